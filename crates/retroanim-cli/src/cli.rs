@@ -1,0 +1,86 @@
+//! Command-line arguments (clap derive). These names are a contract other tools rely on.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Read, check, write, play back and convert the 3D animation data of old game engines.
+#[derive(Debug, Parser)]
+#[command(name = "retroanim", version, about, long_about = None, arg_required_else_help = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Summarise a file: format, version, counts.
+    Info(InfoArgs),
+    /// Print the whole typed model of a file (JSON with --json: a lossless editing format).
+    Dump(DumpArgs),
+    /// Check files against their format; exit 1 when any finding is an error.
+    Validate(ValidateArgs),
+    /// Read and write files again and compare; exit 1 unless byte-identical.
+    Roundtrip(RoundtripArgs),
+    /// Convert a file to another format (chosen by --to or OUT's extension).
+    Convert(ConvertArgs),
+}
+
+/// `retroanim info`.
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// The file to summarise.
+    pub file: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `retroanim dump`.
+#[derive(Debug, Args)]
+pub struct DumpArgs {
+    /// The file to dump.
+    pub file: PathBuf,
+    /// Print the model as JSON (`retroanim convert dump.json out.tod` rebuilds the file).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `retroanim validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Files to check.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Print JSON (one array with an entry per file).
+    #[arg(long)]
+    pub json: bool,
+    /// Only print errors (and the per-file verdict).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `retroanim roundtrip`.
+#[derive(Debug, Args)]
+pub struct RoundtripArgs {
+    /// Files to read, write and compare.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+/// `retroanim convert`.
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// Input file (format detected from its content).
+    pub input: PathBuf,
+    /// Output file, or `-` for standard output (then --to is required).
+    pub output: PathBuf,
+    /// Output format (default: from OUT's extension): tod, json.
+    #[arg(long, value_name = "FMT")]
+    pub to: Option<String>,
+    /// Allow the output to replace the input file.
+    #[arg(long)]
+    pub force: bool,
+}

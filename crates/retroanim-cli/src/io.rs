@@ -1,0 +1,53 @@
+//! File input and atomic output.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+/// Reads a whole input file.
+pub fn read_input(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))
+}
+
+/// Writes `bytes` to `out` atomically (a temporary file in the same folder, then a rename), or to
+/// standard output for `-`. Refuses to replace `input` unless `force`.
+pub fn write_output(out: &Path, bytes: &[u8], input: Option<&Path>, force: bool) -> Result<()> {
+    if out == Path::new("-") {
+        std::io::stdout()
+            .lock()
+            .write_all(bytes)
+            .context("cannot write to standard output")?;
+        return Ok(());
+    }
+    if let Some(input) = input {
+        if !force && same_file(input, out) {
+            bail!(
+                "{}: refusing to overwrite the input file (pass --force to allow it)",
+                out.display()
+            );
+        }
+    }
+    let dir = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".retroanim-")
+        .tempfile_in(dir)
+        .with_context(|| format!("{}: cannot create a temporary file", dir.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|_| tmp.as_file().sync_all())
+        .with_context(|| format!("{}: cannot write", out.display()))?;
+    tmp.persist(out)
+        .map_err(|e| e.error)
+        .with_context(|| format!("{}: cannot rename the temporary file into place", out.display()))?;
+    Ok(())
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}

@@ -1,0 +1,57 @@
+//! `retroanim`: read, check, write, play back and convert old game engines' 3D animation data.
+//!
+//! Parse arguments → typed config → dispatch; the library knows nothing of the command line.
+//! Exit codes: 0 success, 1 findings (validation errors, round-trip differences), 2 failure
+//! (usage, I/O, unreadable input).
+
+mod cli;
+mod cmd;
+mod io;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cmd::run(args) {
+        Ok(code) => code.into(),
+        Err(e) => {
+            eprintln!("retroanim: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// How a command ended when it did not fail outright.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything as expected: exit 0.
+    Clean,
+    /// The command ran but found problems (validation errors, differences): exit 1.
+    Findings,
+    /// At least one input could not be processed: exit 2.
+    Failed,
+}
+
+impl Outcome {
+    /// The worse of two outcomes.
+    pub fn worst(self, other: Outcome) -> Outcome {
+        use Outcome::*;
+        match (self, other) {
+            (Failed, _) | (_, Failed) => Failed,
+            (Findings, _) | (_, Findings) => Findings,
+            _ => Clean,
+        }
+    }
+}
+
+impl From<Outcome> for ExitCode {
+    fn from(o: Outcome) -> ExitCode {
+        ExitCode::from(match o {
+            Outcome::Clean => 0,
+            Outcome::Findings => 1,
+            Outcome::Failed => 2,
+        })
+    }
+}

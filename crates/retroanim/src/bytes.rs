@@ -1,0 +1,508 @@
+//! The byte layer: the only code that touches raw bytes.
+//!
+//! A [`Reader`] walks a `&[u8]` in the byte order its format fixes once ([`Reader::le`] or
+//! [`Reader::be`]); every read is bounds-checked and every error carries the absolute byte offset
+//! in the original input. Counts read from a file go through [`Reader::count`], which checks them
+//! against the bytes left (and the caller's [`Limits`]) before anything is allocated.
+//!
+//! A [`Writer`] appends in the same fixed byte order, aligns, and back-patches words whose value
+//! is known only later (sizes, pointers).
+
+use std::marker::PhantomData;
+
+use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::Format;
+
+/// A byte order, fixed per format.
+pub trait ByteOrder: Copy + std::fmt::Debug {
+    /// Decodes a `u16`.
+    fn u16_from(b: [u8; 2]) -> u16;
+    /// Decodes a `u32`.
+    fn u32_from(b: [u8; 4]) -> u32;
+    /// Decodes a `u64`.
+    fn u64_from(b: [u8; 8]) -> u64;
+    /// Encodes a `u16`.
+    fn u16_to(v: u16) -> [u8; 2];
+    /// Encodes a `u32`.
+    fn u32_to(v: u32) -> [u8; 4];
+    /// Encodes a `u64`.
+    fn u64_to(v: u64) -> [u8; 8];
+}
+
+/// Little-endian (PlayStation, P3D, PC2).
+#[derive(Debug, Clone, Copy)]
+pub struct Le;
+
+/// Big-endian (MDD).
+#[derive(Debug, Clone, Copy)]
+pub struct Be;
+
+impl ByteOrder for Le {
+    fn u16_from(b: [u8; 2]) -> u16 {
+        u16::from_le_bytes(b)
+    }
+    fn u32_from(b: [u8; 4]) -> u32 {
+        u32::from_le_bytes(b)
+    }
+    fn u64_from(b: [u8; 8]) -> u64 {
+        u64::from_le_bytes(b)
+    }
+    fn u16_to(v: u16) -> [u8; 2] {
+        v.to_le_bytes()
+    }
+    fn u32_to(v: u32) -> [u8; 4] {
+        v.to_le_bytes()
+    }
+    fn u64_to(v: u64) -> [u8; 8] {
+        v.to_le_bytes()
+    }
+}
+
+impl ByteOrder for Be {
+    fn u16_from(b: [u8; 2]) -> u16 {
+        u16::from_be_bytes(b)
+    }
+    fn u32_from(b: [u8; 4]) -> u32 {
+        u32::from_be_bytes(b)
+    }
+    fn u64_from(b: [u8; 8]) -> u64 {
+        u64::from_be_bytes(b)
+    }
+    fn u16_to(v: u16) -> [u8; 2] {
+        v.to_be_bytes()
+    }
+    fn u32_to(v: u32) -> [u8; 4] {
+        v.to_be_bytes()
+    }
+    fn u64_to(v: u64) -> [u8; 8] {
+        v.to_be_bytes()
+    }
+}
+
+/// A bounds-checked cursor over a byte slice in one fixed byte order.
+#[derive(Debug, Clone)]
+pub struct Reader<'a, E: ByteOrder> {
+    data: &'a [u8],
+    pos: usize,
+    base: u64,
+    /// Absolute offset of the last field read: where a count that turns out too large sits.
+    last_field: u64,
+    format: Format,
+    limits: Limits,
+    order: PhantomData<E>,
+}
+
+impl<'a> Reader<'a, Le> {
+    /// A little-endian reader over the whole input.
+    pub fn le(data: &'a [u8], format: Format) -> Self {
+        Reader::new(data, format)
+    }
+}
+
+impl<'a> Reader<'a, Be> {
+    /// A big-endian reader over the whole input.
+    pub fn be(data: &'a [u8], format: Format) -> Self {
+        Reader::new(data, format)
+    }
+}
+
+macro_rules! read_int {
+    ($(#[$m:meta])* $name:ident, $t:ty, $n:literal, $from:ident, $conv:ty) => {
+        $(#[$m])*
+        pub fn $name(&mut self, what: &str) -> Result<$t> {
+            let b: [u8; $n] = self.array(what)?;
+            Ok(E::$from(b) as $conv as $t)
+        }
+    };
+}
+
+impl<'a, E: ByteOrder> Reader<'a, E> {
+    fn new(data: &'a [u8], format: Format) -> Self {
+        Reader {
+            data,
+            pos: 0,
+            base: 0,
+            last_field: 0,
+            format,
+            limits: Limits::default(),
+            order: PhantomData,
+        }
+    }
+
+    /// Sets the limits counts are checked against.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The format being read (for error messages).
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Absolute byte offset of the cursor in the original input.
+    pub fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    /// Offset of the cursor relative to the start of this reader's slice.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Length of this reader's slice.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// True when this reader's slice is empty.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Bytes left after the cursor.
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    /// True when the cursor is at the end.
+    pub fn at_end(&self) -> bool {
+        self.pos == self.data.len()
+    }
+
+    /// A `Malformed` error at an absolute offset.
+    pub fn malformed_at(&self, offset: u64, what: impl Into<String>) -> Error {
+        Error::Malformed {
+            format: self.format,
+            offset,
+            what: what.into(),
+        }
+    }
+
+    /// A `Malformed` error at the cursor.
+    pub fn malformed(&self, what: impl Into<String>) -> Error {
+        self.malformed_at(self.offset(), what)
+    }
+
+    /// An `Unsupported` error at an absolute offset.
+    pub fn unsupported_at(&self, offset: u64, feature: impl Into<String>) -> Error {
+        Error::Unsupported {
+            format: self.format,
+            offset,
+            feature: feature.into(),
+        }
+    }
+
+    /// Moves the cursor to `pos`, relative to the start of this reader's slice.
+    pub fn seek(&mut self, pos: usize, what: &str) -> Result<()> {
+        if pos > self.data.len() {
+            return Err(self.malformed(format!(
+                "{what}: offset {} is past the end of the data ({} bytes)",
+                self.base + pos as u64,
+                self.base + self.data.len() as u64
+            )));
+        }
+        self.pos = pos;
+        Ok(())
+    }
+
+    /// Takes the next `n` bytes.
+    pub fn bytes(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
+        if n > self.remaining() {
+            return Err(self.malformed(format!(
+                "expected {what} ({n} bytes), but only {} bytes are left",
+                self.remaining()
+            )));
+        }
+        let s = &self.data[self.pos..self.pos + n];
+        self.last_field = self.offset();
+        self.pos += n;
+        Ok(s)
+    }
+
+    /// Takes everything left.
+    pub fn rest(&mut self) -> &'a [u8] {
+        let s = &self.data[self.pos..];
+        self.pos = self.data.len();
+        s
+    }
+
+    /// Skips `n` bytes.
+    pub fn skip(&mut self, n: usize, what: &str) -> Result<()> {
+        self.bytes(n, what).map(|_| ())
+    }
+
+    /// Takes the next `N` bytes as an array.
+    pub fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N]> {
+        let s = self.bytes(N, what)?;
+        let mut a = [0u8; N];
+        a.copy_from_slice(s);
+        Ok(a)
+    }
+
+    /// A reader over the next `n` bytes (errors keep absolute offsets); the cursor moves past them.
+    pub fn sub(&mut self, n: usize, what: &str) -> Result<Reader<'a, E>> {
+        let base = self.offset();
+        let data = self.bytes(n, what)?;
+        Ok(Reader {
+            data,
+            pos: 0,
+            base,
+            last_field: base,
+            format: self.format,
+            limits: self.limits,
+            order: PhantomData,
+        })
+    }
+
+    /// Checks that `count` items of at least `min_item_size` bytes each can follow the cursor
+    /// and are within the limits, and returns the count as `usize`. Call this right after reading
+    /// the count and before allocating for it: an error points at the count field (the last
+    /// field read).
+    pub fn count(&self, count: u64, min_item_size: usize, what: &str) -> Result<usize> {
+        self.limits.items(what, count)?;
+        let need = count.saturating_mul(min_item_size as u64);
+        if need > self.remaining() as u64 {
+            return Err(self.malformed_at(self.last_field, format!(
+                "{what}: a count of {count} needs at least {need} bytes, but only {} are left",
+                self.remaining()
+            )));
+        }
+        self.limits.bytes(what, need)?;
+        Ok(count as usize)
+    }
+
+    read_int!(
+        /// Reads a `u8`.
+        u8, u8, 1, u8_first, u8
+    );
+    read_int!(
+        /// Reads an `i8`.
+        i8, i8, 1, u8_first, u8
+    );
+    read_int!(
+        /// Reads a `u16`.
+        u16, u16, 2, u16_from, u16
+    );
+    read_int!(
+        /// Reads an `i16`.
+        i16, i16, 2, u16_from, u16
+    );
+    read_int!(
+        /// Reads a `u32`.
+        u32, u32, 4, u32_from, u32
+    );
+    read_int!(
+        /// Reads an `i32`.
+        i32, i32, 4, u32_from, u32
+    );
+    read_int!(
+        /// Reads a `u64`.
+        u64, u64, 8, u64_from, u64
+    );
+
+    /// Reads an IEEE-754 `f32`.
+    pub fn f32(&mut self, what: &str) -> Result<f32> {
+        Ok(f32::from_bits(self.u32(what)?))
+    }
+
+    /// Reads an IEEE-754 `f64`.
+    pub fn f64(&mut self, what: &str) -> Result<f64> {
+        Ok(f64::from_bits(self.u64(what)?))
+    }
+
+    /// Reads the `u32` at the cursor without moving it.
+    pub fn peek_u32(&self) -> Option<u32> {
+        let b = self.data.get(self.pos..self.pos + 4)?;
+        Some(E::u32_from([b[0], b[1], b[2], b[3]]))
+    }
+}
+
+/// Lets `read_int!` treat single bytes like the wider integers.
+trait U8First {
+    fn u8_first(b: [u8; 1]) -> u8;
+}
+
+impl<E: ByteOrder> U8First for E {
+    fn u8_first(b: [u8; 1]) -> u8 {
+        b[0]
+    }
+}
+
+/// A place in a [`Writer`]'s output reserved for a `u32` written later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use = "a reserved word must be patched"]
+pub struct Patch(usize);
+
+/// An appending writer in one fixed byte order.
+#[derive(Debug, Clone)]
+pub struct Writer<E: ByteOrder> {
+    buf: Vec<u8>,
+    order: PhantomData<E>,
+}
+
+impl Writer<Le> {
+    /// A little-endian writer.
+    pub fn le() -> Self {
+        Writer::with_capacity(0)
+    }
+}
+
+impl Writer<Be> {
+    /// A big-endian writer.
+    pub fn be() -> Self {
+        Writer::with_capacity(0)
+    }
+}
+
+impl<E: ByteOrder> Writer<E> {
+    /// A writer with room for `n` bytes reserved up front.
+    pub fn with_capacity(n: usize) -> Self {
+        Writer {
+            buf: Vec::with_capacity(n),
+            order: PhantomData,
+        }
+    }
+
+    /// Bytes written so far.
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// True when nothing has been written.
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// Appends one byte.
+    pub fn u8(&mut self, v: u8) {
+        self.buf.push(v);
+    }
+
+    /// Appends an `i8`.
+    pub fn i8(&mut self, v: i8) {
+        self.buf.push(v as u8);
+    }
+
+    /// Appends a `u16`.
+    pub fn u16(&mut self, v: u16) {
+        self.buf.extend_from_slice(&E::u16_to(v));
+    }
+
+    /// Appends an `i16`.
+    pub fn i16(&mut self, v: i16) {
+        self.u16(v as u16);
+    }
+
+    /// Appends a `u32`.
+    pub fn u32(&mut self, v: u32) {
+        self.buf.extend_from_slice(&E::u32_to(v));
+    }
+
+    /// Appends an `i32`.
+    pub fn i32(&mut self, v: i32) {
+        self.u32(v as u32);
+    }
+
+    /// Appends a `u64`.
+    pub fn u64(&mut self, v: u64) {
+        self.buf.extend_from_slice(&E::u64_to(v));
+    }
+
+    /// Appends an `f32`.
+    pub fn f32(&mut self, v: f32) {
+        self.u32(v.to_bits());
+    }
+
+    /// Appends an `f64`.
+    pub fn f64(&mut self, v: f64) {
+        self.u64(v.to_bits());
+    }
+
+    /// Appends raw bytes.
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.buf.extend_from_slice(b);
+    }
+
+    /// Pads with `fill` up to a multiple of `align` bytes.
+    pub fn align(&mut self, align: usize, fill: u8) {
+        if align > 1 {
+            while self.buf.len() % align != 0 {
+                self.buf.push(fill);
+            }
+        }
+    }
+
+    /// Reserves a `u32` to be written later with [`Writer::patch_u32`].
+    pub fn reserve_u32(&mut self) -> Patch {
+        let p = Patch(self.buf.len());
+        self.u32(0);
+        p
+    }
+
+    /// Writes a reserved `u32`.
+    pub fn patch_u32(&mut self, patch: Patch, v: u32) {
+        self.buf[patch.0..patch.0 + 4].copy_from_slice(&E::u32_to(v));
+    }
+
+    /// The bytes written.
+    pub fn into_vec(self) -> Vec<u8> {
+        self.buf
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_both_orders_and_reports_absolute_offsets() {
+        let data = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06];
+        let mut le = Reader::le(&data, Format::Tod);
+        assert_eq!(le.u16("a").unwrap(), 0x0201);
+        let mut sub = le.sub(2, "sub").unwrap();
+        assert_eq!(sub.offset(), 2);
+        assert_eq!(sub.u8("b").unwrap(), 3);
+        let e = sub.u16("c").unwrap_err();
+        assert_eq!(e.offset(), Some(3));
+        let mut be = Reader::be(&data, Format::Mdd);
+        assert_eq!(be.u32("d").unwrap(), 0x0102_0304);
+        assert_eq!(be.i16("e").unwrap(), 0x0506);
+    }
+
+    #[test]
+    fn count_is_checked_before_allocation() {
+        let data = [0u8; 16];
+        let r = Reader::le(&data, Format::Tod);
+        assert_eq!(r.count(4, 4, "items").unwrap(), 4);
+        let mut r2 = r.clone();
+        r2.u32("pad").unwrap();
+        r2.u32("count").unwrap();
+        let e = r2.count(u32::MAX as u64, 8, "frames").unwrap_err();
+        assert!(matches!(e, Error::Malformed { offset: 4, .. }), "{e}");
+        let tight = r.clone().with_limits(Limits {
+            max_items: 2,
+            ..Limits::default()
+        });
+        assert!(matches!(
+            tight.count(3, 1, "points"),
+            Err(Error::LimitExceeded { requested: 3, .. })
+        ));
+    }
+
+    #[test]
+    fn writer_aligns_and_patches() {
+        let mut w = Writer::be();
+        let p = w.reserve_u32();
+        w.u8(7);
+        w.align(4, 0xAA);
+        w.patch_u32(p, 0x1122_3344);
+        assert_eq!(w.into_vec(), [0x11, 0x22, 0x33, 0x44, 7, 0xAA, 0xAA, 0xAA]);
+    }
+}

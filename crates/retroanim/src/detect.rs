@@ -1,0 +1,187 @@
+//! Format detection by content: magic numbers plus a plausibility check of the structure behind
+//! them. File extensions are never consulted.
+
+use serde::{Deserialize, Serialize};
+
+/// Every format retroanim knows by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Format {
+    /// PlayStation libgs animation (file ID 0x50).
+    Tod,
+    /// PlayStation libhmd hierarchical model and animation (version 0x50).
+    Hmd,
+    /// PlayStation model (ID 0x41).
+    Tmd,
+    /// PlayStation texture (ID 0x10).
+    Tim,
+    /// Operation Flashpoint / Arma model (MLOD or ODOL).
+    P3d,
+    /// MDD point cache (big-endian).
+    Mdd,
+    /// PC2 point cache (`POINTCACHE2`).
+    Pc2,
+    /// glTF 2.0 JSON.
+    Gltf,
+    /// glTF 2.0 binary.
+    Glb,
+    /// retroanim's JSON dump of a format model.
+    Json,
+    /// PNG image.
+    Png,
+}
+
+impl Format {
+    /// The short lowercase name used on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Tod => "tod",
+            Format::Hmd => "hmd",
+            Format::Tmd => "tmd",
+            Format::Tim => "tim",
+            Format::P3d => "p3d",
+            Format::Mdd => "mdd",
+            Format::Pc2 => "pc2",
+            Format::Gltf => "gltf",
+            Format::Glb => "glb",
+            Format::Json => "json",
+            Format::Png => "png",
+        }
+    }
+
+    /// All formats, in a stable order.
+    pub const ALL: [Format; 11] = [
+        Format::Tod,
+        Format::Hmd,
+        Format::Tmd,
+        Format::Tim,
+        Format::P3d,
+        Format::Mdd,
+        Format::Pc2,
+        Format::Gltf,
+        Format::Glb,
+        Format::Json,
+        Format::Png,
+    ];
+
+    /// Looks a format up by its name or a file extension (case-insensitive). Used for choosing
+    /// an *output* format; inputs are always detected by content.
+    pub fn from_name(name: &str) -> Option<Format> {
+        let n = name.trim_start_matches('.').to_ascii_lowercase();
+        Format::ALL.into_iter().find(|f| f.name() == n)
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Recognises the format of `data` from its content.
+///
+/// Magic numbers decide where a format has one; where two formats share a first word (a TOD with
+/// version 0 and resolution 0 starts with the same word as an HMD) the structure behind it decides.
+pub fn detect(data: &[u8]) -> Option<Format> {
+    if data.starts_with(b"glTF") {
+        return Some(Format::Glb);
+    }
+    if data.starts_with(b"\x89PNG\r\n\x1a\n") {
+        return Some(Format::Png);
+    }
+    if data.starts_with(b"POINTCACHE2\0") {
+        return Some(Format::Pc2);
+    }
+    if data.starts_with(b"MLOD") || data.starts_with(b"ODOL") {
+        return Some(Format::P3d);
+    }
+    if let Some(f) = detect_json(data) {
+        return Some(f);
+    }
+    if crate::formats::tod::looks_like(data) {
+        return Some(Format::Tod);
+    }
+    let word = |i: usize| -> Option<u32> {
+        data.get(i * 4..i * 4 + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    match (word(0), word(1)) {
+        // HMD: version 0x50, MAP FLAG 0/1, then a primitive header pointer inside the file.
+        (Some(0x50), Some(0 | 1))
+            if word(2).is_some_and(|p| (p as u64) * 4 < data.len() as u64) =>
+        {
+            return Some(Format::Hmd)
+        }
+        // TMD: ID 0x41, flags with only FIXP defined, a sane object count.
+        (Some(0x41), Some(0 | 1)) if word(2).is_some_and(|n| n > 0 && (n as usize) < data.len() / 28) => {
+            return Some(Format::Tmd)
+        }
+        // TIM: ID 0x10, flags: bpp mode 0..4 and the CLUT bit.
+        (Some(0x10), Some(f)) if f & !0xF == 0 && f & 7 <= 4 => return Some(Format::Tim),
+        _ => {}
+    }
+    if looks_like_mdd(data) {
+        return Some(Format::Mdd);
+    }
+    None
+}
+
+fn detect_json(data: &[u8]) -> Option<Format> {
+    let first = data.iter().find(|b| !b.is_ascii_whitespace())?;
+    if *first != b'{' {
+        return None;
+    }
+    let head = &data[..data.len().min(4096)];
+    let text = String::from_utf8_lossy(head);
+    if text.contains("\"asset\"") && !text.contains("\"format\"") {
+        Some(Format::Gltf)
+    } else {
+        Some(Format::Json)
+    }
+}
+
+/// MDD has no magic: a big-endian frame count and point count whose sizes must add up to the
+/// file length exactly (allowing the one uncounted rest frame some exporters write).
+fn looks_like_mdd(data: &[u8]) -> bool {
+    if data.len() < 8 {
+        return false;
+    }
+    let frames = u32::from_be_bytes([data[0], data[1], data[2], data[3]]) as u64;
+    let points = u32::from_be_bytes([data[4], data[5], data[6], data[7]]) as u64;
+    if frames == 0 || points == 0 {
+        return false;
+    }
+    let len = data.len() as u64;
+    let body = |n: u64| 8 + n * 4 + n * points * 12;
+    frames < len && points < len && (body(frames) == len || body(frames) + points * 12 == len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for f in Format::ALL {
+            assert_eq!(Format::from_name(f.name()), Some(f));
+        }
+        assert_eq!(Format::from_name(".GLB"), Some(Format::Glb));
+        assert_eq!(Format::from_name("exe"), None);
+    }
+
+    #[test]
+    fn magic_formats() {
+        assert_eq!(detect(b"POINTCACHE2\0...."), Some(Format::Pc2));
+        assert_eq!(detect(b"MLOD\x01\0\0\0"), Some(Format::P3d));
+        assert_eq!(detect(b"  {\"format\":\"tod\"}"), Some(Format::Json));
+        assert_eq!(detect(b"hello"), None);
+        assert_eq!(detect(b""), None);
+        // MDD: 1 frame, 1 point: 8 + 4 + 12 bytes.
+        let mut mdd = vec![0, 0, 0, 1, 0, 0, 0, 1];
+        mdd.extend_from_slice(&[0; 16]);
+        assert_eq!(detect(&mdd), Some(Format::Mdd));
+        mdd.push(0);
+        assert_eq!(detect(&mdd), None);
+    }
+}

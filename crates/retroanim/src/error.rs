@@ -1,0 +1,88 @@
+//! The one library error type.
+//!
+//! Errors are sorted by who is to blame: the operating system ([`Error::Io`]), the input
+//! ([`Error::Malformed`], [`Error::Unsupported`], [`Error::UnknownFormat`]), a resource limit the
+//! caller set ([`Error::LimitExceeded`]) or a model the caller built that cannot be written
+//! ([`Error::Unencodable`]).
+
+use crate::Format;
+
+/// Everything that can go wrong in retroanim.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Reading or writing a file failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+
+    /// The input does not follow its format; `offset` is the absolute byte offset in the input
+    /// where the problem was found.
+    #[error("{format}: malformed at byte {offset} (0x{offset:x}): {what}")]
+    Malformed {
+        /// The format being read.
+        format: Format,
+        /// Absolute byte offset of the problem.
+        offset: u64,
+        /// What was expected and what was found.
+        what: String,
+    },
+
+    /// The input is well formed but uses a feature retroanim does not read.
+    #[error("{format}: unsupported at byte {offset} (0x{offset:x}): {feature}")]
+    Unsupported {
+        /// The format being read.
+        format: Format,
+        /// Absolute byte offset of the unsupported structure.
+        offset: u64,
+        /// What is not supported.
+        feature: String,
+    },
+
+    /// The input asks for more than the configured [`crate::Limits`] allow.
+    #[error("limit exceeded: {what} asks for {requested}, the limit is {limit}")]
+    LimitExceeded {
+        /// What was asked for.
+        what: String,
+        /// How much was asked for.
+        requested: u64,
+        /// The configured limit.
+        limit: u64,
+    },
+
+    /// A model cannot be written because a value does not fit the format.
+    #[error("{format}: cannot encode: {what}")]
+    Unencodable {
+        /// The format being written.
+        format: Format,
+        /// What does not fit.
+        what: String,
+    },
+
+    /// No format could be recognised from the content.
+    #[error("unknown format: {0}")]
+    UnknownFormat(String),
+
+    /// A conversion between two formats that retroanim does not offer.
+    #[error("cannot convert {from} to {to}: {why}")]
+    Conversion {
+        /// Source format.
+        from: Format,
+        /// Requested target format.
+        to: Format,
+        /// Why not.
+        why: String,
+    },
+}
+
+impl Error {
+    /// The absolute byte offset of the problem, when the error has one.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            Error::Malformed { offset, .. } | Error::Unsupported { offset, .. } => Some(*offset),
+            _ => None,
+        }
+    }
+}
+
+/// `Result` with the library error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,8 @@
+//! One module per format: its layout table, faithful types, reader, writer and validation.
+
+pub mod tod;
+
+/// `serde` helper: skip a field that holds its type's default value.
+pub(crate) fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}

@@ -1,0 +1,143 @@
+//! retroanim reads, checks, writes, plays back and converts the 3D animation data of old game
+//! engines: PlayStation TOD, with more formats joining the same shape.
+//!
+//! Each format has a faithful model in [`formats`] that round-trips byte for byte:
+//!
+//! ```
+//! use retroanim::formats::tod::{self, Coordinate, Frame, Header, ObjectControl, Packet, PacketData, Tod};
+//!
+//! let anim = Tod {
+//!     header: Header { version: 0, resolution: 2 },
+//!     frames: vec![Frame {
+//!         number: 0,
+//!         packets: vec![
+//!             Packet::new(1, PacketData::ObjectControl(ObjectControl::Create)),
+//!             Packet::new(1, PacketData::Coordinate(Coordinate {
+//!                 translation: Some([0, -100, 0]),
+//!                 ..Coordinate::default()
+//!             })),
+//!         ],
+//!         extra_words: vec![],
+//!         size_override: None,
+//!     }],
+//!     trailing: vec![],
+//! };
+//! let bytes = tod::write(&anim)?;
+//! assert_eq!(tod::read(&bytes)?, anim);
+//! assert!(tod::validate(&anim).is_empty());
+//! # Ok::<(), retroanim::Error>(())
+//! ```
+//!
+//! [`read_any`] detects the format from the content and returns a [`Model`].
+
+#![forbid(unsafe_code)]
+
+pub mod bytes;
+mod detect;
+mod error;
+pub mod formats;
+mod limits;
+pub mod report;
+
+pub use detect::{detect, Format};
+pub use error::{Error, Result};
+pub use limits::Limits;
+pub use report::{Issue, Severity};
+
+use serde::{Deserialize, Serialize};
+
+/// A file read into its format's model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "format", content = "model", rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Model {
+    /// A TOD animation.
+    Tod(formats::tod::Tod),
+}
+
+impl Model {
+    /// The format of this model.
+    pub fn format(&self) -> Format {
+        match self {
+            Model::Tod(_) => Format::Tod,
+        }
+    }
+
+    /// Writes the model in its own format.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        match self {
+            Model::Tod(t) => formats::tod::write(t),
+        }
+    }
+
+    /// Every validation finding.
+    pub fn validate(&self) -> Vec<Issue> {
+        match self {
+            Model::Tod(t) => formats::tod::validate(t),
+        }
+    }
+
+    /// The summary `retroanim info` shows, as JSON.
+    pub fn summary(&self) -> serde_json::Value {
+        let v = match self {
+            Model::Tod(t) => serde_json::to_value(t.summary()),
+        };
+        v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
+    }
+
+    /// The whole model as JSON (`retroanim dump --json`): `{"format": ..., "model": ...}`.
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string_pretty(self).map_err(|e| Error::Unencodable {
+            format: Format::Json,
+            what: e.to_string(),
+        })
+    }
+
+    /// Reads a model back from its JSON dump.
+    pub fn from_json(data: &[u8]) -> Result<Model> {
+        serde_json::from_slice(data).map_err(|e| {
+            // serde_json reports line and column; turn them into a byte offset.
+            let offset = line_column_offset(data, e.line(), e.column());
+            Error::Malformed {
+                format: Format::Json,
+                offset,
+                what: e.to_string(),
+            }
+        })
+    }
+}
+
+fn line_column_offset(data: &[u8], line: usize, column: usize) -> u64 {
+    if line == 0 {
+        return 0;
+    }
+    let mut off = 0usize;
+    for (i, l) in data.split(|&b| b == b'\n').enumerate() {
+        if i + 1 == line {
+            return (off + column.saturating_sub(1).min(l.len())) as u64;
+        }
+        off += l.len() + 1;
+    }
+    data.len() as u64
+}
+
+/// Reads any supported file, detecting its format from the content.
+pub fn read_any(data: &[u8]) -> Result<Model> {
+    read_any_with(data, &Limits::default())
+}
+
+/// [`read_any`] with explicit limits.
+pub fn read_any_with(data: &[u8], limits: &Limits) -> Result<Model> {
+    match detect(data) {
+        Some(Format::Tod) => formats::tod::read_with(data, limits).map(Model::Tod),
+        Some(Format::Json) => Model::from_json(data),
+        Some(other) => Err(Error::Unsupported {
+            format: other,
+            offset: 0,
+            feature: format!("reading {other} files is not implemented yet"),
+        }),
+        None => Err(Error::UnknownFormat(
+            "no known magic number or structure at the start of the file".into(),
+        )),
+    }
+}

@@ -1,0 +1,85 @@
+//! Resource limits: what a header may ask for before anything is allocated.
+//!
+//! Every count read from a file is first checked against the bytes actually left in the input
+//! (see [`crate::bytes::Reader::count`]); limits are a second, caller-controlled bound on top of
+//! that, for inputs that are large but legitimate-looking.
+
+use crate::error::{Error, Result};
+
+/// Upper bounds on what a file may make retroanim allocate or do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest number of items (frames, packets, points, ...) one count may ask for.
+    pub max_items: u64,
+    /// Largest number of bytes one decoded buffer may take.
+    pub max_bytes: u64,
+    /// Largest number of steps a pointer chain or playback loop may take.
+    pub max_steps: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_items: 1 << 26,
+            max_bytes: 1 << 31,
+            max_steps: 1 << 24,
+        }
+    }
+}
+
+impl Limits {
+    /// No limits beyond the size of the input itself.
+    pub fn none() -> Self {
+        Limits {
+            max_items: u64::MAX,
+            max_bytes: u64::MAX,
+            max_steps: u64::MAX,
+        }
+    }
+
+    /// Checks a count of items against [`Limits::max_items`].
+    pub fn items(&self, what: &str, requested: u64) -> Result<()> {
+        check(what, requested, self.max_items)
+    }
+
+    /// Checks a byte size against [`Limits::max_bytes`].
+    pub fn bytes(&self, what: &str, requested: u64) -> Result<()> {
+        check(what, requested, self.max_bytes)
+    }
+
+    /// Checks a number of steps against [`Limits::max_steps`].
+    pub fn steps(&self, what: &str, requested: u64) -> Result<()> {
+        check(what, requested, self.max_steps)
+    }
+}
+
+fn check(what: &str, requested: u64, limit: u64) -> Result<()> {
+    if requested > limit {
+        Err(Error::LimitExceeded {
+            what: what.to_string(),
+            requested,
+            limit,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limit_exceeded_names_the_request() {
+        let l = Limits {
+            max_items: 10,
+            ..Limits::default()
+        };
+        assert!(l.items("frames", 10).is_ok());
+        let e = l.items("frames", 11).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "limit exceeded: frames asks for 11, the limit is 10"
+        );
+    }
+}
