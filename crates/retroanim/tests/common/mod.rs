@@ -1,0 +1,86 @@
+//! Shared helpers for the integration tests: the corpus and golden files.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The corpus folder: `$RETROANIM_CORPUS`, else `../shared/corpus` beside the repository.
+pub fn corpus_dir() -> PathBuf {
+    match std::env::var_os("RETROANIM_CORPUS") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    }
+}
+
+/// Every corpus file of a manifest `kind` (e.g. `TOD`, `p3d-mlod`), as (manifest path, full path),
+/// sorted. Without the corpus this says so loudly and returns nothing, unless
+/// `RETROANIM_REQUIRE_CORPUS=1`, in which case it panics (CI sets it so corpus tests cannot
+/// silently pass on nothing).
+pub fn corpus_files(kind: &str) -> Vec<(String, PathBuf)> {
+    let dir = corpus_dir();
+    let manifest = dir.join("MANIFEST.tsv");
+    let text = match std::fs::read_to_string(&manifest) {
+        Ok(t) => t,
+        Err(e) => {
+            if std::env::var("RETROANIM_REQUIRE_CORPUS").as_deref() == Ok("1") {
+                panic!(
+                    "RETROANIM_REQUIRE_CORPUS=1 but the corpus manifest {} cannot be read: {e}",
+                    manifest.display()
+                );
+            }
+            eprintln!(
+                "\n*** SKIPPING corpus test for {kind}: {} not found ({e}). Set RETROANIM_CORPUS. ***\n",
+                manifest.display()
+            );
+            return Vec::new();
+        }
+    };
+    let mut out: Vec<(String, PathBuf)> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let mut cols = l.split('\t');
+            let file = cols.next()?;
+            let k = cols.next()?;
+            (k == kind).then(|| (file.to_string(), dir.join(file)))
+        })
+        .collect();
+    out.sort();
+    assert!(
+        !out.is_empty(),
+        "the corpus manifest lists no files of kind {kind}"
+    );
+    out
+}
+
+/// Compares `actual` with the committed golden file `tests/golden/<name>`, or rewrites it when
+/// `UPDATE_GOLDEN=1`.
+pub fn check_golden(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var("UPDATE_GOLDEN").as_deref() == Ok("1") {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "golden file {} missing ({e}); run with UPDATE_GOLDEN=1 to create it",
+            path.display()
+        )
+    });
+    if expected != actual {
+        let line = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.lines().count().min(actual.lines().count()));
+        panic!(
+            "{} differs from the output at line {}:\n  golden: {:?}\n  actual: {:?}\n(UPDATE_GOLDEN=1 rewrites it)",
+            path.display(),
+            line + 1,
+            expected.lines().nth(line),
+            actual.lines().nth(line)
+        );
+    }
+}
