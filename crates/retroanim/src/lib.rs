@@ -1,5 +1,6 @@
 //! retroanim reads, checks, writes, plays back and converts the 3D animation data of old game
-//! engines: PlayStation TOD, with more formats joining the same shape.
+//! engines: PlayStation TOD animations, TMD models and TIM textures, with more formats joining
+//! the same shape.
 //!
 //! Each format has a faithful model in [`formats`] that round-trips byte for byte:
 //!
@@ -53,6 +54,10 @@ use serde::{Deserialize, Serialize};
 pub enum Model {
     /// A TOD animation.
     Tod(formats::tod::Tod),
+    /// A TMD model.
+    Tmd(formats::tmd::Tmd),
+    /// A TIM texture.
+    Tim(formats::tim::Tim),
 }
 
 impl Model {
@@ -60,6 +65,8 @@ impl Model {
     pub fn format(&self) -> Format {
         match self {
             Model::Tod(_) => Format::Tod,
+            Model::Tmd(_) => Format::Tmd,
+            Model::Tim(_) => Format::Tim,
         }
     }
 
@@ -67,6 +74,8 @@ impl Model {
     pub fn write(&self) -> Result<Vec<u8>> {
         match self {
             Model::Tod(t) => formats::tod::write(t),
+            Model::Tmd(t) => formats::tmd::write(t),
+            Model::Tim(t) => formats::tim::write(t),
         }
     }
 
@@ -74,6 +83,8 @@ impl Model {
     pub fn validate(&self) -> Vec<Issue> {
         match self {
             Model::Tod(t) => formats::tod::validate(t),
+            Model::Tmd(t) => formats::tmd::validate(t),
+            Model::Tim(t) => formats::tim::validate(t),
         }
     }
 
@@ -81,6 +92,8 @@ impl Model {
     pub fn summary(&self) -> serde_json::Value {
         let v = match self {
             Model::Tod(t) => serde_json::to_value(t.summary()),
+            Model::Tmd(t) => serde_json::to_value(t.summary()),
+            Model::Tim(t) => serde_json::to_value(t.summary()),
         };
         v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
     }
@@ -130,6 +143,8 @@ pub fn read_any(data: &[u8]) -> Result<Model> {
 pub fn read_any_with(data: &[u8], limits: &Limits) -> Result<Model> {
     match detect(data) {
         Some(Format::Tod) => formats::tod::read_with(data, limits).map(Model::Tod),
+        Some(Format::Tmd) => formats::tmd::read_with(data, limits).map(Model::Tmd),
+        Some(Format::Tim) => formats::tim::read_with(data, limits).map(Model::Tim),
         Some(Format::Json) => Model::from_json(data),
         Some(other) => Err(Error::Unsupported {
             format: other,

@@ -1,5 +1,7 @@
 //! One module per format: its layout table, faithful types, reader, writer and validation.
 
+pub mod tim;
+pub mod tmd;
 pub mod tod;
 
 /// `serde` helper: skip a field that holds its type's default value.
