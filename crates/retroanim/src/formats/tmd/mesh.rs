@@ -42,7 +42,7 @@ pub struct Mesh {
     /// Triangles (quadrilaterals split into two).
     pub triangles: Vec<Triangle>,
     /// Packets that are not polygons (lines, sprites, raw packets) or that index past the
-    /// object's vertex or normal lists: not turned into triangles.
+    /// object's vertex list: not turned into triangles.
     pub skipped: usize,
 }
 
@@ -94,10 +94,16 @@ fn corners(o: &Object, poly: &Polygon) -> Option<Vec<Corner>> {
     let mut out = Vec::with_capacity(poly.vertices.len());
     for (k, &vi) in poly.vertices.iter().enumerate() {
         let position = vec3(o.vertices.get(vi as usize)?);
+        // A normal index past the list (ROTATE.TMD's lit packets with no normals) gives no
+        // normal rather than dropping the polygon.
         let normal = match poly.normals.len() {
             0 => None,
-            1 => Some(vec3(o.normals.get(poly.normals[0] as usize)?)),
-            _ => Some(vec3(o.normals.get(*poly.normals.get(k)? as usize)?)),
+            1 => o.normals.get(poly.normals[0] as usize).map(vec3),
+            _ => poly
+                .normals
+                .get(k)
+                .and_then(|&n| o.normals.get(n as usize))
+                .map(vec3),
         };
         let color = match poly.colors.len() {
             0 => None,

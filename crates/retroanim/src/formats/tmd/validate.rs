@@ -94,10 +94,13 @@ fn check_primitive(i: usize, k: usize, o: &Object, p: &Primitive, at: u64, out: 
         ));
     }
     if let Some(n) = norms.iter().find(|&&n| n as usize >= o.normals.len()) {
-        out.push(Issue::error(
+        out.push(Issue::warning(
             at + 4,
             "normal-index",
-            format!("{name}: normal index {n}, but the object has {} normals", o.normals.len()),
+            format!(
+                "{name}: normal index {n}, but the object has {} normals (the console lights it with whatever follows)",
+                o.normals.len()
+            ),
         ));
     }
 }
