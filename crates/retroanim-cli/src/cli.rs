@@ -26,6 +26,31 @@ pub enum Command {
     Roundtrip(RoundtripArgs),
     /// Convert a file to another format (chosen by --to or OUT's extension).
     Convert(ConvertArgs),
+    /// Play a TOD animation as the PsyQ TOD player does and print each frame's scene.
+    Play(PlayArgs),
+}
+
+/// `retroanim play`.
+#[derive(Debug, Args)]
+pub struct PlayArgs {
+    /// The TOD animation.
+    pub file: PathBuf,
+    /// The TMD model the animation drives (TMD ID k links TMD object k-1).
+    #[arg(long, value_name = "MODEL.TMD")]
+    pub tmd: Option<PathBuf>,
+    /// Animations to play first on the same object table (repeatable), as the janken sample
+    /// plays APPEAR.TOD before the others.
+    #[arg(long, value_name = "ANIM.TOD")]
+    pub after: Vec<PathBuf>,
+    /// Print only this frame.
+    #[arg(long, value_name = "N", conflicts_with = "frames")]
+    pub frame: Option<u32>,
+    /// Print only the frames in this inclusive range, e.g. `10..20`.
+    #[arg(long, value_name = "A..B")]
+    pub frames: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `retroanim info`.
@@ -77,10 +102,16 @@ pub struct ConvertArgs {
     pub input: PathBuf,
     /// Output file, or `-` for standard output (then --to is required).
     pub output: PathBuf,
-    /// Output format (default: from OUT's extension): tod, json.
+    /// Output format (default: from OUT's extension): tod, tmd, tim, json, png (from a TIM).
     #[arg(long, value_name = "FMT")]
     pub to: Option<String>,
     /// Allow the output to replace the input file.
     #[arg(long)]
     pub force: bool,
+    /// TIM → PNG: which CLUT row to use when the TIM stacks several CLUTs.
+    #[arg(long, default_value_t = 0, value_name = "ROW")]
+    pub clut: usize,
+    /// TIM → PNG: show STP pixels semi-transparent (alpha 128), as primitives with ABE set do.
+    #[arg(long)]
+    pub semi_transparent: bool,
 }

@@ -9,7 +9,7 @@ use crate::Outcome;
 pub fn run(args: &ConvertArgs) -> Result<Outcome> {
     let target = target_format(args)?;
     let (_, model) = super::load(&args.input)?;
-    let bytes = convert(&model, target).with_context(|| args.input.display().to_string())?;
+    let bytes = convert(&model, target, args).with_context(|| args.input.display().to_string())?;
     crate::io::write_output(&args.output, &bytes, Some(&args.input), args.force)?;
     Ok(Outcome::Clean)
 }
@@ -36,7 +36,7 @@ fn target_format(args: &ConvertArgs) -> Result<Format> {
     })
 }
 
-fn convert(model: &Model, target: Format) -> Result<Vec<u8>> {
+fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>> {
     if target == Format::Json {
         let mut s = model.to_json()?;
         s.push('\n');
@@ -44,6 +44,18 @@ fn convert(model: &Model, target: Format) -> Result<Vec<u8>> {
     }
     if target == model.format() {
         return Ok(model.write()?);
+    }
+    if let (Model::Tim(tim), Format::Png) = (model, target) {
+        use retroanim::formats::tim;
+        let opts = tim::DecodeOptions {
+            clut_row: args.clut,
+            stp: if args.semi_transparent {
+                tim::Stp::SemiTransparent
+            } else {
+                tim::Stp::Opaque
+            },
+        };
+        return Ok(tim::encode_png(&tim.to_rgba(&opts)?)?);
     }
     bail!(retroanim::Error::Conversion {
         from: model.format(),

@@ -37,6 +37,7 @@
 //! - Semi-transparency rate 3 is "50% back + 25% polygon" in the TOD table but "100% back + 25%
 //!   polygon" in the TMD section; the model stores the bits only.
 
+pub mod play;
 mod read;
 mod types;
 mod validate;
@@ -44,6 +45,7 @@ mod write;
 
 use std::collections::BTreeMap;
 
+pub use play::{CameraState, LightState, ObjectPose, Player, Pose};
 pub use read::{read, read_with};
 pub use types::*;
 pub use validate::validate;

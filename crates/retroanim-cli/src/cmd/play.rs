@@ -1,0 +1,144 @@
+//! `retroanim play ANIM.TOD [--tmd MODEL.TMD] [--frame N | --frames A..B] [--json]`.
+
+use anyhow::{anyhow, bail, Context, Result};
+use retroanim::formats::tod;
+use retroanim::{Limits, Model};
+use serde_json::json;
+
+use crate::cli::PlayArgs;
+use crate::Outcome;
+
+pub fn run(args: &PlayArgs) -> Result<Outcome> {
+    let (_, model) = super::load(&args.file)?;
+    let Model::Tod(anim) = model else {
+        bail!(
+            "{}: a {} file; play needs a TOD animation",
+            args.file.display(),
+            model.format()
+        );
+    };
+    let model_tmd = match &args.tmd {
+        None => None,
+        Some(path) => match super::load(path)? {
+            (_, Model::Tmd(t)) => Some(t),
+            (_, m) => bail!("{}: a {} file; --tmd needs a TMD model", path.display(), m.format()),
+        },
+    };
+    let (from, to) = range(args)?;
+    let mut before = Vec::new();
+    for path in &args.after {
+        match super::load(path)? {
+            (_, Model::Tod(t)) => before.push(t),
+            (_, m) => bail!("{}: a {} file; --after needs a TOD", path.display(), m.format()),
+        }
+    }
+    let mut player = None::<tod::Player>;
+    for t in &before {
+        let mut p = match player.take() {
+            None => tod::Player::new(t, model_tmd.as_ref()),
+            Some(p) => p.then(t),
+        };
+        while p.advance() {}
+        player = Some(p);
+    }
+    let mut player = match player {
+        None => tod::Player::new(&anim, model_tmd.as_ref()),
+        Some(p) => p.then(&anim),
+    };
+    if args.frame.is_none() && args.frames.is_none() {
+        Limits::default()
+            .steps("playback ticks", player.tick_bound())
+            .with_context(|| format!("{}: pass --frames A..B", args.file.display()))?;
+    }
+    player.seek(from);
+    let mut poses = Vec::new();
+    while player.frame() <= to {
+        if player.frame() >= from {
+            poses.push(player.pose());
+        }
+        if !player.advance() {
+            break;
+        }
+    }
+    if args.json {
+        let out = json!({
+            "file": args.file.display().to_string(),
+            "resolution": anim.header.resolution,
+            "seconds_per_frame": anim.ticks_per_frame() as f64 / 60.0,
+            "frames": poses,
+            "notes": player.notes(),
+        });
+        emit(&format!("{}\n", serde_json::to_string_pretty(&out)?))?;
+    } else {
+        let mut text = String::new();
+        for p in &poses {
+            text.push_str(&format!(
+                "frame {} ({:.3} s): {} objects\n",
+                p.frame,
+                p.time,
+                p.objects.len()
+            ));
+            for o in &p.objects {
+                text.push_str(&format!(
+                    "  object {} tmd {:?} parent {:?} {} world t {:?} m {:?}\n",
+                    o.id,
+                    o.tmd_id,
+                    o.parent,
+                    if o.visible { "visible" } else { "hidden" },
+                    o.world.t,
+                    o.world.m
+                ));
+            }
+            for l in &p.lights {
+                text.push_str(&format!(
+                    "  light {} direction {:?} colour {:?}\n",
+                    l.id, l.direction, l.color
+                ));
+            }
+            for c in &p.cameras {
+                text.push_str(&format!("  camera {}\n", serde_json::to_string(c)?));
+            }
+        }
+        emit(&text)?;
+        for n in player.notes() {
+            eprintln!("{}: note: {n}", args.file.display());
+        }
+    }
+    Ok(Outcome::Clean)
+}
+
+/// The inclusive frame range to print.
+fn range(args: &PlayArgs) -> Result<(u32, u32)> {
+    if let Some(n) = args.frame {
+        return Ok((n, n));
+    }
+    let Some(s) = &args.frames else {
+        return Ok((0, u32::MAX));
+    };
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| anyhow!("--frames {s}: expected A..B"))?;
+    let parse = |v: &str, default: u32| -> Result<u32> {
+        if v.is_empty() {
+            Ok(default)
+        } else {
+            v.trim_start_matches('=')
+                .parse()
+                .map_err(|_| anyhow!("--frames {s}: {v:?} is not a frame number"))
+        }
+    };
+    let (a, b) = (parse(a, 0)?, parse(b, u32::MAX)?);
+    if a > b {
+        bail!("--frames {s}: the range is empty");
+    }
+    Ok((a, b))
+}
+
+/// Writes to standard output; a closed pipe (`| head`) ends quietly.
+fn emit(s: &str) -> Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(s.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.context("cannot write to standard output"),
+    }
+}
