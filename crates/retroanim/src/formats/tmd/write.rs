@@ -83,24 +83,6 @@ pub fn write(tmd: &Tmd) -> Result<Vec<u8>> {
     for g in &tmd.gaps {
         blocks.push((g.offset as usize, g.bytes.clone(), "gap".into()));
     }
-    // The file is exactly the header, the table and these blocks: no byte may be left uncovered
-    // (that also bounds the allocation by the model's own size).
-    blocks.sort_by_key(|b| b.0);
-    let mut end = table_end;
-    for (at, bytes, what) in &blocks {
-        if *at > end {
-            return Err(unencodable(format!(
-                "bytes {end}..{at} are covered by no block or gap (before {what}); call Tmd::pack() to lay the file out"
-            )));
-        }
-        if *at < table_end {
-            return Err(unencodable(format!(
-                "{what} would start at byte {at}, inside the header or object table (ends at {table_end})"
-            )));
-        }
-        end = end.max(at + bytes.len());
-    }
-    let mut out = vec![0u8; end];
     let mut w = Writer::le();
     w.u32(FILE_ID);
     w.u32(tmd.flags);
@@ -118,8 +100,22 @@ pub fn write(tmd: &Tmd) -> Result<Vec<u8>> {
             w.u32(v);
         }
     }
-    let head = w.into_vec();
-    out[..head.len()].copy_from_slice(&head);
+    debug_assert_eq!(w.len(), table_end);
+    blocks.push((0, w.into_vec(), "header and object table".into()));
+    // The file is exactly these blocks: no byte may be left uncovered (that also bounds the
+    // allocation by the model's own size). Blocks may overlap (shared data, or a pointer into
+    // the table) when they agree on the bytes.
+    blocks.sort_by_key(|b| b.0);
+    let mut end = 0;
+    for (at, bytes, what) in &blocks {
+        if *at > end {
+            return Err(unencodable(format!(
+                "bytes {end}..{at} are covered by no block or gap (before {what}); call Tmd::pack() to lay the file out"
+            )));
+        }
+        end = end.max(at + bytes.len());
+    }
+    let mut out = vec![0u8; end];
     let mut written = vec![false; end];
     for (at, bytes, what) in &blocks {
         let range = *at..at + bytes.len();
