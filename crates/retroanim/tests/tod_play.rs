@@ -599,3 +599,58 @@ fn janken_animations_play_first_to_last_frame() {
         }
     }
 }
+
+#[test]
+fn parent_loops_are_cut_and_noted() {
+    let parent = |id, p| Packet::new(id, PacketData::Parent(IdValue::new(p)));
+    let (poses, notes) = play(
+        vec![
+            frame(0, vec![create(1), create(2), parent(1, 2), parent(2, 1)]),
+            frame(1, vec![]),
+        ],
+        None,
+    );
+    assert_eq!(poses.len(), 2);
+    assert_eq!(object(&poses[1], 1).world, Mat::IDENTITY);
+    assert_eq!(notes.iter().filter(|n| n.contains("loops")).count(), 2, "{notes:?}");
+}
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn arb_packet() -> impl Strategy<Value = Packet> {
+        let id = 0u16..4;
+        prop_oneof![
+            id.clone().prop_map(create),
+            id.clone()
+                .prop_map(|i| Packet::new(i, PacketData::ObjectControl(ObjectControl::Kill))),
+            (id.clone(), 0u16..5).prop_map(|(i, p)| Packet::new(i, PacketData::Parent(IdValue::new(p)))),
+            (id.clone(), any::<[i32; 3]>(), any::<[i16; 3]>(), any::<bool>()).prop_map(
+                |(i, r, s, differential)| coord(
+                    i,
+                    Coordinate {
+                        differential,
+                        rotation: Some(r),
+                        scale: Some(Scale { x: s[0], y: s[1], z: s[2], pad: 0 }),
+                        translation: Some(r),
+                    }
+                )
+            ),
+            (id, any::<u32>(), any::<u32>())
+                .prop_map(|(i, mask, value)| Packet::new(i, PacketData::Attribute(Attribute { mask, value }))),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn any_packet_sequence_plays_to_the_end(
+            frames in prop::collection::vec((0u32..6, prop::collection::vec(arb_packet(), 0..6)), 1..8)
+        ) {
+            let frames: Vec<Frame> = frames.into_iter().map(|(n, p)| frame(n, p)).collect();
+            let count = frames.len();
+            let (poses, _) = play(frames, None);
+            prop_assert_eq!(poses.last().and_then(|p| p.applied), Some(count - 1));
+        }
+    }
+}

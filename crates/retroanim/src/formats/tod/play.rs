@@ -470,7 +470,14 @@ impl<'a> Player<'a> {
         let mut objects = Vec::new();
         for (k, s) in self.slots.iter().enumerate() {
             let Some(id) = s.id else { continue };
-            let world = self.world(k);
+            let (world, looped) = self.world(k);
+            let what = format!("the parent chain of object {id} loops");
+            if looped && !self.notes.iter().any(|n| n.contains(&what)) {
+                self.notes.push(format!(
+                    "frame {}: {what} (GsGetLw would never return); cut at the repeated object",
+                    self.tick
+                ));
+            }
             objects.push(ObjectPose {
                 id,
                 slot: k,
@@ -495,11 +502,13 @@ impl<'a> Player<'a> {
 
     /// GsGetLw: the parent chain's matrices composed root first. A loop is cut at the first
     /// repeated slot.
-    fn world(&self, slot: usize) -> Mat {
+    fn world(&self, slot: usize) -> (Mat, bool) {
         let mut chain = vec![slot];
         let mut at = slot;
+        let mut looped = false;
         while let Some(p) = self.slots[at].parent {
             if p >= self.slots.len() || chain.contains(&p) {
+                looped = chain.contains(&p);
                 break;
             }
             chain.push(p);
@@ -509,7 +518,7 @@ impl<'a> Player<'a> {
         for &k in chain.iter().rev().skip(1) {
             m = gte::compose(&m, &self.slots[k].coord);
         }
-        m
+        (m, looped)
     }
 }
 
