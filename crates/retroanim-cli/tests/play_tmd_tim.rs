@@ -126,7 +126,14 @@ fn play_prints_every_frame_with_matrices() {
     let dir = tempfile::tempdir().unwrap();
     let anim = sample_tod(dir.path());
     let model = sample_tmd(dir.path());
-    let v = json_of(retroanim().arg("play").arg(&anim).arg("--tmd").arg(&model).arg("--json"));
+    let v = json_of(
+        retroanim()
+            .arg("play")
+            .arg(&anim)
+            .arg("--tmd")
+            .arg(&model)
+            .arg("--json"),
+    );
     let frames = v["frames"].as_array().unwrap();
     assert_eq!(frames.len(), 3, "frames 0, 1 (waiting) and 2");
     let obj = &frames[2]["objects"][0];
@@ -138,11 +145,21 @@ fn play_prints_every_frame_with_matrices() {
     assert_eq!(obj["local"]["m"][0][0], 4096);
     assert!((frames[2]["time"].as_f64().unwrap() - 4.0 / 60.0).abs() < 1e-9);
 
-    let one = json_of(retroanim().arg("play").arg(&anim).args(["--frame", "1", "--json"]));
+    let one = json_of(
+        retroanim()
+            .arg("play")
+            .arg(&anim)
+            .args(["--frame", "1", "--json"]),
+    );
     assert_eq!(one["frames"].as_array().unwrap().len(), 1);
     assert_eq!(one["frames"][0]["frame"], 1);
     assert_eq!(one["frames"][0]["objects"][0]["model"], Value::Null);
-    let some = json_of(retroanim().arg("play").arg(&anim).args(["--frames", "1..2", "--json"]));
+    let some = json_of(
+        retroanim()
+            .arg("play")
+            .arg(&anim)
+            .args(["--frames", "1..2", "--json"]),
+    );
     assert_eq!(some["frames"].as_array().unwrap().len(), 2);
 
     let text = retroanim().arg("play").arg(&anim).assert().success();
@@ -169,7 +186,12 @@ fn tim_converts_to_png() {
     let dir = tempfile::tempdir().unwrap();
     let image = sample_tim(dir.path());
     let png = dir.path().join("tex.png");
-    retroanim().arg("convert").arg(&image).arg(&png).assert().success();
+    retroanim()
+        .arg("convert")
+        .arg(&image)
+        .arg(&png)
+        .assert()
+        .success();
     let bytes = std::fs::read(&png).unwrap();
     assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
     // IHDR: width 2, height 2, 8-bit RGBA.
@@ -188,10 +210,23 @@ fn tmd_info_dump_convert_and_roundtrip() {
     assert_eq!(info["format"], "tmd");
     assert_eq!(info["triangles"], 1);
     let dump = dir.path().join("model.json");
-    retroanim().arg("convert").arg(&model).arg(&dump).assert().success();
+    retroanim()
+        .arg("convert")
+        .arg(&model)
+        .arg(&dump)
+        .assert()
+        .success();
     let back = dir.path().join("back.tmd");
-    retroanim().arg("convert").arg(&dump).arg(&back).assert().success();
-    assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&model).unwrap());
+    retroanim()
+        .arg("convert")
+        .arg(&dump)
+        .arg(&back)
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read(&back).unwrap(),
+        std::fs::read(&model).unwrap()
+    );
     retroanim().arg("roundtrip").arg(&model).assert().success();
     retroanim().arg("validate").arg(&model).assert().success();
 }

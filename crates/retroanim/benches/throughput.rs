@@ -1,1 +1,3 @@
+//! Throughput benchmarks (placeholder until the benchmark issue fills it in).
+
 fn main() {}

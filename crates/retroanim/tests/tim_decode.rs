@@ -47,7 +47,11 @@ const GREY: u16 = 10 | 10 << 5 | 10 << 10;
 
 #[test]
 fn header_bytes_follow_the_manual() {
-    let t = tim(0, Some(block(16, 1, vec![0; 16])), block(1, 1, vec![0x3210]));
+    let t = tim(
+        0,
+        Some(block(16, 1, vec![0; 16])),
+        block(1, 1, vec![0x3210]),
+    );
     let b = tim::write(&t).unwrap();
     assert_eq!(&b[..8], &[0x10, 0, 0, 0, 0x08, 0, 0, 0]);
     // CLUT bnum = 12 + 32 bytes; then DX DY W H.
@@ -60,7 +64,11 @@ fn four_bit_with_clut_low_nibble_first_and_stacked_cluts() {
     let mut clut = vec![0u16; 32];
     clut[..4].copy_from_slice(&[TRANSPARENT, RED, GREEN_STP, OPAQUE_BLACK]);
     clut[16..20].copy_from_slice(&[GREY, GREY, GREY, RED]);
-    let t = tim(0, Some(block(16, 2, clut)), block(1, 2, vec![0x3210, 0x0123]));
+    let t = tim(
+        0,
+        Some(block(16, 2, clut)),
+        block(1, 2, vec![0x3210, 0x0123]),
+    );
     let img = decode(&t, 0, Stp::Opaque);
     assert_eq!((img.width, img.height), (4, 2));
     assert_eq!(px(&img, 0, 0), [0, 0, 0, 0], "0x0000 is transparent");
@@ -70,7 +78,11 @@ fn four_bit_with_clut_low_nibble_first_and_stacked_cluts() {
     assert_eq!(px(&img, 0, 1), [0, 0, 0, 255]);
     assert_eq!(px(&img, 3, 1), [0, 0, 0, 0]);
     let semi = decode(&t, 0, Stp::SemiTransparent);
-    assert_eq!(px(&semi, 2, 0), [0, 248, 0, 128], "STP semi-transparent under ABE");
+    assert_eq!(
+        px(&semi, 2, 0),
+        [0, 248, 0, 128],
+        "STP semi-transparent under ABE"
+    );
     assert_eq!(px(&semi, 1, 0), [248, 0, 0, 255]);
     assert_eq!(px(&semi, 0, 0), [0, 0, 0, 0]);
     let second = decode(&t, 1, Stp::Opaque);
@@ -113,7 +125,11 @@ fn sixteen_bit_direct_with_and_without_stp() {
         let semi = decode(&t, 0, Stp::SemiTransparent);
         assert_eq!(px(&semi, 1, 0), [0, 248, 0, 128]);
         assert_eq!(px(&semi, 2, 1), [248, 248, 248, 128]);
-        assert_eq!(px(&semi, 2, 0), [0, 0, 0, 128], "0x8000 blends as black under ABE");
+        assert_eq!(
+            px(&semi, 2, 0),
+            [0, 0, 0, 128],
+            "0x8000 blends as black under ABE"
+        );
     }
 }
 
@@ -160,7 +176,11 @@ fn png_output_carries_the_same_pixels() {
 
 #[test]
 fn truncated_and_short_bnum_files_fail_with_offsets() {
-    let t = tim(0, Some(block(16, 1, vec![RED; 16])), block(2, 2, vec![0x1111; 4]));
+    let t = tim(
+        0,
+        Some(block(16, 1, vec![RED; 16])),
+        block(2, 2, vec![0x1111; 4]),
+    );
     let bytes = tim::write(&t).unwrap();
     for n in 0..bytes.len() {
         let e = tim::read(&bytes[..n]).unwrap_err();
@@ -173,7 +193,13 @@ fn truncated_and_short_bnum_files_fail_with_offsets() {
 }
 
 fn arb_block(max_w: u16) -> impl Strategy<Value = Block> {
-    (0..max_w, 0u16..4, any::<u16>(), any::<u16>(), prop::collection::vec(any::<u8>(), 0..4))
+    (
+        0..max_w,
+        0u16..4,
+        any::<u16>(),
+        any::<u16>(),
+        prop::collection::vec(any::<u8>(), 0..4),
+    )
         .prop_flat_map(|(w, h, x, y, extra)| {
             prop::collection::vec(any::<u16>(), (w as usize) * (h as usize)).prop_map(move |data| {
                 Block {

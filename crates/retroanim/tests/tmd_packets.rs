@@ -93,7 +93,11 @@ fn every_polygon_layout_has_the_manuals_length_and_round_trips() {
     let bytes = tmd::write(&t).unwrap();
     let back = tmd::read(&bytes).unwrap();
     assert_eq!(back, t);
-    assert!(tmd::validate(&back).is_empty(), "{:?}", tmd::validate(&back));
+    assert!(
+        tmd::validate(&back).is_empty(),
+        "{:?}",
+        tmd::validate(&back)
+    );
     // Triangles: 10 triangle packets, 10 quads → 30.
     assert_eq!(back.meshes()[0].triangles.len(), 30);
 }
@@ -104,7 +108,10 @@ fn packet_bytes_match_the_table() {
     let t = model(vec![polygon(0x20, 0, 4)]);
     let b = tmd::write(&t).unwrap();
     let p = 12 + 28;
-    assert_eq!(&b[p..p + 16], &[4, 3, 0, 0x20, 10, 20, 30, 0x20, 0, 0, 0, 0, 1, 0, 2, 0]);
+    assert_eq!(
+        &b[p..p + 16],
+        &[4, 3, 0, 0x20, 10, 20, 30, 0x20, 0, 0, 0, 0, 1, 0, 2, 0]
+    );
     // lit F4: [r g b m] [n0 v0] [v1 v2] [v3 -]
     let b = tmd::write(&model(vec![polygon(0x28, 0, 5)])).unwrap();
     assert_eq!(&b[p + 8..p + 20], &[0, 0, 0, 0, 1, 0, 2, 0, 3, 0, 0, 0]);
@@ -166,7 +173,10 @@ fn lines_and_sprites_round_trip() {
     let t = model(prims);
     let bytes = tmd::write(&t).unwrap();
     let p = 12 + 28;
-    assert_eq!(&bytes[p..p + 12], &[3, 2, 1, 0x40, 1, 2, 3, 0x40, 0, 0, 1, 0]);
+    assert_eq!(
+        &bytes[p..p + 12],
+        &[3, 2, 1, 0x40, 1, 2, 3, 0x40, 0, 0, 1, 0]
+    );
     let back = tmd::read(&bytes).unwrap();
     assert_eq!(back, t);
     let mesh = &back.meshes()[0];
@@ -201,10 +211,15 @@ fn wrong_ilen_is_kept_raw_and_reported() {
     let p = 12 + 28;
     bytes[p + 1] = 2; // ilen 2 instead of 3; the last word becomes part of the vertices
     let back = tmd::read(&bytes).unwrap();
-    assert!(matches!(back.objects[0].primitives[0].data, PrimitiveData::Raw { .. }));
+    assert!(matches!(
+        back.objects[0].primitives[0].data,
+        PrimitiveData::Raw { .. }
+    ));
     assert_eq!(tmd::write(&back).unwrap(), bytes);
     let issues = tmd::validate(&back);
-    assert!(issues.iter().any(|i| i.code == "primitive-length" && i.offset == p as u64 + 1));
+    assert!(issues
+        .iter()
+        .any(|i| i.code == "primitive-length" && i.offset == p as u64 + 1));
 }
 
 #[test]
@@ -243,7 +258,10 @@ fn hostile_inputs_fail_with_offsets() {
 fn unexplained_holes_are_refused_by_the_writer() {
     let mut t = model(vec![polygon(0x20, 0, 4)]);
     t.objects[0].vert_top += 64;
-    assert!(matches!(tmd::write(&t), Err(retroanim::Error::Unencodable { .. })));
+    assert!(matches!(
+        tmd::write(&t),
+        Err(retroanim::Error::Unencodable { .. })
+    ));
 }
 
 fn arb_primitive() -> impl Strategy<Value = Primitive> {

@@ -27,7 +27,10 @@ fn every_corpus_tmd_round_trips_byte_for_byte() {
         assert_eq!(back.write().unwrap(), data, "{name} via JSON");
     }
     if !files.is_empty() {
-        assert!(triangles > 70_000, "corpus TMDs decode to {triangles} triangles");
+        assert!(
+            triangles > 70_000,
+            "corpus TMDs decode to {triangles} triangles"
+        );
     }
 }
 
@@ -58,7 +61,10 @@ fn corpus_summaries_match_golden() {
         for (name, path) in common::corpus_files(kind).iter().step_by(25) {
             let data = std::fs::read(path).unwrap();
             let m = read_any(&data).unwrap();
-            out.push_str(&format!("{name}\n{}\n", serde_json::to_string(&m.summary()).unwrap()));
+            out.push_str(&format!(
+                "{name}\n{}\n",
+                serde_json::to_string(&m.summary()).unwrap()
+            ));
         }
     }
     if !out.is_empty() {

@@ -36,13 +36,12 @@ fn mul(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
 }
 
 fn assert_matrix_near(got: &Mat, want: [[f64; 3]; 3], tol: f64, what: &str) {
-    for i in 0..3 {
-        for j in 0..3 {
-            let w = want[i][j] * 4096.0;
+    for (i, (row, want_row)) in got.m.iter().zip(want).enumerate() {
+        for (j, (&g, w)) in row.iter().zip(want_row).enumerate() {
+            let w = w * 4096.0;
             assert!(
-                (got.m[i][j] as f64 - w).abs() <= tol,
-                "{what}: m[{i}][{j}] = {}, expected {w:.1} (±{tol})\n{got:?}",
-                got.m[i][j]
+                (g as f64 - w).abs() <= tol,
+                "{what}: m[{i}][{j}] = {g}, expected {w:.1} (±{tol})\n{got:?}"
             );
         }
     }
@@ -279,7 +278,10 @@ fn parent_zero_or_ffff_clears_and_dead_parent_is_noted() {
                     Packet::new(2, PacketData::Parent(IdValue::new(1))),
                 ],
             ),
-            frame(1, vec![Packet::new(2, PacketData::Parent(IdValue::new(0xFFFF)))]),
+            frame(
+                1,
+                vec![Packet::new(2, PacketData::Parent(IdValue::new(0xFFFF)))],
+            ),
             frame(2, vec![Packet::new(2, PacketData::Parent(IdValue::new(9)))]),
         ],
         None,
@@ -339,7 +341,9 @@ fn attribute_display_bit_hides_and_shows() {
                 2,
                 vec![Packet::new(
                     1,
-                    PacketData::Attribute(Attribute::unchanged().with(AttributeItem::ForceLighting, 1)),
+                    PacketData::Attribute(
+                        Attribute::unchanged().with(AttributeItem::ForceLighting, 1),
+                    ),
                 )],
             ),
             frame(3, vec![Packet::new(1, PacketData::Attribute(show))]),
@@ -366,7 +370,10 @@ fn lights_absolute_and_differential() {
     let c = |r, g, b| Color { r, g, b, pad: 0 };
     let (poses, _) = play(
         vec![
-            frame(0, vec![light(false, Some([100, 0, -100]), Some(c(200, 100, 50)))]),
+            frame(
+                0,
+                vec![light(false, Some([100, 0, -100]), Some(c(200, 100, 50)))],
+            ),
             frame(1, vec![light(true, Some([1, 2, 3]), Some(c(100, 1, 1)))]),
         ],
         None,
@@ -442,9 +449,21 @@ fn kill_removes_and_create_reuses_the_slot() {
     let (poses, notes) = play(
         vec![
             frame(0, vec![create(1), create(2)]),
-            frame(1, vec![Packet::new(1, PacketData::ObjectControl(ObjectControl::Kill))]),
+            frame(
+                1,
+                vec![Packet::new(
+                    1,
+                    PacketData::ObjectControl(ObjectControl::Kill),
+                )],
+            ),
             frame(2, vec![create(3)]),
-            frame(3, vec![Packet::new(7, PacketData::ObjectControl(ObjectControl::Kill))]),
+            frame(
+                3,
+                vec![Packet::new(
+                    7,
+                    PacketData::ObjectControl(ObjectControl::Kill),
+                )],
+            ),
         ],
         None,
     );
@@ -452,7 +471,10 @@ fn kill_removes_and_create_reuses_the_slot() {
     assert_eq!(ids(&poses[0]), [(1, 0), (2, 1)]);
     assert_eq!(ids(&poses[1]), [(2, 1)]);
     assert_eq!(ids(&poses[2]), [(3, 0), (2, 1)]);
-    assert!(notes.iter().any(|n| n.contains("kill of object 7")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("kill of object 7")),
+        "{notes:?}"
+    );
 }
 
 #[test]
@@ -511,17 +533,15 @@ fn tmd_ids_link_one_based_objects() {
     };
     model.pack();
     let (poses, notes) = play(
-        vec![
-            frame(
-                0,
-                vec![
-                    create(1),
-                    create(2),
-                    Packet::new(1, PacketData::TmdId(IdValue::new(2))),
-                    Packet::new(2, PacketData::TmdId(IdValue::new(3))),
-                ],
-            ),
-        ],
+        vec![frame(
+            0,
+            vec![
+                create(1),
+                create(2),
+                Packet::new(1, PacketData::TmdId(IdValue::new(2))),
+                Packet::new(2, PacketData::TmdId(IdValue::new(3))),
+            ],
+        )],
         Some(&model),
     );
     assert_eq!(object(&poses[0], 1).model, Some(1));
@@ -586,14 +606,29 @@ fn janken_animations_play_first_to_last_frame() {
                 pose = Some(x);
             }
             let pose = pose.unwrap();
-            assert_eq!(pose.applied, Some(anim.frames.len() - 1), "{}", tods[i].display());
+            assert_eq!(
+                pose.applied,
+                Some(anim.frames.len() - 1),
+                "{}",
+                tods[i].display()
+            );
             assert!(n >= anim.frames.len());
-            assert!(p.notes().is_empty(), "{}: {:?}", tods[i].display(), p.notes());
+            assert!(
+                p.notes().is_empty(),
+                "{}: {:?}",
+                tods[i].display(),
+                p.notes()
+            );
             for o in &pose.objects {
                 // Rigid motion: every world rotation row stays a unit vector.
                 for row in o.world.m {
                     let len = row.iter().map(|&v| (v as f64).powi(2)).sum::<f64>().sqrt();
-                    assert!((len - 4096.0).abs() < 40.0, "{} object {}: {row:?}", tods[i].display(), o.id);
+                    assert!(
+                        (len - 4096.0).abs() < 40.0,
+                        "{} object {}: {row:?}",
+                        tods[i].display(),
+                        o.id
+                    );
                 }
             }
         }
@@ -612,7 +647,11 @@ fn parent_loops_are_cut_and_noted() {
     );
     assert_eq!(poses.len(), 2);
     assert_eq!(object(&poses[1], 1).world, Mat::IDENTITY);
-    assert_eq!(notes.iter().filter(|n| n.contains("loops")).count(), 2, "{notes:?}");
+    assert_eq!(
+        notes.iter().filter(|n| n.contains("loops")).count(),
+        2,
+        "{notes:?}"
+    );
 }
 
 mod hostile {
@@ -625,20 +664,32 @@ mod hostile {
             id.clone().prop_map(create),
             id.clone()
                 .prop_map(|i| Packet::new(i, PacketData::ObjectControl(ObjectControl::Kill))),
-            (id.clone(), 0u16..5).prop_map(|(i, p)| Packet::new(i, PacketData::Parent(IdValue::new(p)))),
-            (id.clone(), any::<[i32; 3]>(), any::<[i16; 3]>(), any::<bool>()).prop_map(
-                |(i, r, s, differential)| coord(
+            (id.clone(), 0u16..5)
+                .prop_map(|(i, p)| Packet::new(i, PacketData::Parent(IdValue::new(p)))),
+            (
+                id.clone(),
+                any::<[i32; 3]>(),
+                any::<[i16; 3]>(),
+                any::<bool>()
+            )
+                .prop_map(|(i, r, s, differential)| coord(
                     i,
                     Coordinate {
                         differential,
                         rotation: Some(r),
-                        scale: Some(Scale { x: s[0], y: s[1], z: s[2], pad: 0 }),
+                        scale: Some(Scale {
+                            x: s[0],
+                            y: s[1],
+                            z: s[2],
+                            pad: 0
+                        }),
                         translation: Some(r),
                     }
-                )
-            ),
-            (id, any::<u32>(), any::<u32>())
-                .prop_map(|(i, mask, value)| Packet::new(i, PacketData::Attribute(Attribute { mask, value }))),
+                )),
+            (id, any::<u32>(), any::<u32>()).prop_map(|(i, mask, value)| Packet::new(
+                i,
+                PacketData::Attribute(Attribute { mask, value })
+            )),
         ]
     }
 

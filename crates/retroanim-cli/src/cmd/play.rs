@@ -21,7 +21,11 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
         None => None,
         Some(path) => match super::load(path)? {
             (_, Model::Tmd(t)) => Some(t),
-            (_, m) => bail!("{}: a {} file; --tmd needs a TMD model", path.display(), m.format()),
+            (_, m) => bail!(
+                "{}: a {} file; --tmd needs a TMD model",
+                path.display(),
+                m.format()
+            ),
         },
     };
     let (from, to) = range(args)?;
@@ -29,7 +33,11 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
     for path in &args.after {
         match super::load(path)? {
             (_, Model::Tod(t)) => before.push(t),
-            (_, m) => bail!("{}: a {} file; --after needs a TOD", path.display(), m.format()),
+            (_, m) => bail!(
+                "{}: a {} file; --after needs a TOD",
+                path.display(),
+                m.format()
+            ),
         }
     }
     let mut player = None::<tod::Player>;

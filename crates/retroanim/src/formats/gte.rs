@@ -124,7 +124,9 @@ mod tests {
         for (i, &v) in first.iter().enumerate() {
             assert_eq!(sin_cos(i as i16).0, v, "index {i}");
         }
-        let row928 = [4052, 4053, 4053, 4054, 4055, 4056, 4057, 4058, 4059, 4060, 4060, 4061];
+        let row928 = [
+            4052, 4053, 4053, 4054, 4055, 4056, 4057, 4058, 4059, 4060, 4060, 4061,
+        ];
         for (i, &v) in row928.iter().enumerate() {
             assert_eq!(sin_cos(928 + i as i16).0, v, "index {}", 928 + i);
         }

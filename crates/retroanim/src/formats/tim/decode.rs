@@ -57,7 +57,9 @@ impl Tim {
     /// Decodes the pixels to RGBA. CLUT entries missing from a short CLUT read as 0x0000
     /// (transparent). 24-bit pixels are always opaque (the GPU cannot texture from them).
     pub fn to_rgba(&self, opts: &DecodeOptions) -> Result<Rgba> {
-        let depth = self.depth().ok_or_else(|| self.unsupported(format!("PMODE {}", self.pmode)))?;
+        let depth = self
+            .depth()
+            .ok_or_else(|| self.unsupported(format!("PMODE {}", self.pmode)))?;
         let (w16, h) = (self.image.width as usize, self.image.height as usize);
         let width = self.pixel_width();
         let mut pixels = Vec::with_capacity(width * h * 4);
@@ -85,7 +87,9 @@ impl Tim {
                         pixels.extend(lookup((hw >> 8) as usize));
                     }
                 }
-                Depth::Direct15 => row.iter().for_each(|&c| pixels.extend(color15(c, opts.stp))),
+                Depth::Direct15 => row
+                    .iter()
+                    .for_each(|&c| pixels.extend(color15(c, opts.stp))),
                 Depth::Direct24 => {
                     let bytes: Vec<u8> = row.iter().flat_map(|h| h.to_le_bytes()).collect();
                     for px in bytes.chunks_exact(3).take(width) {
@@ -102,7 +106,11 @@ impl Tim {
         }
         Ok(Rgba {
             width,
-            height: if w16 == 0 { h } else { pixels.len() / 4 / width.max(1) },
+            height: if w16 == 0 {
+                h
+            } else {
+                pixels.len() / 4 / width.max(1)
+            },
             pixels,
         })
     }

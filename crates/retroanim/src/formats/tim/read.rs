@@ -61,7 +61,9 @@ fn read_block(r: &mut Reader<'_, Le>, what: &str) -> Result<Block> {
         data.push(r.u16("pixel data")?);
     }
     let extra_len = r.count(bnum - need, 1, &format!("{what} bnum"))?;
-    let extra = r.bytes(extra_len, "bytes bnum covers after the data")?.to_vec();
+    let extra = r
+        .bytes(extra_len, "bytes bnum covers after the data")?
+        .to_vec();
     Ok(Block {
         x,
         y,

@@ -8,13 +8,25 @@ use super::types::*;
 pub fn validate(tim: &Tim) -> Vec<Issue> {
     let mut out = Vec::new();
     if tim.version != 0 || tim.id_reserved != 0 {
-        out.push(Issue::warning(1, "version", "version or reserved ID bits are not 0"));
+        out.push(Issue::warning(
+            1,
+            "version",
+            "version or reserved ID bits are not 0",
+        ));
     }
     if tim.flags_reserved != 0 {
-        out.push(Issue::warning(4, "reserved-value", "FLAGS sets reserved bits 4..31"));
+        out.push(Issue::warning(
+            4,
+            "reserved-value",
+            "FLAGS sets reserved bits 4..31",
+        ));
     }
     match tim.depth() {
-        None => out.push(Issue::error(4, "pmode", format!("PMODE {} is undefined", tim.pmode))),
+        None => out.push(Issue::error(
+            4,
+            "pmode",
+            format!("PMODE {} is undefined", tim.pmode),
+        )),
         Some(Depth::Mixed) => out.push(Issue::info(4, "pmode", "mixed-mode (PMODE 4) image")),
         Some(d @ (Depth::Clut4 | Depth::Clut8)) => match &tim.clut {
             None => out.push(Issue::error(
@@ -53,7 +65,10 @@ pub fn validate(tim: &Tim) -> Vec<Issue> {
                 out.push(Issue::warning(
                     at,
                     "block-size",
-                    format!("{what} block: bnum covers {} bytes after the data", b.extra.len()),
+                    format!(
+                        "{what} block: bnum covers {} bytes after the data",
+                        b.extra.len()
+                    ),
                 ));
             }
         }

@@ -51,7 +51,15 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Tmd> {
     for &(at, [vert_top, n_vert, normal_top, n_normal, primitive_top, n_primitive, scale]) in
         &entries
     {
-        let vertices = read_vectors(&mut r, at, address_base, vert_top, n_vert, "vertices", &mut covered)?;
+        let vertices = read_vectors(
+            &mut r,
+            at,
+            address_base,
+            vert_top,
+            n_vert,
+            "vertices",
+            &mut covered,
+        )?;
         let normals = read_vectors(
             &mut r,
             at + 8,
@@ -101,13 +109,7 @@ fn infer_base(entries: &[(u64, [u32; 7])], n: usize) -> u32 {
 }
 
 /// File position of a block from its pointer.
-fn block_pos(
-    r: &Reader<'_, Le>,
-    field_at: u64,
-    base: u32,
-    top: u32,
-    what: &str,
-) -> Result<usize> {
+fn block_pos(r: &Reader<'_, Le>, field_at: u64, base: u32, top: u32, what: &str) -> Result<usize> {
     let pos = OBJECT_TABLE as u64 + top.wrapping_sub(base) as u64;
     if pos > r.len() as u64 {
         return Err(r.malformed_at(

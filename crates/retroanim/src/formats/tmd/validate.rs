@@ -14,7 +14,10 @@ pub fn validate(tmd: &Tmd) -> Vec<Issue> {
         out.push(Issue::warning(
             4,
             "reserved-value",
-            format!("FLAGS 0x{:08x} sets reserved bits (only bit 0, FIXP, is defined)", tmd.flags),
+            format!(
+                "FLAGS 0x{:08x} sets reserved bits (only bit 0, FIXP, is defined)",
+                tmd.flags
+            ),
         ));
     }
     if tmd.flags & 1 != 0 {
@@ -28,16 +31,27 @@ pub fn validate(tmd: &Tmd) -> Vec<Issue> {
         ));
     }
     if tmd.objects.is_empty() {
-        out.push(Issue::warning(8, "no-objects", "NOBJ is 0: the model is empty"));
+        out.push(Issue::warning(
+            8,
+            "no-objects",
+            "NOBJ is 0: the model is empty",
+        ));
     }
-    let base = if tmd.flags & 1 != 0 { tmd.address_base } else { 0 };
+    let base = if tmd.flags & 1 != 0 {
+        tmd.address_base
+    } else {
+        0
+    };
     for (i, o) in tmd.objects.iter().enumerate() {
         let entry = (OBJECT_TABLE + i * OBJECT_WORDS * 4) as u64;
         if !(-8..=8).contains(&o.scale) {
             out.push(Issue::warning(
                 entry + 24,
                 "scale",
-                format!("object {i}: scale exponent {} (2^{}) is implausible", o.scale, o.scale),
+                format!(
+                    "object {i}: scale exponent {} (2^{}) is implausible",
+                    o.scale, o.scale
+                ),
             ));
         }
         let mut at = OBJECT_TABLE as u64 + o.primitive_top.wrapping_sub(base) as u64;
@@ -57,18 +71,27 @@ pub fn validate(tmd: &Tmd) -> Vec<Issue> {
 }
 
 fn check_primitive(i: usize, k: usize, o: &Object, p: &Primitive, at: u64, out: &mut Vec<Issue>) {
-    let name = format!("object {i} primitive {k} (mode 0x{:02x} flag 0x{:02x})", p.mode, p.flag);
+    let name = format!(
+        "object {i} primitive {k} (mode 0x{:02x} flag 0x{:02x})",
+        p.mode, p.flag
+    );
     if let PrimitiveData::Raw { words } = &p.data {
         match expected_words(p.mode, p.flag) {
             Some(n) => out.push(Issue::error(
                 at + 1,
                 "primitive-length",
-                format!("{name}: ilen is {} but the layout needs {n} words", words.len()),
+                format!(
+                    "{name}: ilen is {} but the layout needs {n} words",
+                    words.len()
+                ),
             )),
             None => out.push(Issue::warning(
                 at + 3,
                 "unknown-primitive",
-                format!("{name}: CODE {} is not polygon, line or sprite; kept raw", p.code()),
+                format!(
+                    "{name}: CODE {} is not polygon, line or sprite; kept raw",
+                    p.code()
+                ),
             )),
         }
         return;
@@ -90,7 +113,10 @@ fn check_primitive(i: usize, k: usize, o: &Object, p: &Primitive, at: u64, out: 
         out.push(Issue::error(
             at + 4,
             "vertex-index",
-            format!("{name}: vertex index {v}, but the object has {} vertices", o.vertices.len()),
+            format!(
+                "{name}: vertex index {v}, but the object has {} vertices",
+                o.vertices.len()
+            ),
         ));
     }
     if let Some(n) = norms.iter().find(|&&n| n as usize >= o.normals.len()) {

@@ -61,7 +61,11 @@ pub fn write(tmd: &Tmd) -> Result<Vec<u8>> {
                 write_primitive(&mut w, p)
                     .map_err(|e| unencodable(format!("object {i} primitive {k}: {e}")))?;
             }
-            blocks.push((pos(o.primitive_top), w.into_vec(), format!("object {i} primitives")));
+            blocks.push((
+                pos(o.primitive_top),
+                w.into_vec(),
+                format!("object {i} primitives"),
+            ));
         }
         for (list, top, what) in [
             (&o.vertices, o.vert_top, "vertices"),
@@ -132,7 +136,10 @@ pub fn write(tmd: &Tmd) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-fn write_primitive(w: &mut Writer<crate::bytes::Le>, p: &Primitive) -> std::result::Result<(), String> {
+fn write_primitive(
+    w: &mut Writer<crate::bytes::Le>,
+    p: &Primitive,
+) -> std::result::Result<(), String> {
     let ilen = p.ilen();
     let ilen8 = u8::try_from(ilen).map_err(|_| format!("{ilen} data words; ilen holds 255"))?;
     w.u8(p.olen);
@@ -148,10 +155,18 @@ fn write_primitive(w: &mut Writer<crate::bytes::Le>, p: &Primitive) -> std::resu
     match &p.data {
         PrimitiveData::Polygon(poly) => {
             if p.code() != 1 {
-                return Err(format!("polygon data under mode 0x{:02x} (CODE is not 1)", p.mode));
+                return Err(format!(
+                    "polygon data under mode 0x{:02x} (CODE is not 1)",
+                    p.mode
+                ));
             }
             let l = PolygonLayout::of(p.mode, p.flag);
-            let got = (poly.colors.len(), poly.uvs.len(), poly.normals.len(), poly.vertices.len());
+            let got = (
+                poly.colors.len(),
+                poly.uvs.len(),
+                poly.normals.len(),
+                poly.vertices.len(),
+            );
             if got != (l.colors, l.uvs, l.normals, l.vertices) {
                 return Err(format!(
                     "mode 0x{:02x} flag 0x{:02x} needs {} colours, {} uvs, {} normals, {} vertices; the polygon has {got:?}",

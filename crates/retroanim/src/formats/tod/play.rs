@@ -297,9 +297,9 @@ impl<'a> Player<'a> {
                         self.slots.pop();
                     }
                 }
-                None => self
-                    .notes
-                    .push(format!("frame {at}: kill of object {id}, which is not alive")),
+                None => self.notes.push(format!(
+                    "frame {at}: kill of object {id}, which is not alive"
+                )),
             },
             PacketData::Light(l) => {
                 let s = self.lights.entry(id).or_insert(LightState {
@@ -307,21 +307,20 @@ impl<'a> Player<'a> {
                     ..LightState::default()
                 });
                 if let Some(d) = l.direction {
-                    for k in 0..3 {
-                        s.direction[k] = if l.differential {
-                            s.direction[k].wrapping_add(d[k])
+                    for (cur, v) in s.direction.iter_mut().zip(d) {
+                        *cur = if l.differential {
+                            cur.wrapping_add(v)
                         } else {
-                            d[k]
+                            v
                         };
                     }
                 }
                 if let Some(c) = l.color {
-                    let v = [c.r, c.g, c.b];
-                    for k in 0..3 {
-                        s.color[k] = if l.differential {
-                            s.color[k].wrapping_add(v[k])
+                    for (cur, v) in s.color.iter_mut().zip([c.r, c.g, c.b]) {
+                        *cur = if l.differential {
+                            cur.wrapping_add(v)
                         } else {
-                            v[k]
+                            v
                         };
                     }
                 }
@@ -436,9 +435,7 @@ impl<'a> Player<'a> {
                 };
                 let s = &mut self.slots[i];
                 s.tmd_id = Some(word);
-                s.model = (word as usize)
-                    .checked_sub(1)
-                    .filter(|&k| k < n);
+                s.model = (word as usize).checked_sub(1).filter(|&k| k < n);
                 if s.model.is_none() {
                     let id = p.object_id;
                     self.notes.push(format!(
@@ -526,19 +523,18 @@ fn coordinate(s: &mut Slot, c: &Coordinate) {
     let angle = |v: i32| v / 360;
     if c.differential {
         if let Some(r) = c.rotation {
-            for k in 0..3 {
-                s.rotate[k] = (s.rotate[k] as i32).wrapping_add(angle(r[k])) as i16;
+            for (cur, v) in s.rotate.iter_mut().zip(r) {
+                *cur = (*cur as i32).wrapping_add(angle(v)) as i16;
             }
         }
         if let Some(sc) = c.scale {
-            let v = [sc.x, sc.y, sc.z];
-            for k in 0..3 {
-                s.scale[k] = s.scale[k].wrapping_mul(v[k] as i32) / 4096;
+            for (cur, v) in s.scale.iter_mut().zip([sc.x, sc.y, sc.z]) {
+                *cur = cur.wrapping_mul(v as i32) / 4096;
             }
         }
         if let Some(t) = c.translation {
-            for k in 0..3 {
-                s.trans[k] = s.trans[k].wrapping_add(t[k]);
+            for (cur, v) in s.trans.iter_mut().zip(t) {
+                *cur = cur.wrapping_add(v);
             }
         }
         gte::rot_matrix(s.rotate, &mut s.coord);
