@@ -54,6 +54,10 @@ use serde::{Deserialize, Serialize};
 pub enum Model {
     /// A TOD animation.
     Tod(formats::tod::Tod),
+    /// An MDD point cache.
+    Mdd(formats::mdd::Mdd),
+    /// A PC2 point cache.
+    Pc2(formats::pc2::Pc2),
 }
 
 impl Model {
@@ -61,6 +65,8 @@ impl Model {
     pub fn format(&self) -> Format {
         match self {
             Model::Tod(_) => Format::Tod,
+            Model::Mdd(_) => Format::Mdd,
+            Model::Pc2(_) => Format::Pc2,
         }
     }
 
@@ -68,6 +74,8 @@ impl Model {
     pub fn write(&self) -> Result<Vec<u8>> {
         match self {
             Model::Tod(t) => formats::tod::write(t),
+            Model::Mdd(m) => formats::mdd::write(m),
+            Model::Pc2(p) => formats::pc2::write(p),
         }
     }
 
@@ -75,6 +83,8 @@ impl Model {
     pub fn validate(&self) -> Vec<Issue> {
         match self {
             Model::Tod(t) => formats::tod::validate(t),
+            Model::Mdd(m) => formats::mdd::validate(m),
+            Model::Pc2(p) => formats::pc2::validate(p),
         }
     }
 
@@ -82,6 +92,8 @@ impl Model {
     pub fn summary(&self) -> serde_json::Value {
         let v = match self {
             Model::Tod(t) => serde_json::to_value(t.summary()),
+            Model::Mdd(m) => serde_json::to_value(m.summary()),
+            Model::Pc2(p) => serde_json::to_value(p.summary()),
         };
         v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
     }
@@ -131,6 +143,8 @@ pub fn read_any(data: &[u8]) -> Result<Model> {
 pub fn read_any_with(data: &[u8], limits: &Limits) -> Result<Model> {
     match detect(data) {
         Some(Format::Tod) => formats::tod::read_with(data, limits).map(Model::Tod),
+        Some(Format::Mdd) => formats::mdd::read_with(data, limits).map(Model::Mdd),
+        Some(Format::Pc2) => formats::pc2::read_with(data, limits).map(Model::Pc2),
         Some(Format::Json) => Model::from_json(data),
         Some(other) => Err(Error::Unsupported {
             format: other,
