@@ -113,7 +113,7 @@ pub struct Summary {
     /// Camera IDs addressed by camera packets, ascending.
     pub cameras: Vec<u16>,
     /// Packet count per packet type number.
-    pub packet_types: BTreeMap<String, usize>,
+    pub packet_types: BTreeMap<u8, usize>,
     /// Number of the first and last frame.
     pub frame_numbers: Option<[u32; 2]>,
     /// Playing time in seconds: (last frame number + 1) × resolution (0 read as 1) / 60.
@@ -151,7 +151,7 @@ impl Tod {
             objects: objects.into_iter().collect(),
             lights: lights.into_iter().collect(),
             cameras: cameras.into_iter().collect(),
-            packet_types: types.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            packet_types: types,
             frame_numbers,
             duration_seconds: last.map_or(0.0, |n| {
                 (n as f64 + 1.0) * self.ticks_per_frame() as f64 / 60.0
