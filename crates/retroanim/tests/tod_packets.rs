@@ -392,7 +392,7 @@ fn malformed_inputs_name_the_offset() {
     assert_eq!(o, 0);
     assert!(w.contains("0x50"), "{w}");
     // Packet length 0 would make a player loop forever.
-    let mut words = vec![0x50u32, 1, 3 | 1 << 16, 0, hdr(1, 8, 0, 0)];
+    let mut words = [0x50u32, 1, 3 | 1 << 16, 0, hdr(1, 8, 0, 0)];
     let b: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     assert_eq!(err(&b).0, 16);
     // A packet whose length runs past the end.
