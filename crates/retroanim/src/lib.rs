@@ -35,6 +35,7 @@
 pub mod bytes;
 mod detect;
 mod error;
+pub mod export;
 pub mod formats;
 mod limits;
 pub mod report;
