@@ -102,9 +102,13 @@ pub struct ConvertArgs {
     pub input: PathBuf,
     /// Output file, or `-` for standard output (then --to is required).
     pub output: PathBuf,
-    /// Output format (default: from OUT's extension): tod, tmd, tim, json, png (from a TIM).
+    /// Output format (default: from OUT's extension): tod, tmd, tim, mdd, pc2, json, png (from a TIM), gltf, glb.
     #[arg(long, value_name = "FMT")]
     pub to: Option<String>,
+    /// Frames per second for point caches: PC2 counts time in frames, MDD in seconds.
+    /// MDD → PC2 default: guessed from the MDD's frame times (else 30); PC2 → MDD default: 30.
+    #[arg(long, value_name = "FPS")]
+    pub fps: Option<f32>,
     /// Allow the output to replace the input file.
     #[arg(long)]
     pub force: bool,

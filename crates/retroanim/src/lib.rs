@@ -36,9 +36,11 @@
 pub mod bytes;
 mod detect;
 mod error;
+pub mod export;
 pub mod formats;
 mod limits;
 pub mod report;
+pub mod scene;
 
 pub use detect::{detect, Format};
 pub use error::{Error, Result};
@@ -58,6 +60,10 @@ pub enum Model {
     Tmd(formats::tmd::Tmd),
     /// A TIM texture.
     Tim(formats::tim::Tim),
+    /// An MDD point cache.
+    Mdd(formats::mdd::Mdd),
+    /// A PC2 point cache.
+    Pc2(formats::pc2::Pc2),
 }
 
 impl Model {
@@ -67,6 +73,8 @@ impl Model {
             Model::Tod(_) => Format::Tod,
             Model::Tmd(_) => Format::Tmd,
             Model::Tim(_) => Format::Tim,
+            Model::Mdd(_) => Format::Mdd,
+            Model::Pc2(_) => Format::Pc2,
         }
     }
 
@@ -76,6 +84,8 @@ impl Model {
             Model::Tod(t) => formats::tod::write(t),
             Model::Tmd(t) => formats::tmd::write(t),
             Model::Tim(t) => formats::tim::write(t),
+            Model::Mdd(m) => formats::mdd::write(m),
+            Model::Pc2(p) => formats::pc2::write(p),
         }
     }
 
@@ -85,6 +95,8 @@ impl Model {
             Model::Tod(t) => formats::tod::validate(t),
             Model::Tmd(t) => formats::tmd::validate(t),
             Model::Tim(t) => formats::tim::validate(t),
+            Model::Mdd(m) => formats::mdd::validate(m),
+            Model::Pc2(p) => formats::pc2::validate(p),
         }
     }
 
@@ -94,6 +106,8 @@ impl Model {
             Model::Tod(t) => serde_json::to_value(t.summary()),
             Model::Tmd(t) => serde_json::to_value(t.summary()),
             Model::Tim(t) => serde_json::to_value(t.summary()),
+            Model::Mdd(m) => serde_json::to_value(m.summary()),
+            Model::Pc2(p) => serde_json::to_value(p.summary()),
         };
         v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
     }
@@ -145,6 +159,8 @@ pub fn read_any_with(data: &[u8], limits: &Limits) -> Result<Model> {
         Some(Format::Tod) => formats::tod::read_with(data, limits).map(Model::Tod),
         Some(Format::Tmd) => formats::tmd::read_with(data, limits).map(Model::Tmd),
         Some(Format::Tim) => formats::tim::read_with(data, limits).map(Model::Tim),
+        Some(Format::Mdd) => formats::mdd::read_with(data, limits).map(Model::Mdd),
+        Some(Format::Pc2) => formats::pc2::read_with(data, limits).map(Model::Pc2),
         Some(Format::Json) => Model::from_json(data),
         Some(other) => Err(Error::Unsupported {
             format: other,

@@ -1,6 +1,9 @@
 //! One module per format: its layout table, faithful types, reader, writer and validation.
 
 pub mod gte;
+pub mod mdd;
+pub mod pc2;
+mod stream;
 pub mod tim;
 pub mod tmd;
 pub mod tod;

@@ -163,6 +163,7 @@ fn check_packet(
             }
             ever.insert(id);
         }
+        // A kill removes the object from the live set; one that was not there is a finding.
         PacketData::ObjectControl(ObjectControl::Kill) if !live.remove(&id) => {
             let why = if ever.contains(&id) {
                 "was already killed"
