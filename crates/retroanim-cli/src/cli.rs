@@ -118,4 +118,29 @@ pub struct ConvertArgs {
     /// TIM → PNG: show STP pixels semi-transparent (alpha 128), as primitives with ABE set do.
     #[arg(long)]
     pub semi_transparent: bool,
+    /// TOD → glTF: the TMD model the animation drives (TMD ID k shows TMD object k-1).
+    #[arg(long, value_name = "MODEL.TMD")]
+    pub tmd: Option<PathBuf>,
+    /// TOD/TMD → glTF: a TIM texture for the model's textured polygons (repeatable).
+    #[arg(long, value_name = "TEX.TIM")]
+    pub tim: Vec<PathBuf>,
+    /// TOD → glTF: interpolate linearly between frames (default: STEP, as the console showed).
+    #[arg(long)]
+    pub smooth: bool,
+    /// TOD/TMD → glTF: `yup` turns the PlayStation's Y-down axes 180° about X into glTF's Y-up;
+    /// `raw` keeps them.
+    #[arg(long, value_enum, default_value_t = AxesArg::Yup)]
+    pub axes: AxesArg,
+    /// TOD/TMD → glTF: metres per PlayStation unit (default 1/4096: 4096 units = 1 m).
+    #[arg(long, value_name = "METRES", default_value_t = 1.0 / 4096.0)]
+    pub scale: f32,
+}
+
+/// `--axes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AxesArg {
+    /// glTF's +Y up (the console's axes turned 180° about X).
+    Yup,
+    /// The console's own axes (+Y down, +Z into the screen).
+    Raw,
 }

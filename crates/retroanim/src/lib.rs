@@ -38,6 +38,7 @@ mod detect;
 mod error;
 pub mod export;
 pub mod formats;
+pub mod import;
 mod limits;
 pub mod report;
 pub mod scene;

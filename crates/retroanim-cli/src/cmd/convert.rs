@@ -85,6 +85,9 @@ fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>>
             let mdd = retroanim::formats::mdd::Mdd::from_point_cache(&cache)?;
             return Ok(retroanim::formats::mdd::write(&mdd)?);
         }
+        (Model::Tod(_) | Model::Tmd(_), Format::Gltf | Format::Glb) => {
+            return psx_gltf(model, target, args);
+        }
         (Model::Tim(tim), Format::Png) => {
             use retroanim::formats::tim;
             let opts = tim::DecodeOptions {
@@ -104,4 +107,55 @@ fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>>
         to: target,
         why: "no such conversion".into(),
     })
+}
+
+/// TOD (with `--tmd`) or TMD → glTF through the neutral scene.
+fn psx_gltf(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>> {
+    use retroanim::import::psx;
+    if !(args.scale.is_finite() && args.scale > 0.0) {
+        bail!("--scale {}: must be a positive number", args.scale);
+    }
+    let mut opts = psx::PsxOptions {
+        axes: match args.axes {
+            crate::cli::AxesArg::Yup => psx::Axes::YUp,
+            crate::cli::AxesArg::Raw => psx::Axes::Raw,
+        },
+        scale: args.scale,
+        smooth: args.smooth,
+        ..psx::PsxOptions::default()
+    };
+    for path in &args.tim {
+        match super::load(path)? {
+            (_, Model::Tim(t)) => opts.tims.push(t),
+            (_, m) => bail!(
+                "{}: a {} file; --tim needs a TIM",
+                path.display(),
+                m.format()
+            ),
+        }
+    }
+    let scene = match model {
+        Model::Tmd(t) => {
+            if args.tmd.is_some() {
+                bail!("--tmd is for TOD input; the input is already a TMD");
+            }
+            psx::tmd_scene(t, &opts)?
+        }
+        Model::Tod(anim) => {
+            let tmd = match &args.tmd {
+                None => None,
+                Some(path) => match super::load(path)? {
+                    (_, Model::Tmd(t)) => Some(t),
+                    (_, m) => bail!(
+                        "{}: a {} file; --tmd needs a TMD",
+                        path.display(),
+                        m.format()
+                    ),
+                },
+            };
+            psx::tod_scene(anim, tmd.as_ref(), &opts)?
+        }
+        _ => unreachable!("only TOD and TMD reach psx_gltf"),
+    };
+    Ok(retroanim::export::gltf::write(&scene, target)?)
 }
