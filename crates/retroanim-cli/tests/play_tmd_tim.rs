@@ -230,3 +230,40 @@ fn tmd_info_dump_convert_and_roundtrip() {
     retroanim().arg("roundtrip").arg(&model).assert().success();
     retroanim().arg("validate").arg(&model).assert().success();
 }
+
+#[test]
+fn tod_and_tmd_convert_to_gltf() {
+    let dir = tempfile::tempdir().unwrap();
+    let anim = sample_tod(dir.path());
+    let model = sample_tmd(dir.path());
+    let glb = dir.path().join("anim.glb");
+    retroanim()
+        .arg("convert")
+        .arg(&anim)
+        .arg(&glb)
+        .arg("--tmd")
+        .arg(&model)
+        .assert()
+        .success();
+    let bytes = std::fs::read(&glb).unwrap();
+    assert_eq!(&bytes[..4], b"glTF");
+    let gltf = dir.path().join("model.gltf");
+    retroanim()
+        .arg("convert")
+        .arg(&model)
+        .arg(&gltf)
+        .args(["--axes", "raw", "--scale", "0.001"])
+        .assert()
+        .success();
+    let v: Value = serde_json::from_slice(&std::fs::read(&gltf).unwrap()).unwrap();
+    assert_eq!(v["asset"]["version"], "2.0");
+    // Raw axes and 1 mm per unit: the triangle's corner at (100, 0, 0) is at x = 0.1 m.
+    assert!((v["accessors"][0]["max"][0].as_f64().unwrap() - 0.1).abs() < 1e-6);
+    retroanim()
+        .arg("convert")
+        .arg(&model)
+        .arg(dir.path().join("bad.glb"))
+        .args(["--scale", "-1"])
+        .assert()
+        .code(2);
+}

@@ -689,7 +689,7 @@ pub fn tod_scene(tod: &Tod, tmd: Option<&Tmd>, opts: &PsxOptions) -> Result<Scen
 }
 
 fn parent_of_len_ok(parent: &Option<u16>, ids: &[u16]) -> bool {
-    parent.is_none_or(|p| ids.contains(&p))
+    parent.map_or(true, |p| ids.contains(&p))
 }
 
 /// A camera's pose as a console matrix: +Z forward, +Y down, in console units.

@@ -1,0 +1,529 @@
+//! TOD/TMD/TIM → scene → glTF: node world transforms equal the player's at every frame, the
+//! Khronos glTF Validator finds nothing, and textures, cameras, lights and visibility arrive.
+
+mod common;
+
+use retroanim::export::gltf;
+use retroanim::formats::gte::Mat;
+use retroanim::formats::{tim, tmd, tod};
+use retroanim::import::psx::{self, Axes, PsxOptions};
+use retroanim::scene::{Interpolation, Scene, Track, Transform};
+
+type M4 = [[f64; 4]; 4];
+
+fn mul(a: &M4, b: &M4) -> M4 {
+    let mut o = [[0.0; 4]; 4];
+    for i in 0..4 {
+        for j in 0..4 {
+            o[i][j] = (0..4).map(|k| a[i][k] * b[k][j]).sum();
+        }
+    }
+    o
+}
+
+fn trs(t: [f32; 3], q: [f32; 4], s: [f32; 3]) -> M4 {
+    let [x, y, z, w] = q.map(|v| v as f64);
+    let r = [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y - z * w),
+            2.0 * (x * z + y * w),
+        ],
+        [
+            2.0 * (x * y + z * w),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z - x * w),
+        ],
+        [
+            2.0 * (x * z - y * w),
+            2.0 * (y * z + x * w),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ];
+    let mut m = [[0.0; 4]; 4];
+    for i in 0..3 {
+        for j in 0..3 {
+            m[i][j] = r[i][j] * s[j] as f64;
+        }
+        m[i][3] = t[i] as f64;
+    }
+    m[3][3] = 1.0;
+    m
+}
+
+/// A STEP channel's value at `time`: the last key at or before it.
+fn step<T: Copy>(times: &[f32], values: &[T], time: f32) -> T {
+    let i = times.iter().rposition(|&k| k <= time).unwrap_or(0);
+    values[i]
+}
+
+/// Every node's world matrix at `time`, evaluated from the scene the way a glTF viewer does.
+fn world_at(scene: &Scene, time: f32) -> Vec<M4> {
+    let local: Vec<M4> = (0..scene.nodes.len())
+        .map(|n| {
+            let Transform::Trs {
+                mut translation,
+                mut rotation,
+                mut scale,
+            } = scene.nodes[n].transform
+            else {
+                panic!("matrix node")
+            };
+            for a in &scene.animations {
+                for c in a.channels.iter().filter(|c| c.node == n) {
+                    assert_eq!(c.interpolation, Interpolation::Step);
+                    match &c.track {
+                        Track::Translation(v) => translation = step(&c.times, v, time),
+                        Track::Rotation(v) => rotation = step(&c.times, v, time),
+                        Track::Scale(v) => scale = step(&c.times, v, time),
+                        _ => {}
+                    }
+                }
+            }
+            trs(translation, rotation, scale)
+        })
+        .collect();
+    (0..scene.nodes.len())
+        .map(|n| {
+            let mut m = local[n];
+            let mut p = scene.nodes[n].parent;
+            while let Some(k) = p {
+                m = mul(&local[k], &m);
+                p = scene.nodes[k].parent;
+            }
+            m
+        })
+        .collect()
+}
+
+fn visible_at(scene: &Scene, node: usize, time: f32) -> bool {
+    let mut v = !scene.nodes[node].hidden;
+    for a in &scene.animations {
+        for c in a.channels.iter().filter(|c| c.node == node) {
+            if let Track::Visibility(vals) = &c.track {
+                v = step(&c.times, vals, time);
+            }
+        }
+    }
+    v
+}
+
+/// The player's world matrix in glTF axes and metres.
+fn expected(m: &Mat, scale: f64) -> M4 {
+    let c = [1.0, -1.0, -1.0];
+    let mut o = [[0.0; 4]; 4];
+    for i in 0..3 {
+        for j in 0..3 {
+            o[i][j] = c[i] * c[j] * m.m[i][j] as f64 / 4096.0;
+        }
+        o[i][3] = c[i] * m.t[i] as f64 * scale;
+    }
+    o[3][3] = 1.0;
+    o
+}
+
+/// The console composes parent chains in 16-bit fixed point (each level truncates), a glTF
+/// viewer in floating point: over the janken hand's five-level chains, ~8000 units from the
+/// origin, they drift apart by up to a dozen units (0.2 %), and rotations by a few 4096ths.
+fn assert_close(got: &M4, want: &M4, what: &str) {
+    for i in 0..3 {
+        for j in 0..3 {
+            assert!(
+                (got[i][j] - want[i][j]).abs() < 4e-3,
+                "{what}: m[{i}][{j}] {got:?} vs {want:?}"
+            );
+        }
+        assert!(
+            (got[i][3] - want[i][3]).abs() < 4e-3,
+            "{what}: t[{i}] {got:?} vs {want:?}"
+        );
+    }
+}
+
+fn write_and_validate(scene: &Scene, name: &str) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let glb = gltf::write_glb(scene).unwrap();
+    let path = dir.path().join(format!("{name}.glb"));
+    std::fs::write(&path, &glb).unwrap();
+    common::assert_khronos_clean(&path);
+    glb
+}
+
+fn janken() -> Option<(tmd::Tmd, Vec<(String, tod::Tod)>)> {
+    let tmds = common::corpus_files("TMD");
+    let (_, tmd_path) = tmds
+        .iter()
+        .find(|(n, _)| n.ends_with("addons/graphics/TOD/JANKEN/TMD/TE.TMD"))?;
+    let model = tmd::read(&std::fs::read(tmd_path).unwrap()).unwrap();
+    let dir = tmd_path.parent()?.parent()?.join("TOD");
+    let tods = common::corpus_files("TOD")
+        .into_iter()
+        .filter(|(_, p)| p.parent() == Some(dir.as_path()))
+        .map(|(n, p)| (n, tod::read(&std::fs::read(p).unwrap()).unwrap()))
+        .collect();
+    Some((model, tods))
+}
+
+#[test]
+fn janken_world_transforms_match_the_player_at_every_frame() {
+    let Some((model, tods)) = janken() else {
+        return;
+    };
+    let (_, appear) = tods
+        .iter()
+        .find(|(n, _)| n.ends_with("APPEAR.TOD"))
+        .unwrap();
+    let opts = PsxOptions::default();
+    let scene = psx::tod_scene(appear, Some(&model), &opts).unwrap();
+    assert!(scene.check().is_empty());
+    let names: Vec<&str> = scene.nodes.iter().map(|n| n.name.as_str()).collect();
+    let mut player = tod::Player::new(appear, Some(&model));
+    let first = appear.frames[0].number;
+    let mut checked = 0;
+    for pose in player.by_ref() {
+        let time = (pose.frame - first) as f32 * appear.ticks_per_frame() as f32 / 60.0;
+        let world = world_at(&scene, time);
+        for o in &pose.objects {
+            let n = names
+                .iter()
+                .position(|&x| x == format!("object {}", o.id))
+                .unwrap();
+            assert_close(
+                &world[n],
+                &expected(&o.world, opts.scale as f64),
+                &format!("frame {} object {}", pose.frame, o.id),
+            );
+            if let Some(k) = o.model {
+                let m = names
+                    .iter()
+                    .position(|&x| x == format!("object {} model {k}", o.id))
+                    .unwrap();
+                assert_eq!(
+                    visible_at(&scene, m, time),
+                    o.visible,
+                    "frame {} object {}",
+                    pose.frame,
+                    o.id
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 1000, "{checked} object poses compared");
+    let glb = write_and_validate(&scene, "appear");
+    assert_eq!(&glb[..4], b"glTF");
+}
+
+#[test]
+fn every_janken_animation_exports_clean() {
+    let Some((model, tods)) = janken() else {
+        return;
+    };
+    for (name, anim) in &tods {
+        let scene = psx::tod_scene(anim, Some(&model), &PsxOptions::default()).unwrap();
+        write_and_validate(&scene, name.rsplit('/').next().unwrap());
+    }
+}
+
+#[test]
+fn textured_corpus_model_carries_its_tim() {
+    let tmds = common::corpus_files("TMD");
+    let Some((_, path)) = tmds
+        .iter()
+        .find(|(n, _)| n.ends_with("addons/graphics/TMD/EARTH.TMD"))
+    else {
+        return;
+    };
+    let model = tmd::read(&std::fs::read(path).unwrap()).unwrap();
+    let tex = tim::read(&std::fs::read(path.with_file_name("EARTH4.TIM")).unwrap()).unwrap();
+    let opts = PsxOptions {
+        tims: vec![tex],
+        ..PsxOptions::default()
+    };
+    let scene = psx::tmd_scene(&model, &opts).unwrap();
+    assert_eq!(scene.textures.len(), 1);
+    assert_eq!(
+        (scene.textures[0].width, scene.textures[0].height),
+        (256, 256)
+    );
+    let prim = &scene.meshes[0].primitives[0];
+    assert_eq!(prim.uvs.len(), prim.positions.len());
+    assert!(prim
+        .uvs
+        .iter()
+        .all(|uv| (0.0..=1.0).contains(&uv[0]) && (0.0..=1.0).contains(&uv[1])));
+    write_and_validate(&scene, "earth");
+}
+
+fn frame(number: u32, packets: Vec<tod::Packet>) -> tod::Frame {
+    tod::Frame {
+        number,
+        packets,
+        extra_words: vec![],
+        size_override: None,
+    }
+}
+
+/// A hand-built animation with every kind of packet the scene carries.
+fn rich_tod() -> tod::Tod {
+    use tod::*;
+    let create = |id| Packet::new(id, PacketData::ObjectControl(ObjectControl::Create));
+    let t = |id, x: i32| {
+        Packet::new(
+            id,
+            PacketData::Coordinate(Coordinate {
+                rotation: Some([0, x * 4096, 0]),
+                translation: Some([x, 2 * x, 3 * x]),
+                ..Coordinate::default()
+            }),
+        )
+    };
+    Tod {
+        header: Header {
+            version: 0,
+            resolution: 4,
+        },
+        frames: vec![
+            frame(
+                0,
+                vec![
+                    create(1),
+                    create(2),
+                    create(3),
+                    Packet::new(1, PacketData::TmdId(IdValue::new(1))),
+                    Packet::new(2, PacketData::TmdId(IdValue::new(1))),
+                    Packet::new(3, PacketData::TmdId(IdValue::new(1))),
+                    Packet::new(2, PacketData::Parent(IdValue::new(1))),
+                    Packet::new(3, PacketData::Parent(IdValue::new(1))),
+                    t(1, 100),
+                    t(2, 50),
+                    Packet::new(
+                        0,
+                        PacketData::Light(Light {
+                            differential: false,
+                            direction: Some([0, 4096, 0]),
+                            color: Some(Color {
+                                r: 255,
+                                g: 128,
+                                b: 0,
+                                pad: 0,
+                            }),
+                        }),
+                    ),
+                    Packet::new(
+                        0,
+                        PacketData::Camera(Camera::LookAt(LookAtCamera {
+                            differential: false,
+                            position: Some([0, -1000, -4000, 0, 0, 0]),
+                            z_angle: Some(0),
+                        })),
+                    ),
+                ],
+            ),
+            frame(
+                1,
+                vec![
+                    t(1, 200),
+                    // Object 3 changes parent: it is exported as a root keyed in world space.
+                    Packet::new(3, PacketData::Parent(IdValue::new(2))),
+                    Packet::new(
+                        2,
+                        PacketData::Attribute(Attribute {
+                            mask: 0x7FFF_FFFF,
+                            value: 0x8000_0000,
+                        }),
+                    ),
+                ],
+            ),
+            frame(
+                2,
+                vec![Packet::new(
+                    3,
+                    PacketData::ObjectControl(ObjectControl::Kill),
+                )],
+            ),
+        ],
+        trailing: vec![],
+    }
+}
+
+fn triangle_tmd() -> tmd::Tmd {
+    use tmd::*;
+    let v = |x, y, z| SVector { x, y, z, pad: 0 };
+    let mut m = Tmd {
+        flags: 0,
+        address_base: 0,
+        objects: vec![Object {
+            vert_top: 0,
+            normal_top: 0,
+            primitive_top: 0,
+            scale: 0,
+            vertices: vec![v(0, 0, 0), v(0, -100, 0), v(100, 0, 0)],
+            normals: vec![],
+            primitives: vec![Primitive {
+                olen: 7,
+                flag: 1,
+                mode: 0x25,
+                data: PrimitiveData::Polygon(Polygon {
+                    colors: vec![Rgbx {
+                        r: 128,
+                        g: 128,
+                        b: 128,
+                        x: 0,
+                    }],
+                    uvs: vec![
+                        Uv {
+                            u: 0,
+                            v: 0,
+                            extra: 0x7800,
+                        },
+                        Uv {
+                            u: 3,
+                            v: 0,
+                            extra: 0x000A,
+                        },
+                        Uv {
+                            u: 0,
+                            v: 1,
+                            extra: 0,
+                        },
+                    ],
+                    normals: vec![],
+                    vertices: vec![0, 1, 2],
+                    pad: 0,
+                }),
+            }],
+        }],
+        gaps: vec![],
+    };
+    m.pack();
+    m
+}
+
+fn clut_tim() -> tim::Tim {
+    tim::Tim {
+        version: 0,
+        id_reserved: 0,
+        pmode: 0,
+        flags_reserved: 0,
+        clut: Some(tim::Block {
+            x: 0,
+            y: 480,
+            width: 16,
+            height: 1,
+            data: (0..16).map(|i| if i == 0 { 0 } else { 0x7FFF }).collect(),
+            extra: vec![],
+        }),
+        image: tim::Block {
+            x: 640,
+            y: 0,
+            width: 1,
+            height: 2,
+            data: vec![0x3210, 0x0000],
+            extra: vec![],
+        },
+        trailing: vec![],
+    }
+}
+
+#[test]
+fn cameras_lights_hierarchy_and_visibility_arrive() {
+    let anim = rich_tod();
+    let model = triangle_tmd();
+    let opts = PsxOptions {
+        tims: vec![clut_tim()],
+        ..PsxOptions::default()
+    };
+    let scene = psx::tod_scene(&anim, Some(&model), &opts).unwrap();
+    let node = |name: &str| scene.nodes.iter().position(|n| n.name == name).unwrap();
+    assert_eq!(scene.nodes[node("object 2")].parent, Some(node("object 1")));
+    assert_eq!(
+        scene.nodes[node("object 3")].parent,
+        None,
+        "parent changed: flattened"
+    );
+    assert!(scene.nodes[node("camera 0")].camera.is_some());
+    assert!(scene.nodes[node("light 0")].light.is_some());
+    // Key times: frame × resolution 4 / 60 s.
+    let dt = 4.0 / 60.0;
+    let m3 = node("object 3 model 0");
+    assert!(visible_at(&scene, m3, 0.0) && visible_at(&scene, m3, dt));
+    assert!(!visible_at(&scene, m3, 2.0 * dt), "killed at frame 2");
+    let m2 = node("object 2 model 0");
+    assert!(
+        visible_at(&scene, m2, 0.0) && !visible_at(&scene, m2, dt),
+        "display bit"
+    );
+    let m1 = node("object 1 model 0");
+    assert!((0..3).all(|k| visible_at(&scene, m1, k as f32 * dt)));
+    let w = world_at(&scene, dt);
+    assert!((w[node("object 1")][0][3] - 200.0 / 4096.0).abs() < 1e-6);
+    // The look-at camera at (0, -1000, -4000) (up and in front of the screen) looks at the origin.
+    let cam = &w[node("camera 0")];
+    assert!(
+        (cam[1][3] - 1000.0 / 4096.0).abs() < 1e-6 && (cam[2][3] - 4000.0 / 4096.0).abs() < 1e-6
+    );
+    let forward = [-cam[0][2], -cam[1][2], -cam[2][2]];
+    let to_origin = [-cam[0][3], -cam[1][3], -cam[2][3]];
+    let len = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    let cos =
+        (0..3).map(|i| forward[i] * to_origin[i]).sum::<f64>() / len(forward) / len(to_origin);
+    assert!(cos > 0.9999, "camera looks at the reference point: {cos}");
+    // The light shines down (console +Y), i.e. glTF −Y: the node's −Z maps to −Y.
+    let l = &w[node("light 0")];
+    assert!((-l[1][2] + 1.0).abs() < 1e-6, "{l:?}");
+    // The texture: a 4-bit TIM through the CLUT the CBA names; colour 0 is transparent.
+    assert_eq!(scene.textures.len(), 1);
+    assert_eq!(
+        scene.textures[0].pixels[..8],
+        [0, 0, 0, 0, 248, 248, 248, 255]
+    );
+    assert!(matches!(
+        scene.materials[0].alpha_mode,
+        retroanim::scene::AlphaMode::Mask { .. }
+    ));
+    assert!(scene.materials[0].unlit);
+    let prim = &scene.meshes[0].primitives[0];
+    // Corners 1 and 2 swap for counter-clockwise fronts: uv of the packet's corner 2 comes second.
+    assert_eq!(prim.uvs[1], [0.0, 0.5]);
+    assert_eq!(prim.uvs[2], [0.75, 0.0]);
+    write_and_validate(&scene, "rich");
+}
+
+#[test]
+fn smooth_and_raw_axes_options() {
+    let anim = rich_tod();
+    let smooth = psx::tod_scene(
+        &anim,
+        None,
+        &PsxOptions {
+            smooth: true,
+            axes: Axes::Raw,
+            ..PsxOptions::default()
+        },
+    )
+    .unwrap();
+    let chans: Vec<_> = smooth.animations.iter().flat_map(|a| &a.channels).collect();
+    assert!(chans
+        .iter()
+        .any(|c| matches!(c.track, Track::Translation(_))
+            && c.interpolation == Interpolation::Linear));
+    // Raw axes: positions keep +Y down, and the camera sits on a turned child.
+    let n1 = smooth
+        .nodes
+        .iter()
+        .position(|n| n.name == "object 1")
+        .unwrap();
+    let Transform::Trs { translation, .. } = smooth.nodes[n1].transform else {
+        panic!()
+    };
+    assert_eq!(
+        translation,
+        [100.0 / 4096.0, 200.0 / 4096.0, 300.0 / 4096.0]
+    );
+    assert!(smooth
+        .nodes
+        .iter()
+        .any(|n| n.name == "camera 0 lens" && n.camera.is_some()));
+    write_and_validate(&smooth, "smooth");
+}
