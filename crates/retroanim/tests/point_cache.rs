@@ -282,3 +282,22 @@ proptest! {
             .map(|mut r| { let mut b = Vec::new(); while let Ok(Some(_)) = r.next_frame(&mut b) {} });
     }
 }
+
+#[test]
+fn corpus_mdds_export_to_valid_gltf() {
+    use retroanim::export::{gltf, point_cache_scene};
+    use retroanim::scene::Interpolation;
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in corpus_mdds() {
+        let m = mdd::read(&bytes).unwrap();
+        let scene = point_cache_scene(&m.to_point_cache(), "cache", Interpolation::Linear);
+        assert_eq!(scene.meshes[0].target_names.len(), m.frames.len(), "{name}");
+        let glb = gltf::write_glb(&scene).unwrap();
+        let path = dir.path().join("cache.glb");
+        std::fs::write(&path, &glb).unwrap();
+        if let Some(report) = common::assert_khronos_clean(&path) {
+            assert_eq!(report["info"]["totalVertexCount"], m.points, "{name}");
+            assert_eq!(report["info"]["animationCount"], 1, "{name}");
+        }
+    }
+}
