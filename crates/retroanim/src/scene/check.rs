@@ -316,3 +316,127 @@ impl Scene {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::*;
+
+    fn paths(s: &Scene) -> Vec<String> {
+        s.check().into_iter().map(|e| e.path).collect()
+    }
+
+    #[test]
+    fn parent_cycles_and_dangling_indices() {
+        let mut s = Scene::default();
+        s.nodes = vec![Node::new("a"), Node::new("b")];
+        s.nodes[0].parent = Some(1);
+        s.nodes[1].parent = Some(0);
+        assert_eq!(paths(&s), ["/nodes/0/parent", "/nodes/1/parent"]);
+        s.nodes[1].parent = None;
+        s.nodes[1].camera = Some(0);
+        assert_eq!(paths(&s), ["/nodes/1/camera"]);
+    }
+
+    #[test]
+    fn mesh_counts_and_weights() {
+        let mut s = Scene::default();
+        s.meshes.push(Mesh {
+            primitives: vec![Primitive {
+                positions: vec![[0.0; 3]; 4],
+                normals: vec![[0.0, 1.0, 0.0]; 3],
+                indices: vec![0, 1, 4],
+                targets: vec![MorphTarget::default()],
+                ..Primitive::default()
+            }],
+            target_names: vec!["t".into()],
+            ..Mesh::default()
+        });
+        s.nodes.push(Node {
+            mesh: Some(0),
+            weights: vec![0.0, 1.0],
+            ..Node::new("n")
+        });
+        assert_eq!(
+            paths(&s),
+            [
+                "/nodes/0/weights",
+                "/meshes/0/primitives/0/normals",
+                "/meshes/0/primitives/0/indices",
+                "/meshes/0/primitives/0/targets/0/positions",
+            ]
+        );
+    }
+
+    #[test]
+    fn channels_cameras_lights_textures() {
+        let mut s = Scene::default();
+        s.nodes.push(Node::new("n"));
+        s.textures.push(Texture {
+            width: 2,
+            height: 2,
+            pixels: vec![0; 15],
+            ..Texture::default()
+        });
+        s.cameras.push(Camera {
+            name: "c".into(),
+            projection: Projection::Perspective {
+                yfov: 0.5,
+                znear: 1.0,
+                zfar: Some(0.5),
+                aspect_ratio: None,
+            },
+        });
+        s.lights.push(Light {
+            name: "l".into(),
+            kind: LightKind::Spot {
+                inner_cone_angle: 0.5,
+                outer_cone_angle: 0.4,
+            },
+            color: [1.0; 3],
+            intensity: -1.0,
+            range: None,
+        });
+        s.animations.push(Animation {
+            name: "a".into(),
+            channels: vec![
+                Channel {
+                    node: 0,
+                    interpolation: Interpolation::Cubicspline,
+                    times: vec![0.0, 1.0],
+                    track: Track::Translation(vec![[0.0; 3]; 2]),
+                },
+                Channel {
+                    node: 0,
+                    interpolation: Interpolation::Step,
+                    times: vec![0.0],
+                    track: Track::Weights(vec![vec![1.0]]),
+                },
+            ],
+            extras: serde_json::Value::Null,
+        });
+        assert_eq!(
+            paths(&s),
+            [
+                "/cameras/0/projection",
+                "/lights/0/intensity",
+                "/lights/0/kind",
+                "/textures/0/pixels",
+                "/animations/0/channels/0/track",
+                "/animations/0/channels/1/node",
+            ]
+        );
+    }
+
+    #[test]
+    fn frame_weights_select_one_target_per_key() {
+        let c = Channel::frame_weights(3, vec![0.0, 0.5, 1.0], Interpolation::Linear);
+        assert_eq!(
+            c.track,
+            Track::Weights(vec![
+                vec![1.0, 0.0, 0.0],
+                vec![0.0, 1.0, 0.0],
+                vec![0.0, 0.0, 1.0]
+            ])
+        );
+    }
+}
