@@ -327,8 +327,10 @@ mod tests {
 
     #[test]
     fn parent_cycles_and_dangling_indices() {
-        let mut s = Scene::default();
-        s.nodes = vec![Node::new("a"), Node::new("b")];
+        let mut s = Scene {
+            nodes: vec![Node::new("a"), Node::new("b")],
+            ..Scene::default()
+        };
         s.nodes[0].parent = Some(1);
         s.nodes[1].parent = Some(0);
         assert_eq!(paths(&s), ["/nodes/0/parent", "/nodes/1/parent"]);
