@@ -21,6 +21,7 @@ impl Scene {
     /// Every inconsistency in the scene: indices out of range, parent cycles, per-vertex arrays
     /// of the wrong length, indices past the vertices, morph target counts, texture sizes,
     /// textured materials on primitives without UVs, camera and light parameters glTF rejects,
+    /// values that are not finite numbers,
     /// channel key and value counts, times not strictly increasing. Empty when the scene can be
     /// exported.
     pub fn check(&self) -> Vec<SceneError> {
@@ -28,6 +29,20 @@ impl Scene {
         let mut err = |path: String, what: String| out.push(SceneError { path, what });
         for (i, n) in self.nodes.iter().enumerate() {
             let p = format!("/nodes/{i}");
+            let finite = match &n.transform {
+                super::Transform::Trs {
+                    translation,
+                    rotation,
+                    scale,
+                } => all_finite(translation) && all_finite(rotation) && all_finite(scale),
+                super::Transform::Matrix(m) => all_finite(m),
+            };
+            if !finite || !all_finite(&n.weights) {
+                err(
+                    format!("{p}/transform"),
+                    "a transform or weight is not a finite number".into(),
+                );
+            }
             let refs = [
                 ("parent", n.parent, self.nodes.len()),
                 ("mesh", n.mesh, self.meshes.len()),
@@ -139,6 +154,30 @@ impl Scene {
                         "the material has a texture but the primitive has no UVs".into(),
                     );
                 }
+                let arrays: [(&str, bool); 4] = [
+                    ("positions", pr.positions.iter().all(|v| all_finite(v))),
+                    ("normals", pr.normals.iter().all(|v| all_finite(v))),
+                    ("uvs", pr.uvs.iter().all(|v| all_finite(v))),
+                    ("colors", pr.colors.iter().all(|v| all_finite(v))),
+                ];
+                for (what, ok) in arrays {
+                    if !ok {
+                        err(
+                            format!("{p}/{what}"),
+                            "a value is not a finite number".into(),
+                        );
+                    }
+                }
+                if let Some(t) = pr
+                    .targets
+                    .iter()
+                    .position(|t| !t.positions.iter().all(|v| all_finite(v)))
+                {
+                    err(
+                        format!("{p}/targets/{t}/positions"),
+                        "a value is not a finite number".into(),
+                    );
+                }
                 if pr.targets.len() != m.target_names.len() {
                     err(
                         format!("{p}/targets"),
@@ -214,6 +253,20 @@ impl Scene {
             }
         }
         for (i, m) in self.materials.iter().enumerate() {
+            if !all_finite(&m.base_color) {
+                err(
+                    format!("/materials/{i}/base_color"),
+                    "a value is not a finite number".into(),
+                );
+            }
+            if let super::AlphaMode::Mask { cutoff } = m.alpha_mode {
+                if !(cutoff >= 0.0 && cutoff.is_finite()) {
+                    err(
+                        format!("/materials/{i}/alpha_mode"),
+                        format!("cutoff {cutoff} is not ≥ 0"),
+                    );
+                }
+            }
             if let Some(t) = m.texture {
                 if t >= self.textures.len() {
                     err(
@@ -279,6 +332,18 @@ impl Scene {
                 if c.times.iter().any(|t| !t.is_finite() || *t < 0.0) {
                     err(format!("{p}/times"), "times must be finite and ≥ 0".into());
                 }
+                let values_finite = match &c.track {
+                    Track::Translation(v) | Track::Scale(v) => v.iter().all(|x| all_finite(x)),
+                    Track::Rotation(v) => v.iter().all(|x| all_finite(x)),
+                    Track::Weights(v) => v.iter().all(|x| all_finite(x)),
+                    Track::Visibility(_) => true,
+                };
+                if !values_finite {
+                    err(
+                        format!("{p}/track"),
+                        "a value is not a finite number".into(),
+                    );
+                }
                 let per_key = match (c.interpolation, &c.track) {
                     (_, Track::Visibility(_)) => 1,
                     (super::Interpolation::Cubicspline, _) => 3,
@@ -315,6 +380,10 @@ impl Scene {
         }
         out
     }
+}
+
+fn all_finite(v: &[f32]) -> bool {
+    v.iter().all(|x| x.is_finite())
 }
 
 #[cfg(test)]
