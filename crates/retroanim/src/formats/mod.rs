@@ -1,5 +1,6 @@
 //! One module per format: its layout table, faithful types, reader, writer and validation.
 
+mod json_f32;
 pub mod mdd;
 pub mod pc2;
 mod stream;

@@ -21,6 +21,8 @@
 //!   rejects S ≤ 0, so `validate` reports an empty cache as an error.
 //! - PC2 counts time in frames; converting to seconds (for MDD or glTF) needs a frame rate,
 //!   which the file does not hold: [`Pc2::to_point_cache`] takes it.
+//! - In the JSON dump, NaN and infinite values are written as `"f32:0x<bits>"` strings (JSON
+//!   has no such numbers), so a dump converts back to the identical file.
 //! - 3ds Max is Z-up, Blender's exporter rotates to Y-up by default: there is no axis field and
 //!   positions are kept as stored.
 
@@ -62,10 +64,13 @@ pub struct Pc2 {
     /// Points per sample.
     pub points: u32,
     /// Frame number of the first sample.
+    #[serde(with = "super::json_f32::scalar")]
     pub start_frame: f32,
     /// Frames between samples.
+    #[serde(with = "super::json_f32::scalar")]
     pub sample_rate: f32,
     /// The samples, `points` positions each.
+    #[serde(with = "super::json_f32::frames")]
     pub frames: Vec<Vec<[f32; 3]>>,
 }
 
