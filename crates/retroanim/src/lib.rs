@@ -35,9 +35,11 @@
 pub mod bytes;
 mod detect;
 mod error;
+pub mod export;
 pub mod formats;
 mod limits;
 pub mod report;
+pub mod scene;
 
 pub use detect::{detect, Format};
 pub use error::{Error, Result};
@@ -53,6 +55,10 @@ use serde::{Deserialize, Serialize};
 pub enum Model {
     /// A TOD animation.
     Tod(formats::tod::Tod),
+    /// An MDD point cache.
+    Mdd(formats::mdd::Mdd),
+    /// A PC2 point cache.
+    Pc2(formats::pc2::Pc2),
 }
 
 impl Model {
@@ -60,6 +66,8 @@ impl Model {
     pub fn format(&self) -> Format {
         match self {
             Model::Tod(_) => Format::Tod,
+            Model::Mdd(_) => Format::Mdd,
+            Model::Pc2(_) => Format::Pc2,
         }
     }
 
@@ -67,6 +75,8 @@ impl Model {
     pub fn write(&self) -> Result<Vec<u8>> {
         match self {
             Model::Tod(t) => formats::tod::write(t),
+            Model::Mdd(m) => formats::mdd::write(m),
+            Model::Pc2(p) => formats::pc2::write(p),
         }
     }
 
@@ -74,6 +84,8 @@ impl Model {
     pub fn validate(&self) -> Vec<Issue> {
         match self {
             Model::Tod(t) => formats::tod::validate(t),
+            Model::Mdd(m) => formats::mdd::validate(m),
+            Model::Pc2(p) => formats::pc2::validate(p),
         }
     }
 
@@ -81,6 +93,8 @@ impl Model {
     pub fn summary(&self) -> serde_json::Value {
         let v = match self {
             Model::Tod(t) => serde_json::to_value(t.summary()),
+            Model::Mdd(m) => serde_json::to_value(m.summary()),
+            Model::Pc2(p) => serde_json::to_value(p.summary()),
         };
         v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
     }
@@ -130,6 +144,8 @@ pub fn read_any(data: &[u8]) -> Result<Model> {
 pub fn read_any_with(data: &[u8], limits: &Limits) -> Result<Model> {
     match detect(data) {
         Some(Format::Tod) => formats::tod::read_with(data, limits).map(Model::Tod),
+        Some(Format::Mdd) => formats::mdd::read_with(data, limits).map(Model::Mdd),
+        Some(Format::Pc2) => formats::pc2::read_with(data, limits).map(Model::Pc2),
         Some(Format::Json) => Model::from_json(data),
         Some(other) => Err(Error::Unsupported {
             format: other,
