@@ -18,6 +18,8 @@
 //!   and `validate` reports it. Any other size is `Malformed` (a truncated file must not pass as
 //!   a shorter animation).
 //! - Counts above `i32::MAX` are negative in the format's signed reading and rejected.
+//! - In the JSON dump, NaN and infinite values are written as `"f32:0x<bits>"` strings (JSON
+//!   has no such numbers), so a dump converts back to the identical file.
 //! - There is no axis field: LightWave is Y-up left-handed, Blender 2.8+ writes its own Z-up
 //!   coordinates unchanged, Blender 2.7x swapped to Y-up. Positions are kept as stored.
 
@@ -39,11 +41,17 @@ pub struct Mdd {
     /// Points per frame (the header's P).
     pub points: u32,
     /// One time per counted frame, in seconds (the header's F is its length).
+    #[serde(with = "super::json_f32::list")]
     pub times: Vec<f32>,
     /// The uncounted rest frame before frame 0, when the file has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "super::json_f32::optional_frame"
+    )]
     pub rest_frame: Option<Vec<[f32; 3]>>,
     /// The counted frames, `times.len()` of them, `points` positions each.
+    #[serde(with = "super::json_f32::frames")]
     pub frames: Vec<Vec<[f32; 3]>>,
 }
 
@@ -125,6 +133,16 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Mdd> {
     let mut r = Reader::be(data, Format::Mdd).with_limits(*limits);
     let frames = signed_count(&mut r, "frame count")?;
     let points = signed_count(&mut r, "point count")?;
+    if frames > 0 && points * 12 > r.remaining() as u64 {
+        return Err(r.malformed_at(
+            4,
+            format!(
+                "point count {points}: one frame needs {} bytes, only {} are left",
+                points * 12,
+                r.remaining()
+            ),
+        ));
+    }
     let frame_size = stream::frame_bytes(points, limits, Format::Mdd)?;
     let n = r.count(frames, 4, "frame times")?;
     let mut times = Vec::with_capacity(n);
@@ -132,10 +150,10 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Mdd> {
         times.push(r.f32("frame time")?);
     }
     let body = r.remaining() as u64;
-    let counted = frames * frame_size as u64;
+    let counted = frames.saturating_mul(frame_size as u64);
     let rest = if body == counted {
         false
-    } else if frame_size > 0 && body == counted + frame_size as u64 {
+    } else if frame_size > 0 && body == counted.saturating_add(frame_size as u64) {
         true
     } else {
         let at = r.offset() + if body < counted { 0 } else { counted };
@@ -359,10 +377,12 @@ impl<R: Read> StreamReader<R> {
         let points = signed_count(&mut r, "point count")?;
         let frame_size = stream::frame_bytes(points, limits, Format::Mdd)? as u64;
         limits.items("frames", frames)?;
-        let counted = HEADER_SIZE + 4 * frames + frames * frame_size;
+        let counted = frames
+            .saturating_mul(frame_size)
+            .saturating_add(HEADER_SIZE + 4 * frames);
         let rest_frame = if len == counted {
             false
-        } else if frame_size > 0 && len == counted + frame_size {
+        } else if frame_size > 0 && len == counted.saturating_add(frame_size) {
             true
         } else {
             return Err(Error::Malformed {
@@ -572,6 +592,9 @@ mod tests {
         let b = [0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0];
         assert!(read(&b).is_err());
         assert!(StreamReader::new(&b[..], u64::MAX, &Limits::default()).is_err());
+        // Without limits the size arithmetic saturates instead of overflowing.
+        assert!(read_with(&b, &Limits::none()).is_err());
+        assert!(StreamReader::new(&b[..], u64::MAX, &Limits::none()).is_err());
     }
 
     #[test]

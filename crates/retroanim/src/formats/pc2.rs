@@ -21,6 +21,8 @@
 //!   rejects S ≤ 0, so `validate` reports an empty cache as an error.
 //! - PC2 counts time in frames; converting to seconds (for MDD or glTF) needs a frame rate,
 //!   which the file does not hold: [`Pc2::to_point_cache`] takes it.
+//! - In the JSON dump, NaN and infinite values are written as `"f32:0x<bits>"` strings (JSON
+//!   has no such numbers), so a dump converts back to the identical file.
 //! - 3ds Max is Z-up, Blender's exporter rotates to Y-up by default: there is no axis field and
 //!   positions are kept as stored.
 
@@ -62,10 +64,13 @@ pub struct Pc2 {
     /// Points per sample.
     pub points: u32,
     /// Frame number of the first sample.
+    #[serde(with = "super::json_f32::scalar")]
     pub start_frame: f32,
     /// Frames between samples.
+    #[serde(with = "super::json_f32::scalar")]
     pub sample_rate: f32,
     /// The samples, `points` positions each.
+    #[serde(with = "super::json_f32::frames")]
     pub frames: Vec<Vec<[f32; 3]>>,
 }
 
@@ -191,9 +196,20 @@ pub fn read(data: &[u8]) -> Result<Pc2> {
 pub fn read_with(data: &[u8], limits: &Limits) -> Result<Pc2> {
     let mut r = Reader::le(data, Format::Pc2).with_limits(*limits);
     let header = read_header(&mut r, limits)?;
+    if header.samples > 0 && header.points as u64 * 12 > r.remaining() as u64 {
+        return Err(r.malformed_at(
+            16,
+            format!(
+                "point count {}: one sample needs {} bytes, only {} are left",
+                header.points,
+                header.points as u64 * 12,
+                r.remaining()
+            ),
+        ));
+    }
     let frame_size = stream::frame_bytes(header.points as u64, limits, Format::Pc2)?;
     let body = r.remaining() as u64;
-    let need = header.samples as u64 * frame_size as u64;
+    let need = (header.samples as u64).saturating_mul(frame_size as u64);
     if body != need {
         let what = if body < need {
             format!(
