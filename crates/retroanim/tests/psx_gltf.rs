@@ -527,3 +527,53 @@ fn smooth_and_raw_axes_options() {
         .any(|n| n.name == "camera 0 lens" && n.camera.is_some()));
     write_and_validate(&smooth, "smooth");
 }
+
+#[test]
+fn blender_sees_the_janken_hand_where_the_player_puts_it() {
+    let Some((model, tods)) = janken() else {
+        return;
+    };
+    let (_, appear) = tods
+        .iter()
+        .find(|(n, _)| n.ends_with("APPEAR.TOD"))
+        .unwrap();
+    let opts = PsxOptions::default();
+    let scene = psx::tod_scene(appear, Some(&model), &opts).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let glb = dir.path().join("appear.glb");
+    std::fs::write(&glb, gltf::write_glb(&scene).unwrap()).unwrap();
+    let first = appear.frames[0].number;
+    let mut frames = Vec::new();
+    let mut player = tod::Player::new(appear, Some(&model));
+    for pose in player.by_ref() {
+        if ![0, 1, 40, 100, 160, 229, 230].contains(&(pose.frame - first)) {
+            continue;
+        }
+        let objects: serde_json::Map<String, serde_json::Value> = pose
+            .objects
+            .iter()
+            .map(|o| {
+                let m = expected(&o.world, opts.scale as f64);
+                (
+                    format!("object {}", o.id),
+                    serde_json::json!({
+                        "t": [m[0][3], m[1][3], m[2][3]],
+                        "m": [[m[0][0], m[0][1], m[0][2]], [m[1][0], m[1][1], m[1][2]], [m[2][0], m[2][1], m[2][2]]],
+                    }),
+                )
+            })
+            .collect();
+        frames.push(serde_json::json!({
+            "time": (pose.frame - first) as f64 * appear.ticks_per_frame() as f64 / 60.0,
+            "objects": objects,
+        }));
+    }
+    assert_eq!(frames.len(), 7);
+    let want = dir.path().join("expected.json");
+    std::fs::write(
+        &want,
+        serde_json::to_vec(&serde_json::json!({ "frames": frames })).unwrap(),
+    )
+    .unwrap();
+    common::run_blender_check("check_tod.py", &[glb.as_path(), want.as_path()]);
+}
