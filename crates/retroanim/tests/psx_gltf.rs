@@ -577,3 +577,21 @@ fn blender_sees_the_janken_hand_where_the_player_puts_it() {
     .unwrap();
     common::run_blender_check("check_tod.py", &[glb.as_path(), want.as_path()]);
 }
+
+#[test]
+fn shipped_sample_converts_clean() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
+    let anim = tod::read(&std::fs::read(root.join("swing.tod")).unwrap()).unwrap();
+    let link = tmd::read(&std::fs::read(root.join("link.tmd")).unwrap()).unwrap();
+    let scene = psx::tod_scene(&anim, Some(&link), &PsxOptions::default()).unwrap();
+    let names: Vec<&str> = scene.nodes.iter().map(|n| n.name.as_str()).collect();
+    for id in 1..=4 {
+        assert!(names.contains(&format!("object {id}").as_str()), "{names:?}");
+        assert!(names.contains(&format!("object {id} model 0").as_str()), "{names:?}");
+    }
+    // The last link is killed on the last frame: its model is hidden there.
+    let last = names.iter().position(|&n| n == "object 4 model 0").unwrap();
+    let end = (anim.frames.len() - 1) as f32 * 2.0 / 60.0;
+    assert!(visible_at(&scene, last, 0.0) && !visible_at(&scene, last, end));
+    write_and_validate(&scene, "swing");
+}

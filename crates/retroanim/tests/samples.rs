@@ -133,3 +133,95 @@ fn integer_sine_is_a_sine() {
     assert_eq!(sine_4096(72, 96), -4096);
     assert!((sine_4096(8, 96) - 2048).abs() < 20, "sin 30° ~ 0.5");
 }
+
+/// The link the swinging chain animates (TMD ID 1 = object 0): a 40 × 200 × 40 box hanging
+/// down from its origin (the PlayStation's +Y is down), six lit flat quads with their own
+/// colours and normals, front faces clockwise as the console draws them.
+pub fn chain_link() -> retroanim::formats::tmd::Tmd {
+    use retroanim::formats::tmd::*;
+    let v = |x: i16, y: i16, z: i16| SVector { x, y, z, pad: 0 };
+    let corner = |i: usize| {
+        v(
+            if i & 1 != 0 { 20 } else { -20 },
+            if i & 2 != 0 { 200 } else { 0 },
+            if i & 4 != 0 { 20 } else { -20 },
+        )
+    };
+    let vertices: Vec<SVector> = (0..8).map(corner).collect();
+    // (axis, side): the face's four corners in Z order, and its outward normal.
+    let faces = [(0, 1), (0, 0), (1, 1), (1, 0), (2, 1), (2, 0)];
+    let colors = [
+        (200, 60, 40),
+        (160, 50, 30),
+        (60, 200, 40),
+        (50, 160, 30),
+        (40, 60, 200),
+        (30, 50, 160),
+    ];
+    let mut normals = Vec::new();
+    let mut primitives = Vec::new();
+    for (k, &(axis, side)) in faces.iter().enumerate() {
+        let mut quad: Vec<u16> = (0..8u16)
+            .filter(|&i| (i as usize >> axis) & 1 == side)
+            .collect();
+        let mut n = [0i16; 3];
+        n[axis] = if side == 1 { 4096 } else { -4096 };
+        normals.push(v(n[0], n[1], n[2]));
+        // Clockwise front: (v1 - v0) × (v2 - v0) must point against the normal.
+        let p = |i: u16| {
+            let c = &vertices[i as usize];
+            [c.x as i32, c.y as i32, c.z as i32]
+        };
+        let (a, b, c) = (p(quad[0]), p(quad[1]), p(quad[2]));
+        let e1 = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+        let e2 = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+        let cross = [
+            e1[1] * e2[2] - e1[2] * e2[1],
+            e1[2] * e2[0] - e1[0] * e2[2],
+            e1[0] * e2[1] - e1[1] * e2[0],
+        ];
+        if cross[axis] * n[axis] as i32 > 0 {
+            quad.swap(1, 2);
+        }
+        let (r, g, b) = colors[k];
+        primitives.push(Primitive {
+            olen: 5,
+            flag: 0,
+            mode: 0x28,
+            data: PrimitiveData::Polygon(Polygon {
+                colors: vec![Rgbx { r, g, b, x: 0x28 }],
+                uvs: vec![],
+                normals: vec![k as u16],
+                vertices: quad,
+                pad: 0,
+            }),
+        });
+    }
+    let mut model = Tmd {
+        flags: 0,
+        address_base: 0,
+        objects: vec![Object {
+            vert_top: 0,
+            normal_top: 0,
+            primitive_top: 0,
+            scale: 0,
+            vertices,
+            normals,
+            primitives,
+        }],
+        gaps: vec![],
+    };
+    model.pack();
+    model
+}
+
+#[test]
+fn link_tmd_is_regenerated_identically() {
+    use retroanim::formats::tmd;
+    let link = chain_link();
+    assert!(tmd::validate(&link).is_empty(), "{:#?}", tmd::validate(&link));
+    let bytes = tmd::write(&link).unwrap();
+    assert_eq!(tmd::read(&bytes).unwrap(), link);
+    assert_eq!(link.meshes()[0].triangles.len(), 12);
+    check_sample("link.tmd", &bytes);
+}
