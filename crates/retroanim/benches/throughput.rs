@@ -149,9 +149,52 @@ fn main() {
         },
         &mut ratios,
     );
+    bench_playback(&mut c);
     c.final_summary();
     println!("\nthroughput over the corpus (distinct files), as a ratio to copying the bytes:");
     for r in ratios {
         println!("{r}");
+    }
+}
+
+/// TOD playback of every corpus TOD to its last frame, and the glTF export of the largest TOD
+/// with a TMD beside it (the janken hand's APPEAR.TOD with TE.TMD).
+fn bench_playback(c: &mut Criterion) {
+    use retroanim::formats::{tmd, tod};
+    let anims: Vec<tod::Tod> = corpus("TOD")
+        .iter()
+        .map(|(_, b)| tod::read(b).unwrap())
+        .collect();
+    if anims.is_empty() {
+        return;
+    }
+    let mut g = c.benchmark_group("tod_play");
+    g.throughput(Throughput::Elements(
+        anims.iter().map(|a| a.frames.len() as u64).sum(),
+    ));
+    g.bench_function("whole corpus", |b| {
+        b.iter(|| {
+            for a in &anims {
+                black_box(tod::Player::new(a, None).last());
+            }
+        })
+    });
+    g.finish();
+    let find = |kind: &str, tail: &str| {
+        corpus(kind)
+            .into_iter()
+            .find(|(p, _)| p.ends_with(tail))
+            .map(|(_, b)| b)
+    };
+    let hand = find("TMD", "TE.TMD").map(|b| tmd::read(&b).unwrap());
+    let appear = find("TOD", "APPEAR.TOD").map(|b| tod::read(&b).unwrap());
+    if let (Some(hand), Some(appear)) = (hand, appear) {
+        let opts = retroanim::import::psx::PsxOptions::default();
+        c.bench_function("tod_gltf/largest TOD+TMD to glb", |b| {
+            b.iter(|| {
+                let scene = retroanim::import::psx::tod_scene(&appear, Some(&hand), &opts).unwrap();
+                black_box(retroanim::export::gltf::write_glb(&scene).unwrap())
+            })
+        });
     }
 }

@@ -586,12 +586,35 @@ fn shipped_sample_converts_clean() {
     let scene = psx::tod_scene(&anim, Some(&link), &PsxOptions::default()).unwrap();
     let names: Vec<&str> = scene.nodes.iter().map(|n| n.name.as_str()).collect();
     for id in 1..=4 {
-        assert!(names.contains(&format!("object {id}").as_str()), "{names:?}");
-        assert!(names.contains(&format!("object {id} model 0").as_str()), "{names:?}");
+        assert!(
+            names.contains(&format!("object {id}").as_str()),
+            "{names:?}"
+        );
+        assert!(
+            names.contains(&format!("object {id} model 0").as_str()),
+            "{names:?}"
+        );
     }
     // The last link is killed on the last frame: its model is hidden there.
     let last = names.iter().position(|&n| n == "object 4 model 0").unwrap();
     let end = (anim.frames.len() - 1) as f32 * 2.0 / 60.0;
     assert!(visible_at(&scene, last, 0.0) && !visible_at(&scene, last, end));
     write_and_validate(&scene, "swing");
+}
+
+#[test]
+fn every_corpus_tod_plays_to_its_last_frame_and_converts() {
+    let files = common::corpus_files("TOD");
+    for (k, (name, path)) in files.iter().enumerate() {
+        let anim = tod::read(&std::fs::read(path).unwrap()).unwrap();
+        let mut player = tod::Player::new(&anim, None);
+        let last = player.by_ref().last().unwrap();
+        assert_eq!(last.applied, Some(anim.frames.len() - 1), "{name}");
+        let scene = psx::tod_scene(&anim, None, &PsxOptions::default()).unwrap();
+        assert!(scene.check().is_empty(), "{name}");
+        // The validator takes a moment per file: a sample of the corpus.
+        if k % 15 == 0 {
+            write_and_validate(&scene, &format!("corpus{k}"));
+        }
+    }
 }

@@ -219,7 +219,11 @@ pub fn chain_link() -> retroanim::formats::tmd::Tmd {
 fn link_tmd_is_regenerated_identically() {
     use retroanim::formats::tmd;
     let link = chain_link();
-    assert!(tmd::validate(&link).is_empty(), "{:#?}", tmd::validate(&link));
+    assert!(
+        tmd::validate(&link).is_empty(),
+        "{:#?}",
+        tmd::validate(&link)
+    );
     let bytes = tmd::write(&link).unwrap();
     assert_eq!(tmd::read(&bytes).unwrap(), link);
     assert_eq!(link.meshes()[0].triangles.len(), 12);
