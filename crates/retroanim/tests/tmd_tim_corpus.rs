@@ -44,6 +44,9 @@ fn every_corpus_tim_round_trips_and_decodes() {
             other => panic!("{name}: {other:?}"),
         };
         assert_eq!(tim::write(&model).unwrap(), data, "{name}");
+        let json = Model::Tim(model.clone()).to_json().unwrap();
+        let back = Model::from_json(json.as_bytes()).unwrap();
+        assert_eq!(back.write().unwrap(), data, "{name} via JSON");
         if model.depth() != Some(tim::Depth::Mixed) {
             let img = model
                 .to_rgba(&tim::DecodeOptions::default())

@@ -26,6 +26,9 @@
 //! camera type 1 rotation 3 × int32 (bit 2) and translation 3 × int32 (bit 3), bit 1 =
 //! differential; object control none (flag 0 create, 1 kill, 2..15 reserved).
 //!
+//! [`Player`] ([`play`]) plays a TOD as the PsyQ sample player does, in the console's
+//! fixed-point arithmetic; its module documents the readings it takes.
+//!
 //! Readings taken where the sources are silent or disagree:
 //! - The frame size field decides where the next frame starts when it covers more words than the
 //!   packets (those words are kept); when the packets run past it, the packets win and the field is
