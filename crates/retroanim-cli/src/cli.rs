@@ -121,6 +121,10 @@ pub struct ConvertArgs {
     /// TOD → glTF: the TMD model the animation drives (TMD ID k shows TMD object k-1).
     #[arg(long, value_name = "MODEL.TMD")]
     pub tmd: Option<PathBuf>,
+    /// TOD → glTF: animations to play first on the same object table (repeatable), as the
+    /// janken sample plays APPEAR.TOD before the others; only the input's frames become keys.
+    #[arg(long, value_name = "ANIM.TOD")]
+    pub after: Vec<PathBuf>,
     /// TOD/TMD → glTF: a TIM texture for the model's textured polygons (repeatable).
     #[arg(long, value_name = "TEX.TIM")]
     pub tim: Vec<PathBuf>,

@@ -215,12 +215,30 @@ fn janken_world_transforms_match_the_player_at_every_frame() {
 }
 
 #[test]
-fn every_janken_animation_exports_clean() {
+fn every_janken_animation_exports_clean_after_appear() {
     let Some((model, tods)) = janken() else {
         return;
     };
+    let (_, appear) = tods
+        .iter()
+        .find(|(n, _)| n.ends_with("APPEAR.TOD"))
+        .unwrap();
     for (name, anim) in &tods {
-        let scene = psx::tod_scene(anim, Some(&model), &PsxOptions::default()).unwrap();
+        let prelude: Vec<&tod::Tod> = if name.ends_with("APPEAR.TOD") {
+            vec![]
+        } else {
+            vec![appear]
+        };
+        let scene =
+            psx::tod_scene_after(&prelude, anim, Some(&model), &PsxOptions::default()).unwrap();
+        // The hand's 30 objects, and a model node for each TE.TMD part one of them shows.
+        let objects = scene
+            .nodes
+            .iter()
+            .filter(|n| n.name.starts_with("object "))
+            .count();
+        assert_eq!(objects, 30 + model.objects.len(), "{name}");
+        assert!(!scene.animations.is_empty(), "{name}");
         write_and_validate(&scene, name.rsplit('/').next().unwrap());
     }
 }

@@ -154,8 +154,8 @@ fn psx_gltf(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>
     }
     let scene = match model {
         Model::Tmd(t) => {
-            if args.tmd.is_some() {
-                bail!("--tmd is for TOD input; the input is already a TMD");
+            if args.tmd.is_some() || !args.after.is_empty() {
+                bail!("--tmd and --after are for TOD input; the input is a TMD");
             }
             psx::tmd_scene(t, &opts)?
         }
@@ -171,7 +171,19 @@ fn psx_gltf(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>
                     ),
                 },
             };
-            psx::tod_scene(anim, tmd.as_ref(), &opts)?
+            let mut before = Vec::new();
+            for path in &args.after {
+                match super::load(path)? {
+                    (_, Model::Tod(t)) => before.push(t),
+                    (_, m) => bail!(
+                        "{}: a {} file; --after needs a TOD",
+                        path.display(),
+                        m.format()
+                    ),
+                }
+            }
+            let before: Vec<&retroanim::formats::tod::Tod> = before.iter().collect();
+            psx::tod_scene_after(&before, anim, tmd.as_ref(), &opts)?
         }
         _ => unreachable!("only TOD and TMD reach psx_gltf"),
     };

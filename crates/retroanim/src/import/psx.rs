@@ -508,6 +508,18 @@ fn visibility_channel(node: usize, times: &[f32], vis: &[bool], out: &mut Vec<Ch
 
 /// An animated scene of a TOD, with the TMD's models when given.
 pub fn tod_scene(tod: &Tod, tmd: Option<&Tmd>, opts: &PsxOptions) -> Result<Scene> {
+    tod_scene_after(&[], tod, tmd, opts)
+}
+
+/// [`tod_scene`] for a TOD played after `prelude` on the same object table (as the janken
+/// sample plays `APPEAR.TOD` first: the later files create no objects of their own). Only
+/// `tod`'s frames become keys; the prelude sets the objects up.
+pub fn tod_scene_after(
+    prelude: &[&Tod],
+    tod: &Tod,
+    tmd: Option<&Tmd>,
+    opts: &PsxOptions,
+) -> Result<Scene> {
     let conv = Conv::new(opts);
     let mut scene = Scene {
         name: Some("tod".into()),
@@ -517,7 +529,20 @@ pub fn tod_scene(tod: &Tod, tmd: Option<&Tmd>, opts: &PsxOptions) -> Result<Scen
         Some(t) => Some(build_models(t, &conv, opts, &mut scene)?),
         None => None,
     };
-    let mut player = Player::new(tod, tmd);
+    let mut before: Option<Player> = None;
+    for anim in prelude {
+        let mut p = match before.take() {
+            None => Player::new(anim, tmd),
+            Some(p) => p.then(anim),
+        };
+        opts.limits.steps("TOD playback ticks", p.tick_bound())?;
+        while p.advance() {}
+        before = Some(p);
+    }
+    let mut player = match before {
+        None => Player::new(tod, tmd),
+        Some(p) => p.then(tod),
+    };
     opts.limits
         .steps("TOD playback ticks", player.tick_bound())?;
     let poses: Vec<Pose> = player.by_ref().collect();
