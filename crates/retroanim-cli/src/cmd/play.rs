@@ -88,10 +88,10 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
             ));
             for o in &p.objects {
                 text.push_str(&format!(
-                    "  object {} tmd {:?} parent {:?} {} world t {:?} m {:?}\n",
+                    "  object {} tmd {} parent {} {} world t {:?} m {:?}\n",
                     o.id,
-                    o.tmd_id,
-                    o.parent,
+                    o.tmd_id.map_or("-".into(), |v| v.to_string()),
+                    o.parent.map_or("-".into(), |v| v.to_string()),
                     if o.visible { "visible" } else { "hidden" },
                     o.world.t,
                     o.world.m

@@ -450,11 +450,11 @@ impl Keys {
     fn channels(&self, node: usize, interpolation: Interpolation, out: &mut Vec<Channel>) {
         let mut add = |track: fn(&Keys, &[usize]) -> Track,
                        values_eq: &dyn Fn(usize, usize) -> bool| {
-            let keep = thin(self.times.len(), values_eq);
-            if keep.len() <= 1 && self.times.len() > 1 && keep.first() == Some(&0) {
+            if (0..self.times.len()).all(|i| values_eq(i, 0)) {
                 // Constant: the rest transform holds it.
                 return;
             }
+            let keep = thin(self.times.len(), values_eq);
             out.push(Channel {
                 node,
                 interpolation,
@@ -494,10 +494,11 @@ fn thin(n: usize, eq: &dyn Fn(usize, usize) -> bool) -> Vec<usize> {
 }
 
 fn visibility_channel(node: usize, times: &[f32], vis: &[bool], out: &mut Vec<Channel>) {
-    let keep = thin(vis.len(), &|a, b| vis[a] == vis[b]);
-    if keep.len() == 1 || keep.iter().all(|&i| vis[i]) {
+    // Constant visibility is the node's `hidden` flag.
+    if vis.iter().all(|&v| v == vis[0]) {
         return;
     }
+    let keep = thin(vis.len(), &|a, b| vis[a] == vis[b]);
     out.push(Channel {
         node,
         interpolation: Interpolation::Step,
