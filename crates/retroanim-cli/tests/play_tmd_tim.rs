@@ -267,3 +267,60 @@ fn tod_and_tmd_convert_to_gltf() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn after_plays_on_the_same_object_table() {
+    use tod::*;
+    let dir = tempfile::tempdir().unwrap();
+    let setup = sample_tod(dir.path());
+    // A second animation that only moves object 1: alone it has nothing to move.
+    let next = Tod {
+        header: Header {
+            version: 0,
+            resolution: 2,
+        },
+        frames: vec![Frame {
+            number: 0,
+            packets: vec![Packet::new(
+                1,
+                PacketData::Coordinate(Coordinate {
+                    translation: Some([7, 8, 9]),
+                    ..Coordinate::default()
+                }),
+            )],
+            extra_words: vec![],
+            size_override: None,
+        }],
+        trailing: vec![],
+    };
+    let next_path = dir.path().join("next.tod");
+    std::fs::write(&next_path, tod::write(&next).unwrap()).unwrap();
+    let alone = json_of(retroanim().arg("play").arg(&next_path).arg("--json"));
+    assert_eq!(alone["frames"][0]["objects"].as_array().unwrap().len(), 0);
+    assert!(alone["notes"][0].as_str().unwrap().contains("not alive"));
+    let chained = json_of(
+        retroanim()
+            .arg("play")
+            .arg(&next_path)
+            .arg("--after")
+            .arg(&setup)
+            .arg("--json"),
+    );
+    assert_eq!(
+        chained["frames"][0]["objects"][0]["world"]["t"],
+        serde_json::json!([7, 8, 9])
+    );
+    let model = sample_tmd(dir.path());
+    let glb = dir.path().join("next.glb");
+    retroanim()
+        .arg("convert")
+        .arg(&next_path)
+        .arg(&glb)
+        .arg("--tmd")
+        .arg(&model)
+        .arg("--after")
+        .arg(&setup)
+        .assert()
+        .success();
+    assert_eq!(&std::fs::read(&glb).unwrap()[..4], b"glTF");
+}

@@ -229,3 +229,66 @@ fn link_tmd_is_regenerated_identically() {
     assert_eq!(link.meshes()[0].triangles.len(), 12);
     check_sample("link.tmd", &bytes);
 }
+
+/// A 16 × 16 4-bit texture with its CLUT: a checkerboard of two colours in 4 × 4 squares, a
+/// transparent (colour 0x0000) one-pixel frame, and one semi-transparent (STP) square.
+pub fn checker_tim() -> retroanim::formats::tim::Tim {
+    use retroanim::formats::tim::{Block, Tim};
+    let rgb = |r: u16, g: u16, b: u16| r | g << 5 | b << 10;
+    let mut clut = vec![0u16; 16];
+    clut[1] = rgb(31, 24, 4);
+    clut[2] = rgb(4, 8, 24);
+    clut[3] = rgb(31, 31, 31) | 0x8000;
+    let index = |x: usize, y: usize| -> u16 {
+        if x == 0 || y == 0 || x == 15 || y == 15 {
+            0
+        } else if (4..8).contains(&x) && (4..8).contains(&y) {
+            3
+        } else {
+            1 + ((x / 4 + y / 4) % 2) as u16
+        }
+    };
+    let mut data = Vec::new();
+    for y in 0..16 {
+        for x4 in 0..4 {
+            let px = |k: usize| index(x4 * 4 + k, y) << (4 * k);
+            data.push(px(0) | px(1) | px(2) | px(3));
+        }
+    }
+    Tim {
+        version: 0,
+        id_reserved: 0,
+        pmode: 0,
+        flags_reserved: 0,
+        clut: Some(Block {
+            x: 0,
+            y: 480,
+            width: 16,
+            height: 1,
+            data: clut,
+            extra: vec![],
+        }),
+        image: Block {
+            x: 640,
+            y: 0,
+            width: 4,
+            height: 16,
+            data,
+            extra: vec![],
+        },
+        trailing: vec![],
+    }
+}
+
+#[test]
+fn checker_tim_is_regenerated_identically() {
+    use retroanim::formats::tim;
+    let t = checker_tim();
+    assert!(tim::validate(&t).is_empty(), "{:#?}", tim::validate(&t));
+    let bytes = tim::write(&t).unwrap();
+    assert_eq!(tim::read(&bytes).unwrap(), t);
+    let img = t.to_rgba(&tim::DecodeOptions::default()).unwrap();
+    assert_eq!((img.width, img.height), (16, 16));
+    assert_eq!(img.pixels[..4], [0, 0, 0, 0], "the frame is transparent");
+    check_sample("checker.tim", &bytes);
+}
