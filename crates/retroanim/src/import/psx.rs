@@ -566,14 +566,36 @@ pub fn tod_scene_after(
 
     // Objects, in order of first appearance.
     let mut ids: Vec<u16> = Vec::new();
+    let mut position: BTreeMap<u16, usize> = BTreeMap::new();
     for p in &poses {
         for o in &p.objects {
-            if !ids.contains(&o.id) {
+            position.entry(o.id).or_insert_with(|| {
                 ids.push(o.id);
-            }
+                ids.len() - 1
+            });
         }
     }
-    let at = |p: &Pose, id: u16| p.objects.iter().find(|o| o.id == id).cloned();
+    // Each pose's objects by ID (the first slot with an ID wins, as the player's search does);
+    // ticks are distinct, so they key the poses.
+    let table: BTreeMap<u32, BTreeMap<u16, usize>> = poses
+        .iter()
+        .map(|p| {
+            let by_id = p
+                .objects
+                .iter()
+                .enumerate()
+                .rev()
+                .map(|(i, o)| (o.id, i))
+                .collect();
+            (p.frame, by_id)
+        })
+        .collect();
+    let at = |p: &Pose, id: u16| {
+        table
+            .get(&p.frame)
+            .and_then(|m| m.get(&id))
+            .map(|&i| p.objects[i].clone())
+    };
     // A static parent: one parent ID for the whole life, and no dead parent slot.
     let mut parent_of: BTreeMap<u16, Option<u16>> = BTreeMap::new();
     for &id in &ids {
@@ -591,19 +613,20 @@ pub fn tod_scene_after(
             (true, 1) => parents.into_iter().next().flatten(),
             _ => None,
         };
-        let flat = !(consistent && parent_of_len_ok(&parent, &ids));
+        let known = parent.map_or(true, |p| position.contains_key(&p));
+        let flat = !(consistent && known);
         parent_of.insert(id, if flat { None } else { parent });
     }
     // Cut loops in the chosen hierarchy.
     for &id in &ids {
-        let mut seen = vec![id];
+        let mut seen = BTreeSet::from([id]);
         let mut cur = parent_of[&id];
         while let Some(p) = cur {
             if seen.contains(&p) {
                 parent_of.insert(id, None);
                 break;
             }
-            seen.push(p);
+            seen.insert(p);
             cur = parent_of.get(&p).copied().flatten();
         }
     }
@@ -619,7 +642,7 @@ pub fn tod_scene_after(
         .collect();
 
     let node_base = scene.nodes.len();
-    let index_of = |id: u16| node_base + ids.iter().position(|&x| x == id).unwrap_or(0);
+    let index_of = |id: u16| node_base + position.get(&id).copied().unwrap_or(0);
     for &id in &ids {
         let mut keys = Keys::default();
         let mut last: Option<Mat> = None;
@@ -712,10 +735,6 @@ pub fn tod_scene_after(
         });
     }
     Ok(scene)
-}
-
-fn parent_of_len_ok(parent: &Option<u16>, ids: &[u16]) -> bool {
-    parent.map_or(true, |p| ids.contains(&p))
 }
 
 /// A camera's pose as a console matrix: +Z forward, +Y down, in console units.

@@ -500,16 +500,32 @@ impl<'a> Player<'a> {
     /// GsGetLw: the parent chain's matrices composed root first. A loop is cut at the first
     /// repeated slot.
     fn world(&self, slot: usize) -> (Mat, bool) {
+        let n = self.slots.len();
         let mut chain = vec![slot];
         let mut at = slot;
         let mut looped = false;
-        while let Some(p) = self.slots[at].parent {
-            if p >= self.slots.len() || chain.contains(&p) {
-                looped = chain.contains(&p);
+        // A chain longer than the table must loop; only then is it walked again with a set
+        // (so the common case stays linear in the chain's depth).
+        while let Some(p) = self.slots[at].parent.filter(|&p| p < n) {
+            if chain.len() > n {
+                looped = true;
                 break;
             }
             chain.push(p);
             at = p;
+        }
+        if looped {
+            let mut seen = std::collections::BTreeSet::new();
+            chain.clear();
+            at = slot;
+            loop {
+                seen.insert(at);
+                chain.push(at);
+                match self.slots[at].parent {
+                    Some(p) if p < n && !seen.contains(&p) => at = p,
+                    _ => break,
+                }
+            }
         }
         let mut m = self.slots[*chain.last().unwrap_or(&slot)].coord;
         for &k in chain.iter().rev().skip(1) {
