@@ -636,3 +636,88 @@ fn every_corpus_tod_plays_to_its_last_frame_and_converts() {
         }
     }
 }
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+    use tod::*;
+
+    fn arb_packet() -> impl Strategy<Value = Packet> {
+        let id = 0u16..5;
+        prop_oneof![
+            id.clone()
+                .prop_map(|i| Packet::new(i, PacketData::ObjectControl(ObjectControl::Create))),
+            id.clone()
+                .prop_map(|i| Packet::new(i, PacketData::ObjectControl(ObjectControl::Kill))),
+            (id.clone(), 0u16..6)
+                .prop_map(|(i, p)| Packet::new(i, PacketData::Parent(IdValue::new(p)))),
+            (id.clone(), 0u16..3)
+                .prop_map(|(i, t)| Packet::new(i, PacketData::TmdId(IdValue::new(t)))),
+            (
+                id.clone(),
+                any::<[i32; 3]>(),
+                any::<[i16; 3]>(),
+                any::<bool>()
+            )
+                .prop_map(|(i, r, s, differential)| {
+                    Packet::new(
+                        i,
+                        PacketData::Coordinate(Coordinate {
+                            differential,
+                            rotation: Some(r),
+                            scale: Some(Scale {
+                                x: s[0],
+                                y: s[1],
+                                z: s[2],
+                                pad: 0,
+                            }),
+                            translation: Some(r.map(|v| v >> 8)),
+                        }),
+                    )
+                }),
+            (id.clone(), any::<u32>()).prop_map(|(i, value)| Packet::new(
+                i,
+                PacketData::Attribute(Attribute {
+                    mask: 0x7FFF_FFFF,
+                    value: value & 0x8000_0000,
+                })
+            )),
+            (id.clone(), any::<[i32; 6]>()).prop_map(|(i, p)| Packet::new(
+                i,
+                PacketData::Camera(Camera::LookAt(LookAtCamera {
+                    differential: false,
+                    position: Some(p.map(|v| v >> 12)),
+                    z_angle: Some(p[0]),
+                }))
+            )),
+            (id, any::<[i32; 3]>()).prop_map(|(i, d)| Packet::new(
+                i,
+                PacketData::Light(Light {
+                    differential: true,
+                    direction: Some(d.map(|v| v >> 12)),
+                    color: None,
+                })
+            )),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn any_animation_converts_to_a_consistent_scene(
+            frames in prop::collection::vec((0u32..5, prop::collection::vec(arb_packet(), 0..8)), 1..6),
+            smooth in any::<bool>(),
+        ) {
+            let anim = Tod {
+                header: Header { version: 0, resolution: 1 },
+                frames: frames.into_iter().map(|(n, p)| frame(n, p)).collect(),
+                trailing: vec![],
+            };
+            let model = triangle_tmd();
+            let opts = PsxOptions { smooth, ..PsxOptions::default() };
+            let scene = psx::tod_scene(&anim, Some(&model), &opts).unwrap();
+            prop_assert!(scene.check().is_empty(), "{:?}", scene.check());
+            prop_assert!(gltf::write_glb(&scene).is_ok());
+        }
+    }
+}
