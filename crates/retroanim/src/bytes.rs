@@ -269,10 +269,13 @@ impl<'a, E: ByteOrder> Reader<'a, E> {
         self.limits.items(what, count)?;
         let need = count.saturating_mul(min_item_size as u64);
         if need > self.remaining() as u64 {
-            return Err(self.malformed_at(self.last_field, format!(
-                "{what}: a count of {count} needs at least {need} bytes, but only {} are left",
-                self.remaining()
-            )));
+            return Err(self.malformed_at(
+                self.last_field,
+                format!(
+                    "{what}: a count of {count} needs at least {need} bytes, but only {} are left",
+                    self.remaining()
+                ),
+            ));
         }
         self.limits.bytes(what, need)?;
         Ok(count as usize)

@@ -53,6 +53,8 @@ use serde::{Deserialize, Serialize};
 pub enum Model {
     /// A TOD animation.
     Tod(formats::tod::Tod),
+    /// An HMD model / animation.
+    Hmd(formats::hmd::Hmd),
 }
 
 impl Model {
@@ -60,6 +62,7 @@ impl Model {
     pub fn format(&self) -> Format {
         match self {
             Model::Tod(_) => Format::Tod,
+            Model::Hmd(_) => Format::Hmd,
         }
     }
 
@@ -67,6 +70,7 @@ impl Model {
     pub fn write(&self) -> Result<Vec<u8>> {
         match self {
             Model::Tod(t) => formats::tod::write(t),
+            Model::Hmd(h) => formats::hmd::write(h),
         }
     }
 
@@ -74,6 +78,7 @@ impl Model {
     pub fn validate(&self) -> Vec<Issue> {
         match self {
             Model::Tod(t) => formats::tod::validate(t),
+            Model::Hmd(h) => formats::hmd::validate(h),
         }
     }
 
@@ -81,6 +86,7 @@ impl Model {
     pub fn summary(&self) -> serde_json::Value {
         let v = match self {
             Model::Tod(t) => serde_json::to_value(t.summary()),
+            Model::Hmd(h) => serde_json::to_value(h.summary()),
         };
         v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
     }
@@ -130,6 +136,7 @@ pub fn read_any(data: &[u8]) -> Result<Model> {
 pub fn read_any_with(data: &[u8], limits: &Limits) -> Result<Model> {
     match detect(data) {
         Some(Format::Tod) => formats::tod::read_with(data, limits).map(Model::Tod),
+        Some(Format::Hmd) => formats::hmd::read_with(data, limits).map(Model::Hmd),
         Some(Format::Json) => Model::from_json(data),
         Some(other) => Err(Error::Unsupported {
             format: other,
