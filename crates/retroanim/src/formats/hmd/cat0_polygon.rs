@@ -117,6 +117,104 @@ fn layout(pt: u16) -> Option<Vec<Slot>> {
     Some(s)
 }
 
+/// Slots of a strip mesh's first triangle and of each further strip vertex, for the strip types
+/// whose pattern the manual and the samples pin down: 0x18 (flat) and 0x1c (Gouraud), no
+/// texture, with normals. `[num 0]` comes first; `num` is the number of triangles (SWITCH.LAB:
+/// num 29 = the first triangle + 28 groups).
+fn strip_layout(pt: u16) -> Option<(Vec<Slot>, Vec<Slot>)> {
+    match pt {
+        0x18 => Some((
+            vec![Color, Pair(N(0), V(0)), Pair(V(1), V(2))],
+            vec![Color, Pair(N(0), V(0))],
+        )),
+        0x1c => Some((
+            vec![Color, Pair(N(0), V(0)), Pair(N(1), V(1)), Pair(N(2), V(2))],
+            vec![Color, Pair(N(0), N(1)), Pair(N(2), V(0))],
+        )),
+        _ => None,
+    }
+}
+
+/// One strip mesh: `[num pad]`, the first triangle, then one group per further vertex.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Strip {
+    /// The halfword after `num`.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub pad: u16,
+    /// The first triangle.
+    pub first: Packet,
+    /// One group per further strip vertex: its colour, the normals (the two before and its
+    /// own) and its vertex. `num` is written as `1 + extra.len()`.
+    pub extra: Vec<Packet>,
+}
+
+/// Strips of one primitive type, back to back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StripRun {
+    /// The PRIMITIVE TYPE bits.
+    pub primitive_type: u16,
+    /// The strips.
+    pub strips: Vec<Strip>,
+}
+
+impl StripRun {
+    fn words(&self) -> usize {
+        let Some((a, b)) = strip_layout(self.primitive_type) else {
+            return 0;
+        };
+        self.strips
+            .iter()
+            .map(|s| 1 + a.len() + b.len() * s.extra.len())
+            .sum()
+    }
+
+    fn encode(&self, out: &mut Vec<u32>) -> Option<()> {
+        let (a, b) = strip_layout(self.primitive_type)?;
+        for s in &self.strips {
+            let num = u16::try_from(1 + s.extra.len()).ok()?;
+            out.push(num as u32 | (s.pad as u32) << 16);
+            s.first.encode(&a, out)?;
+            for e in &s.extra {
+                e.encode(&b, out)?;
+            }
+        }
+        Some(())
+    }
+}
+
+/// Decodes `count` strips of type `pt` from the start of `w`; returns them and the words used.
+pub fn decode_strips(pt: u16, count: usize, w: &[u32]) -> Option<(StripRun, usize)> {
+    let (a, b) = strip_layout(pt)?;
+    let mut at = 0usize;
+    let mut strips = Vec::new();
+    for _ in 0..count {
+        let head = *w.get(at)?;
+        let num = (head & 0xFFFF) as usize;
+        if num == 0 {
+            return None;
+        }
+        let first = w.get(at + 1..at + 1 + a.len())?;
+        at += 1 + a.len();
+        let extra_words = w.get(at..at + (num - 1) * b.len())?;
+        strips.push(Strip {
+            pad: (head >> 16) as u16,
+            first: Packet::decode(&a, first),
+            extra: extra_words
+                .chunks_exact(b.len())
+                .map(|c| Packet::decode(&b, c))
+                .collect(),
+        });
+        at += extra_words.len();
+    }
+    Some((
+        StripRun {
+            primitive_type: pt,
+            strips,
+        },
+        at,
+    ))
+}
+
 /// Words one packet of primitive type `pt` takes, when the layout is known.
 pub fn packet_words(pt: u16) -> Option<usize> {
     layout(pt).map(|s| s.len())
@@ -281,6 +379,8 @@ pub struct PacketRun {
 pub enum PolygonItem {
     /// Packets a polygon primitive points to.
     Packets(PacketRun),
+    /// Strip meshes a polygon primitive points to.
+    Strips(StripRun),
     /// Words of strips, presets, unknown types or no primitive.
     Raw(Vec<u32>),
 }
@@ -292,6 +392,7 @@ impl PolygonItem {
             PolygonItem::Packets(r) => {
                 packet_words(r.primitive_type).unwrap_or(0) * r.packets.len()
             }
+            PolygonItem::Strips(r) => r.words(),
             PolygonItem::Raw(w) => w.len(),
         }
     }
@@ -303,6 +404,7 @@ impl PolygonItem {
                 let slots = layout(r.primitive_type)?;
                 r.packets.iter().try_for_each(|p| p.encode(&slots, out))
             }
+            PolygonItem::Strips(r) => r.encode(out),
             PolygonItem::Raw(w) => {
                 out.extend_from_slice(w);
                 Some(())

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::Format;
 
-use super::cat0_polygon::{decode_run, packet_words};
+use super::cat0_polygon::{decode_run, decode_strips, packet_words};
 use super::cat3_anim::{
     KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer, CONTROL_WORK,
 };
@@ -529,10 +529,12 @@ pub(crate) fn headers_by_offset(hmd: &Hmd) -> BTreeMap<u32, &PrimitiveHeader> {
 }
 
 /// Turns raw polygon sections into packet runs where the primitives pointing into them say
-/// which packets start where.
+/// which packets start where. A polygon index is relative to the section its header names but
+/// may land in a later section (BALLOON.HMD indexes packets that follow the shared polygon
+/// section from the non-shared one), so runs are placed by absolute word.
 fn decode_polygon_sections(hmd: &mut Hmd) {
-    // section offset → (start index in words → (primitive type, packet count))
-    let mut runs: BTreeMap<u32, BTreeMap<usize, (u16, usize)>> = BTreeMap::new();
+    // absolute word → (primitive type, packet count)
+    let mut runs: BTreeMap<u64, (u16, usize)> = BTreeMap::new();
     {
         let headers = headers_by_offset(hmd);
         for r in &hmd.regions {
@@ -548,20 +550,15 @@ fn decode_polygon_sections(hmd: &mut Hmd) {
             };
             for t in &p.types {
                 if let TypeData::PolygonIndex { index, .. } = t.data {
-                    runs.entry(section)
-                        .or_default()
-                        .entry(index as usize)
+                    runs.entry(section as u64 + index as u64)
                         .or_insert((t.kind().primitive_type(), t.count as usize));
                 }
             }
         }
     }
-    let index = region_index(hmd);
-    for (section, starts) in runs {
-        let Some(&ri) = index.get(&section) else {
-            continue;
-        };
-        let RegionBody::Section(s) = &mut hmd.regions[ri].body else {
+    for region in &mut hmd.regions {
+        let base = region.offset as u64;
+        let RegionBody::Section(s) = &mut region.body else {
             continue;
         };
         let SectionData::Raw(w) = &s.data else {
@@ -570,39 +567,41 @@ fn decode_polygon_sections(hmd: &mut Hmd) {
         if s.role != SectionRole::Polygon {
             continue;
         }
+        let starts: Vec<(usize, (u16, usize))> = runs
+            .range(base..base + w.len() as u64)
+            .map(|(&a, &v)| ((a - base) as usize, v))
+            .collect();
+        if starts.is_empty() {
+            continue;
+        }
         let mut items = Vec::new();
         let mut pos = 0usize;
-        let bounds: Vec<usize> = starts.keys().copied().collect();
-        for (i, (&start, &(pt, count))) in starts.iter().enumerate() {
-            if start < pos || start > w.len() {
+        for (i, &(start, (pt, count))) in starts.iter().enumerate() {
+            if start < pos {
                 continue;
             }
-            let limit = bounds.get(i + 1).copied().unwrap_or(w.len()).min(w.len());
+            let limit = starts.get(i + 1).map_or(w.len(), |n| n.0);
+            if count == 0 {
+                continue;
+            }
+            let decoded = match packet_words(pt) {
+                Some(n) if start + n * count <= limit => decode_run(pt, count, &w[start..limit])
+                    .map(|r| (PolygonItem::Packets(r), n * count)),
+                Some(_) => None,
+                None => decode_strips(pt, count, &w[start..limit])
+                    .map(|(r, n)| (PolygonItem::Strips(r), n)),
+            };
+            let Some((item, n)) = decoded else { continue };
             if start > pos {
                 items.push(PolygonItem::Raw(w[pos..start].to_vec()));
-                pos = start;
             }
-            let fits = packet_words(pt).is_some_and(|n| start + n * count <= limit);
-            match decode_run(pt, count, &w[start..limit]).filter(|_| fits) {
-                Some(run) if !run.packets.is_empty() => {
-                    pos = start + run.packets.len() * packet_words(pt).unwrap_or(0);
-                    items.push(PolygonItem::Packets(run));
-                }
-                _ => {}
-            }
+            pos = start + n;
+            items.push(item);
         }
         if pos < w.len() {
             items.push(PolygonItem::Raw(w[pos..].to_vec()));
         }
-        // Merge neighbouring raw items so an undecoded section stays one item.
-        let mut merged: Vec<PolygonItem> = Vec::with_capacity(items.len());
-        for it in items {
-            match (merged.last_mut(), it) {
-                (Some(PolygonItem::Raw(a)), PolygonItem::Raw(b)) => a.extend(b),
-                (_, it) => merged.push(it),
-            }
-        }
-        s.data = SectionData::Polygons(merged);
+        s.data = SectionData::Polygons(items);
     }
 }
 

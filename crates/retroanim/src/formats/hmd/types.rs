@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::formats::is_default;
 
-pub use super::cat0_polygon::{Packet, PacketRun, PolygonItem, UvWord};
+pub use super::cat0_polygon::{Packet, PacketRun, PolygonItem, Strip, StripRun, UvWord};
 pub use super::cat3_anim::{
     ExtraSequence, InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer,
     UpdateIndex,
