@@ -91,3 +91,119 @@ impl LightData {
         self.number as u32 | (self.parameter_index as u32) << 16
     }
 }
+
+/// Camera parameters (8 words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CameraParameters {
+    /// Distance from the viewpoint to the projection plane.
+    pub projection: i32,
+    /// Camera roll (the manual says 4096 = 1°; PSXPrev reads 4096 = 360°).
+    pub rot: i32,
+    /// Camera position (WORLD, or in the camera's coordinate system for FIX / AIM).
+    pub position: [i32; 3],
+    /// The point looked at (WORLD, camera-local for FIX, reference-coordinate-local for AIM).
+    pub reference: [i32; 3],
+}
+
+/// One item of a device parameter section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeviceItem {
+    /// Camera parameters at word 0 of the section a camera header points to.
+    Camera(CameraParameters),
+    /// An ambient colour `[r g b pad]`.
+    Ambient {
+        /// Word offset in the section (the light data's parameter index).
+        index: u16,
+        /// r, g, b, pad.
+        color: [u8; 4],
+    },
+    /// A flat light: colour, position and target.
+    Light {
+        /// Word offset in the section (the light data's parameter index).
+        index: u16,
+        /// r, g, b, pad.
+        color: [u8; 4],
+        /// Light position.
+        position: [i32; 3],
+        /// The point it shines at.
+        reference: [i32; 3],
+    },
+    /// Words no device primitive reads.
+    Raw(Vec<u32>),
+}
+
+impl DeviceItem {
+    /// Words the item takes.
+    pub fn words(&self) -> usize {
+        match self {
+            DeviceItem::Camera(_) => 8,
+            DeviceItem::Ambient { .. } => 1,
+            DeviceItem::Light { .. } => 7,
+            DeviceItem::Raw(w) => w.len(),
+        }
+    }
+
+    /// The item's word offset in its section, for the positioned kinds.
+    pub fn index(&self) -> Option<u16> {
+        match self {
+            DeviceItem::Camera(_) => Some(0),
+            DeviceItem::Ambient { index, .. } | DeviceItem::Light { index, .. } => Some(*index),
+            DeviceItem::Raw(_) => None,
+        }
+    }
+
+    /// Decodes an item of `kind` at the start of `w`.
+    pub fn decode(kind: DeviceKind, index: u16, w: &[u32]) -> Option<DeviceItem> {
+        let v3 = |s: &[u32]| [s[0] as i32, s[1] as i32, s[2] as i32];
+        Some(match kind {
+            DeviceKind::Ambient => DeviceItem::Ambient {
+                index,
+                color: w.first()?.to_le_bytes(),
+            },
+            k if k.is_light() => {
+                let w = w.get(..7)?;
+                DeviceItem::Light {
+                    index,
+                    color: w[0].to_le_bytes(),
+                    position: v3(&w[1..4]),
+                    reference: v3(&w[4..7]),
+                }
+            }
+            _ => {
+                let w = w.get(..8)?;
+                DeviceItem::Camera(CameraParameters {
+                    projection: w[0] as i32,
+                    rot: w[1] as i32,
+                    position: v3(&w[2..5]),
+                    reference: v3(&w[5..8]),
+                })
+            }
+        })
+    }
+
+    /// Appends the encoded words.
+    pub fn encode(&self, out: &mut Vec<u32>) {
+        let v3 = |out: &mut Vec<u32>, v: &[i32; 3]| out.extend(v.iter().map(|&x| x as u32));
+        match self {
+            DeviceItem::Camera(c) => {
+                out.push(c.projection as u32);
+                out.push(c.rot as u32);
+                v3(out, &c.position);
+                v3(out, &c.reference);
+            }
+            DeviceItem::Ambient { color, .. } => out.push(u32::from_le_bytes(*color)),
+            DeviceItem::Light {
+                color,
+                position,
+                reference,
+                ..
+            } => {
+                out.push(u32::from_le_bytes(*color));
+                v3(out, position);
+                v3(out, reference);
+            }
+            DeviceItem::Raw(w) => out.extend_from_slice(w),
+        }
+    }
+}

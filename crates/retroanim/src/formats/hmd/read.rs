@@ -15,6 +15,7 @@ use super::cat0_polygon::{decode_run, decode_strips, packet_words};
 use super::cat3_anim::{
     KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer, CONTROL_WORK,
 };
+use super::cat7_device::{DeviceItem, DeviceKind};
 use super::types::*;
 use super::{role_of, VERSION};
 
@@ -223,7 +224,11 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
                 .find_map(|&t| role_of(t, i))
                 .unwrap_or(SectionRole::Unknown);
             let slot = sections.entry(p).or_insert(role);
-            if *slot != role {
+            // An animation target is also whatever else points to it (PP_AIM animates a
+            // vertex section); other disagreements leave the section untyped.
+            if *slot == SectionRole::AnimationTarget {
+                *slot = role;
+            } else if *slot != role && role != SectionRole::AnimationTarget {
                 *slot = SectionRole::Unknown;
             }
         }
@@ -287,6 +292,7 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     };
     decode_polygon_sections(&mut hmd);
     decode_parameter_sections(&mut hmd);
+    decode_device_sections(&mut hmd);
     Ok(hmd)
 }
 
@@ -721,5 +727,77 @@ fn decode_parameter_sections(hmd: &mut Hmd) {
             items.push(ParameterItem::Raw(w[raw_from..].to_vec()));
         }
         s.data = SectionData::Parameters(items);
+    }
+}
+
+/// Decodes camera and light parameter sections at the offsets the device primitives read.
+fn decode_device_sections(hmd: &mut Hmd) {
+    let mut refs: BTreeMap<u32, BTreeMap<usize, DeviceKind>> = BTreeMap::new();
+    {
+        let headers = headers_by_offset(hmd);
+        for (_, p) in hmd.primitives() {
+            let Some(section) = headers
+                .get(&p.header)
+                .and_then(|h| h.words.first())
+                .and_then(|e| e.pointer())
+            else {
+                continue;
+            };
+            for t in &p.types {
+                if t.kind().developer() != 0 || t.kind().category() != 7 {
+                    continue;
+                }
+                let Some(kind) = DeviceKind::from_code(t.type_code) else {
+                    continue;
+                };
+                let index = match (&t.data, kind.is_light()) {
+                    (TypeData::Light(l), true) => l.parameter_index as usize,
+                    (_, false) => 0,
+                    _ => continue,
+                };
+                // A projection reads only word 0 of the camera parameters; it is decoded
+                // with the other camera kinds' 8 words.
+                refs.entry(section)
+                    .or_default()
+                    .entry(index)
+                    .or_insert(kind);
+            }
+        }
+    }
+    for region in &mut hmd.regions {
+        let Some(starts) = refs.get(&region.offset) else {
+            continue;
+        };
+        let RegionBody::Section(s) = &mut region.body else {
+            continue;
+        };
+        let SectionData::Raw(w) = &s.data else {
+            continue;
+        };
+        if s.role != SectionRole::DeviceParameters {
+            continue;
+        }
+        let mut items = Vec::new();
+        let mut pos = 0usize;
+        for (&start, &kind) in starts {
+            if start < pos || start > u16::MAX as usize {
+                continue;
+            }
+            let Some(item) = w
+                .get(start..)
+                .and_then(|rest| DeviceItem::decode(kind, start as u16, rest))
+            else {
+                continue;
+            };
+            if start > pos {
+                items.push(DeviceItem::Raw(w[pos..start].to_vec()));
+            }
+            pos = start + item.words();
+            items.push(item);
+        }
+        if pos < w.len() {
+            items.push(DeviceItem::Raw(w[pos..].to_vec()));
+        }
+        s.data = SectionData::Devices(items);
     }
 }

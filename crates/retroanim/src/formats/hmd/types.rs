@@ -10,7 +10,7 @@ pub use super::cat3_anim::{
     ExtraSequence, InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer,
     UpdateIndex,
 };
-pub use super::cat7_device::{DeviceKind, LightData};
+pub use super::cat7_device::{CameraParameters, DeviceItem, DeviceKind, LightData};
 
 /// A whole HMD file.
 ///
@@ -406,6 +406,8 @@ pub enum SectionData {
     SequenceControl(Vec<SequenceDescriptor>),
     /// Key frames and work areas.
     Parameters(Vec<ParameterItem>),
+    /// Camera and light parameters.
+    Devices(Vec<DeviceItem>),
     /// Anything else, as words.
     Raw(Vec<u32>),
 }
@@ -423,6 +425,7 @@ impl SectionData {
             } => 1 + types.len() + extra_words.len(),
             SectionData::SequenceControl(d) => d.len(),
             SectionData::Parameters(items) => items.iter().map(ParameterItem::words).sum(),
+            SectionData::Devices(items) => items.iter().map(DeviceItem::words).sum(),
             SectionData::Raw(w) => w.len(),
         }
     }

@@ -290,6 +290,19 @@ fn section(d: &SectionData, out: &mut Vec<u32>) -> Result<()> {
                 }
             }
         }
+        SectionData::Devices(items) => {
+            let start = out.len();
+            for (i, it) in items.iter().enumerate() {
+                let here = out.len() - start;
+                if it.index().is_some_and(|x| x as usize != here) {
+                    return Err(unencodable(format!(
+                        "device item {i} has index {:?} but lands at word {here} of its section",
+                        it.index()
+                    )));
+                }
+                it.encode(out);
+            }
+        }
         SectionData::Raw(w) => out.extend_from_slice(w),
     }
     Ok(())
