@@ -77,7 +77,7 @@ pub struct ConvertArgs {
     pub input: PathBuf,
     /// Output file, or `-` for standard output (then --to is required).
     pub output: PathBuf,
-    /// Output format (default: from OUT's extension): tod, json.
+    /// Output format (default: from OUT's extension): tod, hmd, json.
     #[arg(long, value_name = "FMT")]
     pub to: Option<String>,
     /// Allow the output to replace the input file.

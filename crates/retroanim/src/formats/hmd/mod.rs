@@ -143,7 +143,8 @@ pub struct Summary {
     pub coordinates: usize,
     /// Number of primitives reached from the block table.
     pub primitives: usize,
-    /// Data sections per category (`"0"`..`"15"`).
+    /// Data sections per category (`"0"`..`"15"`) of SCE types; `"user"` for other
+    /// developer IDs.
     pub primitive_types_by_category: BTreeMap<String, usize>,
     /// Distinct type words, in hex, ascending.
     pub type_codes: Vec<String>,
@@ -192,9 +193,11 @@ impl Hmd {
                     s.primitives += 1;
                     for t in &p.types {
                         codes.insert(t.type_code);
-                        *s.primitive_types_by_category
-                            .entry(t.kind().category().to_string())
-                            .or_default() += 1;
+                        let key = match t.kind().developer() {
+                            0 => t.kind().category().to_string(),
+                            _ => "user".to_string(),
+                        };
+                        *s.primitive_types_by_category.entry(key).or_default() += 1;
                         match &t.data {
                             TypeData::PolygonIndex { .. } => s.polygons += t.count as usize,
                             TypeData::Images(v) => s.images += v.len(),
