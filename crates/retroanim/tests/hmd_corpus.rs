@@ -64,3 +64,11 @@ fn corpus_hmd_round_trips_and_validates() {
         common::check_golden("hmd_summaries.tsv", &golden);
     }
 }
+
+#[test]
+fn no_corpus_tod_is_taken_for_an_hmd() {
+    for (name, path) in common::corpus_files("TOD") {
+        let data = std::fs::read(&path).unwrap();
+        assert_eq!(detect(&data), Some(Format::Tod), "{name}");
+    }
+}

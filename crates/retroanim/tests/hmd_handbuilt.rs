@@ -844,3 +844,129 @@ fn a_grown_section_moves_everything_after_it_and_every_pointer_follows() {
     }
     assert!(hmd::validate(&back).iter().all(|i| i.code != "pointer"));
 }
+
+fn malformed_offset(data: &[u8]) -> u64 {
+    match hmd::read(data) {
+        Err(retroanim::Error::Malformed { offset, .. }) => offset,
+        other => panic!("expected Malformed, got {other:?}"),
+    }
+}
+
+fn set_word(data: &mut [u8], word: usize, v: u32) {
+    data[word * 4..word * 4 + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+#[test]
+fn each_malformed_case_names_its_offset() {
+    let good = everything();
+    let mut d = good.clone();
+    set_word(&mut d, 0, 0x51);
+    assert_eq!(malformed_offset(&d), 0, "version");
+    let mut d = good.clone();
+    set_word(&mut d, 3, 100_000);
+    assert_eq!(malformed_offset(&d), 12, "block count past the end");
+    let mut d = good.clone();
+    set_word(&mut d, 2, 1 << 20);
+    assert_eq!(malformed_offset(&d), 8, "primitive header section outside");
+    let mut d = good.clone();
+    set_word(&mut d, 5, 1 << 20);
+    assert_eq!(malformed_offset(&d), 20, "block pointer outside");
+    // The first primitive of block 0: its first count/size word with size 0.
+    let pre = u32::from_le_bytes(good[16..20].try_into().unwrap()) as usize;
+    let mut d = good.clone();
+    set_word(&mut d, pre + 4, 0x8002_0000);
+    assert_eq!(malformed_offset(&d), (pre as u64 + 4) * 4, "size 0");
+    // A block pointing into the coordinate section: the primitive overlaps it.
+    let mut d = good.clone();
+    set_word(&mut d, 4, 9);
+    let e = hmd::read(&d).unwrap_err();
+    assert!(e.offset().is_some(), "{e}");
+    // A chain that loops back on itself reads (the loop is cut) and validate reports it.
+    let mut d = good.clone();
+    set_word(&mut d, pre, pre as u32);
+    let m = hmd::read(&d).unwrap();
+    assert!(hmd::validate(&m).iter().any(|i| i.code == "chain-loop"));
+    assert_eq!(hmd::write(&m).unwrap(), d);
+    // A header count far too large.
+    let phs = u32::from_le_bytes(good[8..12].try_into().unwrap()) as usize;
+    let mut d = good.clone();
+    set_word(&mut d, phs, u32::MAX);
+    assert_eq!(malformed_offset(&d), phs as u64 * 4);
+}
+
+#[test]
+fn truncations_and_bit_flips_never_panic_and_what_reads_writes_back() {
+    let good = everything();
+    for n in 0..good.len() {
+        let d = &good[..n];
+        match hmd::read(d) {
+            Ok(m) => assert_eq!(hmd::write(&m).unwrap(), d, "truncated at {n}"),
+            Err(e) => assert!(e.offset().is_none_or(|o| o <= n as u64), "{e}"),
+        }
+    }
+    for bit in (0..good.len() * 8).step_by(3) {
+        let mut d = good.clone();
+        d[bit / 8] ^= 1 << (bit % 8);
+        if let Ok(m) = hmd::read(&d) {
+            let _ = hmd::validate(&m);
+            let _ = m.summary();
+            assert!(hmd::write(&m).unwrap() == d, "bit {bit}");
+        }
+    }
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn arbitrary_bytes_after_the_magic_never_panic(tail in proptest::collection::vec(any::<u8>(), 0..512)) {
+            let mut d = vec![0x50, 0, 0, 0];
+            d.extend(tail);
+            if let Ok(m) = hmd::read(&d) {
+                let _ = hmd::validate(&m);
+                prop_assert!(hmd::write(&m).unwrap() == d);
+            }
+        }
+
+        #[test]
+        fn edited_values_write_and_read_back(
+            verts in proptest::collection::vec(any::<[i16; 3]>(), 6),
+            t in any::<[i32; 3]>(),
+            color in any::<[u8; 4]>(),
+            desc in (0u8..128, any::<u8>(), any::<u16>()),
+        ) {
+            let (_, mut m) = read_everything();
+            for r in &mut m.regions {
+                let RegionBody::Section(s) = &mut r.body else { continue };
+                match (&s.role, &mut s.data) {
+                    (SectionRole::Vertex, SectionData::Vectors { vectors, .. }) => {
+                        for (v, n) in vectors.iter_mut().zip(&verts) {
+                            v.v = *n;
+                        }
+                    }
+                    (_, SectionData::Parameters(items)) => {
+                        if let Some(ParameterItem::KeyFrame { frame: KeyFrame::Coordinate { translation, .. }, .. }) = items.first_mut() {
+                            translation.copy_from_slice(&t);
+                        }
+                    }
+                    (_, SectionData::Polygons(items)) => {
+                        if let Some(PolygonItem::Packets(run)) = items.first_mut() {
+                            run.packets[0].colors[0] = color;
+                        }
+                    }
+                    (_, SectionData::SequenceControl(ds)) => {
+                        ds[2] = SequenceDescriptor::Jump { sid_dst: desc.0, sid_cnd: desc.1 & 0x7F, seq_idx: desc.2 };
+                    }
+                    _ => {}
+                }
+            }
+            let out = hmd::write(&m).unwrap();
+            let back = hmd::read(&out).unwrap();
+            prop_assert_eq!(back, m);
+        }
+    }
+}

@@ -32,19 +32,19 @@ struct Relocation {
 }
 
 impl Relocation {
-    fn map(&self, p: u32) -> Result<u32> {
+    /// Moves `p` by as much as the region containing it moved. Wrapping arithmetic keeps
+    /// pointers that lie outside the file (which `validate` reports) exactly as they were when
+    /// nothing moved.
+    fn map(&self, p: u32) -> u32 {
         match self.starts.range(..=p).next_back() {
-            Some((&old, &new)) => (p - old)
-                .checked_add(new)
-                .filter(|v| *v <= 0x7FFF_FFFF)
-                .ok_or_else(|| unencodable(format!("pointer {p} moves past the 31-bit range"))),
-            None => Ok(p),
+            Some((&old, &new)) => p.wrapping_sub(old).wrapping_add(new),
+            None => p,
         }
     }
 
-    /// Maps a pointer that keeps its MSB as a flag.
-    fn map_flagged(&self, p: u32) -> Result<u32> {
-        Ok(self.map(p & 0x7FFF_FFFF)? | (p & 0x8000_0000))
+    /// Maps a pointer whose MSB is a flag.
+    fn map_flagged(&self, p: u32) -> u32 {
+        (self.map(p & 0x7FFF_FFFF) & 0x7FFF_FFFF) | (p & 0x8000_0000)
     }
 }
 
@@ -67,10 +67,10 @@ pub fn write(hmd: &Hmd) -> Result<Vec<u8>> {
     let mut out: Vec<u32> = Vec::with_capacity(at);
     out.push(VERSION);
     out.push(hmd.map_flag);
-    out.push(rel.map_flagged(hmd.primitive_header_section)?);
+    out.push(rel.map_flagged(hmd.primitive_header_section));
     out.push(u32::try_from(hmd.blocks.len()).map_err(|_| unencodable("too many blocks"))?);
     for &b in &hmd.blocks {
-        out.push(if b == 0 { 0 } else { rel.map(b)? });
+        out.push(if b == 0 { 0 } else { rel.map(b) });
     }
     for (i, r) in hmd.regions.iter().enumerate() {
         let before = out.len();
@@ -100,7 +100,7 @@ fn encode_region(body: &RegionBody, rel: &Relocation, out: &mut Vec<u32>) -> Res
                 matrix(&u.matrix, out);
                 matrix(&u.workm, out);
                 svector(&u.rot, out);
-                out.push(if u.parent == 0 { 0 } else { rel.map(u.parent)? });
+                out.push(if u.parent == 0 { 0 } else { rel.map(u.parent) });
             }
         }
         RegionBody::PrimitiveHeaders(hs) => {
@@ -109,7 +109,7 @@ fn encode_region(body: &RegionBody, rel: &Relocation, out: &mut Vec<u32>) -> Res
                 out.push(count32(h.words.len(), "header words")?);
                 for e in &h.words {
                     out.push(match *e {
-                        HeaderEntry::Pointer(p) => rel.map(p & 0x7FFF_FFFF)? | 0x8000_0000,
+                        HeaderEntry::Pointer(p) => rel.map_flagged(p | 0x8000_0000),
                         HeaderEntry::Value(v) if v & 0x8000_0000 != 0 => {
                             return Err(unencodable(format!(
                                 "header value 0x{v:x} has its MSB set, which marks a pointer"
@@ -124,9 +124,9 @@ fn encode_region(body: &RegionBody, rel: &Relocation, out: &mut Vec<u32>) -> Res
             out.push(if p.next == TERMINATE {
                 TERMINATE
             } else {
-                rel.map(p.next)?
+                rel.map(p.next)
             });
-            out.push(rel.map(p.header)?);
+            out.push(rel.map(p.header));
             let n = count32(p.types.len(), "types")?;
             if n > 0x7FFF_FFFF {
                 return Err(unencodable("type count exceeds 31 bits"));
