@@ -1,1 +1,2 @@
+//! Throughput benchmarks.
 fn main() {}

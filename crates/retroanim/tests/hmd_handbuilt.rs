@@ -16,8 +16,6 @@ enum It {
     Ptr(&'static str),
     /// `M(Label / 4)`.
     M(&'static str),
-    /// `(a - b) / 4`.
-    Rel(&'static str, &'static str),
 }
 use It::*;
 
@@ -40,7 +38,6 @@ fn assemble(items: &[It]) -> Vec<u8> {
             Label(_) => continue,
             Ptr(l) => get(l),
             M(l) => get(l) | 0x8000_0000,
-            Rel(a, b) => get(a) - get(b),
         };
         out.extend_from_slice(&w.to_le_bytes());
     }
@@ -77,7 +74,7 @@ fn coord_unit(parent: Option<&'static str>) -> Vec<It> {
 }
 
 /// Packet words for a polygon type: distinctive values, vertex and normal indices small.
-fn packet(pt: u16, n: usize, seed: u32) -> Vec<It> {
+fn packet(n: usize, seed: u32) -> Vec<It> {
     (0..n as u32)
         .map(|i| W(((seed + i) % 7) | (((seed + i) % 5) << 16)))
         .collect()
@@ -302,7 +299,7 @@ fn everything() -> Vec<u8> {
     // Sections.
     v.push(Label("polys"));
     for (i, (code, n)) in POLY_TYPES.iter().enumerate() {
-        let mut p = packet(*code as u16, *n, i as u32);
+        let mut p = packet(*n, i as u32);
         if code & 0x200 != 0 {
             // window word: TUM 1, TVM 2, TUA 3, TVA 4
             p[0] = W(0xE200_0000 | 1 | 2 << 5 | 3 << 10 | 4 << 15);
@@ -339,16 +336,16 @@ fn everything() -> Vec<u8> {
         W(0x0301_0222), // TGT 1 bezier, mask 0b0010, 8-bit
         W(0x0300_0003), // T B-spline
         Label("ctrl"),
-        W(0x0005_0000), // 0: key frame type 0, 5 frames, param 0
-        W(0x0103_0003), // 1: type 1, 3 frames, param 3
-        W(0x8000_0000 | 2 << 23 | 1 << 16 | 0), // 2: jump to 0 if sid 1, set sid 2
-        W(0xC000_0000 | 1 << 23), // 3: END
-        W(0xC000_0000 | 2 << 23 | 19), // 4: WORK at 19
-        W(0x0400_0017), // 5: type 4, 0 frames, param 23
-        W(0x0000_001a), // 6: type 0, 0 frames, param 26
-        W(0x8000_000d), // 7: jump to 13, outside the 10 descriptors
-        W(0x020a_0011), // 8: type 2 (general 16-bit x3), param 17
-        W(0x030a_001d), // 9: type 3 (general bezier 8-bit), param 29
+        W(0x0005_0000),                     // 0: key frame type 0, 5 frames, param 0
+        W(0x0103_0003),                     // 1: type 1, 3 frames, param 3
+        W(0x8000_0000 | 2 << 23 | 1 << 16), // 2: jump to 0 if sid 1, set sid 2
+        W(0xC000_0000 | 1 << 23),           // 3: END
+        W(0xC000_0000 | 2 << 23 | 19),      // 4: WORK at 19
+        W(0x0400_0017),                     // 5: type 4, 0 frames, param 23
+        W(0x0000_001a),                     // 6: type 0, 0 frames, param 26
+        W(0x8000_000d),                     // 7: jump to 13, outside the 10 descriptors
+        W(0x020a_0011),                     // 8: type 2 (general 16-bit x3), param 17
+        W(0x030a_001d),                     // 9: type 3 (general bezier 8-bit), param 29
         Label("params"),
         W(1),
         W(2u32.wrapping_neg()),

@@ -15,7 +15,7 @@ fn corpus(suffix: &str) -> Option<(Vec<u8>, Hmd)> {
     Some((data, m))
 }
 
-fn sections<'a>(m: &'a Hmd, role: SectionRole) -> Vec<(u32, &'a SectionData)> {
+fn sections(m: &Hmd, role: SectionRole) -> Vec<(u32, &SectionData)> {
     m.regions
         .iter()
         .filter_map(|r| match &r.body {

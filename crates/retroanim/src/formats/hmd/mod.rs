@@ -33,7 +33,7 @@
 //! How the file is modelled: the header fields, then [`Region`]s in file order: the coordinate
 //! section, the primitive header section, each primitive, each section a header points to (it
 //! ends where the next region starts) and any words nothing points to ([`RegionBody::Gap`]).
-//! See [`write`] for how pointers are recomputed.
+//! See [`write()`] for how pointers are recomputed.
 //!
 //! Readings taken where the manual contradicts itself or is silent (following hmd.def, the
 //! library sources and the sample data):

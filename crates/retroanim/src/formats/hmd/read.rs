@@ -240,7 +240,6 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     let mut regions = Vec::new();
     let mut structural_iter = structural.iter().skip(1).peekable();
     let mut pos = header_end;
-    let mut coordinates = coordinates;
     let mut headers = Some(headers);
     while pos < words.len() {
         let next_start = starts

@@ -16,7 +16,7 @@ pub use super::cat7_device::{CameraParameters, DeviceItem, DeviceKind, LightData
 ///
 /// The version word (0x50) is implied. Everything after the block pointer table is a list of
 /// [`Region`]s in file order; each remembers the word offset it was read from, which is how
-/// pointers are relocated when an edited model is written (see [`super::write`]).
+/// pointers are relocated when an edited model is written (see [`super::write()`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hmd {
     /// MAP FLAG (word 1): 0 in every file written by Sony's tools (see the module docs).

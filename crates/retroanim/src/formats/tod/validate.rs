@@ -163,19 +163,17 @@ fn check_packet(
             }
             ever.insert(id);
         }
-        PacketData::ObjectControl(ObjectControl::Kill) => {
-            if !live.remove(&id) {
-                let why = if ever.contains(&id) {
-                    "was already killed"
-                } else {
-                    "was never created"
-                };
-                out.push(Issue::error(
-                    at,
-                    "kill-unknown",
-                    format!("frame {fi}: kill of object {id}, which {why}"),
-                ));
-            }
+        PacketData::ObjectControl(ObjectControl::Kill) if !live.remove(&id) => {
+            let why = if ever.contains(&id) {
+                "was already killed"
+            } else {
+                "was never created"
+            };
+            out.push(Issue::error(
+                at,
+                "kill-unknown",
+                format!("frame {fi}: kill of object {id}, which {why}"),
+            ));
         }
         PacketData::ObjectControl(ObjectControl::Reserved(n)) => out.push(Issue::warning(
             at,
