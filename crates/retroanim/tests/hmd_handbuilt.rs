@@ -754,6 +754,20 @@ fn images_ground_mime_and_odd_types() {
     ] {
         section(&m, role);
     }
+    let SectionData::GroundPolygon(g) = section(&m, SectionRole::GroundPolygon) else {
+        panic!("ground polygon section typed")
+    };
+    assert_eq!((g.origin, g.cell, g.counts), ([0, 0], [64, 64], [1, 1]));
+    assert_eq!(
+        g.rows,
+        vec![GroundRow {
+            vertex_start: 0,
+            grids: 1
+        }]
+    );
+    assert!(
+        matches!(section(&m, SectionRole::GroundVertex), SectionData::Heights { heights } if heights == &vec![0, 0])
+    );
     let issues = hmd::validate(&m);
     let codes: Vec<(&str, Severity)> = issues
         .iter()

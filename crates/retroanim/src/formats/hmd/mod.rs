@@ -67,6 +67,7 @@
 
 mod cat0_polygon;
 mod cat3_anim;
+mod cat5_ground;
 mod cat7_device;
 mod read;
 mod types;

@@ -501,6 +501,18 @@ fn decode_section(role: SectionRole, w: &[u32]) -> Section {
                 .map(|&x| SequenceDescriptor::from_word(x))
                 .collect(),
         ),
+        GroundPolygon => match super::cat5_ground::GroundPolygon::decode(w) {
+            Some(g) => SectionData::GroundPolygon(g),
+            None => SectionData::Raw(w.to_vec()),
+        },
+        // Heights are halfwords; the last one of an odd count is the pad halfword, kept as a
+        // height so the section stays exact.
+        GroundVertex => SectionData::Heights {
+            heights: w
+                .iter()
+                .flat_map(|&x| [x as i16, (x >> 16) as i16])
+                .collect(),
+        },
         _ => SectionData::Raw(w.to_vec()),
     };
     Section { role, data }

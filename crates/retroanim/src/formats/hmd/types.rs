@@ -10,6 +10,7 @@ pub use super::cat3_anim::{
     ExtraSequence, InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer,
     UpdateIndex,
 };
+pub use super::cat5_ground::{GroundPolygon, GroundRow};
 pub use super::cat7_device::{CameraParameters, DeviceItem, DeviceKind, LightData};
 
 /// A whole HMD file.
@@ -408,6 +409,13 @@ pub enum SectionData {
     Parameters(Vec<ParameterItem>),
     /// Camera and light parameters.
     Devices(Vec<DeviceItem>),
+    /// Ground polygon section.
+    GroundPolygon(GroundPolygon),
+    /// Ground vertex section: int16 heights, then a pad halfword when odd in number.
+    Heights {
+        /// The heights.
+        heights: Vec<i16>,
+    },
     /// Anything else, as words.
     Raw(Vec<u32>),
 }
@@ -426,6 +434,8 @@ impl SectionData {
             SectionData::SequenceControl(d) => d.len(),
             SectionData::Parameters(items) => items.iter().map(ParameterItem::words).sum(),
             SectionData::Devices(items) => items.iter().map(DeviceItem::words).sum(),
+            SectionData::GroundPolygon(g) => g.words(),
+            SectionData::Heights { heights } => heights.len().div_ceil(2),
             SectionData::Raw(w) => w.len(),
         }
     }

@@ -303,6 +303,15 @@ fn section(d: &SectionData, out: &mut Vec<u32>) -> Result<()> {
                 it.encode(out);
             }
         }
+        SectionData::GroundPolygon(g) => g
+            .encode(out)
+            .ok_or_else(|| unencodable("a ground polygon section holds at most 65535 rows"))?,
+        SectionData::Heights { heights } => {
+            for c in heights.chunks(2) {
+                let hi = c.get(1).copied().unwrap_or(0);
+                out.push(c[0] as u16 as u32 | (hi as u16 as u32) << 16);
+            }
+        }
         SectionData::Raw(w) => out.extend_from_slice(w),
     }
     Ok(())

@@ -1,0 +1,77 @@
+//! Category 5, ground (notes §9; File Formats pp. 2-125..2-127).
+//!
+//! Types 0x05000000 (flat) and 0x05000001 (flat textured). The data are word offsets of the
+//! polygon, grid and vertex entries in their sections. The polygon section describes the grid:
+//! origin, cell size, cell counts and one row record per row; the vertex section holds int16
+//! heights. The grid and UV sections are kept as words (their entry size depends on the type
+//! reading them, and several ground primitives may share one section).
+
+use serde::{Deserialize, Serialize};
+
+/// One row of a ground polygon section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroundRow {
+    /// First vertex of the row (index into the heights).
+    pub vertex_start: u16,
+    /// Number of grid cells in the row.
+    pub grids: u16,
+}
+
+/// A ground polygon section: `[x0 y0] [w h] [m n] [size base]`, then `size` rows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroundPolygon {
+    /// x0, y0: the grid origin.
+    pub origin: [i16; 2],
+    /// w, h: the size of one cell.
+    pub cell: [i16; 2],
+    /// m, n: the cell counts.
+    pub counts: [u16; 2],
+    /// `base`, the upper half of the fourth word.
+    pub base: u16,
+    /// The rows (their number is the `size` field).
+    pub rows: Vec<GroundRow>,
+    /// Words after the rows up to the next region.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra_words: Vec<u32>,
+}
+
+impl GroundPolygon {
+    /// Decodes a section; `None` when the rows do not fit.
+    pub fn decode(w: &[u32]) -> Option<GroundPolygon> {
+        let head = w.get(..4)?;
+        let size = (head[3] & 0xFFFF) as usize;
+        let rows = w.get(4..4 + size)?;
+        let pair = |x: u32| [x as i16, (x >> 16) as i16];
+        Some(GroundPolygon {
+            origin: pair(head[0]),
+            cell: pair(head[1]),
+            counts: [head[2] as u16, (head[2] >> 16) as u16],
+            base: (head[3] >> 16) as u16,
+            rows: rows
+                .iter()
+                .map(|&r| GroundRow {
+                    vertex_start: r as u16,
+                    grids: (r >> 16) as u16,
+                })
+                .collect(),
+            extra_words: w[4 + size..].to_vec(),
+        })
+    }
+
+    /// Words the section takes.
+    pub fn words(&self) -> usize {
+        4 + self.rows.len() + self.extra_words.len()
+    }
+
+    /// Appends the encoded words; `None` when there are more than 65535 rows.
+    pub fn encode(&self, out: &mut Vec<u32>) -> Option<()> {
+        let pair = |a: u16, b: u16| a as u32 | (b as u32) << 16;
+        out.push(pair(self.origin[0] as u16, self.origin[1] as u16));
+        out.push(pair(self.cell[0] as u16, self.cell[1] as u16));
+        out.push(pair(self.counts[0], self.counts[1]));
+        out.push(pair(u16::try_from(self.rows.len()).ok()?, self.base));
+        out.extend(self.rows.iter().map(|r| pair(r.vertex_start, r.grids)));
+        out.extend_from_slice(&self.extra_words);
+        Some(())
+    }
+}
