@@ -366,3 +366,47 @@ fn moving_a_vertex_changes_only_that_vertex() {
         "{diff:?}"
     );
 }
+
+#[test]
+fn ufo_animation_view_walks_from_a_sequence_to_its_key_frames() {
+    let Some((_, m)) = corpus("ANIM/UFO/UFO.HMD") else {
+        return;
+    };
+    let anims = m.animations();
+    assert_eq!(anims.len(), 1);
+    let a = &anims[0];
+    assert_eq!(a.sequences.len(), 3);
+    assert_eq!(
+        a.sections[4],
+        m.regions
+            .iter()
+            .find(|r| matches!(r.body, RegionBody::Coordinates(_)))
+            .map(|r| r.offset)
+    );
+    // Ufo starts at descriptor 1: LinearKey0, linear translation.
+    let (ty, kf) = a.key_frame(a.sequences[1].start as usize).unwrap();
+    assert_eq!(
+        ty,
+        InterpolationType::Coordinate {
+            rot_order: 0,
+            scale: 0,
+            rotation: 0,
+            translation: 1
+        }
+    );
+    assert_eq!(
+        kf,
+        &KeyFrame::Coordinate {
+            translation: vec![0, -147, 424],
+            rotation: vec![],
+            scale: vec![],
+            pad: 0
+        }
+    );
+    // Every key-frame descriptor of the file resolves.
+    for (i, d) in a.descriptors.iter().enumerate() {
+        if matches!(d, SequenceDescriptor::KeyFrame { .. }) {
+            assert!(a.key_frame(i).is_some(), "descriptor {i}");
+        }
+    }
+}

@@ -268,3 +268,92 @@ impl Hmd {
         read::headers_by_offset(self)
     }
 }
+
+/// One animation primitive with the sections its header names: what a player steps through.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Animation<'a> {
+    /// Word offset of the animation primitive.
+    pub primitive: u32,
+    /// Its sequence pointers, over all its category 3 data sections.
+    pub sequences: Vec<&'a SequencePointer>,
+    /// The interpolation function table (type words), indexed by TYPE IDX.
+    pub interpolation_types: &'a [u32],
+    /// The sequence descriptors, indexed by the sequence pointers' descriptor indices.
+    pub descriptors: &'a [SequenceDescriptor],
+    /// The parameter section's items (see [`key_frame_at`]).
+    pub parameters: &'a [ParameterItem],
+    /// The header's section pointers by update-index section number (index 4 onwards are the
+    /// update targets; the coordinate section is usually number 4).
+    pub sections: Vec<Option<u32>>,
+}
+
+impl Animation<'_> {
+    /// The interpolation type and key frame a key-frame descriptor names.
+    pub fn key_frame(&self, descriptor: usize) -> Option<(InterpolationType, &KeyFrame)> {
+        match self.descriptors.get(descriptor)? {
+            SequenceDescriptor::KeyFrame {
+                type_idx,
+                param_idx,
+                ..
+            } => {
+                let code = *self.interpolation_types.get(*type_idx as usize)?;
+                let (_, frame) = key_frame_at(self.parameters, *param_idx)?;
+                Some((InterpolationType::from_code(code), frame))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Hmd {
+    /// Every animation primitive whose interpolation table, control and parameter sections were
+    /// decoded.
+    pub fn animations(&self) -> Vec<Animation<'_>> {
+        let headers = self.headers();
+        let mut out = Vec::new();
+        for (at, p) in self.primitives() {
+            let sequences: Vec<&SequencePointer> = p
+                .types
+                .iter()
+                .filter_map(|t| match &t.data {
+                    TypeData::Sequences(s) => Some(s),
+                    _ => None,
+                })
+                .flatten()
+                .collect();
+            if sequences.is_empty() {
+                continue;
+            }
+            let Some(h) = headers.get(&p.header) else {
+                continue;
+            };
+            // Section number k is header word k (word 0 is the animation header size).
+            let sections: Vec<Option<u32>> = h.words.iter().map(|e| e.pointer()).collect();
+            let data = |k: usize| {
+                sections
+                    .get(k)
+                    .copied()
+                    .flatten()
+                    .and_then(|s| self.section_at(s))
+                    .map(|s| &s.data)
+            };
+            let (
+                Some(SectionData::InterpolationTable { types, .. }),
+                Some(SectionData::SequenceControl(descriptors)),
+                Some(SectionData::Parameters(parameters)),
+            ) = (data(1), data(2), data(3))
+            else {
+                continue;
+            };
+            out.push(Animation {
+                primitive: at,
+                sequences,
+                interpolation_types: types,
+                descriptors,
+                parameters,
+                sections,
+            });
+        }
+        out
+    }
+}
