@@ -410,3 +410,39 @@ fn ufo_animation_view_walks_from_a_sequence_to_its_key_frames() {
         }
     }
 }
+
+#[test]
+fn switch_joint_mime_differences_match_switch_lab() {
+    let Some((_, m)) = corpus("COMB/WALKRUN/SWITCH.HMD") else {
+        return;
+    };
+    let diffs = sections(&m, SectionRole::MimeDiff);
+    let joints: Vec<&JointDiff> = diffs
+        .iter()
+        .filter_map(|(_, d)| match d {
+            SectionData::MimeDiff(items) => Some(items),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|i| match i {
+            MimeDiffItem::Joint(j) => Some(j),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(joints.len(), 6, "AxesMIMeDiff_0000..0005");
+    assert_eq!((joints[0].coord_id, joints[0].dflags), (1, 1));
+    assert_eq!(joints[0].differences[0].rotation, [800, 0, 0]);
+    assert_eq!(joints[0].differences[0].dtp, 1);
+    assert_eq!((joints[1].coord_id, joints[1].dflags), (2, 2));
+    assert_eq!(joints[1].differences[0].rotation, [-1024, 0, 0]);
+    assert!(matches!(joints[0].reset, JointReset::Axes(_)));
+    let kinds: Vec<(MimeKind, bool)> = m
+        .primitives()
+        .flat_map(|(_, p)| &p.types)
+        .filter_map(|t| MimeKind::from_code(t.type_code).filter(|_| t.kind().category() == 4))
+        .collect();
+    assert!(
+        kinds.contains(&(MimeKind::JointAxes, false))
+            && kinds.contains(&(MimeKind::JointAxes, true))
+    );
+}

@@ -62,11 +62,20 @@
 //!   bit (three control points each for Bezier), packed at the unit length and padded to a word.
 //!   The manual lists 0x03010222/0x03010242 with mask 0x1 in its macro column; we trust the
 //!   bits of the type.
+//! - **MIMe**: joint DIFF blocks are typed ([`JointDiff`]); vertex/normal DIFF blocks, ORGSVN
+//!   and MIMEPR areas are kept as words (their record layout is only partly pinned down).
+//! - **Ground**: the polygon section ([`GroundPolygon`]) and heights are typed; grid and UV
+//!   entries are kept as words because their size depends on the type reading them.
+//! - **Images**: pixel and CLUT data are kept as words (no bit depth is stored).
+//! - **Indices are not pointers**: polygon, parameter, light and DIFF indices are offsets
+//!   relative to a section; the writer keeps them as they are. Growing a section moves the
+//!   sections after it (pointers follow) but does not renumber indices into the grown section.
 //! - **Category 6** (environment map, beta) is undocumented: kept raw.
 //! - **Developer ID 0xF** (user types) and unknown categories: kept raw, reported by `validate`.
 
 mod cat0_polygon;
 mod cat3_anim;
+mod cat4_mime;
 mod cat5_ground;
 mod cat7_device;
 mod read;

@@ -292,6 +292,7 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     decode_polygon_sections(&mut hmd);
     decode_parameter_sections(&mut hmd);
     decode_device_sections(&mut hmd);
+    decode_mime_sections(&mut hmd);
     Ok(hmd)
 }
 
@@ -810,5 +811,75 @@ fn decode_device_sections(hmd: &mut Hmd) {
             items.push(DeviceItem::Raw(w[pos..].to_vec()));
         }
         s.data = SectionData::Devices(items);
+    }
+}
+
+/// Decodes joint DIFF blocks of MIMe DIFF sections at the offsets the joint MIMe primitives
+/// name.
+fn decode_mime_sections(hmd: &mut Hmd) {
+    use super::cat4_mime::{JointDiff, MimeDiffItem, MimeKind};
+    let mut refs: BTreeMap<u32, BTreeMap<u32, MimeKind>> = BTreeMap::new();
+    {
+        let headers = headers_by_offset(hmd);
+        for (_, p) in hmd.primitives() {
+            for t in &p.types {
+                let (TypeData::Offsets(offsets), 0, 4) =
+                    (&t.data, t.kind().developer(), t.kind().category())
+                else {
+                    continue;
+                };
+                let Some((kind @ (MimeKind::JointAxes | MimeKind::JointRpy), reset)) =
+                    MimeKind::from_code(t.type_code)
+                else {
+                    continue;
+                };
+                let diff_word = if reset { 2 } else { 4 };
+                let Some(section) = headers
+                    .get(&p.header)
+                    .and_then(|h| h.words.get(diff_word))
+                    .and_then(|e| e.pointer())
+                else {
+                    continue;
+                };
+                let entry = refs.entry(section).or_default();
+                for &o in offsets {
+                    entry.entry(o).or_insert(kind);
+                }
+            }
+        }
+    }
+    for region in &mut hmd.regions {
+        let Some(starts) = refs.get(&region.offset) else {
+            continue;
+        };
+        let RegionBody::Section(s) = &mut region.body else {
+            continue;
+        };
+        let SectionData::Raw(w) = &s.data else {
+            continue;
+        };
+        if s.role != SectionRole::MimeDiff {
+            continue;
+        }
+        let mut items = Vec::new();
+        let mut pos = 0usize;
+        for (&start, &kind) in starts {
+            let st = start as usize;
+            if st < pos || st >= w.len() {
+                continue;
+            }
+            let Some(j) = JointDiff::decode(kind, start, &w[st..]) else {
+                continue;
+            };
+            if st > pos {
+                items.push(MimeDiffItem::Raw(w[pos..st].to_vec()));
+            }
+            pos = st + j.words();
+            items.push(MimeDiffItem::Joint(j));
+        }
+        if pos < w.len() {
+            items.push(MimeDiffItem::Raw(w[pos..].to_vec()));
+        }
+        s.data = SectionData::MimeDiff(items);
     }
 }

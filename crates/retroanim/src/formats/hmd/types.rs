@@ -10,6 +10,7 @@ pub use super::cat3_anim::{
     ExtraSequence, InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer,
     UpdateIndex,
 };
+pub use super::cat4_mime::{JointDiff, JointDifference, JointReset, MimeDiffItem, MimeKind};
 pub use super::cat5_ground::{GroundPolygon, GroundRow};
 pub use super::cat7_device::{CameraParameters, DeviceItem, DeviceKind, LightData};
 
@@ -409,6 +410,8 @@ pub enum SectionData {
     Parameters(Vec<ParameterItem>),
     /// Camera and light parameters.
     Devices(Vec<DeviceItem>),
+    /// MIMe DIFF section.
+    MimeDiff(Vec<MimeDiffItem>),
     /// Ground polygon section.
     GroundPolygon(GroundPolygon),
     /// Ground vertex section: int16 heights, then a pad halfword when odd in number.
@@ -435,6 +438,7 @@ impl SectionData {
             SectionData::Parameters(items) => items.iter().map(ParameterItem::words).sum(),
             SectionData::Devices(items) => items.iter().map(DeviceItem::words).sum(),
             SectionData::GroundPolygon(g) => g.words(),
+            SectionData::MimeDiff(items) => items.iter().map(MimeDiffItem::words).sum(),
             SectionData::Heights { heights } => heights.len().div_ceil(2),
             SectionData::Raw(w) => w.len(),
         }

@@ -303,6 +303,26 @@ fn section(d: &SectionData, out: &mut Vec<u32>) -> Result<()> {
                 it.encode(out);
             }
         }
+        SectionData::MimeDiff(items) => {
+            let start = out.len();
+            for (i, it) in items.iter().enumerate() {
+                let here = out.len() - start;
+                match it {
+                    MimeDiffItem::Joint(j) => {
+                        if j.index as usize != here {
+                            return Err(unencodable(format!(
+                                "MIMe DIFF item {i} has index {} but lands at word {here} of its section",
+                                j.index
+                            )));
+                        }
+                        j.encode(out).ok_or_else(|| {
+                            unencodable("a joint DIFF block holds at most 65535 differences")
+                        })?;
+                    }
+                    MimeDiffItem::Raw(w) => out.extend_from_slice(w),
+                }
+            }
+        }
         SectionData::GroundPolygon(g) => g
             .encode(out)
             .ok_or_else(|| unencodable("a ground polygon section holds at most 65535 rows"))?,
