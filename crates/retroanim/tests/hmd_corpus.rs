@@ -72,3 +72,42 @@ fn no_corpus_tod_is_taken_for_an_hmd() {
         assert_eq!(detect(&data), Some(Format::Tod), "{name}");
     }
 }
+
+#[test]
+fn corrupted_corpus_files_never_panic_and_what_reads_writes_back() {
+    let files = common::corpus_files("HMD");
+    // Small files that between them hold polygons, shared polygons, joint and vertex MIMe,
+    // ground, images and animation.
+    let picked = [
+        "JOINT.HMD",
+        "JNTMIME.HMD",
+        "VTXMIME.HMD",
+        "GROUND.HMD",
+        "CUBE0.HMD",
+        "04_2.HMD",
+    ];
+    for (name, path) in files
+        .iter()
+        .filter(|(n, _)| picked.iter().any(|p| n.ends_with(&format!("/{p}"))))
+    {
+        let data = std::fs::read(path).unwrap();
+        let spots: Vec<usize> = (0..data.len().min(1024) * 8)
+            .step_by(5)
+            .chain((data.len().saturating_sub(1024) * 8..data.len() * 8).step_by(11))
+            .collect();
+        for bit in spots {
+            let mut d = data.clone();
+            d[bit / 8] ^= 1 << (bit % 8);
+            if let Ok(m) = hmd::read(&d) {
+                let _ = hmd::validate(&m);
+                assert!(hmd::write(&m).unwrap() == d, "{name}: bit {bit}");
+            }
+        }
+        for n in (0..data.len()).step_by(13) {
+            match hmd::read(&data[..n]) {
+                Ok(m) => assert!(hmd::write(&m).unwrap() == data[..n], "{name}: cut at {n}"),
+                Err(e) => assert!(e.offset().is_none_or(|o| o <= n as u64), "{name}: {e}"),
+            }
+        }
+    }
+}

@@ -107,9 +107,43 @@ pub fn validate(hmd: &Hmd) -> Vec<Issue> {
             }
         }
     }
+    if let (Some(units), Some(start)) = (coords, coord_start) {
+        // The hierarchy must not loop: walk each coordinate's parents at most `len` steps.
+        let parent = |k: usize| -> Option<usize> {
+            let p = units[k].parent.checked_sub(start + 1)?;
+            (p % 20 == 0 && ((p / 20) as usize) < units.len()).then_some((p / 20) as usize)
+        };
+        for k in 0..units.len() {
+            let mut at = k;
+            let mut steps = 0;
+            while let Some(p) = parent(at) {
+                steps += 1;
+                if p == k || steps > units.len() {
+                    out.push(Issue::error(
+                        byte(start) + 4 + k as u64 * 80 + 76,
+                        "coordinate-loop",
+                        format!("coordinate {k}: its chain of parents loops"),
+                    ));
+                    break;
+                }
+                at = p;
+            }
+        }
+    }
     for (&ho, h) in &headers {
         for (i, e) in h.words.iter().enumerate() {
             if let HeaderEntry::Pointer(p) = e {
+                let inside_primitive = prims
+                    .range(..=*p)
+                    .next_back()
+                    .is_some_and(|(&s, prim)| *p < s + prim.words() as u32);
+                if inside_primitive {
+                    out.push(Issue::warning(
+                        byte_in(&byte_of, ho) + 4 + i as u64 * 4,
+                        "pointer-target",
+                        format!("primitive header at word {ho}: section pointer {p} points into a primitive"),
+                    ));
+                }
                 if *p as usize >= total_words {
                     out.push(Issue::error(
                         byte_in(&byte_of, ho) + 4 + i as u64 * 4,
