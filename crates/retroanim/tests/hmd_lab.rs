@@ -446,3 +446,52 @@ fn switch_joint_mime_differences_match_switch_lab() {
             && kinds.contains(&(MimeKind::JointAxes, true))
     );
 }
+
+#[test]
+fn twinp_vertex_mime_differences_match_puyo_lab() {
+    let Some((_, m)) = corpus("MIME/TWINP/TWINP.HMD") else {
+        return;
+    };
+    let items: Vec<MimeDiffItem> = sections(&m, SectionRole::MimeDiff)
+        .into_iter()
+        .filter_map(|(_, d)| match d {
+            SectionData::MimeDiff(items) => Some(items.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert!(
+        items.iter().all(|i| !matches!(i, MimeDiffItem::Raw(_))),
+        "every DIFF block typed"
+    );
+    // VertMIMeDiff_0000: onum 1, four keys (dflags 0xf), 136 deltas each, diff[0] (-220, -124, -220).
+    let v = items
+        .iter()
+        .find_map(|i| match i {
+            MimeDiffItem::Vertex(v) => Some(v),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!((v.dflags, v.keys.len(), v.reset_offsets.len()), (0xf, 4, 1));
+    assert_eq!(v.keys[0].deltas.len(), 136);
+    assert_eq!(v.keys[0].deltas[0].v, [-220, -124, -220]);
+    // RstVertMIMeDiff_0000: one record, vstart 0, ostart 0, vnum 136.
+    let r = items
+        .iter()
+        .find_map(|i| match i {
+            MimeDiffItem::VertexReset(r) => Some(r),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        r.records,
+        vec![VertexReset {
+            vstart: 0,
+            ostart: 0,
+            changed: 0,
+            vnum: 136
+        }]
+    );
+    // The reset offset names the reset record's `changed` word.
+    assert_eq!(v.reset_offsets[0], r.index + 3);
+}

@@ -5,7 +5,12 @@
 //! offsets of DIFF blocks in the MIMe DIFF section. Joint DIFF blocks are typed here:
 //! `[coord_id diffs_num] dflags`, `diffs_num` records `[dvx dvy] [dvz dtp] dtx dty dtz`, then a
 //! reset save area (axes: a MATRIX; RPY: `[rx ry] [rz changed] tx ty tz`). Vertex/normal DIFF
-//! blocks are kept as words.
+//! blocks (PUYO.LAB): `[onum diffs_num] dflags`, `diffs_num` offsets of the data blocks
+//! (relative to the DIFF block), `onum` offsets of the reset records' `changed` words (relative
+//! to the DIFF section), then per key `vstart`, `[res vnum]` and `vnum` SVECTOR deltas; their
+//! reset blocks: `[pad diffs_num]`, then `vstart`, `ostart`, `[changed vnum]` per record.
+//! Vertex/normal blocks are typed only when their data blocks follow in order (as labp lays them
+//! out), so the writer recomputes the data offsets.
 
 use serde::{Deserialize, Serialize};
 
@@ -186,13 +191,176 @@ impl JointDiff {
     }
 }
 
+/// The differences of one MIMe key in a vertex/normal DIFF block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VertexDifferences {
+    /// First vertex (or normal) the deltas apply to.
+    pub vstart: u32,
+    /// The reserved halfword before `vnum`.
+    #[serde(default, skip_serializing_if = "crate::formats::is_default")]
+    pub reserved: u16,
+    /// The deltas (`vnum` is their number).
+    pub deltas: Vec<super::types::SVector>,
+}
+
+/// A vertex/normal DIFF block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VertexDiff {
+    /// Word offset in the DIFF section.
+    pub index: u32,
+    /// Bit k set: key k has differences.
+    pub dflags: u32,
+    /// Word offsets (in the DIFF section) of the reset records' `changed` words (`onum`).
+    pub reset_offsets: Vec<u32>,
+    /// The differences per key, in dflags order; their offsets are computed.
+    pub keys: Vec<VertexDifferences>,
+}
+
+impl VertexDiff {
+    /// Words the block takes.
+    pub fn words(&self) -> usize {
+        2 + self.keys.len()
+            + self.reset_offsets.len()
+            + self
+                .keys
+                .iter()
+                .map(|k| 2 + 2 * k.deltas.len())
+                .sum::<usize>()
+    }
+
+    /// Decodes a block at the start of `w` when its data blocks follow in order.
+    pub fn decode(index: u32, w: &[u32]) -> Option<VertexDiff> {
+        let head = w.get(..2)?;
+        let (onum, n) = ((head[0] & 0xFFFF) as usize, (head[0] >> 16) as usize);
+        let offsets = w.get(2..2 + n)?;
+        let reset_offsets = w.get(2 + n..2 + n + onum)?.to_vec();
+        let mut pos = 2 + n + onum;
+        let mut keys = Vec::with_capacity(n);
+        for &o in offsets {
+            if o as usize != pos {
+                return None;
+            }
+            let vstart = *w.get(pos)?;
+            let vh = *w.get(pos + 1)?;
+            let vnum = (vh >> 16) as usize;
+            let d = w.get(pos + 2..pos + 2 + 2 * vnum)?;
+            keys.push(VertexDifferences {
+                vstart,
+                reserved: vh as u16,
+                deltas: d
+                    .chunks_exact(2)
+                    .map(|c| super::types::SVector {
+                        v: [c[0] as i16, (c[0] >> 16) as i16, c[1] as i16],
+                        pad: (c[1] >> 16) as i16,
+                    })
+                    .collect(),
+            });
+            pos += 2 + 2 * vnum;
+        }
+        Some(VertexDiff {
+            index,
+            dflags: head[1],
+            reset_offsets,
+            keys,
+        })
+    }
+
+    /// Appends the encoded words; `None` when a count does not fit 16 bits.
+    pub fn encode(&self, out: &mut Vec<u32>) -> Option<()> {
+        let onum = u16::try_from(self.reset_offsets.len()).ok()?;
+        let n = u16::try_from(self.keys.len()).ok()?;
+        out.push(onum as u32 | (n as u32) << 16);
+        out.push(self.dflags);
+        let mut pos = 2 + self.keys.len() + self.reset_offsets.len();
+        for k in &self.keys {
+            out.push(u32::try_from(pos).ok()?);
+            pos += 2 + 2 * k.deltas.len();
+        }
+        out.extend_from_slice(&self.reset_offsets);
+        for k in &self.keys {
+            out.push(k.vstart);
+            out.push(k.reserved as u32 | (u16::try_from(k.deltas.len()).ok()? as u32) << 16);
+            for d in &k.deltas {
+                out.push(d.v[0] as u16 as u32 | (d.v[1] as u16 as u32) << 16);
+                out.push(d.v[2] as u16 as u32 | (d.pad as u16 as u32) << 16);
+            }
+        }
+        Some(())
+    }
+}
+
+/// One record of a vertex/normal reset DIFF block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VertexReset {
+    /// First vertex (or normal).
+    pub vstart: u32,
+    /// First entry of the ORGSVN save area.
+    pub ostart: u32,
+    /// Run-time `changed` flag.
+    pub changed: u16,
+    /// Number of vertices.
+    pub vnum: u16,
+}
+
+/// A vertex/normal reset DIFF block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VertexResetDiff {
+    /// Word offset in the DIFF section.
+    pub index: u32,
+    /// The halfword before `diffs_num`.
+    #[serde(default, skip_serializing_if = "crate::formats::is_default")]
+    pub pad: u16,
+    /// The records.
+    pub records: Vec<VertexReset>,
+}
+
+impl VertexResetDiff {
+    /// Decodes a block at the start of `w`.
+    pub fn decode(index: u32, w: &[u32]) -> Option<VertexResetDiff> {
+        let head = *w.first()?;
+        let n = (head >> 16) as usize;
+        let recs = w.get(1..1 + 3 * n)?;
+        Some(VertexResetDiff {
+            index,
+            pad: head as u16,
+            records: recs
+                .chunks_exact(3)
+                .map(|r| VertexReset {
+                    vstart: r[0],
+                    ostart: r[1],
+                    changed: r[2] as u16,
+                    vnum: (r[2] >> 16) as u16,
+                })
+                .collect(),
+        })
+    }
+
+    /// Words the block takes.
+    pub fn words(&self) -> usize {
+        1 + 3 * self.records.len()
+    }
+
+    /// Appends the encoded words; `None` with more than 65535 records.
+    pub fn encode(&self, out: &mut Vec<u32>) -> Option<()> {
+        out.push(self.pad as u32 | (u16::try_from(self.records.len()).ok()? as u32) << 16);
+        for r in &self.records {
+            out.extend([r.vstart, r.ostart, r.changed as u32 | (r.vnum as u32) << 16]);
+        }
+        Some(())
+    }
+}
+
 /// One item of a MIMe DIFF section.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MimeDiffItem {
     /// A joint DIFF block.
     Joint(JointDiff),
-    /// Vertex/normal DIFF blocks and anything no joint primitive points to.
+    /// A vertex or normal DIFF block.
+    Vertex(VertexDiff),
+    /// A vertex or normal reset DIFF block.
+    VertexReset(VertexResetDiff),
+    /// Anything no MIMe primitive describes.
     Raw(Vec<u32>),
 }
 
@@ -201,7 +369,34 @@ impl MimeDiffItem {
     pub fn words(&self) -> usize {
         match self {
             MimeDiffItem::Joint(j) => j.words(),
+            MimeDiffItem::Vertex(v) => v.words(),
+            MimeDiffItem::VertexReset(v) => v.words(),
             MimeDiffItem::Raw(w) => w.len(),
+        }
+    }
+}
+
+impl MimeDiffItem {
+    /// The item's word offset in its section, for the positioned kinds.
+    pub fn index(&self) -> Option<u32> {
+        match self {
+            MimeDiffItem::Joint(j) => Some(j.index),
+            MimeDiffItem::Vertex(v) => Some(v.index),
+            MimeDiffItem::VertexReset(v) => Some(v.index),
+            MimeDiffItem::Raw(_) => None,
+        }
+    }
+
+    /// Appends the encoded words; `None` when a count does not fit its field.
+    pub fn encode(&self, out: &mut Vec<u32>) -> Option<()> {
+        match self {
+            MimeDiffItem::Joint(j) => j.encode(out),
+            MimeDiffItem::Vertex(v) => v.encode(out),
+            MimeDiffItem::VertexReset(v) => v.encode(out),
+            MimeDiffItem::Raw(w) => {
+                out.extend_from_slice(w);
+                Some(())
+            }
         }
     }
 }

@@ -62,8 +62,10 @@
 //!   bit (three control points each for Bezier), packed at the unit length and padded to a word.
 //!   The manual lists 0x03010222/0x03010242 with mask 0x1 in its macro column; we trust the
 //!   bits of the type.
-//! - **MIMe**: joint DIFF blocks are typed ([`JointDiff`]); vertex/normal DIFF blocks, ORGSVN
-//!   and MIMEPR areas are kept as words (their record layout is only partly pinned down).
+//! - **MIMe**: joint and vertex/normal DIFF blocks are typed ([`JointDiff`], [`VertexDiff`],
+//!   [`VertexResetDiff`]) where a MIMe primitive points to them; a vertex/normal block whose data
+//!   blocks are not laid out in order after it stays raw. ORGSVN and MIMEPR areas are run-time
+//!   save areas and weights, kept as words / vectors.
 //! - **Ground**: the polygon section ([`GroundPolygon`]) and heights are typed; grid and UV
 //!   entries are kept as words because their size depends on the type reading them.
 //! - **Images**: pixel and CLUT data are kept as words (no bit depth is stored).

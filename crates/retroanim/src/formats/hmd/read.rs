@@ -817,8 +817,8 @@ fn decode_device_sections(hmd: &mut Hmd) {
 /// Decodes joint DIFF blocks of MIMe DIFF sections at the offsets the joint MIMe primitives
 /// name.
 fn decode_mime_sections(hmd: &mut Hmd) {
-    use super::cat4_mime::{JointDiff, MimeDiffItem, MimeKind};
-    let mut refs: BTreeMap<u32, BTreeMap<u32, MimeKind>> = BTreeMap::new();
+    use super::cat4_mime::{JointDiff, MimeDiffItem, MimeKind, VertexDiff, VertexResetDiff};
+    let mut refs: BTreeMap<u32, BTreeMap<u32, (MimeKind, bool)>> = BTreeMap::new();
     {
         let headers = headers_by_offset(hmd);
         for (_, p) in hmd.primitives() {
@@ -828,12 +828,16 @@ fn decode_mime_sections(hmd: &mut Hmd) {
                 else {
                     continue;
                 };
-                let Some((kind @ (MimeKind::JointAxes | MimeKind::JointRpy), reset)) =
-                    MimeKind::from_code(t.type_code)
-                else {
+                let Some((kind, reset)) = MimeKind::from_code(t.type_code) else {
                     continue;
                 };
-                let diff_word = if reset { 2 } else { 4 };
+                let joint = matches!(kind, MimeKind::JointAxes | MimeKind::JointRpy);
+                let diff_word = match (joint, reset) {
+                    (true, false) => 4,
+                    (true, true) => 2,
+                    (false, false) => 3,
+                    (false, true) => 1,
+                };
                 let Some(section) = headers
                     .get(&p.header)
                     .and_then(|h| h.words.get(diff_word))
@@ -843,7 +847,7 @@ fn decode_mime_sections(hmd: &mut Hmd) {
                 };
                 let entry = refs.entry(section).or_default();
                 for &o in offsets {
-                    entry.entry(o).or_insert(kind);
+                    entry.entry(o).or_insert((kind, reset));
                 }
             }
         }
@@ -863,19 +867,25 @@ fn decode_mime_sections(hmd: &mut Hmd) {
         }
         let mut items = Vec::new();
         let mut pos = 0usize;
-        for (&start, &kind) in starts {
+        for (&start, &(kind, reset)) in starts {
             let st = start as usize;
             if st < pos || st >= w.len() {
                 continue;
             }
-            let Some(j) = JointDiff::decode(kind, start, &w[st..]) else {
-                continue;
+            let rest = &w[st..];
+            let item = match (kind, reset) {
+                (MimeKind::JointAxes | MimeKind::JointRpy, _) => {
+                    JointDiff::decode(kind, start, rest).map(MimeDiffItem::Joint)
+                }
+                (_, false) => VertexDiff::decode(start, rest).map(MimeDiffItem::Vertex),
+                (_, true) => VertexResetDiff::decode(start, rest).map(MimeDiffItem::VertexReset),
             };
+            let Some(item) = item else { continue };
             if st > pos {
                 items.push(MimeDiffItem::Raw(w[pos..st].to_vec()));
             }
-            pos = st + j.words();
-            items.push(MimeDiffItem::Joint(j));
+            pos = st + item.words();
+            items.push(item);
         }
         if pos < w.len() {
             items.push(MimeDiffItem::Raw(w[pos..].to_vec()));

@@ -10,7 +10,10 @@ pub use super::cat3_anim::{
     ExtraSequence, InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer,
     UpdateIndex,
 };
-pub use super::cat4_mime::{JointDiff, JointDifference, JointReset, MimeDiffItem, MimeKind};
+pub use super::cat4_mime::{
+    JointDiff, JointDifference, JointReset, MimeDiffItem, MimeKind, VertexDiff, VertexDifferences,
+    VertexReset, VertexResetDiff,
+};
 pub use super::cat5_ground::{GroundPolygon, GroundRow};
 pub use super::cat7_device::{CameraParameters, DeviceItem, DeviceKind, LightData};
 

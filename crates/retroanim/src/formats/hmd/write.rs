@@ -307,20 +307,17 @@ fn section(d: &SectionData, out: &mut Vec<u32>) -> Result<()> {
             let start = out.len();
             for (i, it) in items.iter().enumerate() {
                 let here = out.len() - start;
-                match it {
-                    MimeDiffItem::Joint(j) => {
-                        if j.index as usize != here {
-                            return Err(unencodable(format!(
-                                "MIMe DIFF item {i} has index {} but lands at word {here} of its section",
-                                j.index
-                            )));
-                        }
-                        j.encode(out).ok_or_else(|| {
-                            unencodable("a joint DIFF block holds at most 65535 differences")
-                        })?;
-                    }
-                    MimeDiffItem::Raw(w) => out.extend_from_slice(w),
+                if it.index().is_some_and(|x| x as usize != here) {
+                    return Err(unencodable(format!(
+                        "MIMe DIFF item {i} has index {:?} but lands at word {here} of its section",
+                        it.index()
+                    )));
                 }
+                it.encode(out).ok_or_else(|| {
+                    unencodable(format!(
+                        "MIMe DIFF item {i}: a count exceeds its 16-bit field"
+                    ))
+                })?;
             }
         }
         SectionData::GroundPolygon(g) => g
