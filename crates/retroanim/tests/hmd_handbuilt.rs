@@ -754,6 +754,14 @@ fn images_ground_mime_and_odd_types() {
     ] {
         section(&m, role);
     }
+    assert_eq!(
+        section(&m, SectionRole::Image),
+        &SectionData::Vram(vec![0, 0x7FFF, 2, 1, 0x2222, 0x1111])
+    );
+    assert_eq!(
+        section(&m, SectionRole::Clut),
+        &SectionData::Vram(vec![0x7C00, 0, 0x001F, 0x03E0])
+    );
     let SectionData::GroundPolygon(g) = section(&m, SectionRole::GroundPolygon) else {
         panic!("ground polygon section typed")
     };

@@ -68,7 +68,8 @@
 //!   save areas and weights, kept as words / vectors.
 //! - **Ground**: the polygon section ([`GroundPolygon`]) and heights are typed; grid and UV
 //!   entries are kept as words because their size depends on the type reading them.
-//! - **Images**: pixel and CLUT data are kept as words (no bit depth is stored).
+//! - **Images**: pixel and CLUT data are kept as 16-bit VRAM units: the primitive stores no bit
+//!   depth (a 16- or 256-entry CLUT implies 4 or 8 bits, PSXPrev's reading).
 //! - **Indices are not pointers**: polygon, parameter, light and DIFF indices are offsets
 //!   relative to a section; the writer keeps them as they are. Growing a section moves the
 //!   sections after it (pointers follow) but does not renumber indices into the grown section.

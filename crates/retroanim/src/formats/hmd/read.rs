@@ -502,6 +502,12 @@ fn decode_section(role: SectionRole, w: &[u32]) -> Section {
                 .map(|&x| SequenceDescriptor::from_word(x))
                 .collect(),
         ),
+        MimeWeights => SectionData::Weights(w.iter().map(|&x| x as i32).collect()),
+        Image | Clut => SectionData::Vram(
+            w.iter()
+                .flat_map(|&x| [x as u16, (x >> 16) as u16])
+                .collect(),
+        ),
         GroundPolygon => match super::cat5_ground::GroundPolygon::decode(w) {
             Some(g) => SectionData::GroundPolygon(g),
             None => SectionData::Raw(w.to_vec()),

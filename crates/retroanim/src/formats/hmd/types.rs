@@ -415,6 +415,10 @@ pub enum SectionData {
     Devices(Vec<DeviceItem>),
     /// MIMe DIFF section.
     MimeDiff(Vec<MimeDiffItem>),
+    /// MIMEPR: per-key weights, 4096 = 1.0.
+    Weights(Vec<i32>),
+    /// Image or CLUT data in 16-bit VRAM units (two per word, low half first).
+    Vram(Vec<u16>),
     /// Ground polygon section.
     GroundPolygon(GroundPolygon),
     /// Ground vertex section: int16 heights, then a pad halfword when odd in number.
@@ -441,6 +445,8 @@ impl SectionData {
             SectionData::Parameters(items) => items.iter().map(ParameterItem::words).sum(),
             SectionData::Devices(items) => items.iter().map(DeviceItem::words).sum(),
             SectionData::GroundPolygon(g) => g.words(),
+            SectionData::Weights(w) => w.len(),
+            SectionData::Vram(v) => v.len().div_ceil(2),
             SectionData::MimeDiff(items) => items.iter().map(MimeDiffItem::words).sum(),
             SectionData::Heights { heights } => heights.len().div_ceil(2),
             SectionData::Raw(w) => w.len(),

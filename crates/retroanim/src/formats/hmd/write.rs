@@ -320,6 +320,12 @@ fn section(d: &SectionData, out: &mut Vec<u32>) -> Result<()> {
                 })?;
             }
         }
+        SectionData::Weights(w) => out.extend(w.iter().map(|&x| x as u32)),
+        SectionData::Vram(v) => {
+            for c in v.chunks(2) {
+                out.push(c[0] as u32 | (c.get(1).copied().unwrap_or(0) as u32) << 16);
+            }
+        }
         SectionData::GroundPolygon(g) => g
             .encode(out)
             .ok_or_else(|| unencodable("a ground polygon section holds at most 65535 rows"))?,
