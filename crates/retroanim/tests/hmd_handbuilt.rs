@@ -292,7 +292,7 @@ fn everything() -> Vec<u8> {
     }
     let preset_at = at;
     v.extend([W(0x0004_0148), cs(2, 1), W(preset_at)]);
-    let strip_at = preset_at + 16;
+    let strip_at = preset_at + 12;
     v.extend([W(0x0000_001c), cs(2, 1), W(strip_at)]);
     // POST-PROCESS: empty chain terminator primitive.
     v.extend([Label("post"), W(0xFFFF_FFFF), Ptr("h_poly"), W(0x8000_0000)]);
@@ -306,8 +306,17 @@ fn everything() -> Vec<u8> {
         }
         v.extend(p);
     }
-    // A preset packet (16 words of two GPU packets and indices; kept raw).
-    v.extend((0..16).map(|i| W(0x0300_0000 + i)));
+    // A preset flat triangle (p. 2-82): twice [DMA tag, colour, 3 screen XY], then indices.
+    for copy in 0..2u32 {
+        v.extend([
+            W(0x0400_0000 + copy),
+            W(0x2000_00FF),
+            W(h(10, 20)),
+            W(h(30, 40)),
+            W(h(50, 60)),
+        ]);
+    }
+    v.extend([W(h(1, 2)), W(h(3, 0))]);
     // A Gouraud strip of 2 triangles: [num 0], first triangle, one extra group.
     v.extend([
         W(h(2, 0)),
@@ -476,7 +485,11 @@ fn every_polygon_type_decodes_into_packets() {
             _ => None,
         })
         .collect();
-    assert_eq!(runs.len(), POLY_TYPES.len(), "one run per listed type");
+    assert_eq!(
+        runs.len(),
+        POLY_TYPES.len() + 1,
+        "one run per listed type and the preset"
+    );
     for (run, (code, _)) in runs.iter().zip(POLY_TYPES) {
         assert_eq!(run.primitive_type, code as u16);
         let p = &run.packets[0];
@@ -503,10 +516,18 @@ fn every_polygon_type_decodes_into_packets() {
             );
         }
     }
-    // The preset packet is kept raw, the strip typed.
-    assert!(items
+    // The preset packet: both GPU packets and the indices.
+    let preset = items
         .iter()
-        .any(|i| matches!(i, PolygonItem::Raw(w) if w.len() == 16 && w[0] == 0x0300_0000)));
+        .find_map(|i| match i {
+            PolygonItem::Packets(r) if r.primitive_type == 0x148 => Some(&r.packets[0]),
+            _ => None,
+        })
+        .expect("the preset packet is typed");
+    assert_eq!(preset.tags, vec![0x0400_0000, 0x0400_0001]);
+    assert_eq!(preset.screen, [[10, 20], [30, 40], [50, 60]].repeat(2));
+    assert_eq!(preset.colors, vec![[0xFF, 0, 0, 0x20]; 2]);
+    assert_eq!(preset.vertices, vec![1, 2, 3]);
     let strip = items
         .iter()
         .find_map(|i| match i {

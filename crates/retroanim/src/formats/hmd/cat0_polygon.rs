@@ -3,8 +3,10 @@
 //!
 //! A packet layout is a list of word slots; a [`Packet`] holds the values of those slots by
 //! kind (colours, UVs, normal and vertex indices, padding) so that decoding and encoding are
-//! the same walk over the slots. Strip meshes (CODE 3) and preset packets (PST) are kept as raw
-//! words: the manual's text extraction does not pin their repetition pattern down (notes §13).
+//! the same walk over the slots. Preset packets (PST, File Formats pp. 2-82..2-86) hold two
+//! copies of the GPU packet (DMA tag, colours, screen XY, UVs) and then the vertex indices.
+//! Strip meshes are typed for 0x18 and 0x1c, the only pattern the samples pin down (notes §13);
+//! other strips and preset strips are kept as raw words.
 
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +33,10 @@ enum Slot {
     Uv(Half),
     /// Two halfwords.
     Pair(Half, Half),
+    /// A DMA tag word (preset packets).
+    Tag,
+    /// A screen position `[x y]` (preset packets).
+    Xy,
 }
 
 use Half::*;
@@ -54,6 +60,9 @@ fn layout(pt: u16) -> Option<Vec<Slot>> {
     let iip = pt & 4 != 0;
     let code = (pt >> 3) & 7;
     let lmd = pt & 0x40 != 0;
+    if pt & 0x100 != 0 {
+        return preset_layout(pt);
+    }
     if pt & !0x027F != 0 || !(1..=2).contains(&code) {
         return None;
     }
@@ -113,6 +122,44 @@ fn layout(pt: u16) -> Option<Vec<Slot>> {
         } else {
             s.extend([Pair(V(0), V(1)), Pair(V(2), Pad)]);
         }
+    }
+    Some(s)
+}
+
+/// Slots of a preset packet: two GPU packets, then the vertex indices (unlit types only).
+fn preset_layout(pt: u16) -> Option<Vec<Slot>> {
+    let tme = pt & 1 != 0;
+    let iip = pt & 4 != 0;
+    let code = (pt >> 3) & 7;
+    if pt & !0x017D != 0 || pt & 0x40 == 0 || !(1..=2).contains(&code) {
+        return None;
+    }
+    let corners = if code == 2 { 4 } else { 3 };
+    let mut gpu = vec![Tag];
+    for i in 0..corners {
+        if i == 0 || iip {
+            gpu.push(Color);
+        }
+        gpu.push(Xy);
+        if tme {
+            gpu.push(Uv(match i {
+                0 => Cba,
+                1 => Tsb,
+                _ => Pad,
+            }));
+        }
+    }
+    let mut s = gpu.clone();
+    s.extend(gpu);
+    match (corners, tme) {
+        (3, true) => {
+            // The last UV word of the second copy carries vert0.
+            let last = s.len() - 1;
+            s[last] = Uv(V(0));
+            s.push(Pair(V(1), V(2)));
+        }
+        (3, false) => s.extend([Pair(V(0), V(1)), Pair(V(2), Pad)]),
+        _ => s.extend([Pair(V(0), V(1)), Pair(V(2), V(3))]),
     }
     Some(s)
 }
@@ -253,6 +300,12 @@ pub struct Packet {
     /// Padding halfwords, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pads: Vec<u16>,
+    /// DMA tag words of a preset packet's two GPU packets.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<u32>,
+    /// Screen positions of a preset packet's two GPU packets, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub screen: Vec<[i16; 2]>,
 }
 
 impl Packet {
@@ -278,6 +331,8 @@ impl Packet {
             match *slot {
                 Color => p.colors.push(x.to_le_bytes()),
                 Window => p.window = Some(x),
+                Tag => p.tags.push(x),
+                Xy => p.screen.push([x as i16, (x >> 16) as i16]),
                 Uv(h) => {
                     p.uvs.push(UvWord {
                         uv: [x as u8, (x >> 8) as u8],
@@ -297,7 +352,7 @@ impl Packet {
 
     /// Encodes in `slots`; `None` when the packet's lists do not match the layout.
     fn encode(&self, slots: &[Slot], out: &mut Vec<u32>) -> Option<()> {
-        let (mut c, mut u, mut pads) = (0usize, 0usize, 0usize);
+        let (mut c, mut u, mut pads, mut tg, mut xy) = (0usize, 0usize, 0usize, 0usize, 0usize);
         let need_n = slots.iter().map(|s| max_index(s, true)).max().unwrap_or(0);
         let need_v = slots.iter().map(|s| max_index(s, false)).max().unwrap_or(0);
         let need_pads = slots
@@ -311,12 +366,16 @@ impl Packet {
         let need_c = slots.iter().filter(|s| **s == Color).count();
         let need_u = slots.iter().filter(|s| matches!(s, Uv(_))).count();
         let has_window = slots.contains(&Window);
+        let need_tags = slots.iter().filter(|s| **s == Tag).count();
+        let need_xy = slots.iter().filter(|s| **s == Xy).count();
         if self.normals.len() != need_n
             || self.vertices.len() != need_v
             || self.pads.len() != need_pads
             || self.colors.len() != need_c
             || self.uvs.len() != need_u
             || self.window.is_some() != has_window
+            || self.tags.len() != need_tags
+            || self.screen.len() != need_xy
             || (need_u == 0 && (self.cba != 0 || self.tsb != 0))
         {
             return None;
@@ -340,6 +399,15 @@ impl Packet {
                     u32::from_le_bytes(self.colors[c - 1])
                 }
                 Window => self.window.unwrap_or(0),
+                Tag => {
+                    tg += 1;
+                    self.tags[tg - 1]
+                }
+                Xy => {
+                    xy += 1;
+                    let [x, y] = self.screen[xy - 1];
+                    x as u16 as u32 | (y as u16 as u32) << 16
+                }
                 Uv(h) => {
                     u += 1;
                     let [a, b] = self.uvs[u - 1].uv;
@@ -467,7 +535,20 @@ mod tests {
             assert_eq!(packet_words(pt), Some(words), "type 0x{pt:x}");
         }
         assert_eq!(packet_words(0x18), None, "strips are kept raw");
-        assert_eq!(packet_words(0x148), None, "presets are kept raw");
+        // Presets (pp. 2-82..2-86): two GPU packets, then indices.
+        for (pt, words) in [
+            (0x148, 2 * 5 + 2),
+            (0x14c, 2 * 7 + 2),
+            (0x149, 2 * 8 + 1),
+            (0x14d, 2 * 10 + 1),
+            (0x150, 2 * 6 + 2),
+            (0x154, 2 * 9 + 2),
+            (0x151, 2 * 10 + 2),
+            (0x155, 2 * 13 + 2),
+        ] {
+            assert_eq!(packet_words(pt), Some(words), "preset 0x{pt:x}");
+        }
+        assert_eq!(packet_words(0x158), None, "preset strips are kept raw");
     }
 
     #[test]

@@ -55,9 +55,13 @@
 //!   drivers of category 1 the samples only use 0, and it is read the same way.
 //! - **Tiled textures**: p. 2-74 mentions a trailing reset word, but neither the packet listings
 //!   nor the sample data have one; the window word is a prefix only.
-//! - **Strip meshes and preset packets**: the manual's listings do not pin down the repetition
-//!   pattern of strips or the exact double GPU packets of presets; their packets are kept as raw
-//!   words ([`PolygonItem::Raw`]) — exact, not typed.
+//! - **Strip meshes**: `num` is the number of triangles (SWITCH.LAB: 29 = the first triangle
+//!   and 28 groups of `[colour] [n1 n2] [n3 v3]`). Only the 0x18 / 0x1c patterns are pinned
+//!   down by the manual and the samples; other strips keep their packets as raw words
+//!   ([`PolygonItem::Raw`]) — exact, not typed.
+//! - **Preset packets**: typed from the listings on pp. 2-82..2-86 (two GPU packets of DMA tag,
+//!   colours, screen XY and UVs, then the indices; textured triangles put vert0 in the last UV
+//!   word). No sample uses them. Preset strips stay raw.
 //! - **TGT = 1 key frames**: the WRITE mask selects units; a key frame holds one value per set
 //!   bit (three control points each for Bezier), packed at the unit length and padded to a word.
 //!   The manual lists 0x03010222/0x03010242 with mask 0x1 in its macro column; we trust the
