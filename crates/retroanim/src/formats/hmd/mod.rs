@@ -326,6 +326,14 @@ impl Hmd {
     /// decoded.
     pub fn animations(&self) -> Vec<Animation<'_>> {
         let headers = self.headers();
+        let by_offset: BTreeMap<u32, &Section> = self
+            .regions
+            .iter()
+            .filter_map(|r| match &r.body {
+                RegionBody::Section(s) => Some((r.offset, s)),
+                _ => None,
+            })
+            .collect();
         let mut out = Vec::new();
         for (at, p) in self.primitives() {
             let sequences: Vec<&SequencePointer> = p
@@ -350,7 +358,7 @@ impl Hmd {
                     .get(k)
                     .copied()
                     .flatten()
-                    .and_then(|s| self.section_at(s))
+                    .and_then(|s| by_offset.get(&s))
                     .map(|s| &s.data)
             };
             let (

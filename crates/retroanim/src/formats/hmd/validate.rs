@@ -72,11 +72,13 @@ pub fn validate(hmd: &Hmd) -> Vec<Issue> {
             ));
         }
     }
-    // Chains: loops.
+    // Chains: loops. Primitives walked from an earlier block are known to end, so every
+    // primitive is visited once.
+    let mut walked = BTreeSet::new();
     for (i, &b) in hmd.blocks.iter().enumerate() {
         let mut seen = BTreeSet::new();
         let mut p = b;
-        while p != 0 && p != TERMINATE {
+        while p != 0 && p != TERMINATE && !walked.contains(&p) {
             if !seen.insert(p) {
                 out.push(Issue::error(
                     byte(p),
@@ -90,6 +92,7 @@ pub fn validate(hmd: &Hmd) -> Vec<Issue> {
                 None => break,
             }
         }
+        walked.extend(seen);
     }
     if let (Some(units), Some(start)) = (coords, coord_start) {
         for (k, u) in units.iter().enumerate() {
@@ -183,7 +186,15 @@ pub fn validate(hmd: &Hmd) -> Vec<Issue> {
             t_at += (2 + t.data.words() as u64) * 4;
         }
     }
-    check_animation(hmd, &headers, &byte_of, &mut out);
+    let sections: BTreeMap<u32, &Section> = hmd
+        .regions
+        .iter()
+        .filter_map(|r| match &r.body {
+            RegionBody::Section(s) => Some((r.offset, s)),
+            _ => None,
+        })
+        .collect();
+    check_animation(hmd, &headers, &sections, &byte_of, &mut out);
     out
 }
 
@@ -270,6 +281,7 @@ fn check_type(t: &DataSection, at: u64, out: &mut Vec<Issue>) {
 fn check_animation(
     hmd: &Hmd,
     headers: &BTreeMap<u32, &PrimitiveHeader>,
+    sections: &BTreeMap<u32, &Section>,
     byte_of: &BTreeMap<u32, u64>,
     out: &mut Vec<Issue>,
 ) {
@@ -289,7 +301,7 @@ fn check_animation(
         let (Some(tab), Some(ctl)) = (ptr(1), ptr(2)) else {
             continue;
         };
-        let ntypes = match hmd.section_at(tab).map(|s| &s.data) {
+        let ntypes = match sections.get(&tab).map(|s| &s.data) {
             Some(SectionData::InterpolationTable {
                 types, unscanned, ..
             }) => {
@@ -304,12 +316,12 @@ fn check_animation(
             }
             _ => continue,
         };
-        let Some(SectionData::SequenceControl(ds)) = hmd.section_at(ctl).map(|s| &s.data) else {
+        let Some(SectionData::SequenceControl(ds)) = sections.get(&ctl).map(|s| &s.data) else {
             continue;
         };
         let params = ptr(3)
-            .and_then(|a| hmd.section_at(a))
-            .map_or(0, Section::words);
+            .and_then(|a| sections.get(&a))
+            .map_or(0, |s| s.words());
         if done.insert((ctl, 1)) {
             for (i, d) in ds.iter().enumerate() {
                 let at = byte_in(byte_of, ctl) + i as u64 * 4;
