@@ -788,6 +788,13 @@ fn images_ground_mime_and_odd_types() {
     };
     assert_eq!((g.origin, g.cell, g.counts), ([0, 0], [64, 64], [1, 1]));
     assert_eq!(
+        section(&m, SectionRole::GroundGrid),
+        &SectionData::Grid(vec![GridItem::Entries {
+            index: 0,
+            entries: vec![GridEntry::Textured { normal: 0, uv: 0 }]
+        }])
+    );
+    assert_eq!(
         g.rows,
         vec![GroundRow {
             vertex_start: 0,

@@ -495,3 +495,25 @@ fn twinp_vertex_mime_differences_match_puyo_lab() {
     // The reset offset names the reset record's `changed` word.
     assert_eq!(v.reset_offsets[0], r.index + 3);
 }
+
+#[test]
+fn ground_grids_of_both_ground_types_decode() {
+    let Some((_, m)) = corpus("BASIC/GROUND.HMD") else {
+        return;
+    };
+    let SectionData::GroundPolygon(g) = sections(&m, SectionRole::GroundPolygon)[0].1 else {
+        panic!()
+    };
+    assert_eq!(
+        (g.origin, g.cell, g.counts),
+        ([-300, -300], [100, 100], [7, 7])
+    );
+    assert_eq!(g.rows.len(), 6);
+    assert!(g.rows.iter().all(|r| r.grids == 6));
+    let SectionData::Grid(items) = sections(&m, SectionRole::GroundGrid)[0].1 else {
+        panic!()
+    };
+    let kinds: Vec<(Option<u32>, usize)> = items.iter().map(|i| (i.index(), i.words())).collect();
+    // The textured primitive's 36 one-word entries at 0, the flat one's 36 two-word entries at 36.
+    assert_eq!(kinds, vec![(Some(0), 36), (Some(36), 72)]);
+}

@@ -75,3 +75,109 @@ impl GroundPolygon {
         Some(())
     }
 }
+
+/// One grid entry of a ground grid section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GridEntry {
+    /// Flat ground (0x05000000): `[r g b pad] [normal pad]`.
+    Flat {
+        /// r, g, b, pad.
+        color: [u8; 4],
+        /// Normal index.
+        normal: u16,
+        /// The halfword after the normal index.
+        #[serde(default, skip_serializing_if = "crate::formats::is_default")]
+        pad: u16,
+    },
+    /// Textured ground (0x05000001): `[normal uv]`.
+    Textured {
+        /// Normal index.
+        normal: u16,
+        /// Index of the UV group in the UV section.
+        uv: u16,
+    },
+}
+
+/// Grid entries one ground primitive reads, placed at its grid offset.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GridItem {
+    /// The entries of one ground primitive (one per grid cell of its polygon section).
+    Entries {
+        /// Word offset in the grid section (the primitive's grid offset).
+        index: u32,
+        /// The entries, all of one kind.
+        entries: Vec<GridEntry>,
+    },
+    /// Words no ground primitive describes.
+    Raw(Vec<u32>),
+}
+
+impl GridItem {
+    /// Words the item takes.
+    pub fn words(&self) -> usize {
+        match self {
+            GridItem::Entries { entries, .. } => entries
+                .iter()
+                .map(|e| match e {
+                    GridEntry::Flat { .. } => 2,
+                    GridEntry::Textured { .. } => 1,
+                })
+                .sum(),
+            GridItem::Raw(w) => w.len(),
+        }
+    }
+
+    /// Decodes `n` entries at the start of `w`.
+    pub fn decode(index: u32, textured: bool, n: usize, w: &[u32]) -> Option<GridItem> {
+        let k = if textured { 1 } else { 2 };
+        let w = w.get(..n.checked_mul(k)?)?;
+        let entries = w
+            .chunks_exact(k)
+            .map(|c| {
+                if textured {
+                    GridEntry::Textured {
+                        normal: c[0] as u16,
+                        uv: (c[0] >> 16) as u16,
+                    }
+                } else {
+                    GridEntry::Flat {
+                        color: c[0].to_le_bytes(),
+                        normal: c[1] as u16,
+                        pad: (c[1] >> 16) as u16,
+                    }
+                }
+            })
+            .collect();
+        Some(GridItem::Entries { index, entries })
+    }
+
+    /// The item's word offset, for entries.
+    pub fn index(&self) -> Option<u32> {
+        match self {
+            GridItem::Entries { index, .. } => Some(*index),
+            GridItem::Raw(_) => None,
+        }
+    }
+
+    /// Appends the encoded words.
+    pub fn encode(&self, out: &mut Vec<u32>) {
+        match self {
+            GridItem::Entries { entries, .. } => {
+                for e in entries {
+                    match *e {
+                        GridEntry::Flat { color, normal, pad } => {
+                            out.push(u32::from_le_bytes(color));
+                            out.push(normal as u32 | (pad as u32) << 16);
+                        }
+                        GridEntry::Textured { normal, uv } => {
+                            out.push(normal as u32 | (uv as u32) << 16)
+                        }
+                    }
+                }
+            }
+            GridItem::Raw(w) => out.extend_from_slice(w),
+        }
+    }
+}

@@ -70,8 +70,10 @@
 //!   [`VertexResetDiff`]) where a MIMe primitive points to them; a vertex/normal block whose data
 //!   blocks are not laid out in order after it stays raw. ORGSVN and MIMEPR areas are run-time
 //!   save areas and weights, kept as words / vectors.
-//! - **Ground**: the polygon section ([`GroundPolygon`]) and heights are typed; grid and UV
-//!   entries are kept as words because their size depends on the type reading them.
+//! - **Ground**: the polygon section ([`GroundPolygon`]), heights and grid entries are typed;
+//!   a grid entry is one word for the textured type and two for the flat one, and one grid
+//!   section may hold both (GROUND.HMD), so entries are placed by each primitive's grid offset,
+//!   one per cell of its polygon section. The UV section is kept as words.
 //! - **Images**: pixel and CLUT data are kept as 16-bit VRAM units: the primitive stores no bit
 //!   depth (a 16- or 256-entry CLUT implies 4 or 8 bits, PSXPrev's reading).
 //! - **Indices are not pointers**: polygon, parameter, light and DIFF indices are offsets

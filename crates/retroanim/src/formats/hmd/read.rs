@@ -293,6 +293,7 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     decode_parameter_sections(&mut hmd);
     decode_device_sections(&mut hmd);
     decode_mime_sections(&mut hmd);
+    decode_grid_sections(&mut hmd);
     Ok(hmd)
 }
 
@@ -897,5 +898,83 @@ fn decode_mime_sections(hmd: &mut Hmd) {
             items.push(MimeDiffItem::Raw(w[pos..].to_vec()));
         }
         s.data = SectionData::MimeDiff(items);
+    }
+}
+
+/// Decodes ground grid sections: each ground primitive reads one entry per grid cell of its
+/// polygon section, at its grid offset, one word (textured) or two (flat) each.
+fn decode_grid_sections(hmd: &mut Hmd) {
+    use super::cat5_ground::GridItem;
+    let mut refs: BTreeMap<u32, BTreeMap<u32, (bool, usize)>> = BTreeMap::new();
+    {
+        let headers = headers_by_offset(hmd);
+        let index = region_index(hmd);
+        for (_, p) in hmd.primitives() {
+            let Some(h) = headers.get(&p.header) else {
+                continue;
+            };
+            let ptr = |i: usize| h.words.get(i).and_then(|e| e.pointer());
+            for t in &p.types {
+                let (TypeData::Offsets(o), 0, 5) =
+                    (&t.data, t.kind().developer(), t.kind().category())
+                else {
+                    continue;
+                };
+                let (Some(&[0, grid_off, _]), Some(poly), Some(grid)) = (
+                    o.get(..3).and_then(|s| <&[u32; 3]>::try_from(s).ok()),
+                    ptr(0),
+                    ptr(1),
+                ) else {
+                    continue;
+                };
+                let Some(RegionBody::Section(Section {
+                    data: SectionData::GroundPolygon(g),
+                    ..
+                })) = index.get(&poly).map(|&i| &hmd.regions[i].body)
+                else {
+                    continue;
+                };
+                let cells: usize = g.rows.iter().map(|r| r.grids as usize).sum();
+                let textured = t.kind().primitive_type() & 1 != 0;
+                refs.entry(grid)
+                    .or_default()
+                    .entry(grid_off)
+                    .or_insert((textured, cells));
+            }
+        }
+    }
+    for region in &mut hmd.regions {
+        let Some(starts) = refs.get(&region.offset) else {
+            continue;
+        };
+        let RegionBody::Section(s) = &mut region.body else {
+            continue;
+        };
+        let SectionData::Raw(w) = &s.data else {
+            continue;
+        };
+        if s.role != SectionRole::GroundGrid {
+            continue;
+        }
+        let mut items = Vec::new();
+        let mut pos = 0usize;
+        for (&start, &(textured, n)) in starts {
+            let st = start as usize;
+            if st < pos || st > w.len() {
+                continue;
+            }
+            let Some(item) = GridItem::decode(start, textured, n, &w[st..]) else {
+                continue;
+            };
+            if st > pos {
+                items.push(GridItem::Raw(w[pos..st].to_vec()));
+            }
+            pos = st + item.words();
+            items.push(item);
+        }
+        if pos < w.len() {
+            items.push(GridItem::Raw(w[pos..].to_vec()));
+        }
+        s.data = SectionData::Grid(items);
     }
 }

@@ -14,7 +14,7 @@ pub use super::cat4_mime::{
     JointDiff, JointDifference, JointReset, MimeDiffItem, MimeKind, VertexDiff, VertexDifferences,
     VertexReset, VertexResetDiff,
 };
-pub use super::cat5_ground::{GroundPolygon, GroundRow};
+pub use super::cat5_ground::{GridEntry, GridItem, GroundPolygon, GroundRow};
 pub use super::cat7_device::{CameraParameters, DeviceItem, DeviceKind, LightData};
 
 /// A whole HMD file.
@@ -421,6 +421,8 @@ pub enum SectionData {
     Vram(Vec<u16>),
     /// Ground polygon section.
     GroundPolygon(GroundPolygon),
+    /// Ground grid section.
+    Grid(Vec<GridItem>),
     /// Ground vertex section: int16 heights, then a pad halfword when odd in number.
     Heights {
         /// The heights.
@@ -445,6 +447,7 @@ impl SectionData {
             SectionData::Parameters(items) => items.iter().map(ParameterItem::words).sum(),
             SectionData::Devices(items) => items.iter().map(DeviceItem::words).sum(),
             SectionData::GroundPolygon(g) => g.words(),
+            SectionData::Grid(items) => items.iter().map(GridItem::words).sum(),
             SectionData::Weights(w) => w.len(),
             SectionData::Vram(v) => v.len().div_ceil(2),
             SectionData::MimeDiff(items) => items.iter().map(MimeDiffItem::words).sum(),

@@ -326,6 +326,19 @@ fn section(d: &SectionData, out: &mut Vec<u32>) -> Result<()> {
                 out.push(c[0] as u32 | (c.get(1).copied().unwrap_or(0) as u32) << 16);
             }
         }
+        SectionData::Grid(items) => {
+            let start = out.len();
+            for (i, it) in items.iter().enumerate() {
+                let here = out.len() - start;
+                if it.index().is_some_and(|x| x as usize != here) {
+                    return Err(unencodable(format!(
+                        "grid item {i} has index {:?} but lands at word {here} of its section",
+                        it.index()
+                    )));
+                }
+                it.encode(out);
+            }
+        }
         SectionData::GroundPolygon(g) => g
             .encode(out)
             .ok_or_else(|| unencodable("a ground polygon section holds at most 65535 rows"))?,
