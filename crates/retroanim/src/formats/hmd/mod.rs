@@ -51,6 +51,10 @@
 //! - **Count/size word**: the size counts the count/size word itself (labp `H(size); M(H(count))`);
 //!   the data is read by the size field even where it disagrees with the type (STAR09 has such a
 //!   word), and such data is kept raw.
+//! - **Shared flat COL packets**: the manual says COL is not implemented for shared drivers;
+//!   the samples (TILED.LAB) store flat COL shared polygons in the Gouraud layout without
+//!   per-vertex colours, and they are decoded that way ([`PacketRun::primitive_type`] holds the
+//!   layout used).
 //! - **Polygon index**: a word offset into the polygon section for category 0; for the shared
 //!   drivers of category 1 the samples only use 0, and it is read the same way.
 //! - **Tiled textures**: p. 2-74 mentions a trailing reset word, but neither the packet listings

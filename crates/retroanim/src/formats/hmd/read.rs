@@ -575,8 +575,15 @@ fn decode_polygon_sections(hmd: &mut Hmd) {
             };
             for t in &p.types {
                 if let TypeData::PolygonIndex { index, .. } = t.data {
+                    let mut pt = t.kind().primitive_type();
+                    // Shared drivers do not implement COL for flat polygons: their packets
+                    // have the Gouraud layout without per-vertex colours (TILED.LAB,
+                    // SharedPoly_0008/0009).
+                    if t.kind().category() == 1 && pt & 0x6 == 0x2 {
+                        pt = (pt & !0x2) | 0x4;
+                    }
                     runs.entry(section as u64 + index as u64)
-                        .or_insert((t.kind().primitive_type(), t.count as usize));
+                        .or_insert((pt, t.count as usize));
                 }
             }
         }
