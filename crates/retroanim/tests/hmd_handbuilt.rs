@@ -934,6 +934,10 @@ fn each_malformed_case_names_its_offset() {
     let m = hmd::read(&d).unwrap();
     assert!(hmd::validate(&m).iter().any(|i| i.code == "chain-loop"));
     assert_eq!(hmd::write(&m).unwrap(), d);
+    // A type count far too large for the rest of the file.
+    let mut d = good.clone();
+    set_word(&mut d, pre + 2, 0x8FFF_FFFF);
+    assert_eq!(malformed_offset(&d), (pre as u64 + 2) * 4, "type count");
     // A header count far too large.
     let phs = u32::from_le_bytes(good[8..12].try_into().unwrap()) as usize;
     let mut d = good.clone();
