@@ -81,7 +81,15 @@ pub fn write(hmd: &Hmd) -> Result<Vec<u8>> {
             },
             e => e,
         })?;
-        debug_assert_eq!(out.len() - before, r.body.words());
+        if out.len() - before != r.body.words() {
+            // Pointers were computed from `words()`; a disagreement would misplace them.
+            return Err(unencodable(format!(
+                "region {i} (read at word {}) encodes to {} words but its size is {}",
+                r.offset,
+                out.len() - before,
+                r.body.words()
+            )));
+        }
     }
     let mut w: Writer<Le> = Writer::with_capacity(out.len() * 4 + hmd.trailing.len());
     for x in out {
