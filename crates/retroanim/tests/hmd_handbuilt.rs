@@ -768,7 +768,6 @@ fn images_ground_mime_and_odd_types() {
     for role in [
         SectionRole::GroundPolygon,
         SectionRole::GroundGrid,
-        SectionRole::GroundUv,
         SectionRole::Image,
         SectionRole::Clut,
         SectionRole::MimeDiff,

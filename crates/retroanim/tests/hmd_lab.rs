@@ -516,4 +516,15 @@ fn ground_grids_of_both_ground_types_decode() {
     let kinds: Vec<(Option<u32>, usize)> = items.iter().map(|i| (i.index(), i.words())).collect();
     // The textured primitive's 36 one-word entries at 0, the flat one's 36 two-word entries at 36.
     assert_eq!(kinds, vec![(Some(0), 36), (Some(36), 72)]);
+    let SectionData::GroundUv(uv) = sections(&m, SectionRole::GroundUv)[0].1 else {
+        panic!()
+    };
+    assert_eq!(
+        uv,
+        &vec![UvGroup {
+            uv: [[0, 0], [0, 63], [63, 0], [63, 63]],
+            cba: 0x7800,
+            tsb: 0x000a
+        }]
+    );
 }

@@ -181,3 +181,45 @@ impl GridItem {
         }
     }
 }
+
+/// One texture group of a ground UV section: `[u0 v0 cba] [u1 v1 tsb] [u2 v2 u3 v3]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UvGroup {
+    /// u, v of the four corners.
+    pub uv: [[u8; 2]; 4],
+    /// CLUT position.
+    pub cba: u16,
+    /// Texture page.
+    pub tsb: u16,
+}
+
+impl UvGroup {
+    /// Decodes a section made of whole groups; `None` otherwise.
+    pub fn decode_all(w: &[u32]) -> Option<Vec<UvGroup>> {
+        if w.len() % 3 != 0 {
+            return None;
+        }
+        Some(
+            w.chunks_exact(3)
+                .map(|c| UvGroup {
+                    uv: [
+                        [c[0] as u8, (c[0] >> 8) as u8],
+                        [c[1] as u8, (c[1] >> 8) as u8],
+                        [c[2] as u8, (c[2] >> 8) as u8],
+                        [(c[2] >> 16) as u8, (c[2] >> 24) as u8],
+                    ],
+                    cba: (c[0] >> 16) as u16,
+                    tsb: (c[1] >> 16) as u16,
+                })
+                .collect(),
+        )
+    }
+
+    /// Appends the encoded words.
+    pub fn encode(&self, out: &mut Vec<u32>) {
+        let uv = |i: usize| self.uv[i][0] as u32 | (self.uv[i][1] as u32) << 8;
+        out.push(uv(0) | (self.cba as u32) << 16);
+        out.push(uv(1) | (self.tsb as u32) << 16);
+        out.push(uv(2) | uv(3) << 16);
+    }
+}

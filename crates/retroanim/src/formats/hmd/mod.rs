@@ -77,7 +77,8 @@
 //! - **Ground**: the polygon section ([`GroundPolygon`]), heights and grid entries are typed;
 //!   a grid entry is one word for the textured type and two for the flat one, and one grid
 //!   section may hold both (GROUND.HMD), so entries are placed by each primitive's grid offset,
-//!   one per cell of its polygon section. The UV section is kept as words.
+//!   one per cell of its polygon section. The UV section is typed as 3-word groups when it
+//!   holds whole groups.
 //! - **Images**: pixel and CLUT data are kept as 16-bit VRAM units: the primitive stores no bit
 //!   depth (a 16- or 256-entry CLUT implies 4 or 8 bits, PSXPrev's reading).
 //! - **Indices are not pointers**: polygon, parameter, light and DIFF indices are offsets

@@ -509,6 +509,10 @@ fn decode_section(role: SectionRole, w: &[u32]) -> Section {
                 .flat_map(|&x| [x as u16, (x >> 16) as u16])
                 .collect(),
         ),
+        GroundUv => match super::cat5_ground::UvGroup::decode_all(w) {
+            Some(g) => SectionData::GroundUv(g),
+            None => SectionData::Raw(w.to_vec()),
+        },
         GroundPolygon => match super::cat5_ground::GroundPolygon::decode(w) {
             Some(g) => SectionData::GroundPolygon(g),
             None => SectionData::Raw(w.to_vec()),

@@ -14,7 +14,7 @@ pub use super::cat4_mime::{
     JointDiff, JointDifference, JointReset, MimeDiffItem, MimeKind, VertexDiff, VertexDifferences,
     VertexReset, VertexResetDiff,
 };
-pub use super::cat5_ground::{GridEntry, GridItem, GroundPolygon, GroundRow};
+pub use super::cat5_ground::{GridEntry, GridItem, GroundPolygon, GroundRow, UvGroup};
 pub use super::cat7_device::{CameraParameters, DeviceItem, DeviceKind, LightData};
 
 /// A whole HMD file.
@@ -423,6 +423,8 @@ pub enum SectionData {
     GroundPolygon(GroundPolygon),
     /// Ground grid section.
     Grid(Vec<GridItem>),
+    /// Ground UV section.
+    GroundUv(Vec<UvGroup>),
     /// Ground vertex section: int16 heights, then a pad halfword when odd in number.
     Heights {
         /// The heights.
@@ -448,6 +450,7 @@ impl SectionData {
             SectionData::Devices(items) => items.iter().map(DeviceItem::words).sum(),
             SectionData::GroundPolygon(g) => g.words(),
             SectionData::Grid(items) => items.iter().map(GridItem::words).sum(),
+            SectionData::GroundUv(g) => 3 * g.len(),
             SectionData::Weights(w) => w.len(),
             SectionData::Vram(v) => v.len().div_ceil(2),
             SectionData::MimeDiff(items) => items.iter().map(MimeDiffItem::words).sum(),

@@ -347,6 +347,7 @@ fn section(d: &SectionData, out: &mut Vec<u32>) -> Result<()> {
                 it.encode(out);
             }
         }
+        SectionData::GroundUv(groups) => groups.iter().for_each(|g| g.encode(out)),
         SectionData::GroundPolygon(g) => g
             .encode(out)
             .ok_or_else(|| unencodable("a ground polygon section holds at most 65535 rows"))?,
