@@ -59,6 +59,8 @@ pub enum Model {
     Mdd(formats::mdd::Mdd),
     /// A PC2 point cache.
     Pc2(formats::pc2::Pc2),
+    /// An HMD model / animation.
+    Hmd(formats::hmd::Hmd),
 }
 
 impl Model {
@@ -68,6 +70,7 @@ impl Model {
             Model::Tod(_) => Format::Tod,
             Model::Mdd(_) => Format::Mdd,
             Model::Pc2(_) => Format::Pc2,
+            Model::Hmd(_) => Format::Hmd,
         }
     }
 
@@ -77,6 +80,7 @@ impl Model {
             Model::Tod(t) => formats::tod::write(t),
             Model::Mdd(m) => formats::mdd::write(m),
             Model::Pc2(p) => formats::pc2::write(p),
+            Model::Hmd(h) => formats::hmd::write(h),
         }
     }
 
@@ -86,6 +90,7 @@ impl Model {
             Model::Tod(t) => formats::tod::validate(t),
             Model::Mdd(m) => formats::mdd::validate(m),
             Model::Pc2(p) => formats::pc2::validate(p),
+            Model::Hmd(h) => formats::hmd::validate(h),
         }
     }
 
@@ -95,6 +100,7 @@ impl Model {
             Model::Tod(t) => serde_json::to_value(t.summary()),
             Model::Mdd(m) => serde_json::to_value(m.summary()),
             Model::Pc2(p) => serde_json::to_value(p.summary()),
+            Model::Hmd(h) => serde_json::to_value(h.summary()),
         };
         v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
     }
@@ -146,6 +152,7 @@ pub fn read_any_with(data: &[u8], limits: &Limits) -> Result<Model> {
         Some(Format::Tod) => formats::tod::read_with(data, limits).map(Model::Tod),
         Some(Format::Mdd) => formats::mdd::read_with(data, limits).map(Model::Mdd),
         Some(Format::Pc2) => formats::pc2::read_with(data, limits).map(Model::Pc2),
+        Some(Format::Hmd) => formats::hmd::read_with(data, limits).map(Model::Hmd),
         Some(Format::Json) => Model::from_json(data),
         Some(other) => Err(Error::Unsupported {
             format: other,
