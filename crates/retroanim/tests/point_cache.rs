@@ -229,6 +229,7 @@ fn any_mdd() -> impl Strategy<Value = mdd::Mdd> {
 
 fn any_pc2() -> impl Strategy<Value = pc2::Pc2> {
     (0usize..6, 0usize..5)
+        .prop_map(|(points, n)| (points, if points == 0 { 0 } else { n }))
         .prop_flat_map(|(points, n)| {
             (
                 Just(points),
