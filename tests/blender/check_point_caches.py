@@ -6,7 +6,8 @@ The three files hold the same animation (as `retroanim convert CACHE.mdd CACHE.p
 writes them). The MDD is parsed here independently (big-endian counts, times, positions) and is
 the reference. Checks, at every frame:
   1. glTF: Blender's importer makes one shape key per frame (named from mesh.extras.targetNames),
-     animated weights, and the evaluated mesh at Blender frame 24·t equals the frame at time t
+     animated weights, and the evaluated mesh at Blender frame fps·t equals the frame at time t
+     (the scene's fps set to the cache's, 1 / (t1 − t0))
      (Blender maps glTF (x, y, z) to (x, -z, y)).
   2. MDD through the Mesh Cache modifier (MESH_CACHE) on a mesh with the same vertices, in FRAME
      and TIME mode, with the modifier's default axes (no conversion).
@@ -45,10 +46,13 @@ def read_mdd(path):
     return times, out
 
 
+FPS = 24
+
+
 def reset():
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
-    scene.render.fps = 24
+    scene.render.fps = FPS
     scene.render.fps_base = 1.0
     return scene
 
@@ -87,7 +91,7 @@ def check_gltf(path, times, frames):
     for f, t in enumerate(times):
         frame = t * scene.render.fps
         if abs(frame - round(frame)) > 1e-4:
-            fail(f"{path}: time {t} is not on a whole frame at 24 fps")
+            fail(f"{path}: time {t} is not on a whole frame at {FPS} fps")
         scene.frame_set(round(frame))
         active = [k.name for k in keys.key_blocks[1:] if k.value > 0.5]
         if active != [f"frame {f}"]:
@@ -126,9 +130,11 @@ def main():
     if len(sys.argv) != 4:
         fail("usage: check_point_caches.py CACHE.mdd CACHE.pc2 CACHE.glb")
     mdd, pc2, glb = sys.argv[1:]
+    global FPS
     times, frames = read_mdd(mdd)
     if len(frames) < 2:
         fail(f"{mdd}: needs at least 2 frames to check an animation")
+    FPS = round(1.0 / (times[1] - times[0]))
     check_gltf(glb, times, frames)
     check_cache(mdd, "MDD", "FRAME", times, frames)
     check_cache(mdd, "MDD", "TIME", times, frames)

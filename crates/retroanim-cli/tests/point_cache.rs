@@ -150,3 +150,34 @@ fn truncated_cache_fails_with_exit_2_and_an_offset() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn caches_convert_to_gltf_and_glb() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = write_mdd(dir.path(), "a.mdd", false);
+    for ext in ["glb", "gltf"] {
+        let out = dir.path().join(format!("a.{ext}"));
+        retroanim()
+            .arg("convert")
+            .arg(&m)
+            .arg(&out)
+            .assert()
+            .success();
+        let bytes = std::fs::read(&out).unwrap();
+        let doc: Value = if ext == "glb" {
+            assert_eq!(&bytes[..4], b"glTF");
+            let n = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+            serde_json::from_slice(&bytes[20..20 + n]).unwrap()
+        } else {
+            serde_json::from_slice(&bytes).unwrap()
+        };
+        assert_eq!(
+            doc["meshes"][0]["extras"]["targetNames"],
+            serde_json::json!(["frame 0", "frame 1", "frame 2"])
+        );
+        assert_eq!(
+            doc["animations"][0]["channels"][0]["target"]["path"],
+            "weights"
+        );
+    }
+}

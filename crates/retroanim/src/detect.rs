@@ -165,8 +165,15 @@ fn looks_like_mdd(data: &[u8]) -> bool {
         return false;
     }
     let len = data.len() as u64;
-    let body = |n: u64| 8 + n * 4 + n * points * 12;
-    frames < len && points < len && (body(frames) == len || body(frames) + points * 12 == len)
+    // Saturating: both counts are below the length, but their product need not fit in u64.
+    let body = |n: u64| {
+        n.saturating_mul(points)
+            .saturating_mul(12)
+            .saturating_add(8 + n * 4)
+    };
+    frames < len
+        && points < len
+        && (body(frames) == len || body(frames).saturating_add(points * 12) == len)
 }
 
 #[cfg(test)]
@@ -205,5 +212,8 @@ mod tests {
         assert_eq!(detect(&mdd), Some(Format::Mdd));
         mdd.push(0);
         assert_eq!(detect(&mdd), None);
+        // With the uncounted rest frame (12 more bytes) it is still an MDD.
+        mdd.extend_from_slice(&[0; 11]);
+        assert_eq!(detect(&mdd), Some(Format::Mdd));
     }
 }

@@ -8,10 +8,9 @@ use retroanim::export::{gltf, point_cache_scene};
 use retroanim::formats::{mdd, pc2};
 use retroanim::scene::Interpolation;
 
-#[test]
-fn blender_plays_our_point_caches_and_gltf() {
-    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/wave.mdd");
-    let m = mdd::read(&std::fs::read(&sample).unwrap()).unwrap();
+/// Writes the cache as MDD, PC2 and glTF and has Blender check all three against each other.
+fn check_in_blender(source: &std::path::Path) {
+    let m = mdd::read(&std::fs::read(source).unwrap()).unwrap();
     let cache = m.to_point_cache();
     let fps = cache.guess_fps().unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -26,4 +25,21 @@ fn blender_plays_our_point_caches_and_gltf() {
     let scene = point_cache_scene(&cache, "wave", Interpolation::Linear);
     std::fs::write(&glb_path, gltf::write_glb(&scene).unwrap()).unwrap();
     common::run_blender_check("check_point_caches.py", &[&mdd_path, &pc2_path, &glb_path]);
+}
+
+#[test]
+fn blender_plays_our_point_caches_and_gltf() {
+    check_in_blender(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/wave.mdd"),
+    );
+}
+
+#[test]
+fn blender_plays_a_real_world_cache_rewritten_by_us() {
+    // female_char.mdd: 120 frames of 299 points at 30 fps, from a LightWave-style exporter.
+    for (name, path) in common::corpus_files("mdd") {
+        if name.ends_with("src/female_char.mdd") {
+            check_in_blender(&path);
+        }
+    }
 }

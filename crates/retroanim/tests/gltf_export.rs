@@ -414,3 +414,11 @@ fn write_sample_scene() {
     )
     .unwrap();
 }
+
+#[test]
+fn blender_imports_the_sample_scene_as_meant() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sample.glb");
+    std::fs::write(&path, gltf::write_glb(&sample_scene()).unwrap()).unwrap();
+    common::run_blender_check("check_sample_scene.py", &[&path]);
+}

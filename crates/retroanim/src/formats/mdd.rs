@@ -18,6 +18,8 @@
 //!   and `validate` reports it. Any other size is `Malformed` (a truncated file must not pass as
 //!   a shorter animation).
 //! - Counts above `i32::MAX` are negative in the format's signed reading and rejected.
+//! - In the JSON dump, NaN and infinite values are written as `"f32:0x<bits>"` strings (JSON
+//!   has no such numbers), so a dump converts back to the identical file.
 //! - There is no axis field: LightWave is Y-up left-handed, Blender 2.8+ writes its own Z-up
 //!   coordinates unchanged, Blender 2.7x swapped to Y-up. Positions are kept as stored.
 
@@ -39,11 +41,17 @@ pub struct Mdd {
     /// Points per frame (the header's P).
     pub points: u32,
     /// One time per counted frame, in seconds (the header's F is its length).
+    #[serde(with = "super::json_f32::list")]
     pub times: Vec<f32>,
     /// The uncounted rest frame before frame 0, when the file has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "super::json_f32::optional_frame"
+    )]
     pub rest_frame: Option<Vec<[f32; 3]>>,
     /// The counted frames, `times.len()` of them, `points` positions each.
+    #[serde(with = "super::json_f32::frames")]
     pub frames: Vec<Vec<[f32; 3]>>,
 }
 

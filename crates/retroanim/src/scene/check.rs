@@ -21,6 +21,7 @@ impl Scene {
     /// Every inconsistency in the scene: indices out of range, parent cycles, per-vertex arrays
     /// of the wrong length, indices past the vertices, morph target counts, texture sizes,
     /// textured materials on primitives without UVs, camera and light parameters glTF rejects,
+    /// values that are not finite numbers,
     /// channel key and value counts, times not strictly increasing. Empty when the scene can be
     /// exported.
     pub fn check(&self) -> Vec<SceneError> {
@@ -28,6 +29,20 @@ impl Scene {
         let mut err = |path: String, what: String| out.push(SceneError { path, what });
         for (i, n) in self.nodes.iter().enumerate() {
             let p = format!("/nodes/{i}");
+            let finite = match &n.transform {
+                super::Transform::Trs {
+                    translation,
+                    rotation,
+                    scale,
+                } => all_finite(translation) && all_finite(rotation) && all_finite(scale),
+                super::Transform::Matrix(m) => all_finite(m),
+            };
+            if !finite || !all_finite(&n.weights) {
+                err(
+                    format!("{p}/transform"),
+                    "a transform or weight is not a finite number".into(),
+                );
+            }
             let refs = [
                 ("parent", n.parent, self.nodes.len()),
                 ("mesh", n.mesh, self.meshes.len()),
@@ -139,6 +154,30 @@ impl Scene {
                         "the material has a texture but the primitive has no UVs".into(),
                     );
                 }
+                let arrays: [(&str, bool); 4] = [
+                    ("positions", pr.positions.iter().all(|v| all_finite(v))),
+                    ("normals", pr.normals.iter().all(|v| all_finite(v))),
+                    ("uvs", pr.uvs.iter().all(|v| all_finite(v))),
+                    ("colors", pr.colors.iter().all(|v| all_finite(v))),
+                ];
+                for (what, ok) in arrays {
+                    if !ok {
+                        err(
+                            format!("{p}/{what}"),
+                            "a value is not a finite number".into(),
+                        );
+                    }
+                }
+                if let Some(t) = pr
+                    .targets
+                    .iter()
+                    .position(|t| !t.positions.iter().all(|v| all_finite(v)))
+                {
+                    err(
+                        format!("{p}/targets/{t}/positions"),
+                        "a value is not a finite number".into(),
+                    );
+                }
                 if pr.targets.len() != m.target_names.len() {
                     err(
                         format!("{p}/targets"),
@@ -214,6 +253,20 @@ impl Scene {
             }
         }
         for (i, m) in self.materials.iter().enumerate() {
+            if !all_finite(&m.base_color) {
+                err(
+                    format!("/materials/{i}/base_color"),
+                    "a value is not a finite number".into(),
+                );
+            }
+            if let super::AlphaMode::Mask { cutoff } = m.alpha_mode {
+                if !(cutoff >= 0.0 && cutoff.is_finite()) {
+                    err(
+                        format!("/materials/{i}/alpha_mode"),
+                        format!("cutoff {cutoff} is not ≥ 0"),
+                    );
+                }
+            }
             if let Some(t) = m.texture {
                 if t >= self.textures.len() {
                     err(
@@ -279,6 +332,18 @@ impl Scene {
                 if c.times.iter().any(|t| !t.is_finite() || *t < 0.0) {
                     err(format!("{p}/times"), "times must be finite and ≥ 0".into());
                 }
+                let values_finite = match &c.track {
+                    Track::Translation(v) | Track::Scale(v) => v.iter().all(|x| all_finite(x)),
+                    Track::Rotation(v) => v.iter().all(|x| all_finite(x)),
+                    Track::Weights(v) => v.iter().all(|x| all_finite(x)),
+                    Track::Visibility(_) => true,
+                };
+                if !values_finite {
+                    err(
+                        format!("{p}/track"),
+                        "a value is not a finite number".into(),
+                    );
+                }
                 let per_key = match (c.interpolation, &c.track) {
                     (_, Track::Visibility(_)) => 1,
                     (super::Interpolation::Cubicspline, _) => 3,
@@ -314,5 +379,135 @@ impl Scene {
             }
         }
         out
+    }
+}
+
+fn all_finite(v: &[f32]) -> bool {
+    v.iter().all(|x| x.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::*;
+
+    fn paths(s: &Scene) -> Vec<String> {
+        s.check().into_iter().map(|e| e.path).collect()
+    }
+
+    #[test]
+    fn parent_cycles_and_dangling_indices() {
+        let mut s = Scene {
+            nodes: vec![Node::new("a"), Node::new("b")],
+            ..Scene::default()
+        };
+        s.nodes[0].parent = Some(1);
+        s.nodes[1].parent = Some(0);
+        assert_eq!(paths(&s), ["/nodes/0/parent", "/nodes/1/parent"]);
+        s.nodes[1].parent = None;
+        s.nodes[1].camera = Some(0);
+        assert_eq!(paths(&s), ["/nodes/1/camera"]);
+    }
+
+    #[test]
+    fn mesh_counts_and_weights() {
+        let mut s = Scene::default();
+        s.meshes.push(Mesh {
+            primitives: vec![Primitive {
+                positions: vec![[0.0; 3]; 4],
+                normals: vec![[0.0, 1.0, 0.0]; 3],
+                indices: vec![0, 1, 4],
+                targets: vec![MorphTarget::default()],
+                ..Primitive::default()
+            }],
+            target_names: vec!["t".into()],
+            ..Mesh::default()
+        });
+        s.nodes.push(Node {
+            mesh: Some(0),
+            weights: vec![0.0, 1.0],
+            ..Node::new("n")
+        });
+        assert_eq!(
+            paths(&s),
+            [
+                "/nodes/0/weights",
+                "/meshes/0/primitives/0/normals",
+                "/meshes/0/primitives/0/indices",
+                "/meshes/0/primitives/0/targets/0/positions",
+            ]
+        );
+    }
+
+    #[test]
+    fn channels_cameras_lights_textures() {
+        let mut s = Scene::default();
+        s.nodes.push(Node::new("n"));
+        s.textures.push(Texture {
+            width: 2,
+            height: 2,
+            pixels: vec![0; 15],
+            ..Texture::default()
+        });
+        s.cameras.push(Camera {
+            name: "c".into(),
+            projection: Projection::Perspective {
+                yfov: 0.5,
+                znear: 1.0,
+                zfar: Some(0.5),
+                aspect_ratio: None,
+            },
+        });
+        s.lights.push(Light {
+            name: "l".into(),
+            kind: LightKind::Spot {
+                inner_cone_angle: 0.5,
+                outer_cone_angle: 0.4,
+            },
+            color: [1.0; 3],
+            intensity: -1.0,
+            range: None,
+        });
+        s.animations.push(Animation {
+            name: "a".into(),
+            channels: vec![
+                Channel {
+                    node: 0,
+                    interpolation: Interpolation::Cubicspline,
+                    times: vec![0.0, 1.0],
+                    track: Track::Translation(vec![[0.0; 3]; 2]),
+                },
+                Channel {
+                    node: 0,
+                    interpolation: Interpolation::Step,
+                    times: vec![0.0],
+                    track: Track::Weights(vec![vec![1.0]]),
+                },
+            ],
+            extras: serde_json::Value::Null,
+        });
+        assert_eq!(
+            paths(&s),
+            [
+                "/cameras/0/projection",
+                "/lights/0/intensity",
+                "/lights/0/kind",
+                "/textures/0/pixels",
+                "/animations/0/channels/0/track",
+                "/animations/0/channels/1/node",
+            ]
+        );
+    }
+
+    #[test]
+    fn frame_weights_select_one_target_per_key() {
+        let c = Channel::frame_weights(3, vec![0.0, 0.5, 1.0], Interpolation::Linear);
+        assert_eq!(
+            c.track,
+            Track::Weights(vec![
+                vec![1.0, 0.0, 0.0],
+                vec![0.0, 1.0, 0.0],
+                vec![0.0, 0.0, 1.0]
+            ])
+        );
     }
 }

@@ -24,9 +24,10 @@
 //! - turns visibility into scale: a node hidden at rest gets scale 0; a visibility channel
 //!   becomes scale keys (0 while hidden), multiplied into the node's scale channel if it has one.
 //!   With a STEP (or no) scale channel the result is STEP; with a LINEAR or CUBICSPLINE scale
-//!   channel the result is LINEAR, sampled at the union of the keys, with an extra key one f32
-//!   step before each visibility change so the jump stays a jump (cubic scale curves are
-//!   reduced to their values at those keys);
+//!   channel the result is LINEAR, sampled at the union of the keys, with an extra key 1 ms
+//!   before each visibility change so the jump stays (nearly) a jump: glTF cannot key two values
+//!   at one time, and Blender's importer merges keys closer than 1/100 frame, so one f32 step
+//!   would not do. Cubic scale curves are reduced to their values at those keys;
 //! - lights become `KHR_lights_punctual`, unlit materials `KHR_materials_unlit` (both listed in
 //!   `extensionsUsed`, neither required).
 

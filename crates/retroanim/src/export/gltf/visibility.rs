@@ -39,6 +39,9 @@ pub fn merge(scene: &Scene) -> Vec<Animation> {
         .collect()
 }
 
+/// Seconds between the key that holds the old visibility and the change, under LINEAR scale.
+const JUMP_RAMP: f64 = 0.001;
+
 fn merge_one(
     node: usize,
     vis_times: &[f32],
@@ -52,10 +55,22 @@ fn merge_one(
         times.extend_from_slice(&s.times);
     }
     if !stepped {
-        // Keep each change of visibility a jump under linear interpolation.
+        // Keep each change of visibility (nearly) a jump under linear interpolation: a key
+        // JUMP_RAMP before it holds the old visibility. (One f32 step would be exact, but
+        // Blender's importer merges keys closer than 1/100 frame and turns the jump into a ramp
+        // over the whole previous interval.)
         for k in 1..vis.len() {
-            if vis[k] != vis[k - 1] && vis_times[k] > 0.0 {
-                times.push(f32::from_bits(vis_times[k].to_bits() - 1));
+            if vis[k] != vis[k - 1] {
+                let t = vis_times[k] as f64;
+                let before = if t > 2.0 * JUMP_RAMP {
+                    t - JUMP_RAMP
+                } else {
+                    t / 2.0
+                };
+                let before = before as f32;
+                if before < vis_times[k] && before > vis_times[k - 1] {
+                    times.push(before);
+                }
             }
         }
     }
@@ -151,10 +166,9 @@ mod tests {
         };
         let c = merge_one(0, &[0.0, 1.0], &[true, false], Some(&scale), [1.0; 3]);
         assert_eq!(c.interpolation, Interpolation::Linear);
-        let before = f32::from_bits(1.0f32.to_bits() - 1);
-        assert_eq!(c.times, [0.0, before, 1.0, 2.0]);
+        assert_eq!(c.times, [0.0, 0.999, 1.0, 2.0]);
         let Track::Scale(v) = &c.track else { panic!() };
-        assert!((v[1][0] - 2.0).abs() < 1e-6);
+        assert!((v[1][0] - 1.999).abs() < 1e-6, "{v:?}");
         assert_eq!(v[2], [0.0; 3]);
         assert_eq!(v[3], [0.0; 3]);
     }
