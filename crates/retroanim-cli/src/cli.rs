@@ -102,7 +102,7 @@ pub struct ConvertArgs {
     pub input: PathBuf,
     /// Output file, or `-` for standard output (then --to is required).
     pub output: PathBuf,
-    /// Output format (default: from OUT's extension): tod, tmd, tim, mdd, pc2, gltf, glb, json, png (from a TIM).
+    /// Output format (default: from OUT's extension): tod, hmd, tmd, tim, mdd, pc2, gltf, glb, json, png (from a TIM).
     #[arg(long, value_name = "FMT")]
     pub to: Option<String>,
     /// Frames per second for point caches: PC2 counts time in frames, MDD in seconds.

@@ -132,6 +132,16 @@ fn main() {
     bench_codec(
         &mut c,
         &Codec {
+            kind: "HMD",
+            name: "hmd",
+            read: retroanim::formats::hmd::read,
+            write: retroanim::formats::hmd::write,
+        },
+        &mut ratios,
+    );
+    bench_codec(
+        &mut c,
+        &Codec {
             kind: "TMD",
             name: "tmd",
             read: retroanim::formats::tmd::read,

@@ -65,6 +65,8 @@ pub enum Model {
     Mdd(formats::mdd::Mdd),
     /// A PC2 point cache.
     Pc2(formats::pc2::Pc2),
+    /// An HMD model / animation.
+    Hmd(formats::hmd::Hmd),
 }
 
 impl Model {
@@ -76,6 +78,7 @@ impl Model {
             Model::Tim(_) => Format::Tim,
             Model::Mdd(_) => Format::Mdd,
             Model::Pc2(_) => Format::Pc2,
+            Model::Hmd(_) => Format::Hmd,
         }
     }
 
@@ -87,6 +90,7 @@ impl Model {
             Model::Tim(t) => formats::tim::write(t),
             Model::Mdd(m) => formats::mdd::write(m),
             Model::Pc2(p) => formats::pc2::write(p),
+            Model::Hmd(h) => formats::hmd::write(h),
         }
     }
 
@@ -98,6 +102,7 @@ impl Model {
             Model::Tim(t) => formats::tim::validate(t),
             Model::Mdd(m) => formats::mdd::validate(m),
             Model::Pc2(p) => formats::pc2::validate(p),
+            Model::Hmd(h) => formats::hmd::validate(h),
         }
     }
 
@@ -109,6 +114,7 @@ impl Model {
             Model::Tim(t) => serde_json::to_value(t.summary()),
             Model::Mdd(m) => serde_json::to_value(m.summary()),
             Model::Pc2(p) => serde_json::to_value(p.summary()),
+            Model::Hmd(h) => serde_json::to_value(h.summary()),
         };
         v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
     }
@@ -162,6 +168,7 @@ pub fn read_any_with(data: &[u8], limits: &Limits) -> Result<Model> {
         Some(Format::Tim) => formats::tim::read_with(data, limits).map(Model::Tim),
         Some(Format::Mdd) => formats::mdd::read_with(data, limits).map(Model::Mdd),
         Some(Format::Pc2) => formats::pc2::read_with(data, limits).map(Model::Pc2),
+        Some(Format::Hmd) => formats::hmd::read_with(data, limits).map(Model::Hmd),
         Some(Format::Json) => Model::from_json(data),
         Some(other) => Err(Error::Unsupported {
             format: other,

@@ -229,6 +229,7 @@ fn any_mdd() -> impl Strategy<Value = mdd::Mdd> {
 
 fn any_pc2() -> impl Strategy<Value = pc2::Pc2> {
     (0usize..6, 0usize..5)
+        .prop_map(|(points, n)| (points, if points == 0 { 0 } else { n }))
         .prop_flat_map(|(points, n)| {
             (
                 Just(points),
@@ -334,4 +335,47 @@ proptest! {
             prop_assert_eq!(back.write().unwrap(), bytes);
         }
     }
+}
+
+#[test]
+fn streaming_conversions_match_the_whole_file_ones() {
+    use retroanim::export::{mdd_to_pc2, pc2_to_mdd};
+    for (name, bytes) in corpus_mdds() {
+        let m = mdd::read(&bytes).unwrap();
+        let cache = m.to_point_cache();
+        let fps = cache.guess_fps().unwrap();
+        let whole = pc2::write(&pc2::Pc2::from_point_cache(&cache, fps).unwrap()).unwrap();
+        let mut streamed = Vec::new();
+        let done = mdd_to_pc2(
+            &bytes[..],
+            bytes.len() as u64,
+            &mut streamed,
+            None,
+            &Limits::default(),
+        )
+        .unwrap();
+        assert!(streamed == whole, "{name}");
+        assert_eq!(done.fps, fps);
+        assert!(done.times_exact, "{name}");
+        assert_eq!(done.rest_frame_dropped, m.rest_frame.is_some(), "{name}");
+        let mut back = Vec::new();
+        pc2_to_mdd(
+            &streamed[..],
+            streamed.len() as u64,
+            &mut back,
+            fps,
+            &Limits::default(),
+        )
+        .unwrap();
+        let again = mdd::read(&back).unwrap();
+        assert!(again.frames == m.frames && again.times == m.times, "{name}");
+    }
+    // A PC2 header claiming more samples than the data holds is refused before the MDD times
+    // are allocated.
+    let mut p = b"POINTCACHE2\0".to_vec();
+    for v in [1i32, 1, 0, 0, i32::MAX] {
+        p.extend_from_slice(&v.to_le_bytes());
+    }
+    let e = pc2_to_mdd(&p[..], p.len() as u64, Vec::new(), 30.0, &Limits::default()).unwrap_err();
+    assert!(matches!(e, Error::Malformed { offset: 28, .. }), "{e}");
 }

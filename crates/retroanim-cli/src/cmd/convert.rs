@@ -36,9 +36,6 @@ fn target_format(args: &ConvertArgs) -> Result<Format> {
     })
 }
 
-/// Frame rate PC2 → MDD uses when `--fps` is not given (3ds Max's NTSC default).
-const DEFAULT_FPS: f32 = 30.0;
-
 fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>> {
     if target == Format::Json {
         let mut s = model.to_json()?;
@@ -54,36 +51,36 @@ fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>>
         }
     }
     match (model, target) {
-        (Model::Mdd(m), Format::Pc2) => {
-            let cache = m.to_point_cache();
-            let fps = args
-                .fps
-                .or_else(|| cache.guess_fps())
-                .unwrap_or(DEFAULT_FPS);
-            if cache.rest_frame.is_some() {
+        (Model::Mdd(_), Format::Pc2) => {
+            let bytes = model.write()?;
+            let mut out = Vec::new();
+            let limits = retroanim::Limits::default();
+            let done = retroanim::export::mdd_to_pc2(
+                &bytes[..],
+                bytes.len() as u64,
+                &mut out,
+                args.fps,
+                &limits,
+            )?;
+            if done.rest_frame_dropped {
                 eprintln!(
                     "retroanim: note: the MDD's uncounted rest frame has no place in PC2 and is left out"
                 );
             }
-            let pc2 = retroanim::formats::pc2::Pc2::from_point_cache(&cache, fps)?;
-            let back = pc2.to_point_cache(fps);
-            if back
-                .frames
-                .iter()
-                .zip(&cache.frames)
-                .any(|(a, b)| a.time.to_bits() != b.time.to_bits())
-            {
+            if !done.times_exact {
                 eprintln!(
-                    "retroanim: note: the MDD's frame times are not evenly spaced whole frames at {fps} fps; PC2 keeps only start frame {} and sample rate {}",
-                    pc2.start_frame, pc2.sample_rate
+                    "retroanim: note: the MDD's frame times are not evenly spaced whole frames at {} fps; PC2 keeps only a start frame and a sample rate",
+                    done.fps
                 );
             }
-            return Ok(retroanim::formats::pc2::write(&pc2)?);
+            return Ok(out);
         }
         (Model::Mdd(_) | Model::Pc2(_), Format::Gltf | Format::Glb) => {
             let cache = match model {
                 Model::Mdd(m) => m.to_point_cache(),
-                Model::Pc2(p) => p.to_point_cache(args.fps.unwrap_or(DEFAULT_FPS)),
+                Model::Pc2(p) => {
+                    p.to_point_cache(args.fps.unwrap_or(retroanim::export::DEFAULT_FPS))
+                }
                 _ => unreachable!("matched above"),
             };
             let name = args
@@ -98,10 +95,13 @@ fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>>
             );
             return Ok(retroanim::export::gltf::write(&scene, target)?);
         }
-        (Model::Pc2(p), Format::Mdd) => {
-            let cache = p.to_point_cache(args.fps.unwrap_or(DEFAULT_FPS));
-            let mdd = retroanim::formats::mdd::Mdd::from_point_cache(&cache)?;
-            return Ok(retroanim::formats::mdd::write(&mdd)?);
+        (Model::Pc2(_), Format::Mdd) => {
+            let bytes = model.write()?;
+            let mut out = Vec::new();
+            let fps = args.fps.unwrap_or(retroanim::export::DEFAULT_FPS);
+            let limits = retroanim::Limits::default();
+            retroanim::export::pc2_to_mdd(&bytes[..], bytes.len() as u64, &mut out, fps, &limits)?;
+            return Ok(out);
         }
         (Model::Tod(_) | Model::Tmd(_), Format::Gltf | Format::Glb) => {
             return psx_gltf(model, target, args);

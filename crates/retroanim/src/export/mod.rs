@@ -4,6 +4,7 @@
 //!   `.glb`.
 //! - [`point_cache_scene`]: a point cache as a scene (points + one morph target per frame), so
 //!   MDD and PC2 export to glTF.
+//! - [`mdd_to_pc2`], [`pc2_to_mdd`]: streaming point-cache conversions (one frame in memory).
 //!
 //! Point caches are written by their own format modules: [`crate::formats::mdd`] and
 //! [`crate::formats::pc2`] (`Mdd::from_point_cache`, `Pc2::from_point_cache`, and the streaming
@@ -12,4 +13,4 @@
 pub mod gltf;
 mod point_cache;
 
-pub use point_cache::point_cache_scene;
+pub use point_cache::{mdd_to_pc2, pc2_to_mdd, point_cache_scene, CacheConversion, DEFAULT_FPS};

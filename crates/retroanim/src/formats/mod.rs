@@ -1,6 +1,7 @@
 //! One module per format: its layout table, faithful types, reader, writer and validation.
 
 pub mod gte;
+pub mod hmd;
 mod json_f32;
 pub mod mdd;
 pub mod pc2;

@@ -17,6 +17,8 @@
 //! - The file size must be exactly `32 + 12PS`. (MegaFiers ignores S and derives it from the
 //!   size; Blender trusts S.) Shorter or longer data is `Malformed`, so a truncated file cannot
 //!   pass as a shorter one.
+//! - A point count of 0 with samples is `Malformed`: such samples take no bytes, so nothing
+//!   bounds their count (a 32-byte file could otherwise ask for 2³¹ empty samples).
 //! - Versions other than 1 are read with the same layout and reported by `validate`; Blender
 //!   rejects S ≤ 0, so `validate` reports an empty cache as an error.
 //! - PC2 counts time in frames; converting to seconds (for MDD or glTF) needs a frame rate,
@@ -264,6 +266,14 @@ fn read_header(r: &mut Reader<'_, Le>, _limits: &Limits) -> Result<Header> {
     if samples < 0 {
         return Err(r.malformed_at(28, format!("sample count {samples} is negative")));
     }
+    if points == 0 && samples > 0 {
+        // Samples of no points take no bytes, so nothing bounds their count: refuse them
+        // rather than allocate (or loop) for whatever the header says.
+        return Err(r.malformed_at(
+            16,
+            format!("point count 0 with {samples} samples: samples of no points cannot be counted"),
+        ));
+    }
     Ok(Header {
         version,
         points: points as u32,
@@ -292,6 +302,12 @@ fn header_bytes(h: &Header) -> Result<Vec<u8>> {
 
 fn check_writable(p: &Pc2) -> Result<()> {
     let n = p.points as usize;
+    if n == 0 && !p.frames.is_empty() {
+        return Err(Error::Unencodable {
+            format: Format::Pc2,
+            what: "samples of zero points (readers refuse them: nothing bounds their count)".into(),
+        });
+    }
     if let Some(i) = p.frames.iter().position(|f| f.len() != n) {
         return Err(Error::Unencodable {
             format: Format::Pc2,
@@ -432,6 +448,13 @@ impl<W: Write> StreamWriter<W> {
     /// Writes the header; then call [`Self::write_frame`] `header.samples` times and
     /// [`Self::finish`].
     pub fn new(mut out: W, header: Header) -> Result<Self> {
+        if header.points == 0 && header.samples > 0 {
+            return Err(Error::Unencodable {
+                format: Format::Pc2,
+                what: "samples of zero points (readers refuse them: nothing bounds their count)"
+                    .into(),
+            });
+        }
         out.write_all(&header_bytes(&header)?)?;
         Ok(StreamWriter {
             out,
@@ -545,6 +568,13 @@ mod tests {
         huge[28..32].copy_from_slice(&i32::MAX.to_le_bytes());
         assert!(read(&huge).is_err());
         assert!(StreamReader::new(&huge[..], &Limits::default()).is_err());
+        let mut empty = b[..32].to_vec();
+        empty[16..20].copy_from_slice(&0i32.to_le_bytes());
+        assert!(matches!(
+            read(&empty),
+            Err(Error::Malformed { offset: 16, .. })
+        ));
+        assert!(StreamReader::new(&empty[..], &Limits::default()).is_err());
     }
 
     #[test]
