@@ -39,9 +39,12 @@ pub fn write_output(out: &Path, bytes: &[u8], input: Option<&Path>, force: bool)
     tmp.write_all(bytes)
         .and_then(|_| tmp.as_file().sync_all())
         .with_context(|| format!("{}: cannot write", out.display()))?;
-    tmp.persist(out)
-        .map_err(|e| e.error)
-        .with_context(|| format!("{}: cannot rename the temporary file into place", out.display()))?;
+    tmp.persist(out).map_err(|e| e.error).with_context(|| {
+        format!(
+            "{}: cannot rename the temporary file into place",
+            out.display()
+        )
+    })?;
     Ok(())
 }
 

@@ -269,10 +269,13 @@ impl<'a, E: ByteOrder> Reader<'a, E> {
         self.limits.items(what, count)?;
         let need = count.saturating_mul(min_item_size as u64);
         if need > self.remaining() as u64 {
-            return Err(self.malformed_at(self.last_field, format!(
-                "{what}: a count of {count} needs at least {need} bytes, but only {} are left",
-                self.remaining()
-            )));
+            return Err(self.malformed_at(
+                self.last_field,
+                format!(
+                    "{what}: a count of {count} needs at least {need} bytes, but only {} are left",
+                    self.remaining()
+                ),
+            ));
         }
         self.limits.bytes(what, need)?;
         Ok(count as usize)
@@ -315,6 +318,22 @@ impl<'a, E: ByteOrder> Reader<'a, E> {
     /// Reads an IEEE-754 `f64`.
     pub fn f64(&mut self, what: &str) -> Result<f64> {
         Ok(f64::from_bits(self.u64(what)?))
+    }
+
+    /// Reads a NUL-terminated string; the NUL is consumed but not returned.
+    pub fn asciiz(&mut self, what: &str) -> Result<&'a [u8]> {
+        let rest = &self.data[self.pos..];
+        match rest.iter().position(|&b| b == 0) {
+            Some(n) => {
+                self.last_field = self.offset();
+                self.pos += n + 1;
+                Ok(&rest[..n])
+            }
+            None => Err(self.malformed(format!(
+                "expected {what} (a NUL-terminated string), but no NUL follows in the {} bytes left",
+                rest.len()
+            ))),
+        }
     }
 
     /// Reads the `u32` at the cursor without moving it.

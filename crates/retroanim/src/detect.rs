@@ -114,7 +114,9 @@ pub fn detect(data: &[u8]) -> Option<Format> {
             return Some(Format::Hmd)
         }
         // TMD: ID 0x41, flags with only FIXP defined, a sane object count.
-        (Some(0x41), Some(0 | 1)) if word(2).is_some_and(|n| n > 0 && (n as usize) < data.len() / 28) => {
+        (Some(0x41), Some(0 | 1))
+            if word(2).is_some_and(|n| n > 0 && (n as usize) < data.len() / 28) =>
+        {
             return Some(Format::Tmd)
         }
         // TIM: ID 0x10, flags: bpp mode 0..4 and the CLUT bit.

@@ -53,6 +53,8 @@ use serde::{Deserialize, Serialize};
 pub enum Model {
     /// A TOD animation.
     Tod(formats::tod::Tod),
+    /// An Operation Flashpoint / Arma model (MLOD, or ODOL version 7).
+    P3d(formats::p3d::P3d),
 }
 
 impl Model {
@@ -60,6 +62,7 @@ impl Model {
     pub fn format(&self) -> Format {
         match self {
             Model::Tod(_) => Format::Tod,
+            Model::P3d(_) => Format::P3d,
         }
     }
 
@@ -67,6 +70,7 @@ impl Model {
     pub fn write(&self) -> Result<Vec<u8>> {
         match self {
             Model::Tod(t) => formats::tod::write(t),
+            Model::P3d(p) => formats::p3d::write(p),
         }
     }
 
@@ -74,6 +78,7 @@ impl Model {
     pub fn validate(&self) -> Vec<Issue> {
         match self {
             Model::Tod(t) => formats::tod::validate(t),
+            Model::P3d(p) => formats::p3d::validate(p),
         }
     }
 
@@ -81,6 +86,7 @@ impl Model {
     pub fn summary(&self) -> serde_json::Value {
         let v = match self {
             Model::Tod(t) => serde_json::to_value(t.summary()),
+            Model::P3d(p) => serde_json::to_value(p.summary()),
         };
         v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
     }
@@ -130,6 +136,7 @@ pub fn read_any(data: &[u8]) -> Result<Model> {
 pub fn read_any_with(data: &[u8], limits: &Limits) -> Result<Model> {
     match detect(data) {
         Some(Format::Tod) => formats::tod::read_with(data, limits).map(Model::Tod),
+        Some(Format::P3d) => formats::p3d::read_with(data, limits).map(Model::P3d),
         Some(Format::Json) => Model::from_json(data),
         Some(other) => Err(Error::Unsupported {
             format: other,

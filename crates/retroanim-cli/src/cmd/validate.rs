@@ -23,8 +23,14 @@ pub fn run(args: &ValidateArgs) -> Result<Outcome> {
             }
             Ok((_, model)) => {
                 let issues = model.validate();
-                let errors = issues.iter().filter(|i| i.severity == Severity::Error).count();
-                let warnings = issues.iter().filter(|i| i.severity == Severity::Warning).count();
+                let errors = issues
+                    .iter()
+                    .filter(|i| i.severity == Severity::Error)
+                    .count();
+                let warnings = issues
+                    .iter()
+                    .filter(|i| i.severity == Severity::Warning)
+                    .count();
                 if has_errors(&issues) {
                     outcome = outcome.worst(Outcome::Findings);
                 }

@@ -1,5 +1,6 @@
 //! One module per format: its layout table, faithful types, reader, writer and validation.
 
+pub mod p3d;
 pub mod tod;
 
 /// `serde` helper: skip a field that holds its type's default value.

@@ -259,7 +259,9 @@ impl PacketData {
                 b(c.differential, 1) | b(c.position.is_some(), 2) | b(c.z_angle.is_some(), 3)
             }
             PacketData::Camera(Camera::RotTrans(c)) => {
-                1 | b(c.differential, 1) | b(c.rotation.is_some(), 2) | b(c.translation.is_some(), 3)
+                1 | b(c.differential, 1)
+                    | b(c.rotation.is_some(), 2)
+                    | b(c.translation.is_some(), 3)
             }
             PacketData::ObjectControl(o) => o.code(),
             PacketData::Raw { flag, .. } => *flag & 0xF,
