@@ -38,6 +38,7 @@ mod error;
 pub mod formats;
 mod limits;
 pub mod report;
+pub mod scene;
 
 pub use detect::{detect, Format};
 pub use error::{Error, Result};
