@@ -266,7 +266,6 @@ impl<'a, E: ByteOrder> Reader<'a, E> {
     /// the count and before allocating for it: an error points at the count field (the last
     /// field read).
     pub fn count(&self, count: u64, min_item_size: usize, what: &str) -> Result<usize> {
-        self.limits.items(what, count)?;
         let need = count.saturating_mul(min_item_size as u64);
         if need > self.remaining() as u64 {
             return Err(self.malformed_at(
@@ -277,6 +276,7 @@ impl<'a, E: ByteOrder> Reader<'a, E> {
                 ),
             ));
         }
+        self.limits.items(what, count)?;
         self.limits.bytes(what, need)?;
         Ok(count as usize)
     }

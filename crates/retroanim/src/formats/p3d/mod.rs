@@ -88,6 +88,7 @@
 pub mod frames;
 mod odol;
 mod read;
+pub mod scene;
 mod types;
 mod validate;
 mod write;

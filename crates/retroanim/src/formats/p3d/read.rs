@@ -148,12 +148,10 @@ fn vec3(r: &mut Reader<'_, Le>, what: &str) -> Result<[f32; 3]> {
 pub(super) fn fixed_name(field: &[u8]) -> (Text, Bytes) {
     match field.iter().position(|&b| b == 0) {
         Some(n) => {
+            // Trailing zeros are implied (the writer pads with them).
             let tail = &field[n + 1..];
-            let padding = if tail.iter().all(|&b| b == 0) {
-                Vec::new()
-            } else {
-                tail.to_vec()
-            };
+            let end = tail.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+            let padding = tail[..end].to_vec();
             (Text(field[..n].to_vec()), Bytes(padding))
         }
         None => (Text(field.to_vec()), Bytes::default()),

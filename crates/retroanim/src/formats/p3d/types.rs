@@ -74,12 +74,14 @@ pub struct Lod {
     /// Points: position in model space (metres, left-handed, y up) and point flags.
     pub points: Vec<Point>,
     /// Normals referenced by the face vertices.
+    #[serde(with = "float::vec_arr")]
     pub normals: Vec<[f32; 3]>,
     /// Faces, in file order.
     pub faces: Vec<Face>,
     /// Every tagg in file order, the closing `#EndOfFile#` included.
     pub taggs: Vec<Tagg>,
     /// The LOD's resolution / type value (the float after `#EndOfFile#`).
+    #[serde(with = "float::one")]
     pub resolution: f32,
 }
 
@@ -87,6 +89,7 @@ pub struct Lod {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     /// x, y, z in metres.
+    #[serde(with = "float::arr")]
     pub pos: [f32; 3],
     /// Point flags (see the module docs).
     #[serde(default, skip_serializing_if = "is_default")]
@@ -101,6 +104,7 @@ pub struct VertexRef {
     /// Index into [`Lod::normals`].
     pub normal: u32,
     /// Texture coordinates u, v.
+    #[serde(with = "float::arr")]
     pub uv: [f32; 2],
 }
 
@@ -151,8 +155,10 @@ pub enum TaggData {
     /// `#Animation#`: one LOD frame, `4 + 12·points` bytes.
     Animation {
         /// Frame time (an animation phase, 0..1 in known files).
+        #[serde(with = "float::one")]
         time: f32,
         /// One position per point, in point order.
+        #[serde(with = "float::vec_arr")]
         positions: Vec<[f32; 3]>,
     },
     /// A named selection, proxy, `#Selected#`, `#Lock#` or `#Hidden#`: one weight byte per point,
@@ -179,6 +185,7 @@ pub enum TaggData {
     /// `#Mass#`: one mass per point (`4·points` bytes).
     Mass {
         /// Mass per point.
+        #[serde(with = "float::vec")]
         masses: Vec<f32>,
     },
     /// `#UVSet#`: set id, then u, v for every real vertex of every face in face order.
@@ -186,6 +193,7 @@ pub enum TaggData {
         /// UV set id (0 duplicates the face records' UVs).
         set: u32,
         /// u, v per face vertex.
+        #[serde(with = "float::vec_arr")]
         uvs: Vec<[f32; 2]>,
     },
     /// `#SharpEdges#`: pairs of point indices.
@@ -299,8 +307,10 @@ pub struct OdolLod {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OdolFrame {
     /// Frame time (phase).
+    #[serde(with = "float::one")]
     pub time: f32,
     /// One position per ODOL vertex, relative to the model centre.
+    #[serde(with = "float::vec_arr")]
     pub positions: Vec<[f32; 3]>,
 }
 
@@ -394,5 +404,115 @@ impl<'de> Deserialize<'de> for Text {
             TextRepr::Utf8(s) => Text(s.into_bytes()),
             TextRepr::Raw { bytes } => Text(bytes.0),
         })
+    }
+}
+
+/// serde helpers that keep every `f32` bit pattern through JSON: finite values are numbers,
+/// NaN and infinities (real files have NaN texture coordinates) are strings `"f32:<hex bits>"`.
+pub(crate) mod float {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    struct J(f32);
+
+    impl Serialize for J {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            if self.0.is_finite() {
+                s.serialize_f32(self.0)
+            } else {
+                s.serialize_str(&format!("f32:{:08x}", self.0.to_bits()))
+            }
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Repr {
+        Num(f32),
+        Str(String),
+    }
+
+    impl<'de> Deserialize<'de> for J {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            match Repr::deserialize(d)? {
+                Repr::Num(v) => Ok(J(v)),
+                Repr::Str(s) => s
+                    .strip_prefix("f32:")
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .map(|b| J(f32::from_bits(b)))
+                    .ok_or_else(|| serde::de::Error::custom(format!("not an f32: {s:?}"))),
+            }
+        }
+    }
+
+    /// One `f32`.
+    pub mod one {
+        use super::*;
+        pub fn serialize<S: Serializer>(v: &f32, s: S) -> Result<S::Ok, S::Error> {
+            J(*v).serialize(s)
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f32, D::Error> {
+            Ok(J::deserialize(d)?.0)
+        }
+    }
+
+    /// `[f32; N]`.
+    pub mod arr {
+        use super::*;
+        pub fn serialize<S: Serializer, const N: usize>(
+            v: &[f32; N],
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            s.collect_seq(v.iter().map(|x| J(*x)))
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
+            d: D,
+        ) -> Result<[f32; N], D::Error> {
+            let v: Vec<J> = Vec::deserialize(d)?;
+            let n = v.len();
+            let a: Vec<f32> = v.into_iter().map(|j| j.0).collect();
+            a.try_into()
+                .map_err(|_| serde::de::Error::custom(format!("expected {N} numbers, found {n}")))
+        }
+    }
+
+    /// `Vec<f32>`.
+    pub mod vec {
+        use super::*;
+        pub fn serialize<S: Serializer>(v: &[f32], s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(v.iter().map(|x| J(*x)))
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f32>, D::Error> {
+            Ok(Vec::<J>::deserialize(d)?.into_iter().map(|j| j.0).collect())
+        }
+    }
+
+    /// `Vec<[f32; N]>`.
+    pub mod vec_arr {
+        use super::*;
+        struct A<const N: usize>([f32; N]);
+        impl<const N: usize> Serialize for A<N> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                super::arr::serialize(&self.0, s)
+            }
+        }
+        impl<'de, const N: usize> Deserialize<'de> for A<N> {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                super::arr::deserialize(d).map(A)
+            }
+        }
+        pub fn serialize<S: Serializer, const N: usize>(
+            v: &[[f32; N]],
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            s.collect_seq(v.iter().map(|x| A(*x)))
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
+            d: D,
+        ) -> Result<Vec<[f32; N]>, D::Error> {
+            Ok(Vec::<A<N>>::deserialize(d)?
+                .into_iter()
+                .map(|a| a.0)
+                .collect())
+        }
     }
 }

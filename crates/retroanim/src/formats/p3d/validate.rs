@@ -258,14 +258,12 @@ fn validate_lod(out: &mut Vec<Issue>, i: usize, lod: &Lod, start: u64) -> u64 {
                     ));
                 }
             }
-            TaggData::Mass { masses } => {
-                if masses.iter().any(|m| !m.is_finite() || *m < 0.0) {
-                    out.push(Issue::warning(
-                        at + head + 4,
-                        "mass",
-                        format!("{what}: a negative or non-finite mass"),
-                    ));
-                }
+            TaggData::Mass { masses } if masses.iter().any(|m| !m.is_finite() || *m < 0.0) => {
+                out.push(Issue::warning(
+                    at + head + 4,
+                    "mass",
+                    format!("{what}: a negative or non-finite mass"),
+                ));
             }
             _ => {}
         }
