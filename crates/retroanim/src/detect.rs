@@ -126,6 +126,11 @@ pub fn detect(data: &[u8]) -> Option<Format> {
     if looks_like_mdd(data) {
         return Some(Format::Mdd);
     }
+    // A TOD too damaged to walk, that is not an HMD either: let the TOD reader say what is wrong.
+    if data.first() == Some(&crate::formats::tod::FILE_ID) && data.get(1).is_some_and(|v| *v < 0x10)
+    {
+        return Some(Format::Tod);
+    }
     None
 }
 

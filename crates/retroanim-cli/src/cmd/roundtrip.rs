@@ -10,6 +10,11 @@ pub fn run(args: &RoundtripArgs) -> Result<Outcome> {
     for path in &args.files {
         let shown = path.display();
         let result = super::load(path).and_then(|(bytes, model)| {
+            if retroanim::detect(&bytes) == Some(retroanim::Format::Json) {
+                anyhow::bail!(
+                    "{shown}: a JSON dump is an editing format; round trips check binary files"
+                );
+            }
             let written = model.write()?;
             Ok((bytes, written))
         });
@@ -46,5 +51,18 @@ pub fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
         Some(i) => Some(i),
         None if a.len() != b.len() => Some(a.len().min(b.len())),
         None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_difference;
+
+    #[test]
+    fn first_difference_finds_changes_and_length_differences() {
+        assert_eq!(first_difference(b"abc", b"abc"), None);
+        assert_eq!(first_difference(b"abc", b"abd"), Some(2));
+        assert_eq!(first_difference(b"abc", b"ab"), Some(2));
+        assert_eq!(first_difference(b"", b"x"), Some(0));
     }
 }

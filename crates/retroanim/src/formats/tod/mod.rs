@@ -52,43 +52,38 @@ pub use write::write;
 /// The TOD file ID (byte 0).
 pub const FILE_ID: u8 = 0x50;
 
-/// True when `data` looks like a TOD: file ID 0x50 and the first frames' packets fitting their
-/// frames. (An HMD starts with the same first word as a version-0, resolution-0 TOD; its next
-/// words do not walk as TOD frames with packets.)
+/// True when `data` looks like a TOD: file ID 0x50 and packet headers with non-zero lengths
+/// where the first frames put them. An HMD starts with the same first word as a version-0,
+/// resolution-0 TOD, but its next words do not walk as frames holding packets. A file cut short
+/// still looks like a TOD, so that reading it reports where it ends.
 pub fn looks_like(data: &[u8]) -> bool {
     let word = |i: usize| -> Option<u32> {
         data.get(i..i + 4)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     };
-    if data.len() < 16 || data[0] != FILE_ID {
+    if data.first() != Some(&FILE_ID) {
         return false;
     }
     let Some(frames) = word(4) else { return false };
-    if frames == 0 || frames as u64 > (data.len() as u64 - 8) / 8 {
-        return false;
-    }
     let mut at = 8usize;
     let mut packets_seen = 0u32;
-    for _ in 0..frames.min(16) {
-        let Some(fh) = word(at) else { return false };
+    'frames: for _ in 0..frames.min(16) {
+        let Some(fh) = word(at) else { break };
         let (size, count) = ((fh & 0xFFFF) as usize, fh >> 16);
-        if size < 2 || size * 4 > data.len() - at {
+        if size < 2 {
             return false;
         }
         let mut p = at + 8;
         for _ in 0..count {
-            let Some(ph) = word(p) else { return false };
+            let Some(ph) = word(p) else { break 'frames };
             let len = (ph >> 24) as usize;
             if len == 0 {
                 return false;
             }
+            packets_seen += 1;
             p += len * 4;
         }
-        if p > at + size * 4 || p > data.len() {
-            return false;
-        }
-        packets_seen += count;
-        at += size * 4;
+        at = p.max(at + size * 4);
     }
     packets_seen > 0
 }
@@ -113,7 +108,7 @@ pub struct Summary {
     /// Camera IDs addressed by camera packets, ascending.
     pub cameras: Vec<u16>,
     /// Packet count per packet type number.
-    pub packet_types: BTreeMap<String, usize>,
+    pub packet_types: BTreeMap<u8, usize>,
     /// Number of the first and last frame.
     pub frame_numbers: Option<[u32; 2]>,
     /// Playing time in seconds: (last frame number + 1) × resolution (0 read as 1) / 60.
@@ -151,7 +146,7 @@ impl Tod {
             objects: objects.into_iter().collect(),
             lights: lights.into_iter().collect(),
             cameras: cameras.into_iter().collect(),
-            packet_types: types.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            packet_types: types,
             frame_numbers,
             duration_seconds: last.map_or(0.0, |n| {
                 (n as f64 + 1.0) * self.ticks_per_frame() as f64 / 60.0

@@ -105,7 +105,7 @@ fn read_packet(r: &mut Reader<'_, Le>) -> Result<Packet> {
     }
     let mut body = r.sub((len - 1) * 4, "packet data (its length field)")?;
     let data = match required_words(kind, flag) {
-        Some(need) if need <= len - 1 => decode(&mut body, kind, flag)?,
+        Some(need) if need < len => decode(&mut body, kind, flag)?,
         _ => PacketData::Raw {
             kind,
             flag,

@@ -163,19 +163,18 @@ fn check_packet(
             }
             ever.insert(id);
         }
-        PacketData::ObjectControl(ObjectControl::Kill) => {
-            if !live.remove(&id) {
-                let why = if ever.contains(&id) {
-                    "was already killed"
-                } else {
-                    "was never created"
-                };
-                out.push(Issue::error(
-                    at,
-                    "kill-unknown",
-                    format!("frame {fi}: kill of object {id}, which {why}"),
-                ));
-            }
+        // A kill removes the object from the live set; one that was not there is a finding.
+        PacketData::ObjectControl(ObjectControl::Kill) if !live.remove(&id) => {
+            let why = if ever.contains(&id) {
+                "was already killed"
+            } else {
+                "was never created"
+            };
+            out.push(Issue::error(
+                at,
+                "kill-unknown",
+                format!("frame {fi}: kill of object {id}, which {why}"),
+            ));
         }
         PacketData::ObjectControl(ObjectControl::Reserved(n)) => out.push(Issue::warning(
             at,

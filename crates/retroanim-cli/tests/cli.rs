@@ -1,0 +1,237 @@
+//! The command line: each command's output and exit codes (0 ok, 1 findings, 2 failure).
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../samples")
+        .join(name)
+}
+
+fn retroanim() -> Command {
+    Command::cargo_bin("retroanim").unwrap()
+}
+
+fn stdout(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A TOD with one frame: create object 1, then kill object 2 (never created): a validation error.
+fn bad_tod(dir: &Path) -> PathBuf {
+    let words: [u32; 6] = [
+        0x50,
+        1,
+        4 | 2 << 16,
+        0,
+        1 | 8 << 16 | 1 << 24,
+        2 | 8 << 16 | 1 << 20 | 1 << 24,
+    ];
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let p = dir.join("bad.tod");
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+#[test]
+fn info_json_has_the_contract_fields() {
+    let out = stdout(
+        retroanim()
+            .args(["info", "--json"])
+            .arg(sample("swing.tod")),
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["format"], "tod");
+    assert_eq!(v["version"], 0);
+    assert_eq!(v["resolution"], 2);
+    assert_eq!(v["frames"], 48);
+    assert_eq!(v["packets"], 205);
+    assert_eq!(v["objects"], serde_json::json!([1, 2, 3, 4]));
+    assert_eq!(v["packet_types"]["1"], 192);
+    assert_eq!(v["packet_types"]["8"], 5);
+}
+
+#[test]
+fn info_text_is_readable() {
+    retroanim()
+        .arg("info")
+        .arg(sample("swing.tod"))
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("format: tod"))
+        .stdout(predicates::str::contains("objects: [1,2,3,4]"));
+}
+
+#[test]
+fn dump_json_then_convert_rebuilds_the_identical_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = stdout(
+        retroanim()
+            .args(["dump", "--json"])
+            .arg(sample("swing.tod")),
+    );
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["format"], "tod");
+    assert!(v["model"]["frames"].as_array().unwrap().len() == 48);
+    let jp = dir.path().join("swing.json");
+    std::fs::write(&jp, &json).unwrap();
+    let out = dir.path().join("again.tod");
+    retroanim()
+        .arg("convert")
+        .arg(&jp)
+        .arg(&out)
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(sample("swing.tod")).unwrap()
+    );
+}
+
+#[test]
+fn an_edit_in_json_lands_in_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = stdout(
+        retroanim()
+            .args(["dump", "--json"])
+            .arg(sample("swing.tod")),
+    );
+    let mut v: Value = serde_json::from_str(&json).unwrap();
+    v["model"]["header"]["resolution"] = 3.into();
+    // Drop the last frame: the header's frame count follows.
+    v["model"]["frames"].as_array_mut().unwrap().pop();
+    let jp = dir.path().join("edit.json");
+    std::fs::write(&jp, serde_json::to_string(&v).unwrap()).unwrap();
+    let out = dir.path().join("edit.tod");
+    retroanim()
+        .arg("convert")
+        .arg(&jp)
+        .arg(&out)
+        .assert()
+        .success();
+    let info: Value =
+        serde_json::from_str(&stdout(retroanim().args(["info", "--json"]).arg(&out))).unwrap();
+    assert_eq!(info["resolution"], 3);
+    assert_eq!(info["frames"], 47);
+}
+
+#[test]
+fn validate_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    retroanim()
+        .arg("validate")
+        .arg(sample("swing.tod"))
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("ok (tod, 0 errors"));
+    let bad = bad_tod(dir.path());
+    retroanim()
+        .arg("validate")
+        .arg(&bad)
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(
+            "error at byte 20 (0x14) [kill-unknown]",
+        ));
+    let junk = dir.path().join("junk.bin");
+    std::fs::write(&junk, b"not an animation").unwrap();
+    retroanim()
+        .arg("validate")
+        .arg(&junk)
+        .arg(sample("swing.tod"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("junk.bin"));
+    let out = stdout(retroanim().args(["validate", "--json"]).arg(&bad));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["errors"], 1);
+    let issues = v[0]["issues"].as_array().unwrap();
+    let kill = issues.iter().find(|i| i["code"] == "kill-unknown").unwrap();
+    assert_eq!(kill["offset"], 20);
+    assert_eq!(kill["severity"], "error");
+}
+
+#[test]
+fn truncated_input_names_path_offset_and_expectation() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(sample("swing.tod")).unwrap();
+    let cut = dir.path().join("cut.tod");
+    std::fs::write(&cut, &bytes[..1000]).unwrap();
+    let out = retroanim().arg("info").arg(&cut).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("cut.tod"), "{err}");
+    assert!(err.contains("tod: malformed at byte"), "{err}");
+    assert!(err.contains("expected"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn roundtrip_reports_identical_files() {
+    retroanim()
+        .arg("roundtrip")
+        .arg(sample("swing.tod"))
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("identical (3632 bytes)"));
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.bin");
+    std::fs::write(&junk, [0u8; 3]).unwrap();
+    retroanim().arg("roundtrip").arg(&junk).assert().code(2);
+}
+
+#[test]
+fn convert_chooses_the_format_and_never_overwrites_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy.tod");
+    std::fs::copy(sample("swing.tod"), &copy).unwrap();
+    // --to wins over the extension; `-` writes to standard output.
+    let out = stdout(
+        retroanim()
+            .arg("convert")
+            .arg(&copy)
+            .args(["-", "--to", "json"]),
+    );
+    assert!(out.contains("\"format\": \"tod\""));
+    retroanim()
+        .arg("convert")
+        .arg(&copy)
+        .arg(&copy)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("refusing to overwrite the input"));
+    retroanim()
+        .arg("convert")
+        .arg(&copy)
+        .arg(dir.path().join("x.unknownext"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("unknown output extension"));
+    retroanim()
+        .arg("convert")
+        .arg(&copy)
+        .arg(&copy)
+        .arg("--force")
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        std::fs::read(sample("swing.tod")).unwrap()
+    );
+    // No temporary files are left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".retroanim-"))
+        .collect();
+    assert!(leftovers.is_empty());
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    retroanim().arg("frobnicate").assert().code(2);
+    retroanim().arg("info").assert().code(2);
+}
