@@ -77,9 +77,13 @@ pub struct ConvertArgs {
     pub input: PathBuf,
     /// Output file, or `-` for standard output (then --to is required).
     pub output: PathBuf,
-    /// Output format (default: from OUT's extension): tod, json.
+    /// Output format (default: from OUT's extension): tod, mdd, pc2, json.
     #[arg(long, value_name = "FMT")]
     pub to: Option<String>,
+    /// Frames per second for point caches: PC2 counts time in frames, MDD in seconds.
+    /// MDD → PC2 default: guessed from the MDD's frame times (else 30); PC2 → MDD default: 30.
+    #[arg(long, value_name = "FPS")]
+    pub fps: Option<f32>,
     /// Allow the output to replace the input file.
     #[arg(long)]
     pub force: bool,

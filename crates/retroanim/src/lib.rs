@@ -35,6 +35,7 @@
 pub mod bytes;
 mod detect;
 mod error;
+pub mod export;
 pub mod formats;
 mod limits;
 pub mod report;
@@ -56,6 +57,10 @@ pub enum Model {
     Tod(formats::tod::Tod),
     /// An Operation Flashpoint / Arma model (MLOD, or ODOL version 7).
     P3d(formats::p3d::P3d),
+    /// An MDD point cache.
+    Mdd(formats::mdd::Mdd),
+    /// A PC2 point cache.
+    Pc2(formats::pc2::Pc2),
 }
 
 impl Model {
@@ -64,6 +69,8 @@ impl Model {
         match self {
             Model::Tod(_) => Format::Tod,
             Model::P3d(_) => Format::P3d,
+            Model::Mdd(_) => Format::Mdd,
+            Model::Pc2(_) => Format::Pc2,
         }
     }
 
@@ -72,6 +79,8 @@ impl Model {
         match self {
             Model::Tod(t) => formats::tod::write(t),
             Model::P3d(p) => formats::p3d::write(p),
+            Model::Mdd(m) => formats::mdd::write(m),
+            Model::Pc2(p) => formats::pc2::write(p),
         }
     }
 
@@ -80,6 +89,8 @@ impl Model {
         match self {
             Model::Tod(t) => formats::tod::validate(t),
             Model::P3d(p) => formats::p3d::validate(p),
+            Model::Mdd(m) => formats::mdd::validate(m),
+            Model::Pc2(p) => formats::pc2::validate(p),
         }
     }
 
@@ -88,6 +99,8 @@ impl Model {
         let v = match self {
             Model::Tod(t) => serde_json::to_value(t.summary()),
             Model::P3d(p) => serde_json::to_value(p.summary()),
+            Model::Mdd(m) => serde_json::to_value(m.summary()),
+            Model::Pc2(p) => serde_json::to_value(p.summary()),
         };
         v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
     }
@@ -138,6 +151,8 @@ pub fn read_any_with(data: &[u8], limits: &Limits) -> Result<Model> {
     match detect(data) {
         Some(Format::Tod) => formats::tod::read_with(data, limits).map(Model::Tod),
         Some(Format::P3d) => formats::p3d::read_with(data, limits).map(Model::P3d),
+        Some(Format::Mdd) => formats::mdd::read_with(data, limits).map(Model::Mdd),
+        Some(Format::Pc2) => formats::pc2::read_with(data, limits).map(Model::Pc2),
         Some(Format::Json) => Model::from_json(data),
         Some(other) => Err(Error::Unsupported {
             format: other,

@@ -9,7 +9,7 @@ use crate::Outcome;
 pub fn run(args: &ConvertArgs) -> Result<Outcome> {
     let target = target_format(args)?;
     let (_, model) = super::load(&args.input)?;
-    let bytes = convert(&model, target).with_context(|| args.input.display().to_string())?;
+    let bytes = convert(&model, target, args).with_context(|| args.input.display().to_string())?;
     crate::io::write_output(&args.output, &bytes, Some(&args.input), args.force)?;
     Ok(Outcome::Clean)
 }
@@ -36,7 +36,10 @@ fn target_format(args: &ConvertArgs) -> Result<Format> {
     })
 }
 
-fn convert(model: &Model, target: Format) -> Result<Vec<u8>> {
+/// Frame rate PC2 → MDD uses when `--fps` is not given (3ds Max's NTSC default).
+const DEFAULT_FPS: f32 = 30.0;
+
+fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>> {
     if target == Format::Json {
         let mut s = model.to_json()?;
         s.push('\n');
@@ -44,6 +47,45 @@ fn convert(model: &Model, target: Format) -> Result<Vec<u8>> {
     }
     if target == model.format() {
         return Ok(model.write()?);
+    }
+    if let Some(fps) = args.fps {
+        if !(fps.is_finite() && fps > 0.0) {
+            bail!("--fps {fps}: must be a positive number");
+        }
+    }
+    match (model, target) {
+        (Model::Mdd(m), Format::Pc2) => {
+            let cache = m.to_point_cache();
+            let fps = args
+                .fps
+                .or_else(|| cache.guess_fps())
+                .unwrap_or(DEFAULT_FPS);
+            if cache.rest_frame.is_some() {
+                eprintln!(
+                    "retroanim: note: the MDD's uncounted rest frame has no place in PC2 and is left out"
+                );
+            }
+            let pc2 = retroanim::formats::pc2::Pc2::from_point_cache(&cache, fps)?;
+            let back = pc2.to_point_cache(fps);
+            if back
+                .frames
+                .iter()
+                .zip(&cache.frames)
+                .any(|(a, b)| a.time.to_bits() != b.time.to_bits())
+            {
+                eprintln!(
+                    "retroanim: note: the MDD's frame times are not evenly spaced whole frames at {fps} fps; PC2 keeps only start frame {} and sample rate {}",
+                    pc2.start_frame, pc2.sample_rate
+                );
+            }
+            return Ok(retroanim::formats::pc2::write(&pc2)?);
+        }
+        (Model::Pc2(p), Format::Mdd) => {
+            let cache = p.to_point_cache(args.fps.unwrap_or(DEFAULT_FPS));
+            let mdd = retroanim::formats::mdd::Mdd::from_point_cache(&cache)?;
+            return Ok(retroanim::formats::mdd::write(&mdd)?);
+        }
+        _ => {}
     }
     bail!(retroanim::Error::Conversion {
         from: model.format(),

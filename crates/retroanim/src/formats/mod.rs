@@ -1,6 +1,9 @@
 //! One module per format: its layout table, faithful types, reader, writer and validation.
 
+pub mod mdd;
 pub mod p3d;
+pub mod pc2;
+mod stream;
 pub mod tod;
 
 /// `serde` helper: skip a field that holds its type's default value.

@@ -20,6 +20,7 @@ impl std::fmt::Display for SceneError {
 impl Scene {
     /// Every inconsistency in the scene: indices out of range, parent cycles, per-vertex arrays
     /// of the wrong length, indices past the vertices, morph target counts, texture sizes,
+    /// textured materials on primitives without UVs, camera and light parameters glTF rejects,
     /// channel key and value counts, times not strictly increasing. Empty when the scene can be
     /// exported.
     pub fn check(&self) -> Vec<SceneError> {
@@ -128,6 +129,16 @@ impl Scene {
                         );
                     }
                 }
+                let textured = pr
+                    .material
+                    .and_then(|x| self.materials.get(x))
+                    .is_some_and(|x| x.texture.is_some());
+                if textured && pr.uvs.is_empty() {
+                    err(
+                        format!("{p}/uvs"),
+                        "the material has a texture but the primitive has no UVs".into(),
+                    );
+                }
                 if pr.targets.len() != m.target_names.len() {
                     err(
                         format!("{p}/targets"),
@@ -145,6 +156,60 @@ impl Scene {
                             format!("{} positions for {n} vertices", t.positions.len()),
                         );
                     }
+                }
+            }
+        }
+        for (i, c) in self.cameras.iter().enumerate() {
+            let ok = match c.projection {
+                super::Projection::Perspective {
+                    yfov,
+                    znear,
+                    zfar,
+                    aspect_ratio,
+                } => {
+                    yfov > 0.0
+                        && yfov < std::f32::consts::PI
+                        && znear > 0.0
+                        && zfar.map_or(true, |f| f > znear && f.is_finite())
+                        && aspect_ratio.map_or(true, |a| a > 0.0 && a.is_finite())
+                }
+                super::Projection::Orthographic {
+                    xmag,
+                    ymag,
+                    znear,
+                    zfar,
+                } => xmag != 0.0 && ymag != 0.0 && znear >= 0.0 && zfar > znear && zfar.is_finite(),
+            };
+            if !ok {
+                err(format!("/cameras/{i}/projection"), format!("{:?} is not a valid projection (yfov in (0, π), 0 < znear < zfar, aspect > 0)", c.projection));
+            }
+        }
+        for (i, l) in self.lights.iter().enumerate() {
+            if !(l.intensity >= 0.0 && l.intensity.is_finite()) {
+                err(
+                    format!("/lights/{i}/intensity"),
+                    format!("{} is not ≥ 0", l.intensity),
+                );
+            }
+            if l.color.iter().any(|c| !(0.0..=1.0).contains(c)) {
+                err(
+                    format!("/lights/{i}/color"),
+                    format!("{:?} is outside 0..1", l.color),
+                );
+            }
+            if l.range.is_some_and(|r| !(r > 0.0 && r.is_finite())) {
+                err(format!("/lights/{i}/range"), "must be > 0".into());
+            }
+            if let super::LightKind::Spot {
+                inner_cone_angle: a,
+                outer_cone_angle: b,
+            } = l.kind
+            {
+                if !(a >= 0.0 && a < b && b <= std::f32::consts::FRAC_PI_2) {
+                    err(
+                        format!("/lights/{i}/kind"),
+                        format!("spot cone angles {a}, {b}: need 0 ≤ inner < outer ≤ π/2"),
+                    );
                 }
             }
         }
@@ -227,14 +292,6 @@ impl Scene {
                             c.track.len(),
                             c.times.len()
                         ),
-                    );
-                }
-                if matches!(node.transform, super::Transform::Matrix(_))
-                    && !matches!(c.track, Track::Weights(_))
-                {
-                    err(
-                        format!("{p}/node"),
-                        "an animated node must have a TRS transform, not a matrix".into(),
                     );
                 }
                 if let Track::Weights(w) = &c.track {

@@ -14,6 +14,9 @@ pub struct Mesh {
     /// [`Primitive::targets`], in this order. Exported as glTF `mesh.extras.targetNames`
     /// (what Blender and three.js read).
     pub target_names: Vec<String>,
+    /// Free-form data (glTF mesh `extras`; `targetNames` is added to it).
+    #[serde(skip_serializing_if = "serde_json::Value::is_null")]
+    pub extras: serde_json::Value,
 }
 
 /// How a primitive's indices are read.

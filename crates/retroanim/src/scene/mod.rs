@@ -106,7 +106,7 @@ impl Node {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Transform {
-    /// Translation, rotation, scale (applied as T·R·S). Animated nodes must use this form.
+    /// Translation, rotation, scale (applied as T·R·S).
     Trs {
         /// Translation in metres.
         translation: [f32; 3],
@@ -116,7 +116,9 @@ pub enum Transform {
         scale: [f32; 3],
     },
     /// A column-major 4×4 matrix (`m[12..15]` is the translation); the bottom row must be
-    /// `0 0 0 1`. glTF forbids animating a node given as a matrix.
+    /// `0 0 0 1`. Exporters write its TRS decomposition (glTF forbids animating matrix nodes and
+    /// non-decomposable matrices): a shear is dropped. Animation channels replace the
+    /// decomposed parts they target.
     Matrix([f32; 16]),
 }
 

@@ -43,6 +43,15 @@ impl PointCache {
         self.frames.len()
     }
 
+    /// The frame rate the frame times were written at, when the first two frames are a whole
+    /// number of frames per second apart (within 0.1 %): `1 / (t1 − t0)` rounded.
+    pub fn guess_fps(&self) -> Option<f32> {
+        let [a, b] = [self.frames.first()?.time, self.frames.get(1)?.time];
+        let fps = 1.0 / (b as f64 - a as f64);
+        let r = fps.round();
+        (fps.is_finite() && r >= 1.0 && ((fps - r) / r).abs() < 1e-3).then_some(r as f32)
+    }
+
     /// True when every frame (and the rest frame) has exactly `points` positions.
     pub fn is_consistent(&self) -> bool {
         let n = self.points as usize;

@@ -84,3 +84,75 @@ pub fn check_golden(name: &str, actual: &str) {
         );
     }
 }
+
+/// The folder holding the Khronos glTF Validator runner (`tools/gltf-validator`).
+pub fn gltf_validator_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/gltf-validator")
+}
+
+/// Runs the Khronos glTF Validator (`node tools/gltf-validator/validate.mjs FILE`) and returns
+/// its report (JSON, with `issues.numErrors`, `issues.numWarnings` and `issues.messages`).
+///
+/// When the validator is not installed (no `node`, or no `node_modules`: run `npm ci` in
+/// `tools/gltf-validator`), this says so loudly and returns `None` — unless
+/// `RETROANIM_REQUIRE_CORPUS=1` (CI), where it panics so the check cannot silently pass.
+pub fn khronos_validate(path: &Path) -> Option<serde_json::Value> {
+    let dir = gltf_validator_dir();
+    let missing = |why: String| -> Option<serde_json::Value> {
+        if std::env::var("RETROANIM_REQUIRE_CORPUS").as_deref() == Ok("1") {
+            panic!("RETROANIM_REQUIRE_CORPUS=1 but the Khronos glTF Validator cannot run: {why}");
+        }
+        eprintln!(
+            "\n*** SKIPPING Khronos glTF Validator check of {}: {why} ***\n",
+            path.display()
+        );
+        None
+    };
+    if !dir.join("node_modules/gltf-validator").is_dir() {
+        return missing(format!(
+            "{} has no node_modules (run `npm ci` there)",
+            dir.display()
+        ));
+    }
+    let out = match std::process::Command::new("node")
+        .arg(dir.join("validate.mjs"))
+        .arg(path)
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => return missing(format!("cannot run node: {e}")),
+    };
+    assert!(
+        out.status.success(),
+        "validate.mjs failed on {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).expect("validate.mjs prints JSON"))
+}
+
+/// Asserts that the Khronos glTF Validator finds 0 errors and 0 warnings in `path` (skipped,
+/// loudly, when the validator is not installed and CI does not require it). Returns the report.
+pub fn assert_khronos_clean(path: &Path) -> Option<serde_json::Value> {
+    let report = khronos_validate(path)?;
+    let issues = &report["issues"];
+    let (errors, warnings) = (
+        issues["numErrors"].as_u64().unwrap_or(u64::MAX),
+        issues["numWarnings"].as_u64().unwrap_or(u64::MAX),
+    );
+    if errors != 0 || warnings != 0 {
+        let msgs: Vec<String> = issues["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|m| m["severity"].as_u64().is_some_and(|s| s <= 1))
+            .map(|m| format!("{} {} at {}", m["code"], m["message"], m["pointer"]))
+            .collect();
+        panic!(
+            "Khronos glTF Validator: {errors} errors, {warnings} warnings in {}:\n  {}",
+            path.display(),
+            msgs.join("\n  ")
+        );
+    }
+    Some(report)
+}

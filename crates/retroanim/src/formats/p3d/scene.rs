@@ -302,6 +302,7 @@ pub fn to_scene(p3d: &P3d, lod: usize, axes: SceneAxes, duration: f32) -> Result
             .enumerate()
             .map(|(i, f)| format!("frame {i} (phase {})", f.time))
             .collect(),
+        ..Mesh::default()
     };
     let mut node = Node::new(name.clone());
     node.mesh = Some(0);

@@ -1,0 +1,375 @@
+//! Scene → glTF 2.0, as `.gltf` (JSON, the binary data embedded as a base64 data URI) or
+//! `.glb` (binary container), written through the `gltf-json` crate.
+//!
+//! ```
+//! use retroanim::scene::{Node, Scene};
+//! let mut scene = Scene::default();
+//! scene.nodes.push(Node::new("root"));
+//! let glb = retroanim::export::gltf::write_glb(&scene)?;
+//! assert_eq!(&glb[..4], b"glTF");
+//! # Ok::<(), retroanim::Error>(())
+//! ```
+//!
+//! What the exporter does so the Khronos glTF Validator reports no error and no warning:
+//! - refuses scenes [`Scene::check`] rejects ([`Error::Unencodable`] listing every problem);
+//! - writes only what is used: meshes, materials, textures, cameras and lights no node (or
+//!   used material) refers to are left out, and indices are renumbered;
+//! - gives every `POSITION` accessor (base and morph targets) and every animation input its
+//!   min/max; normalises normals (a zero normal becomes +Y) and rotation keys; clamps vertex
+//!   colours to 0..1;
+//! - stores morph targets as displacements (absolute targets minus the base positions), names
+//!   them in `mesh.extras.targetNames`, and keeps one weights channel per node;
+//! - writes node matrices as their TRS decomposition (glTF requires decomposable matrices and
+//!   forbids animating matrix nodes); shear, which TRS cannot hold, is dropped;
+//! - turns visibility into scale: a node hidden at rest gets scale 0; a visibility channel
+//!   becomes scale keys (0 while hidden), multiplied into the node's scale channel if it has one.
+//!   With a STEP (or no) scale channel the result is STEP; with a LINEAR or CUBICSPLINE scale
+//!   channel the result is LINEAR, sampled at the union of the keys, with an extra key one f32
+//!   step before each visibility change so the jump stays a jump (cubic scale curves are
+//!   reduced to their values at those keys);
+//! - lights become `KHR_lights_punctual`, unlit materials `KHR_materials_unlit` (both listed in
+//!   `extensionsUsed`, neither required).
+
+mod builder;
+mod mesh;
+mod transform;
+mod visibility;
+
+use base64::Engine;
+use gltf_json as json;
+use json::validation::{Checked, USize64};
+use json::Index;
+
+use crate::scene::{Interpolation, LightKind, Projection, Scene, Track};
+use crate::{Error, Format, Result};
+use builder::Builder;
+
+/// Writes `scene` as a `.gltf`: one JSON document with the binary data embedded as a base64
+/// `data:` URI.
+pub fn write_gltf(scene: &Scene) -> Result<Vec<u8>> {
+    let (mut root, bin) = build(scene)?;
+    if let Some(buf) = root.buffers.first_mut() {
+        buf.uri = Some(format!(
+            "data:application/octet-stream;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&bin)
+        ));
+    }
+    let mut out = serde_json::to_vec_pretty(&root).map_err(|e| unencodable(e.to_string()))?;
+    out.push(b'\n');
+    Ok(out)
+}
+
+/// Writes `scene` as a `.glb` (binary glTF: a JSON chunk and a BIN chunk).
+pub fn write_glb(scene: &Scene) -> Result<Vec<u8>> {
+    let (root, mut bin) = build(scene)?;
+    let mut json = serde_json::to_vec(&root).map_err(|e| unencodable(e.to_string()))?;
+    while json.len() % 4 != 0 {
+        json.push(b' ');
+    }
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    let total = 12 + 8 + json.len() + if bin.is_empty() { 0 } else { 8 + bin.len() };
+    let total = u32::try_from(total).map_err(|_| unencodable("larger than 4 GiB".into()))?;
+    let mut out = Vec::with_capacity(total as usize);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&total.to_le_bytes());
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&json);
+    if !bin.is_empty() {
+        out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+        out.extend_from_slice(b"BIN\0");
+        out.extend_from_slice(&bin);
+    }
+    Ok(out)
+}
+
+/// Writes `.gltf` or `.glb` by `format`.
+pub fn write(scene: &Scene, format: Format) -> Result<Vec<u8>> {
+    match format {
+        Format::Gltf => write_gltf(scene),
+        Format::Glb => write_glb(scene),
+        other => Err(Error::Unencodable {
+            format: other,
+            what: "the glTF exporter writes only gltf and glb".into(),
+        }),
+    }
+}
+
+fn unencodable(what: String) -> Error {
+    Error::Unencodable {
+        format: Format::Gltf,
+        what,
+    }
+}
+
+fn extras(v: &serde_json::Value) -> json::Extras {
+    if v.is_null() {
+        return None;
+    }
+    serde_json::value::to_raw_value(v).ok()
+}
+
+fn name(s: &str) -> Option<String> {
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+/// Builds the glTF document and its binary buffer.
+fn build(scene: &Scene) -> Result<(json::Root, Vec<u8>)> {
+    let problems = scene.check();
+    if !problems.is_empty() {
+        let list: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+        return Err(unencodable(format!(
+            "the scene is inconsistent: {}",
+            list.join("; ")
+        )));
+    }
+    let mut b = Builder::new();
+    let used = mesh::Used::of(scene);
+
+    // Textures, materials, meshes: only what the nodes use, renumbered.
+    let textures = mesh::textures(&mut b, scene, &used)?;
+    let materials = mesh::materials(&mut b, scene, &used, &textures);
+    let meshes = mesh::meshes(&mut b, scene, &used, &materials);
+
+    let mut cameras = vec![None; scene.cameras.len()];
+    for (i, c) in scene.cameras.iter().enumerate() {
+        if !used.cameras[i] {
+            continue;
+        }
+        cameras[i] = Some(b.root.push(camera(c)));
+    }
+    let mut lights = vec![None; scene.lights.len()];
+    let mut light_list = Vec::new();
+    for (i, l) in scene.lights.iter().enumerate() {
+        if used.lights[i] {
+            lights[i] = Some(Index::new(light_list.len() as u32));
+            light_list.push(light(l));
+        }
+    }
+
+    // Animated visibility and scale merge into one scale channel per node.
+    let anims = visibility::merge(scene);
+
+    let mut children: Vec<Vec<Index<json::Node>>> = vec![Vec::new(); scene.nodes.len()];
+    let mut roots = Vec::new();
+    for (i, n) in scene.nodes.iter().enumerate() {
+        match n.parent {
+            Some(p) => children[p].push(Index::new(i as u32)),
+            None => roots.push(Index::new(i as u32)),
+        }
+    }
+    for (i, n) in scene.nodes.iter().enumerate() {
+        let (t, r, s) = transform::trs(&n.transform);
+        let s = if n.hidden { [0.0; 3] } else { s };
+        let ext = n
+            .light
+            .and_then(|l| lights[l])
+            .map(|light| json::extensions::scene::Node {
+                khr_lights_punctual: Some(
+                    json::extensions::scene::khr_lights_punctual::KhrLightsPunctual { light },
+                ),
+                others: Default::default(),
+            });
+        let node = json::Node {
+            camera: n.camera.and_then(|c| cameras[c]),
+            children: (!children[i].is_empty()).then(|| children[i].clone()),
+            extensions: ext,
+            extras: extras(&n.extras),
+            matrix: None,
+            mesh: n.mesh.and_then(|m| meshes[m]),
+            name: name(&n.name),
+            rotation: (r != [0.0, 0.0, 0.0, 1.0]).then_some(json::scene::UnitQuaternion(r)),
+            scale: (s != [1.0; 3]).then_some(s),
+            translation: (t != [0.0; 3]).then_some(t),
+            skin: None,
+            weights: (!n.weights.is_empty()).then(|| n.weights.clone()),
+        };
+        b.root.push(node);
+    }
+    let scene_index = b.root.push(json::Scene {
+        extensions: None,
+        extras: extras(&scene.extras),
+        name: scene.name.clone(),
+        nodes: roots,
+    });
+    b.root.scene = Some(scene_index);
+
+    for a in &anims {
+        if a.channels.is_empty() {
+            continue;
+        }
+        let mut samplers = Vec::new();
+        let mut channels = Vec::new();
+        for c in &a.channels {
+            let input = b.times(&c.times);
+            let (output, path) = match &c.track {
+                Track::Translation(v) => (
+                    b.floats(v, None, false),
+                    json::animation::Property::Translation,
+                ),
+                Track::Scale(v) => (b.floats(v, None, false), json::animation::Property::Scale),
+                Track::Rotation(v) => {
+                    let v = transform::normalized_rotations(v, c.interpolation);
+                    (
+                        b.floats(&v, None, false),
+                        json::animation::Property::Rotation,
+                    )
+                }
+                Track::Weights(w) => {
+                    let flat: Vec<f32> = w.iter().flatten().copied().collect();
+                    (
+                        b.scalars(&flat),
+                        json::animation::Property::MorphTargetWeights,
+                    )
+                }
+                // visibility::merge turned every visibility track into scale.
+                Track::Visibility(_) => continue,
+            };
+            let sampler = Index::new(samplers.len() as u32);
+            samplers.push(json::animation::Sampler {
+                extensions: None,
+                extras: None,
+                input,
+                interpolation: Checked::Valid(match c.interpolation {
+                    Interpolation::Step => json::animation::Interpolation::Step,
+                    Interpolation::Linear => json::animation::Interpolation::Linear,
+                    Interpolation::Cubicspline => json::animation::Interpolation::CubicSpline,
+                }),
+                output,
+            });
+            channels.push(json::animation::Channel {
+                sampler,
+                target: json::animation::Target {
+                    extensions: None,
+                    extras: None,
+                    node: Index::new(c.node as u32),
+                    path: Checked::Valid(path),
+                },
+                extensions: None,
+                extras: None,
+            });
+        }
+        if channels.is_empty() {
+            continue;
+        }
+        b.root.push(json::Animation {
+            extensions: None,
+            extras: extras(&a.extras),
+            channels,
+            name: name(&a.name),
+            samplers,
+        });
+    }
+
+    if !light_list.is_empty() {
+        b.root.extensions = Some(json::extensions::root::Root {
+            khr_lights_punctual: Some(json::extensions::root::KhrLightsPunctual {
+                lights: light_list,
+            }),
+            ..Default::default()
+        });
+        b.root.extensions_used.push("KHR_lights_punctual".into());
+    }
+    if b.root
+        .materials
+        .iter()
+        .any(|m| m.extensions.as_ref().is_some_and(|e| e.unlit.is_some()))
+    {
+        b.root.extensions_used.push("KHR_materials_unlit".into());
+    }
+    if !b.bin.is_empty() {
+        while b.bin.len() % 4 != 0 {
+            b.bin.push(0);
+        }
+        let len = b.bin.len();
+        b.root.buffers.push(json::Buffer {
+            byte_length: USize64::from(len),
+            name: None,
+            uri: None,
+            extensions: None,
+            extras: None,
+        });
+    }
+    Ok((b.root, b.bin))
+}
+
+fn camera(c: &crate::scene::Camera) -> json::Camera {
+    let (type_, perspective, orthographic) = match c.projection {
+        Projection::Perspective {
+            yfov,
+            znear,
+            zfar,
+            aspect_ratio,
+        } => (
+            json::camera::Type::Perspective,
+            Some(json::camera::Perspective {
+                aspect_ratio,
+                yfov,
+                zfar,
+                znear,
+                extensions: None,
+                extras: None,
+            }),
+            None,
+        ),
+        Projection::Orthographic {
+            xmag,
+            ymag,
+            znear,
+            zfar,
+        } => (
+            json::camera::Type::Orthographic,
+            None,
+            Some(json::camera::Orthographic {
+                xmag,
+                ymag,
+                zfar,
+                znear,
+                extensions: None,
+                extras: None,
+            }),
+        ),
+    };
+    json::Camera {
+        name: name(&c.name),
+        orthographic,
+        perspective,
+        type_: Checked::Valid(type_),
+        extensions: None,
+        extras: None,
+    }
+}
+
+fn light(l: &crate::scene::Light) -> json::extensions::scene::khr_lights_punctual::Light {
+    use json::extensions::scene::khr_lights_punctual as k;
+    let (type_, spot) = match l.kind {
+        LightKind::Directional => (k::Type::Directional, None),
+        LightKind::Point => (k::Type::Point, None),
+        LightKind::Spot {
+            inner_cone_angle,
+            outer_cone_angle,
+        } => (
+            k::Type::Spot,
+            Some(k::Spot {
+                inner_cone_angle,
+                outer_cone_angle,
+            }),
+        ),
+    };
+    k::Light {
+        color: l.color,
+        extensions: None,
+        extras: None,
+        intensity: l.intensity,
+        name: name(&l.name),
+        range: match l.kind {
+            LightKind::Directional => None,
+            _ => l.range,
+        },
+        spot,
+        type_: Checked::Valid(type_),
+    }
+}
