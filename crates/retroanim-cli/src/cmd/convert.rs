@@ -53,6 +53,9 @@ fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>>
             bail!("--fps {fps}: must be a positive number");
         }
     }
+    if let Some(bytes) = super::p3d::convert(model, target, args)? {
+        return Ok(bytes);
+    }
     match (model, target) {
         (Model::Mdd(m), Format::Pc2) => {
             let cache = m.to_point_cache();

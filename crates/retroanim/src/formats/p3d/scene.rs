@@ -336,3 +336,14 @@ pub fn to_scene(p3d: &P3d, lod: usize, axes: SceneAxes, duration: f32) -> Result
         ..Scene::default()
     })
 }
+
+/// The seconds one unit of phase lasts, for `frames` frames: `duration` when given, else
+/// `(frames − 1) / fps` when a frame rate is given (one LOD frame per video frame, for evenly
+/// spaced phases 0..1), else 1 s (times in seconds equal the phases).
+pub fn phase_duration(frames: usize, duration: Option<f32>, fps: Option<f32>) -> f32 {
+    match (duration, fps) {
+        (Some(d), _) => d,
+        (None, Some(fps)) if frames > 1 => (frames - 1) as f32 / fps,
+        _ => 1.0,
+    }
+}

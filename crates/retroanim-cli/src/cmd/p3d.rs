@@ -1,0 +1,140 @@
+//! `retroanim convert` arms that involve P3D: a LOD's frames to MDD/PC2, a cache into a base
+//! model's LOD (`--base`), a LOD to glTF. The work is the library's (`formats::p3d::scene`);
+//! this maps the options onto it.
+
+use anyhow::{anyhow, bail, Context, Result};
+use retroanim::formats::p3d::{scene, P3d};
+use retroanim::formats::{mdd, pc2};
+use retroanim::scene::PointCache;
+use retroanim::{Format, Model};
+
+use crate::cli::{Axes, ConvertArgs};
+
+/// PC2 ↔ seconds when neither `--fps` nor the frame times say otherwise.
+const DEFAULT_FPS: f32 = 30.0;
+
+/// The bytes of a conversion involving P3D, or `None` when neither side is P3D.
+pub fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Option<Vec<u8>>> {
+    if let Some(d) = args.duration {
+        if !(d.is_finite() && d > 0.0) {
+            bail!("--duration {d}: must be a positive number of seconds");
+        }
+    }
+    match (model, target) {
+        (Model::P3d(p), Format::Mdd | Format::Pc2 | Format::Gltf | Format::Glb) => {
+            from_p3d(p, target, args).map(Some)
+        }
+        (Model::Mdd(_) | Model::Pc2(_), Format::P3d) => into_base(model, args).map(Some),
+        _ if args.base.is_some() => {
+            bail!("--base is for converting an MDD or PC2 into a P3D (OUT.p3d)")
+        }
+        _ => Ok(None),
+    }
+}
+
+fn lod_of(p3d: &P3d, args: &ConvertArgs) -> Result<usize> {
+    match args.lod {
+        None => Ok(p3d.default_lod()),
+        Some(res) => p3d.find_lod(res).ok_or_else(|| {
+            let have: Vec<String> = (0..p3d.lod_count())
+                .map(|i| p3d.resolution(i).to_string())
+                .collect();
+            anyhow!(
+                "--lod {res}: no LOD has that resolution; the model's LODs are {}",
+                have.join(", ")
+            )
+        }),
+    }
+}
+
+fn cache_axes(args: &ConvertArgs) -> scene::CacheAxes {
+    match args.axes {
+        Axes::Default => scene::CacheAxes::ObjectBuilder,
+        Axes::Raw => scene::CacheAxes::Raw,
+    }
+}
+
+fn from_p3d(p3d: &P3d, target: Format, args: &ConvertArgs) -> Result<Vec<u8>> {
+    let lod = lod_of(p3d, args)?;
+    let duration = scene::phase_duration(p3d.frames(lod).len(), args.duration, args.fps);
+    if matches!(target, Format::Gltf | Format::Glb) {
+        let axes = match args.axes {
+            Axes::Default => scene::SceneAxes::Gltf,
+            Axes::Raw => scene::SceneAxes::Raw,
+        };
+        let s = scene::to_scene(p3d, lod, axes, duration)?;
+        return Ok(if target == Format::Glb {
+            retroanim::export::gltf::write_glb(&s)?
+        } else {
+            retroanim::export::gltf::write_gltf(&s)?
+        });
+    }
+    let cache = scene::to_point_cache(p3d, lod, cache_axes(args), duration)?;
+    if target == Format::Mdd {
+        return Ok(mdd::write(&mdd::Mdd::from_point_cache(&cache)?)?);
+    }
+    let fps = args
+        .fps
+        .or_else(|| cache.guess_fps())
+        .unwrap_or(DEFAULT_FPS);
+    let pc2 = pc2::Pc2::from_point_cache(&cache, fps)?;
+    let back = pc2.to_point_cache(fps);
+    if back
+        .frames
+        .iter()
+        .zip(&cache.frames)
+        .any(|(a, b)| a.time.to_bits() != b.time.to_bits())
+    {
+        eprintln!(
+            "retroanim: note: the frame times are not evenly spaced whole frames at {fps} fps; PC2 keeps only start frame {} and sample rate {}",
+            pc2.start_frame, pc2.sample_rate
+        );
+    }
+    Ok(pc2::write(&pc2)?)
+}
+
+fn into_base(model: &Model, args: &ConvertArgs) -> Result<Vec<u8>> {
+    let base_path = args.base.as_ref().ok_or_else(|| {
+        anyhow!("converting a point cache to P3D needs --base BASE.p3d: the model whose LOD frames it replaces")
+    })?;
+    let (_, base) = super::load(base_path)?;
+    let Model::P3d(mut p3d) = base else {
+        bail!(
+            "{}: --base must be a P3D model, this is {}",
+            base_path.display(),
+            base.format()
+        );
+    };
+    let cache: PointCache = match model {
+        Model::Mdd(m) => {
+            if m.rest_frame.is_some() {
+                eprintln!("retroanim: note: the MDD's uncounted rest frame is not a LOD frame and is left out");
+            }
+            m.to_point_cache()
+        }
+        Model::Pc2(p) => match args.fps {
+            Some(fps) => p.to_point_cache(fps),
+            None => {
+                // Without a frame rate, spread the samples evenly over phases 0..1 (seconds
+                // 0..duration).
+                let mut c = p.to_point_cache(DEFAULT_FPS);
+                let n = c.frames.len();
+                let d = scene::phase_duration(n, args.duration, None);
+                for (i, f) in c.frames.iter_mut().enumerate() {
+                    f.time = if n > 1 {
+                        i as f32 / (n - 1) as f32 * d
+                    } else {
+                        0.0
+                    };
+                }
+                c
+            }
+        },
+        _ => unreachable!("into_base is only called for point caches"),
+    };
+    let lod = lod_of(&p3d, args)?;
+    let duration = scene::phase_duration(cache.frames.len(), args.duration, args.fps);
+    scene::apply_point_cache(&mut p3d, lod, &cache, cache_axes(args), duration)
+        .with_context(|| base_path.display().to_string())?;
+    Ok(retroanim::formats::p3d::write(&p3d)?)
+}
