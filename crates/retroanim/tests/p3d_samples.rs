@@ -44,7 +44,8 @@ fn points(step: Option<u32>) -> Vec<[f32; 3]> {
     out
 }
 
-pub fn waving_flag() -> P3d {
+/// A 6 × 4 point flag (15 quads) with nine `#Animation#` frames of a wave, phases 0..1.
+fn waving_flag() -> P3d {
     let rest = points(None);
     let pts: Vec<Point> = rest.iter().map(|&pos| Point { pos, flags: 0 }).collect();
     let mut faces = Vec::new();
