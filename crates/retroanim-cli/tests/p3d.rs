@@ -245,7 +245,7 @@ fn roundtrip_and_validate_over_p3d() {
         assert_eq!(o.status.code(), Some(2));
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(
-            err.contains("unsupported at byte 4") && err.contains("ODOL version 50"),
+            err.contains("unsupported at byte 32") && err.contains("ODOL version 50 (Arma)"),
             "{err}"
         );
     }

@@ -98,14 +98,26 @@ fn odol_v7_reads_its_frames_and_round_trips_and_arma_versions_are_unsupported() 
             }
             Err(Error::Unsupported {
                 format: Format::P3d,
-                offset: 4,
+                offset,
                 feature,
             }) => {
+                // Arma versions: refused where the undecoded model info starts, right after the
+                // LOD resolutions (u32 count, then one f32 each).
                 let version = u32::from_le_bytes([data[4], data[5], data[6], data[7]]);
                 assert_ne!(version, 7, "{name}");
-                assert!(
-                    feature.contains(&format!("ODOL version {version}")),
-                    "{feature}"
+                let prefix = format!("ODOL version {version} (Arma), ");
+                assert!(feature.starts_with(&prefix), "{feature}");
+                let n: usize = feature[prefix.len()..]
+                    .split(' ')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                let count_at = offset as usize - 4 - 4 * n;
+                let count = u32::from_le_bytes(data[count_at..count_at + 4].try_into().unwrap());
+                assert_eq!(
+                    count as usize, n,
+                    "{name}: the LOD count precedes the resolutions"
                 );
             }
             Err(e) => panic!("{name}: {e}"),

@@ -79,9 +79,12 @@
 //! - ODOL v7 LODs are kept as verbatim byte runs before and after the frames: writing an
 //!   unchanged model reproduces the file, and replacing frames changes nothing else. Their
 //!   positions are per ODOL vertex and relative to the model centre (notes §3.4).
-//! - ODOL of any other version (Arma: 50 and 73 in the corpus) is refused with `Unsupported` at
-//!   the version field: their LOD tables, LZO compression and per-version fields are not walked,
-//!   so no frames are guessed at.
+//! - Arma ODOL (versions 28..73; 50 and 73 in the corpus) is read up to its LOD resolutions
+//!   (`u32 appID` from v59, `asciiz muzzleFlash` from v58, `u32 n; f32 resolution[n]`) and then
+//!   refused with `Unsupported` at the model info that follows: the model info changes layout
+//!   with nearly every version and the LOD address table comes only after it and the skeletal
+//!   animations, so no LOD and no frame is guessed at. Other versions are refused at the
+//!   version field.
 //! - Frame times are animation phases (0..1 in the known files), not seconds: converters map them
 //!   to seconds with a caller-chosen duration (see [`frames`]).
 

@@ -34,15 +34,13 @@ pub(super) fn read_odol(r: &mut Reader<'_, Le>) -> Result<Odol> {
         return Err(r.malformed_at(0, format!("expected magic \"ODOL\", found {magic:02x?}")));
     }
     let version = r.u32("ODOL version")?;
+    if (28..=73).contains(&version) {
+        return Err(arma_header(r, version));
+    }
     if version != 7 {
-        let era = if (28..=80).contains(&version) {
-            "an Arma-era binarised model (LOD table, LZO compression, skeletal animations)"
-        } else {
-            "an unknown ODOL version"
-        };
         return Err(r.unsupported_at(
             4,
-            format!("ODOL version {version}: {era}; only version 7 (OFP/CWA) LODs are read"),
+            format!("ODOL version {version}: not a known version; only version 7 (OFP/CWA) LODs are read"),
         ));
     }
     let n = r.u32("LOD count")?;
@@ -68,6 +66,36 @@ pub(super) fn read_odol(r: &mut Reader<'_, Le>) -> Result<Odol> {
         lods,
         model_info,
     })
+}
+
+/// Arma ODOL (v28..v73): reads the header up to the LOD resolutions and reports, at the model
+/// info that follows, that the rest is not decoded. The model info's layout changes with nearly
+/// every version, and the LOD address table comes only after it (and after the skeletal
+/// animations), so no LOD, and no frame, is reached without decoding it.
+fn arma_header(r: &mut Reader<'_, Le>, version: u32) -> Error {
+    let header = (|| -> Result<Vec<f32>> {
+        if version >= 59 {
+            r.u32("application ID")?;
+        }
+        if version >= 58 {
+            r.asciiz("muzzle flash selection")?;
+        }
+        let n = r.u32("LOD count")?;
+        let n = r.count(n as u64, 4, "LOD count")?;
+        (0..n).map(|_| r.f32("LOD resolution")).collect()
+    })();
+    match header {
+        Err(e) => e,
+        Ok(resolutions) => r.unsupported_at(
+            r.offset(),
+            format!(
+                "ODOL version {version} (Arma), {} LODs with resolutions {resolutions:?}: its model info, \
+                 skeletal animations and LOD address table start here and are not decoded, so its LODs \
+                 (and any LOD frames) are not read; only version 7 (OFP/CWA) is",
+                resolutions.len()
+            ),
+        ),
+    }
 }
 
 fn read_lod(r: &mut Reader<'_, Le>) -> Result<OdolLod> {
