@@ -642,3 +642,38 @@ proptest! {
         let _ = p3d::read_with(&d, &Limits { max_items: 1000, max_bytes: 1 << 20, max_steps: 1000 });
     }
 }
+
+#[test]
+fn streamed_caches_equal_the_whole_cache_conversions() {
+    let m = P3d::Mlod(tiny_mlod(Signature::P3dm));
+    for axes in [scene::CacheAxes::ObjectBuilder, scene::CacheAxes::Raw] {
+        let cache = scene::to_point_cache(&m, 0, axes, 3.0).unwrap();
+        let whole = retroanim::formats::mdd::write(
+            &retroanim::formats::mdd::Mdd::from_point_cache(&cache).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            scene::write_mdd(&m, 0, axes, 3.0, Vec::new()).unwrap(),
+            whole
+        );
+        let whole = retroanim::formats::pc2::write(
+            &retroanim::formats::pc2::Pc2::from_point_cache(&cache, 24.0).unwrap(),
+        )
+        .unwrap();
+        let (streamed, header) = scene::write_pc2(&m, 0, axes, 3.0, 24.0, Vec::new()).unwrap();
+        assert_eq!(streamed, whole);
+        assert_eq!((header.start_frame, header.sample_rate), (0.0, 72.0));
+    }
+    let e = scene::write_mdd(
+        &P3d::Mlod(Mlod {
+            lods: vec![],
+            ..tiny_mlod(Signature::P3dm)
+        }),
+        0,
+        scene::CacheAxes::Raw,
+        1.0,
+        Vec::new(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("no LOD 0"), "{e}");
+}

@@ -4,7 +4,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use retroanim::formats::p3d::{scene, P3d};
-use retroanim::formats::{mdd, pc2};
+use retroanim::formats::pc2;
 use retroanim::scene::PointCache;
 use retroanim::{Format, Model};
 
@@ -69,28 +69,48 @@ fn from_p3d(p3d: &P3d, target: Format, args: &ConvertArgs) -> Result<Vec<u8>> {
             retroanim::export::gltf::write_gltf(&s)?
         });
     }
-    let cache = scene::to_point_cache(p3d, lod, cache_axes(args), duration)?;
+    // Frames go straight from the model to the output bytes, one at a time.
     if target == Format::Mdd {
-        return Ok(mdd::write(&mdd::Mdd::from_point_cache(&cache)?)?);
+        return Ok(scene::write_mdd(
+            p3d,
+            lod,
+            cache_axes(args),
+            duration,
+            Vec::new(),
+        )?);
     }
+    let times: Vec<f32> = p3d.frames(lod).iter().map(|f| f.time * duration).collect();
     let fps = args
         .fps
-        .or_else(|| cache.guess_fps())
+        .or_else(|| guess_fps(&times))
         .unwrap_or(DEFAULT_FPS);
-    let pc2 = pc2::Pc2::from_point_cache(&cache, fps)?;
-    let back = pc2.to_point_cache(fps);
-    if back
-        .frames
-        .iter()
-        .zip(&cache.frames)
-        .any(|(a, b)| a.time.to_bits() != b.time.to_bits())
-    {
+    let (bytes, header) = scene::write_pc2(p3d, lod, cache_axes(args), duration, fps, Vec::new())?;
+    let uneven = times.iter().enumerate().any(|(i, t)| {
+        pc2::frame_time(header.start_frame, header.sample_rate, i, fps).to_bits() != t.to_bits()
+    });
+    if uneven {
         eprintln!(
             "retroanim: note: the frame times are not evenly spaced whole frames at {fps} fps; PC2 keeps only start frame {} and sample rate {}",
-            pc2.start_frame, pc2.sample_rate
+            header.start_frame, header.sample_rate
         );
     }
-    Ok(pc2::write(&pc2)?)
+    Ok(bytes)
+}
+
+/// The frame rate that puts the first two frame times one frame apart, as [`PointCache`] guesses.
+fn guess_fps(times: &[f32]) -> Option<f32> {
+    let cache = PointCache {
+        frames: times
+            .iter()
+            .take(2)
+            .map(|&time| retroanim::scene::PointFrame {
+                time,
+                positions: Vec::new(),
+            })
+            .collect(),
+        ..PointCache::default()
+    };
+    cache.guess_fps()
 }
 
 fn into_base(model: &Model, args: &ConvertArgs) -> Result<Vec<u8>> {

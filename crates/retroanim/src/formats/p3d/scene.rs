@@ -347,3 +347,83 @@ pub fn phase_duration(frames: usize, duration: Option<f32>, fps: Option<f32>) ->
         _ => 1.0,
     }
 }
+
+/// Writes the frames of LOD `lod` as an MDD to `out`, one frame at a time (no copy of the
+/// frames is made: memory stays that of the model). Times: phase × `duration` seconds.
+pub fn write_mdd<W: std::io::Write>(
+    p3d: &P3d,
+    lod: usize,
+    axes: CacheAxes,
+    duration: f32,
+    out: W,
+) -> Result<W> {
+    let (points, times) = stream_header(p3d, lod, duration, Format::Mdd)?;
+    let mut w = crate::formats::mdd::StreamWriter::new(out, points, &times, false)?;
+    let mut buf = Vec::with_capacity(points as usize);
+    for f in p3d.frames(lod) {
+        buf.clear();
+        buf.extend(f.positions.iter().map(|&p| cache_axes(p, axes)));
+        w.write_frame(&buf)?;
+    }
+    w.finish()
+}
+
+/// Writes the frames of LOD `lod` as a PC2 to `out`, one frame at a time. PC2 counts frames:
+/// the start frame and sample rate come from the times (phase × `duration` seconds) at `fps`
+/// ([`crate::formats::pc2::pc2_timing`]); unevenly spaced times keep only their mean spacing.
+/// Returns the output and the PC2 header written.
+pub fn write_pc2<W: std::io::Write>(
+    p3d: &P3d,
+    lod: usize,
+    axes: CacheAxes,
+    duration: f32,
+    fps: f32,
+    out: W,
+) -> Result<(W, crate::formats::pc2::Header)> {
+    use crate::formats::pc2;
+    let (points, times) = stream_header(p3d, lod, duration, Format::Pc2)?;
+    let (start_frame, sample_rate) = pc2::pc2_timing(&times, fps);
+    let header = pc2::Header {
+        version: 1,
+        points,
+        start_frame,
+        sample_rate,
+        samples: times.len() as u32,
+    };
+    let mut w = pc2::StreamWriter::new(out, header)?;
+    let mut buf = Vec::with_capacity(points as usize);
+    for f in p3d.frames(lod) {
+        buf.clear();
+        buf.extend(f.positions.iter().map(|&p| cache_axes(p, axes)));
+        w.write_frame(&buf)?;
+    }
+    Ok((w.finish()?, header))
+}
+
+/// Points per frame and frame times (seconds) of a LOD about to be streamed as a cache.
+fn stream_header(p3d: &P3d, lod: usize, duration: f32, to: Format) -> Result<(u32, Vec<f32>)> {
+    check_lod(p3d, lod, to)?;
+    let frames = p3d.frames(lod);
+    let Some(first) = frames.first() else {
+        return Err(conversion(
+            to,
+            format!(
+                "LOD {lod} (resolution {}) has no frames (no #Animation# taggs)",
+                p3d.resolution(lod)
+            ),
+        ));
+    };
+    let n = first.positions.len();
+    if let Some(f) = frames.iter().find(|f| f.positions.len() != n) {
+        return Err(conversion(
+            to,
+            format!(
+                "LOD {lod}: frames have different point counts ({n} and {})",
+                f.positions.len()
+            ),
+        ));
+    }
+    let points =
+        u32::try_from(n).map_err(|_| conversion(to, format!("{n} points do not fit a u32")))?;
+    Ok((points, frames.iter().map(|f| f.time * duration).collect()))
+}
