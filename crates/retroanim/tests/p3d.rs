@@ -677,3 +677,26 @@ fn streamed_caches_equal_the_whole_cache_conversions() {
     .unwrap_err();
     assert!(e.to_string().contains("no LOD 0"), "{e}");
 }
+
+#[test]
+fn validate_reports_undefined_point_flags_and_the_old_wiki_frame_layout() {
+    let mut m = tiny_mlod(Signature::Sp3x);
+    m.lods[0].points[2].flags = 0x8000_0000;
+    // The 2010 wiki's SP3X frame: an extra u32 before the positions (8 + 12·P bytes).
+    let mut data = vec![0u8; 8 + 12 * 3];
+    data[4] = 3;
+    m.lods[0].taggs[0].data = TaggData::Raw { data: Bytes(data) };
+    let bytes = p3d::write(&P3d::Mlod(m)).unwrap();
+    let model = p3d::read(&bytes).unwrap();
+    assert_eq!(
+        model.frames(0).len(),
+        1,
+        "the odd-sized frame is not taken for one"
+    );
+    let issues = p3d::validate(&model);
+    let flags = issues.iter().find(|i| i.code == "point-flags").unwrap();
+    // Header 28, points 0 and 1 (16 bytes each), then point 2's flags after its x, y, z.
+    assert_eq!(flags.offset, 12 + 28 + 32 + 12);
+    let size = issues.iter().find(|i| i.code == "tagg-size").unwrap();
+    assert!(size.message.contains("nBones"), "{}", size.message);
+}

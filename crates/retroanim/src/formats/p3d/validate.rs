@@ -134,6 +134,28 @@ fn validate_lod(out: &mut Vec<Issue>, i: usize, lod: &Lod, start: u64) -> u64 {
         ));
     }
     let mut at = start + lod.header_size as u64;
+    // Defined point flag bits (CWR-CE Data3D.h): land, light, decal, fog, user value, special.
+    const POINT_FLAGS: u32 = 0x0FFF_33FF;
+    if let Some((k, p)) = lod
+        .points
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.flags & !POINT_FLAGS != 0)
+    {
+        let n = lod
+            .points
+            .iter()
+            .filter(|p| p.flags & !POINT_FLAGS != 0)
+            .count();
+        out.push(Issue::warning(
+            at + 16 * k as u64 + 12,
+            "point-flags",
+            format!(
+                "LOD {i}: {n} points (first: point {k}, flags 0x{:08x}) have flag bits outside 0x{POINT_FLAGS:08x}; the engine clears such points' flags",
+                p.flags
+            ),
+        ));
+    }
     for (k, p) in lod.points.iter().enumerate() {
         if p.pos.iter().any(|c| !c.is_finite()) {
             out.push(Issue::error(
