@@ -700,3 +700,15 @@ fn validate_reports_undefined_point_flags_and_the_old_wiki_frame_layout() {
     let size = issues.iter().find(|i| i.code == "tagg-size").unwrap();
     assert!(size.message.contains("nBones"), "{}", size.message);
 }
+
+#[test]
+fn names_in_windows_code_pages_survive_the_json_dump() {
+    let mut m = tiny_mlod(Signature::P3dm);
+    // "kolečko" in cp1250 (č = 0xE8), not UTF-8.
+    m.lods[0].taggs[3].name = Text(b"kole\xe8ko".to_vec());
+    let model = retroanim::Model::P3d(P3d::Mlod(m));
+    let json = model.to_json().unwrap();
+    assert!(json.contains("6b6f6c65e86b6f"), "shown as hex bytes");
+    let back = retroanim::Model::from_json(json.as_bytes()).unwrap();
+    assert_eq!(back.write().unwrap(), model.write().unwrap());
+}
