@@ -93,11 +93,21 @@ fn corpus_lods_validate_and_face_outwards() {
 }
 
 #[test]
-fn odol_to_gltf_is_refused_with_a_reason() {
+fn odol_v7_lod_exports_with_its_frames_and_validates() {
     let Some(data) = corpus_file("p3d-odol", "animated_morph_odol.p3d") else {
         return;
     };
     let model = p3d::read(&data).unwrap();
-    let e = scene::to_scene(&model, 0, scene::SceneAxes::Gltf, 1.0).unwrap_err();
-    assert!(e.to_string().contains("ODOL"), "{e}");
+    let s = scene::to_scene(&model, 0, scene::SceneAxes::Gltf, 1.0).unwrap();
+    assert!(s.check().is_empty(), "{:?}", s.check());
+    let prim = &s.meshes[0].primitives[0];
+    assert_eq!(prim.targets.len(), 3);
+    assert_eq!(prim.positions.len(), 4);
+    // Frame positions are the ODOL vertices', x negated.
+    let f1 = model.frames(0)[1].positions;
+    assert!(prim.targets[1]
+        .positions
+        .iter()
+        .all(|p| f1.iter().any(|q| [-q[0], q[1], q[2]] == *p)));
+    validate_both(&s, "odol7");
 }

@@ -90,6 +90,7 @@
 
 pub mod frames;
 mod odol;
+pub use odol::OdolMesh;
 mod read;
 pub mod scene;
 mod types;

@@ -4,6 +4,8 @@
 //! A v7 LOD is walked field by field (layout in the module docs of [`super`]) only to find where
 //! its frames sit; the bytes before and after them are kept verbatim.
 
+use std::borrow::Cow;
+
 use crate::bytes::{Le, Reader, Writer};
 use crate::error::{Error, Result};
 use crate::Format;
@@ -148,11 +150,29 @@ fn read_frames(r: &mut Reader<'_, Le>) -> Result<Vec<OdolFrame>> {
 
 /// Walks a v7 LOD from its start up to its frame count.
 pub(super) fn geometry(r: &mut Reader<'_, Le>) -> Result<Geometry> {
+    walk(r, None)
+}
+
+/// The mesh of an ODOL v7 LOD, decoded from its verbatim geometry bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OdolMesh {
+    /// Vertex positions (relative to the model centre).
+    pub positions: Vec<[f32; 3]>,
+    /// Vertex texture coordinates (empty when the LOD has none for every vertex).
+    pub uvs: Vec<[f32; 2]>,
+    /// Texture names.
+    pub textures: Vec<Text>,
+    /// Polygons: texture index (−1: none) and vertex indices, in the engine's order.
+    pub faces: Vec<(i16, Vec<u16>)>,
+}
+
+/// Walks a v7 LOD, filling `mesh` with what it needs when given.
+fn walk(r: &mut Reader<'_, Le>, mut mesh: Option<&mut OdolMesh>) -> Result<Geometry> {
     compressed_array(r, 4, "vertex flags")?;
-    compressed_array(r, 8, "vertex UVs")?;
+    let uvs = compressed_array(r, 8, "vertex UVs")?;
     let points = r.u32("vertex count")?;
     let points = r.count(points as u64, 12, "vertex count")?;
-    r.skip(points * 12, "vertex positions")?;
+    let positions = r.bytes(points * 12, "vertex positions")?;
     let normals = r.u32("normal count")?;
     let normals = r.count(normals as u64, 12, "normal count")?;
     r.skip(normals * 12, "vertex normals")?;
@@ -161,18 +181,43 @@ pub(super) fn geometry(r: &mut Reader<'_, Le>) -> Result<Geometry> {
     let textures = r.u32("texture count")?;
     let textures = r.count(textures as u64, 1, "texture count")?;
     for _ in 0..textures {
-        r.asciiz("texture name")?;
+        let t = r.asciiz("texture name")?;
+        if let Some(m) = mesh.as_deref_mut() {
+            m.textures.push(Text(t.to_vec()));
+        }
     }
     compressed_array(r, 2, "MLOD edge table")?;
     compressed_array(r, 2, "ODOL edge table")?;
     let faces = r.u32("face count")?;
     let faces = r.count(faces as u64, 7, "face count")?;
     r.u32("face data size")?;
+    if let Some(m) = mesh.as_deref_mut() {
+        let f32s = |b: &[u8]| -> Vec<f32> {
+            b.chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        m.positions = f32s(positions)
+            .chunks_exact(3)
+            .map(|c| [c[0], c[1], c[2]])
+            .collect();
+        if uvs.len() == points * 8 {
+            m.uvs = f32s(&uvs).chunks_exact(2).map(|c| [c[0], c[1]]).collect();
+        }
+        m.faces.reserve(faces);
+    }
     for _ in 0..faces {
         r.u32("face flags")?;
-        r.u16("face texture index")?;
+        let texture = r.i16("face texture index")?;
         let n = r.u8("face vertex count")? as usize;
-        r.skip(2 * n, "face vertex indices")?;
+        let idx = r.bytes(2 * n, "face vertex indices")?;
+        if let Some(m) = mesh.as_deref_mut() {
+            let idx = idx
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect();
+            m.faces.push((texture, idx));
+        }
     }
     let sections = r.u32("section count")?;
     let sections = r.count(sections as u64, 18, "section count")?;
@@ -198,13 +243,14 @@ pub(super) fn geometry(r: &mut Reader<'_, Le>) -> Result<Geometry> {
     Ok(Geometry { points, faces })
 }
 
-/// Skips a compressed array (u32 count, then raw data, or LZSS data and a checksum when the data
-/// takes `LZSS_THRESHOLD` bytes or more), checking the checksum of compressed data.
-fn compressed_array(r: &mut Reader<'_, Le>, elem: u64, what: &str) -> Result<()> {
+/// Reads a compressed array (u32 count, then raw data, or LZSS data and a checksum when the data
+/// takes `LZSS_THRESHOLD` bytes or more), checking the checksum of compressed data, and returns
+/// its uncompressed bytes.
+fn compressed_array<'a>(r: &mut Reader<'a, Le>, elem: u64, what: &str) -> Result<Cow<'a, [u8]>> {
     let count = r.u32(what)? as u64;
     let size = count * elem;
     if size < LZSS_THRESHOLD {
-        return r.skip(size as usize, what);
+        return r.bytes(size as usize, what).map(Cow::Borrowed);
     }
     let at = r.offset() - 4;
     if size > (r.remaining() as u64).saturating_mul(LZSS_MAX_RATIO) {
@@ -217,12 +263,12 @@ fn compressed_array(r: &mut Reader<'_, Le>, elem: u64, what: &str) -> Result<()>
         ));
     }
     r.limits().bytes(what, size)?;
-    lzss_skip(r, size as usize, what)
+    lzss_decode(r, size as usize, what).map(Cow::Owned)
 }
 
-/// Decodes BI's LZSS variant into a scratch buffer of exactly `size` bytes and checks the
-/// additive checksum that follows.
-fn lzss_skip(r: &mut Reader<'_, Le>, size: usize, what: &str) -> Result<()> {
+/// Decodes BI's LZSS variant into exactly `size` bytes and checks the additive checksum that
+/// follows.
+fn lzss_decode(r: &mut Reader<'_, Le>, size: usize, what: &str) -> Result<Vec<u8>> {
     let mut out: Vec<u8> = Vec::with_capacity(size);
     'outer: while out.len() < size {
         let flags = r.u8(what)?;
@@ -268,7 +314,7 @@ fn lzss_skip(r: &mut Reader<'_, Le>, size: usize, what: &str) -> Result<()> {
             format!("{what}: LZSS checksum 0x{stored:08x}, but the data sums to 0x{unsigned:08x}"),
         ));
     }
-    Ok(())
+    Ok(out)
 }
 
 /// Writes an ODOL v7 file.
@@ -315,6 +361,21 @@ impl OdolLod {
         let mut r = Reader::le(&self.geometry.0, Format::P3d).with_limits(crate::Limits::none());
         let g = geometry(&mut r).ok()?;
         r.at_end().then_some((g.points, g.faces))
+    }
+}
+
+impl OdolLod {
+    /// Decodes the LOD's mesh (positions, UVs, textures, polygons) from its geometry bytes.
+    pub fn mesh(&self) -> Result<OdolMesh> {
+        let mut r = Reader::le(&self.geometry.0, Format::P3d);
+        let mut mesh = OdolMesh {
+            positions: Vec::new(),
+            uvs: Vec::new(),
+            textures: Vec::new(),
+            faces: Vec::new(),
+        };
+        walk(&mut r, Some(&mut mesh))?;
+        Ok(mesh)
     }
 }
 

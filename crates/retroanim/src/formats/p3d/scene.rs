@@ -40,7 +40,7 @@ use crate::scene::{
 };
 use crate::Format;
 
-use super::frames::NewFrame;
+use super::frames::{FrameRef, NewFrame};
 use super::types::*;
 
 type PrimitiveBuild = (Primitive, Vec<u32>, HashMap<(u32, u32, u32, u32), u32>);
@@ -171,32 +171,18 @@ pub fn apply_point_cache(
     p3d.set_frames(lod, frames)
 }
 
-/// LOD `lod` of an MLOD as a scene: one node with one mesh (a primitive per texture and
-/// material pair, faces triangulated), its frames as morph targets animated by a weights track
-/// with key times phase × `duration`. A LOD without frames gives a static mesh.
+/// LOD `lod` as a scene: one node with one mesh (a primitive per texture and material pair,
+/// faces triangulated), its frames as morph targets animated by a weights track with key times
+/// phase × `duration`. A LOD without frames gives a static mesh. Works for MLOD and ODOL v7
+/// (whose geometry is decoded from the verbatim bytes; see `odol_scene`).
 pub fn to_scene(p3d: &P3d, lod: usize, axes: SceneAxes, duration: f32) -> Result<Scene> {
     check_lod(p3d, lod, Format::Gltf)?;
     let l = match p3d {
         P3d::Mlod(m) => &m.lods[lod],
-        P3d::Odol(_) => {
-            return Err(conversion(
-                Format::Gltf,
-                "ODOL geometry is kept verbatim, not decoded into a mesh; only its frames convert (to MDD or PC2)".into(),
-            ))
-        }
+        P3d::Odol(o) => return odol_scene(p3d, &o.lods[lod], lod, axes, duration),
     };
     let frames = l.frames();
-    for w in frames.windows(2) {
-        if w[1].time.partial_cmp(&w[0].time) != Some(std::cmp::Ordering::Greater) {
-            return Err(conversion(
-                Format::Gltf,
-                format!(
-                    "LOD {lod}: frame times must increase for an animation, found {} then {}",
-                    w[0].time, w[1].time
-                ),
-            ));
-        }
-    }
+    check_times(&frames, lod)?;
     let np = l.points.len();
     let pos = |p: [f32; 3]| match axes {
         SceneAxes::Gltf => [-p[0], p[1], p[2]],
@@ -293,6 +279,37 @@ pub fn to_scene(p3d: &P3d, lod: usize, axes: SceneAxes, duration: f32) -> Result
             prim
         })
         .collect();
+    Ok(finish_scene(
+        p3d, lod, primitives, materials, &frames, duration,
+    ))
+}
+
+/// Frame times must increase for a glTF animation.
+fn check_times(frames: &[FrameRef<'_>], lod: usize) -> Result<()> {
+    for w in frames.windows(2) {
+        if w[1].time.partial_cmp(&w[0].time) != Some(std::cmp::Ordering::Greater) {
+            return Err(conversion(
+                Format::Gltf,
+                format!(
+                    "LOD {lod}: frame times must increase for an animation, found {} then {}",
+                    w[0].time, w[1].time
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One node with the LOD's mesh, and a weights animation with a key per frame (weight 1 on
+/// that frame's target, linear in between) when there are frames.
+fn finish_scene(
+    p3d: &P3d,
+    lod: usize,
+    primitives: Vec<Primitive>,
+    materials: Vec<Material>,
+    frames: &[FrameRef<'_>],
+    duration: f32,
+) -> Scene {
     let name = format!("LOD {lod} ({})", p3d.resolution(lod));
     let mesh = Mesh {
         name: name.clone(),
@@ -327,14 +344,14 @@ pub fn to_scene(p3d: &P3d, lod: usize, axes: SceneAxes, duration: f32) -> Result
             ..Animation::default()
         });
     }
-    Ok(Scene {
+    Scene {
         name: Some(name),
         nodes: vec![node],
         meshes: vec![mesh],
         materials,
         animations,
         ..Scene::default()
-    })
+    }
 }
 
 /// The seconds one unit of phase lasts, for `frames` frames: `duration` when given, else
@@ -426,4 +443,102 @@ fn stream_header(p3d: &P3d, lod: usize, duration: f32, to: Format) -> Result<(u3
     let points =
         u32::try_from(n).map_err(|_| conversion(to, format!("{n} points do not fit a u32")))?;
     Ok((points, frames.iter().map(|f| f.time * duration).collect()))
+}
+
+/// An ODOL v7 LOD as a scene. ODOL vertices are already split per UV, and frames are per
+/// vertex, so they map one to one; polygons are in the engine's order (clockwise front in its
+/// left-handed space), so they are reversed for glTF. ODOL normals are left out (their
+/// orientation is not established by any file we have); viewers compute flat ones.
+fn odol_scene(p3d: &P3d, l: &OdolLod, lod: usize, axes: SceneAxes, duration: f32) -> Result<Scene> {
+    let mesh = l.mesh()?;
+    let frames = p3d.frames(lod);
+    check_times(&frames, lod)?;
+    let nv = mesh.positions.len();
+    if let Some(f) = frames.iter().find(|f| f.positions.len() != nv) {
+        return Err(conversion(
+            Format::Gltf,
+            format!(
+                "LOD {lod}: a frame has {} positions for {nv} vertices",
+                f.positions.len()
+            ),
+        ));
+    }
+    let pos = |p: [f32; 3]| match axes {
+        SceneAxes::Gltf => [-p[0], p[1], p[2]],
+        SceneAxes::Raw => p,
+    };
+    let mut materials: Vec<Material> = Vec::new();
+    let mut prims: Vec<Primitive> = Vec::new();
+    let mut by_texture: HashMap<i16, usize> = HashMap::new();
+    for (k, (texture, idx)) in mesh.faces.iter().enumerate() {
+        if idx.len() < 3 {
+            continue;
+        }
+        if let Some(v) = idx.iter().find(|&&v| v as usize >= nv) {
+            return Err(conversion(
+                Format::Gltf,
+                format!("LOD {lod} face {k}: vertex index {v} but the LOD has {nv} vertices"),
+            ));
+        }
+        let pi = *by_texture.entry(*texture).or_insert_with(|| {
+            let name = usize::try_from(*texture)
+                .ok()
+                .and_then(|t| mesh.textures.get(t))
+                .map_or_else(|| "no texture".to_string(), |t| t.lossy());
+            materials.push(Material {
+                extras: serde_json::json!({ "texture": name }),
+                name,
+                ..Material::default()
+            });
+            prims.push(Primitive {
+                mode: PrimitiveMode::Triangles,
+                positions: mesh.positions.iter().map(|&p| pos(p)).collect(),
+                uvs: mesh.uvs.clone(),
+                material: Some(materials.len() - 1),
+                targets: frames
+                    .iter()
+                    .map(|f| MorphTarget {
+                        kind: MorphTargetKind::Absolute,
+                        positions: f.positions.iter().map(|&p| pos(p)).collect(),
+                    })
+                    .collect(),
+                ..Primitive::default()
+            });
+            prims.len() - 1
+        });
+        let ix: Vec<u32> = idx.iter().map(|&v| v as u32).collect();
+        for t in 1..ix.len() - 1 {
+            match axes {
+                SceneAxes::Gltf => prims[pi].indices.extend([ix[0], ix[t + 1], ix[t]]),
+                SceneAxes::Raw => prims[pi].indices.extend([ix[0], ix[t], ix[t + 1]]),
+            }
+        }
+    }
+    // Each primitive carries the whole vertex table; keep only the vertices it uses.
+    for p in &mut prims {
+        compact(p);
+    }
+    Ok(finish_scene(p3d, lod, prims, materials, &frames, duration))
+}
+
+/// Drops the vertices a primitive's indices do not use (and renumbers the indices).
+fn compact(p: &mut Primitive) {
+    let mut map = vec![u32::MAX; p.positions.len()];
+    let mut order = Vec::new();
+    for i in &mut p.indices {
+        let slot = &mut map[*i as usize];
+        if *slot == u32::MAX {
+            *slot = order.len() as u32;
+            order.push(*i as usize);
+        }
+        *i = *slot;
+    }
+    let pick = |v: &Vec<[f32; 3]>| order.iter().map(|&i| v[i]).collect::<Vec<_>>();
+    p.positions = pick(&p.positions);
+    if !p.uvs.is_empty() {
+        p.uvs = order.iter().map(|&i| p.uvs[i]).collect();
+    }
+    for t in &mut p.targets {
+        t.positions = pick(&t.positions);
+    }
 }
