@@ -1,7 +1,8 @@
 //! Read and write throughput over the corpus, reported as a ratio to copying the same bytes.
 //!
 //! `cargo bench -p retroanim --bench throughput` runs criterion's measurements, then prints one
-//! line per format: MB/s for copy, read, write, and read/write time as a multiple of the copy.
+//! line per format: MB/s for an in-memory copy, a plain `fs::read` of the same files, our read
+//! and our write, and read/write time as a multiple of the copy and of the plain read.
 //! The corpus comes from `$RETROANIM_CORPUS` (default `../shared/corpus` beside the repository).
 
 use std::hint::black_box;
@@ -16,8 +17,8 @@ fn corpus_dir() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
 }
 
-/// Distinct files of a manifest kind.
-fn corpus(kind: &str) -> Vec<Vec<u8>> {
+/// Distinct files of a manifest kind: their paths and bytes.
+fn corpus(kind: &str) -> Vec<(PathBuf, Vec<u8>)> {
     let dir = corpus_dir();
     let Ok(manifest) = std::fs::read_to_string(dir.join("MANIFEST.tsv")) else {
         eprintln!("no corpus at {}: nothing to measure", dir.display());
@@ -29,11 +30,12 @@ fn corpus(kind: &str) -> Vec<Vec<u8>> {
         .filter_map(|l| {
             let mut c = l.split('\t');
             let (file, k) = (c.next()?, c.next()?);
+            let path = dir.join(file);
             (k == kind)
-                .then(|| std::fs::read(dir.join(file)).ok())
+                .then(|| std::fs::read(&path).ok().map(|b| (path, b)))
                 .flatten()
         })
-        .filter(|b| seen.insert(b.clone()))
+        .filter(|(_, b)| seen.insert(b.clone()))
         .collect()
 }
 
@@ -58,7 +60,7 @@ struct Codec<M> {
 }
 
 fn bench_codec<M>(c: &mut Criterion, codec: &Codec<M>, ratios: &mut Vec<String>) {
-    let files = corpus(codec.kind);
+    let (paths, files): (Vec<PathBuf>, Vec<Vec<u8>>) = corpus(codec.kind).into_iter().unzip();
     if files.is_empty() {
         return;
     }
@@ -67,6 +69,12 @@ fn bench_codec<M>(c: &mut Criterion, codec: &Codec<M>, ratios: &mut Vec<String>)
     let copy = || {
         for f in &files {
             black_box(f.to_vec());
+        }
+    };
+    // A plain read of the same bytes from the (page-cached) files.
+    let fs_read = || {
+        for p in &paths {
+            black_box(std::fs::read(p).unwrap());
         }
     };
     let read = || {
@@ -82,23 +90,29 @@ fn bench_codec<M>(c: &mut Criterion, codec: &Codec<M>, ratios: &mut Vec<String>)
     let mut g = c.benchmark_group(codec.name);
     g.throughput(Throughput::Bytes(total as u64));
     g.bench_function("copy", |b| b.iter(copy));
+    g.bench_function("fs_read", |b| b.iter(fs_read));
     g.bench_function("read", |b| b.iter(read));
     g.bench_function("write", |b| b.iter(write));
     g.finish();
 
     let budget = Duration::from_millis(500);
-    let (tc, tr, tw) = (time(budget, copy), time(budget, read), time(budget, write));
+    let (tc, tf) = (time(budget, copy), time(budget, fs_read));
+    let (tr, tw) = (time(budget, read), time(budget, write));
     let mbs = |t: Duration| total as f64 / t.as_secs_f64() / 1e6;
+    let x = |t: Duration, base: Duration| t.as_secs_f64() / base.as_secs_f64();
     ratios.push(format!(
-        "{:<6} {:>4} files {:>9} bytes | copy {:>8.0} MB/s | read {:>7.0} MB/s = {:>5.2}x copy time | write {:>7.0} MB/s = {:>5.2}x copy time",
+        "{} ({} files, {} bytes): copy {:.0} MB/s, fs::read {:.0} MB/s | read {:.0} MB/s = {:.1}x copy, {:.2}x fs::read | write {:.0} MB/s = {:.1}x copy, {:.2}x fs::read",
         codec.name,
         files.len(),
         total,
         mbs(tc),
+        mbs(tf),
         mbs(tr),
-        tr.as_secs_f64() / tc.as_secs_f64(),
+        x(tr, tc),
+        x(tr, tf),
         mbs(tw),
-        tw.as_secs_f64() / tc.as_secs_f64(),
+        x(tw, tc),
+        x(tw, tf),
     ));
 }
 

@@ -110,6 +110,7 @@ impl<'a> Reader<'a, Be> {
 macro_rules! read_int {
     ($(#[$m:meta])* $name:ident, $t:ty, $n:literal, $from:ident, $conv:ty) => {
         $(#[$m])*
+        #[inline]
         pub fn $name(&mut self, what: &str) -> Result<$t> {
             let b: [u8; $n] = self.array(what)?;
             Ok(E::$from(b) as $conv as $t)
@@ -213,17 +214,25 @@ impl<'a, E: ByteOrder> Reader<'a, E> {
     }
 
     /// Takes the next `n` bytes.
+    #[inline]
     pub fn bytes(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
         if n > self.remaining() {
-            return Err(self.malformed(format!(
-                "expected {what} ({n} bytes), but only {} bytes are left",
-                self.remaining()
-            )));
+            return Err(self.short(n, what));
         }
         let s = &self.data[self.pos..self.pos + n];
         self.last_field = self.offset();
         self.pos += n;
         Ok(s)
+    }
+
+    /// The error for a read of `n` bytes past the end; kept out of line so the read stays small.
+    #[cold]
+    #[inline(never)]
+    fn short(&self, n: usize, what: &str) -> Error {
+        self.malformed(format!(
+            "expected {what} ({n} bytes), but only {} bytes are left",
+            self.remaining()
+        ))
     }
 
     /// Takes everything left.
@@ -239,6 +248,7 @@ impl<'a, E: ByteOrder> Reader<'a, E> {
     }
 
     /// Takes the next `N` bytes as an array.
+    #[inline]
     pub fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N]> {
         let s = self.bytes(N, what)?;
         let mut a = [0u8; N];

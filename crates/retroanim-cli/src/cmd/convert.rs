@@ -83,6 +83,24 @@ fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>>
             }
             return Ok(retroanim::formats::pc2::write(&pc2)?);
         }
+        (Model::Mdd(_) | Model::Pc2(_), Format::Gltf | Format::Glb) => {
+            let cache = match model {
+                Model::Mdd(m) => m.to_point_cache(),
+                Model::Pc2(p) => p.to_point_cache(args.fps.unwrap_or(DEFAULT_FPS)),
+                _ => unreachable!("matched above"),
+            };
+            let name = args
+                .input
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "point cache".into());
+            let scene = retroanim::export::point_cache_scene(
+                &cache,
+                &name,
+                retroanim::scene::Interpolation::Linear,
+            );
+            return Ok(retroanim::export::gltf::write(&scene, target)?);
+        }
         (Model::Pc2(p), Format::Mdd) => {
             let cache = p.to_point_cache(args.fps.unwrap_or(DEFAULT_FPS));
             let mdd = retroanim::formats::mdd::Mdd::from_point_cache(&cache)?;

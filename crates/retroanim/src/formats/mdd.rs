@@ -125,6 +125,16 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Mdd> {
     let mut r = Reader::be(data, Format::Mdd).with_limits(*limits);
     let frames = signed_count(&mut r, "frame count")?;
     let points = signed_count(&mut r, "point count")?;
+    if frames > 0 && points * 12 > r.remaining() as u64 {
+        return Err(r.malformed_at(
+            4,
+            format!(
+                "point count {points}: one frame needs {} bytes, only {} are left",
+                points * 12,
+                r.remaining()
+            ),
+        ));
+    }
     let frame_size = stream::frame_bytes(points, limits, Format::Mdd)?;
     let n = r.count(frames, 4, "frame times")?;
     let mut times = Vec::with_capacity(n);
@@ -132,10 +142,10 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Mdd> {
         times.push(r.f32("frame time")?);
     }
     let body = r.remaining() as u64;
-    let counted = frames * frame_size as u64;
+    let counted = frames.saturating_mul(frame_size as u64);
     let rest = if body == counted {
         false
-    } else if frame_size > 0 && body == counted + frame_size as u64 {
+    } else if frame_size > 0 && body == counted.saturating_add(frame_size as u64) {
         true
     } else {
         let at = r.offset() + if body < counted { 0 } else { counted };
@@ -359,10 +369,12 @@ impl<R: Read> StreamReader<R> {
         let points = signed_count(&mut r, "point count")?;
         let frame_size = stream::frame_bytes(points, limits, Format::Mdd)? as u64;
         limits.items("frames", frames)?;
-        let counted = HEADER_SIZE + 4 * frames + frames * frame_size;
+        let counted = frames
+            .saturating_mul(frame_size)
+            .saturating_add(HEADER_SIZE + 4 * frames);
         let rest_frame = if len == counted {
             false
-        } else if frame_size > 0 && len == counted + frame_size {
+        } else if frame_size > 0 && len == counted.saturating_add(frame_size) {
             true
         } else {
             return Err(Error::Malformed {
@@ -572,6 +584,9 @@ mod tests {
         let b = [0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0];
         assert!(read(&b).is_err());
         assert!(StreamReader::new(&b[..], u64::MAX, &Limits::default()).is_err());
+        // Without limits the size arithmetic saturates instead of overflowing.
+        assert!(read_with(&b, &Limits::none()).is_err());
+        assert!(StreamReader::new(&b[..], u64::MAX, &Limits::none()).is_err());
     }
 
     #[test]

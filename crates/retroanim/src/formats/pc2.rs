@@ -191,9 +191,20 @@ pub fn read(data: &[u8]) -> Result<Pc2> {
 pub fn read_with(data: &[u8], limits: &Limits) -> Result<Pc2> {
     let mut r = Reader::le(data, Format::Pc2).with_limits(*limits);
     let header = read_header(&mut r, limits)?;
+    if header.samples > 0 && header.points as u64 * 12 > r.remaining() as u64 {
+        return Err(r.malformed_at(
+            16,
+            format!(
+                "point count {}: one sample needs {} bytes, only {} are left",
+                header.points,
+                header.points as u64 * 12,
+                r.remaining()
+            ),
+        ));
+    }
     let frame_size = stream::frame_bytes(header.points as u64, limits, Format::Pc2)?;
     let body = r.remaining() as u64;
-    let need = header.samples as u64 * frame_size as u64;
+    let need = (header.samples as u64).saturating_mul(frame_size as u64);
     if body != need {
         let what = if body < need {
             format!(

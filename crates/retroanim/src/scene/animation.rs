@@ -42,6 +42,29 @@ pub struct Channel {
     pub track: Track,
 }
 
+impl Channel {
+    /// A weights channel that plays morph targets one after the other, one target per key:
+    /// at `times[i]` target i has weight 1 and all others 0 — how a point cache (one target
+    /// per frame) becomes a glTF animation. With [`Interpolation::Linear`] neighbouring frames
+    /// cross-fade, which interpolates the positions linearly; [`Interpolation::Step`] holds each
+    /// frame.
+    pub fn frame_weights(node: usize, times: Vec<f32>, interpolation: Interpolation) -> Channel {
+        let n = times.len();
+        let weights = (0..n)
+            .map(|i| (0..n).map(|k| if k == i { 1.0 } else { 0.0 }).collect())
+            .collect();
+        Channel {
+            node,
+            interpolation: match interpolation {
+                Interpolation::Cubicspline => Interpolation::Linear,
+                other => other,
+            },
+            times,
+            track: Track::Weights(weights),
+        }
+    }
+}
+
 /// The property a [`Channel`] animates, with its values.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -156,3 +156,40 @@ pub fn assert_khronos_clean(path: &Path) -> Option<serde_json::Value> {
     }
     Some(report)
 }
+
+/// Runs a Blender check script (`tests/blender/<script>`, with the Python that has the `bpy`
+/// module: `$RETROANIM_PYTHON`, else `python3`) with `args`, and panics with its output unless it
+/// exits 0. Returns false (after saying so loudly) when `bpy` is not installed, unless
+/// `RETROANIM_REQUIRE_CORPUS=1` (CI), where that panics: install it with
+/// `python3 -m pip install -r tests/blender/requirements.txt`.
+pub fn run_blender_check(script: &str, args: &[&Path]) -> bool {
+    let python = std::env::var("RETROANIM_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has_bpy = std::process::Command::new(&python)
+        .args(["-c", "import bpy"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_bpy {
+        let why =
+            format!("{python} cannot import bpy (pip install -r tests/blender/requirements.txt)");
+        if std::env::var("RETROANIM_REQUIRE_CORPUS").as_deref() == Ok("1") {
+            panic!("RETROANIM_REQUIRE_CORPUS=1 but Blender cannot run: {why}");
+        }
+        eprintln!("\n*** SKIPPING Blender check {script}: {why} ***\n");
+        return false;
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/blender")
+        .join(script);
+    let out = std::process::Command::new(&python)
+        .arg(&path)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {python} {}: {e}", path.display()));
+    assert!(
+        out.status.success(),
+        "Blender check {script} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    true
+}
