@@ -273,3 +273,32 @@ fn dump_json_converts_back_to_the_same_p3d() {
         std::fs::read(sample()).unwrap()
     );
 }
+
+#[test]
+fn pc2_notes_only_real_unevenness() {
+    let dir = tempfile::tempdir().unwrap();
+    // Nine evenly spaced phases at --fps 7: times in f32 are off whole frames by rounding only.
+    let o = retroanim()
+        .args(["convert", "--fps", "7"])
+        .arg(sample())
+        .arg(dir.path().join("a.pc2"))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("not evenly spaced"));
+    let p =
+        retroanim::formats::pc2::read(&std::fs::read(dir.path().join("a.pc2")).unwrap()).unwrap();
+    assert_eq!((p.start_frame, p.sample_rate), (0.0, 1.0));
+    // --duration 1 at 5 fps puts the 9 frames 0.625 frames apart: still even, PC2 holds that.
+    let o = retroanim()
+        .args(["convert", "--fps", "5", "--duration", "1"])
+        .arg(sample())
+        .arg(dir.path().join("b.pc2"))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("not evenly spaced"));
+    let p =
+        retroanim::formats::pc2::read(&std::fs::read(dir.path().join("b.pc2")).unwrap()).unwrap();
+    assert_eq!((p.start_frame, p.sample_rate), (0.0, 0.625));
+}

@@ -4,7 +4,6 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use retroanim::formats::p3d::{scene, P3d};
-use retroanim::formats::pc2;
 use retroanim::scene::PointCache;
 use retroanim::{Format, Model};
 
@@ -85,8 +84,11 @@ fn from_p3d(p3d: &P3d, target: Format, args: &ConvertArgs) -> Result<Vec<u8>> {
         .or_else(|| guess_fps(&times))
         .unwrap_or(DEFAULT_FPS);
     let (bytes, header) = scene::write_pc2(p3d, lod, cache_axes(args), duration, fps, Vec::new())?;
+    // Off by more than the 1/1000 frame PC2's timing snaps away (f32 rounding of phase × duration
+    // is not unevenness).
     let uneven = times.iter().enumerate().any(|(i, t)| {
-        pc2::frame_time(header.start_frame, header.sample_rate, i, fps).to_bits() != t.to_bits()
+        let frame = header.start_frame as f64 + i as f64 * header.sample_rate as f64;
+        (*t as f64 * fps as f64 - frame).abs() > 1e-3
     });
     if uneven {
         eprintln!(
