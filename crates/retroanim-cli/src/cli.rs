@@ -77,7 +77,7 @@ pub struct ConvertArgs {
     pub input: PathBuf,
     /// Output file, or `-` for standard output (then --to is required).
     pub output: PathBuf,
-    /// Output format (default: from OUT's extension): tod, p3d, mdd, pc2, gltf, glb, json.
+    /// Output format (default: from OUT's extension): tod, hmd, p3d, mdd, pc2, gltf, glb, json.
     #[arg(long, value_name = "FMT")]
     pub to: Option<String>,
     /// Frames per second for point caches: PC2 counts time in frames, MDD in seconds.

@@ -129,6 +129,16 @@ fn main() {
         },
         &mut ratios,
     );
+    bench_codec(
+        &mut c,
+        &Codec {
+            kind: "HMD",
+            name: "hmd",
+            read: retroanim::formats::hmd::read,
+            write: retroanim::formats::hmd::write,
+        },
+        &mut ratios,
+    );
     c.final_summary();
     println!("\nthroughput over the corpus (distinct files), as a ratio to copying the bytes:");
     for r in ratios {

@@ -126,7 +126,12 @@ pub fn detect(data: &[u8]) -> Option<Format> {
     if looks_like_mdd(data) {
         return Some(Format::Mdd);
     }
-    // A TOD too damaged to walk, that is not an HMD either: let the TOD reader say what is wrong.
+    // Too damaged to walk: let the reader of the likelier format say what is wrong. An HMD's
+    // first words (0x50, MAP FLAG 0 or 1) read as a TOD with at most one frame; a damaged HMD is
+    // the likelier of the two.
+    if let (Some(0x50), Some(0 | 1)) = (word(0), word(1)) {
+        return Some(Format::Hmd);
+    }
     if data.first() == Some(&crate::formats::tod::FILE_ID) && data.get(1).is_some_and(|v| *v < 0x10)
     {
         return Some(Format::Tod);
@@ -175,6 +180,16 @@ mod tests {
         }
         assert_eq!(Format::from_name(".GLB"), Some(Format::Glb));
         assert_eq!(Format::from_name("exe"), None);
+    }
+
+    #[test]
+    fn damaged_files_go_to_the_likelier_reader() {
+        // An HMD cut inside its block table: 0x50, MAP FLAG 0, a pointer past the end.
+        let hmd = [0x50, 0, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, 0, 1, 0, 0, 0];
+        assert_eq!(detect(&hmd), Some(Format::Hmd));
+        // A TOD with resolution 2 whose first frame is cut: still a TOD.
+        let tod = [0x50, 0, 2, 0, 3, 0, 0, 0, 9, 0, 1, 0];
+        assert_eq!(detect(&tod), Some(Format::Tod));
     }
 
     #[test]

@@ -61,6 +61,8 @@ pub enum Model {
     Mdd(formats::mdd::Mdd),
     /// A PC2 point cache.
     Pc2(formats::pc2::Pc2),
+    /// An HMD model / animation.
+    Hmd(formats::hmd::Hmd),
 }
 
 impl Model {
@@ -71,6 +73,7 @@ impl Model {
             Model::P3d(_) => Format::P3d,
             Model::Mdd(_) => Format::Mdd,
             Model::Pc2(_) => Format::Pc2,
+            Model::Hmd(_) => Format::Hmd,
         }
     }
 
@@ -81,6 +84,7 @@ impl Model {
             Model::P3d(p) => formats::p3d::write(p),
             Model::Mdd(m) => formats::mdd::write(m),
             Model::Pc2(p) => formats::pc2::write(p),
+            Model::Hmd(h) => formats::hmd::write(h),
         }
     }
 
@@ -91,6 +95,7 @@ impl Model {
             Model::P3d(p) => formats::p3d::validate(p),
             Model::Mdd(m) => formats::mdd::validate(m),
             Model::Pc2(p) => formats::pc2::validate(p),
+            Model::Hmd(h) => formats::hmd::validate(h),
         }
     }
 
@@ -101,6 +106,7 @@ impl Model {
             Model::P3d(p) => serde_json::to_value(p.summary()),
             Model::Mdd(m) => serde_json::to_value(m.summary()),
             Model::Pc2(p) => serde_json::to_value(p.summary()),
+            Model::Hmd(h) => serde_json::to_value(h.summary()),
         };
         v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
     }
@@ -153,6 +159,7 @@ pub fn read_any_with(data: &[u8], limits: &Limits) -> Result<Model> {
         Some(Format::P3d) => formats::p3d::read_with(data, limits).map(Model::P3d),
         Some(Format::Mdd) => formats::mdd::read_with(data, limits).map(Model::Mdd),
         Some(Format::Pc2) => formats::pc2::read_with(data, limits).map(Model::Pc2),
+        Some(Format::Hmd) => formats::hmd::read_with(data, limits).map(Model::Hmd),
         Some(Format::Json) => Model::from_json(data),
         Some(other) => Err(Error::Unsupported {
             format: other,

@@ -1,0 +1,122 @@
+//! The CLI on HMD files: info, dump (JSON and text), validate, roundtrip, convert to JSON and
+//! back.
+
+use assert_cmd::Command;
+
+/// A one-triangle HMD built word by word from the layout (File Formats p. 2-50 ff.).
+fn triangle_hmd() -> Vec<u8> {
+    let mut w: Vec<u32> = vec![0x50, 0, 28, 3, 0, 34, 0, 1];
+    // GsCOORDUNIT: flg, identity matrix + translation (0, -100, 0), zero workm, rot, super.
+    w.extend([0, 4096, 0, 4096, 0, 4096, 0, (-100i32) as u32, 0]);
+    w.extend([0; 8]);
+    w.extend([0, 0, 0]);
+    assert_eq!(w.len(), 28);
+    // Primitive header section: one header, polygon / vertex / normal / coordinate pointers.
+    w.extend([
+        1,
+        4,
+        0x8000_0000 | 40,
+        0x8000_0000 | 43,
+        0x8000_0000 | 49,
+        0x8000_0000 | 7,
+    ]);
+    // Primitive: end of chain, header at 29, one type: flat triangle, 1 packet at index 0.
+    w.extend([0xFFFF_FFFF, 29, 0x8000_0001, 0x0000_0008, 0x8001_0002, 0]);
+    // Packet: red, normal 0 / vertex 0, vertices 1 and 2.
+    w.extend([0x2000_00FF, 0, 0x0002_0001]);
+    // Three vertices and one normal.
+    w.extend([0, 0, 100, 0, 0x0064_0000, 0, 0x1000_0000, 0]);
+    assert_eq!(w.len(), 51);
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn retroanim() -> Command {
+    Command::cargo_bin("retroanim").unwrap()
+}
+
+#[test]
+fn info_json_reports_the_hmd_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tri.hmd");
+    std::fs::write(&path, triangle_hmd()).unwrap();
+    let out = retroanim()
+        .args(["info", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["format"], "hmd");
+    assert_eq!(v["blocks"], 3);
+    assert_eq!(v["coordinates"], 1);
+    assert_eq!(v["polygons"], 1);
+    assert_eq!(v["vertices"], 3);
+    assert_eq!(v["images"], 0);
+    assert_eq!(v["sequences"], 0);
+    assert_eq!(v["primitive_types_by_category"]["0"], 1);
+}
+
+#[test]
+fn validate_and_roundtrip_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("tri.hmd");
+    std::fs::write(&good, triangle_hmd()).unwrap();
+    retroanim().arg("validate").arg(&good).assert().code(0);
+    retroanim().arg("roundtrip").arg(&good).assert().code(0);
+    // A coordinate whose parent is not a GsCOORDUNIT: an error finding, exit 1.
+    let mut bad = triangle_hmd();
+    bad[27 * 4] = 5;
+    let badp = dir.path().join("bad.hmd");
+    std::fs::write(&badp, bad).unwrap();
+    let out = retroanim()
+        .args(["validate", "--json"])
+        .arg(&badp)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("coordinate-parent"));
+    // Truncated inside the block table: unreadable, exit 2.
+    let cut = dir.path().join("cut.hmd");
+    std::fs::write(&cut, &triangle_hmd()[..20]).unwrap();
+    retroanim().arg("validate").arg(&cut).assert().code(2);
+}
+
+#[test]
+fn dump_json_converts_back_to_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tri.hmd");
+    std::fs::write(&path, triangle_hmd()).unwrap();
+    let json = dir.path().join("tri.json");
+    retroanim()
+        .arg("convert")
+        .arg(&path)
+        .arg(&json)
+        .assert()
+        .code(0);
+    let back = dir.path().join("back.hmd");
+    retroanim()
+        .arg("convert")
+        .arg(&json)
+        .arg(&back)
+        .assert()
+        .code(0);
+    assert!(std::fs::read(&back).unwrap() == triangle_hmd());
+    // An edit in the JSON shows up in the file.
+    let text = std::fs::read_to_string(&json)
+        .unwrap()
+        .replacen("100", "123", 1);
+    std::fs::write(&json, text).unwrap();
+    let edited = dir.path().join("edited.hmd");
+    retroanim()
+        .arg("convert")
+        .arg(&json)
+        .arg(&edited)
+        .assert()
+        .code(0);
+    let e = std::fs::read(&edited).unwrap();
+    assert_eq!(e.len(), triangle_hmd().len());
+    assert_ne!(e, triangle_hmd());
+    let out = retroanim().args(["dump"]).arg(&path).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("vertices"));
+}

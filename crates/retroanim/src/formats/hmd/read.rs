@@ -1,0 +1,991 @@
+//! HMD reader: `&[u8]` → [`Hmd`].
+//!
+//! The file is read into words through [`Reader`] once; then the structure is found by following
+//! pointers (each checked to lie inside the file; chains followed with a visited set and the
+//! step limit), the file is cut into regions, and each region is decoded by what points to it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::bytes::Reader;
+use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::Format;
+
+use super::cat0_polygon::{decode_run, decode_strips, packet_words};
+use super::cat3_anim::{
+    KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer, CONTROL_WORK,
+};
+use super::cat7_device::{DeviceItem, DeviceKind};
+use super::types::*;
+use super::{role_of, VERSION};
+
+/// Reads an HMD file with the default [`Limits`].
+pub fn read(data: &[u8]) -> Result<Hmd> {
+    read_with(data, &Limits::default())
+}
+
+fn malformed(word: usize, what: impl Into<String>) -> Error {
+    Error::Malformed {
+        format: Format::Hmd,
+        offset: word as u64 * 4,
+        what: what.into(),
+    }
+}
+
+/// Where a structural region was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Header,
+    Coordinates,
+    Headers,
+    Primitive,
+}
+
+struct Ctx<'a> {
+    w: &'a [u32],
+    limits: Limits,
+}
+
+impl Ctx<'_> {
+    fn get(&self, i: usize, what: &str) -> Result<u32> {
+        self.w.get(i).copied().ok_or_else(|| {
+            malformed(
+                i,
+                format!(
+                    "expected {what}, but the file ends at byte {}",
+                    self.w.len() * 4
+                ),
+            )
+        })
+    }
+
+    /// `n` words at `at`, checked to lie inside the file.
+    fn slice(&self, at: usize, n: u64, field: usize, what: &str) -> Result<&[u32]> {
+        let end = at as u64 + n;
+        if end > self.w.len() as u64 {
+            return Err(malformed(
+                field,
+                format!(
+                    "{what}: {n} words from byte {} run past the end of the file ({} bytes)",
+                    at * 4,
+                    self.w.len() * 4
+                ),
+            ));
+        }
+        Ok(&self.w[at..end as usize])
+    }
+
+    fn pointer(&self, p: u32, field: usize, what: &str) -> Result<usize> {
+        if p as usize >= self.w.len() {
+            return Err(malformed(
+                field,
+                format!(
+                    "{what}: word offset {p} (byte {}) is outside the file ({} bytes)",
+                    p as u64 * 4,
+                    self.w.len() * 4
+                ),
+            ));
+        }
+        Ok(p as usize)
+    }
+}
+
+/// Reads an HMD file with the given limits.
+pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
+    let mut r = Reader::le(data, Format::Hmd).with_limits(*limits);
+    let n = r.count((data.len() / 4) as u64, 4, "file words")?;
+    let mut words = Vec::with_capacity(n);
+    for _ in 0..n {
+        words.push(r.u32("word")?);
+    }
+    let trailing = r.rest().to_vec();
+    let cx = Ctx {
+        w: &words,
+        limits: *limits,
+    };
+    let version = cx.get(0, "version ID")?;
+    if version != VERSION {
+        return Err(malformed(
+            0,
+            format!("expected version ID 0x50, found 0x{version:x}"),
+        ));
+    }
+    let map_flag = cx.get(1, "MAP FLAG")?;
+    let phs = cx.get(2, "primitive header section pointer")?;
+    let nblocks = cx.get(3, "number of blocks")?;
+    cx.limits.items("primitive blocks", nblocks as u64)?;
+    let blocks = cx
+        .slice(4, nblocks as u64, 3, "block pointer table")?
+        .to_vec();
+    let header_end = 4 + blocks.len();
+
+    let mut structural: Vec<(usize, usize, Kind)> = vec![(0, header_end, Kind::Header)];
+    let mut coordinates = None;
+    let phs_at = cx.pointer(phs & 0x7FFF_FFFF, 2, "primitive header section pointer")?;
+    if header_end < words.len() && header_end != phs_at {
+        let count = cx.get(header_end, "coordinate count")? as u64;
+        cx.limits.items("coordinates", count)?;
+        let s = cx.slice(header_end + 1, count * 20, header_end, "coordinate section")?;
+        coordinates = Some(s.chunks_exact(20).map(coord_unit).collect::<Vec<_>>());
+        structural.push((header_end, header_end + 1 + s.len(), Kind::Coordinates));
+    }
+
+    // Primitive header section.
+    let count = cx.get(phs_at, "number of primitive headers")? as usize;
+    if count > words.len() - phs_at {
+        return Err(malformed(
+            phs_at,
+            format!("{count} primitive headers cannot fit in the rest of the file"),
+        ));
+    }
+    let mut headers = Vec::with_capacity(count);
+    let mut header_at = BTreeMap::new();
+    let mut q = phs_at + 1;
+    for i in 0..count {
+        let size = cx.get(q, "primitive header size")?;
+        let s = cx.slice(q + 1, size as u64, q, "primitive header")?;
+        header_at.insert(q, i);
+        headers.push(PrimitiveHeader {
+            words: s.iter().map(|&x| HeaderEntry::from_word(x)).collect(),
+        });
+        q += 1 + s.len();
+    }
+    structural.push((phs_at, q, Kind::Headers));
+
+    // Primitive chains.
+    let mut primitives: BTreeMap<usize, Primitive> = BTreeMap::new();
+    let mut steps = 0u64;
+    for (bi, &b) in blocks.iter().enumerate() {
+        let mut p = b;
+        let mut field = 4 + bi;
+        let mut chain = BTreeSet::new();
+        while p != 0 && p != TERMINATE {
+            let at = cx.pointer(p, field, "primitive pointer")?;
+            if !chain.insert(at) || primitives.contains_key(&at) {
+                // Shared tail (or a loop, which validate reports): already read.
+                break;
+            }
+            steps += 1;
+            cx.limits.steps("primitive chain", steps)?;
+            let prim = read_primitive(&cx, at)?;
+            let end = at + prim.words();
+            structural.push((at, end, Kind::Primitive));
+            p = prim.next;
+            field = at;
+            primitives.insert(at, prim);
+        }
+    }
+
+    structural.sort();
+    for pair in structural.windows(2) {
+        if pair[1].0 < pair[0].1 {
+            return Err(malformed(
+                pair[1].0,
+                format!(
+                    "{:?} at byte {} overlaps the {:?} at byte {}..{}",
+                    pair[1].2,
+                    pair[1].0 * 4,
+                    pair[0].2,
+                    pair[0].0 * 4,
+                    pair[0].1 * 4
+                ),
+            ));
+        }
+    }
+    let inside = |p: usize| {
+        let i = structural.partition_point(|s| s.0 <= p);
+        i > 0 && p < structural[i - 1].1
+    };
+
+    // Section starts and their roles, from the headers and the types of the primitives using
+    // them.
+    let mut users: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
+    for prim in primitives.values() {
+        if let Some(types) = users.get_mut(&(prim.header as usize)) {
+            types.extend(prim.types.iter().map(|t| t.type_code));
+        } else {
+            users.insert(
+                prim.header as usize,
+                prim.types.iter().map(|t| t.type_code).collect(),
+            );
+        }
+    }
+    let mut sections: BTreeMap<usize, SectionRole> = BTreeMap::new();
+    for (&at, &hi) in &header_at {
+        let types = users.get(&at).map(Vec::as_slice).unwrap_or(&[]);
+        for (i, e) in headers[hi].words.iter().enumerate() {
+            let Some(p) = e.pointer() else { continue };
+            let p = p as usize;
+            if p >= words.len() || inside(p) {
+                continue;
+            }
+            let role = types
+                .iter()
+                .find_map(|&t| role_of(t, i))
+                .unwrap_or(SectionRole::Unknown);
+            let slot = sections.entry(p).or_insert(role);
+            // An animation target is also whatever else points to it (PP_AIM animates a
+            // vertex section); other disagreements leave the section untyped.
+            if *slot == SectionRole::AnimationTarget {
+                *slot = role;
+            } else if *slot != role && role != SectionRole::AnimationTarget {
+                *slot = SectionRole::Unknown;
+            }
+        }
+    }
+
+    // Cut the file into regions.
+    let mut starts: BTreeSet<usize> = structural.iter().map(|s| s.0).collect();
+    starts.extend(sections.keys());
+    let mut regions = Vec::new();
+    let mut structural_iter = structural.iter().skip(1).peekable();
+    let mut pos = header_end;
+    let mut headers = Some(headers);
+    while pos < words.len() {
+        let next_start = starts
+            .range(pos + 1..)
+            .next()
+            .copied()
+            .unwrap_or(words.len());
+        let body = match structural_iter.peek() {
+            Some(&&(s, e, kind)) if s == pos => {
+                structural_iter.next();
+                let body = match kind {
+                    Kind::Coordinates => {
+                        RegionBody::Coordinates(coordinates.take().unwrap_or_default())
+                    }
+                    Kind::Headers => {
+                        RegionBody::PrimitiveHeaders(headers.take().unwrap_or_default())
+                    }
+                    Kind::Primitive => match primitives.remove(&pos) {
+                        Some(p) => RegionBody::Primitive(p),
+                        None => RegionBody::Gap(words[s..e].to_vec()),
+                    },
+                    Kind::Header => RegionBody::Gap(words[s..e].to_vec()),
+                };
+                regions.push(Region {
+                    offset: pos as u32,
+                    body,
+                });
+                pos = e;
+                continue;
+            }
+            _ => match sections.get(&pos) {
+                Some(&role) => RegionBody::Section(decode_section(role, &words[pos..next_start])),
+                None => RegionBody::Gap(words[pos..next_start].to_vec()),
+            },
+        };
+        regions.push(Region {
+            offset: pos as u32,
+            body,
+        });
+        pos = next_start;
+    }
+
+    let mut hmd = Hmd {
+        map_flag,
+        primitive_header_section: phs,
+        blocks,
+        regions,
+        trailing,
+    };
+    decode_polygon_sections(&mut hmd);
+    decode_parameter_sections(&mut hmd);
+    decode_device_sections(&mut hmd);
+    decode_mime_sections(&mut hmd);
+    decode_grid_sections(&mut hmd);
+    Ok(hmd)
+}
+
+fn coord_unit(w: &[u32]) -> CoordUnit {
+    CoordUnit {
+        flg: w[0],
+        matrix: matrix(&w[1..9]),
+        workm: matrix(&w[9..17]),
+        rot: svector(w[17], w[18]),
+        parent: w[19],
+    }
+}
+
+fn matrix(w: &[u32]) -> Matrix {
+    let h = |i: usize| (w[i / 2] >> (16 * (i % 2))) as u16;
+    let mut m = [[0i16; 3]; 3];
+    for (i, v) in m.iter_mut().flatten().enumerate() {
+        *v = h(i) as i16;
+    }
+    Matrix {
+        m,
+        pad: h(9),
+        t: [w[5] as i32, w[6] as i32, w[7] as i32],
+    }
+}
+
+fn svector(a: u32, b: u32) -> SVector {
+    SVector {
+        v: [a as i16, (a >> 16) as i16, b as i16],
+        pad: (b >> 16) as i16,
+    }
+}
+
+fn read_primitive(cx: &Ctx<'_>, at: usize) -> Result<Primitive> {
+    let control = cx.slice(at, 3, at, "primitive control section")?;
+    let (next, header, tc) = (control[0], control[1], control[2]);
+    let ntypes = (tc & 0x7FFF_FFFF) as u64;
+    if ntypes * 2 > (cx.w.len() - at - 3) as u64 {
+        return Err(malformed(
+            at + 2,
+            format!(
+                "type count {ntypes}: that many data sections cannot fit in the rest of the file"
+            ),
+        ));
+    }
+    cx.limits.items("primitive types", ntypes)?;
+    let mut types = Vec::with_capacity(ntypes as usize);
+    let mut t = at + 3;
+    for _ in 0..ntypes {
+        let code = cx.get(t, "type word")?;
+        let cs = cx.get(t + 1, "count/size word")?;
+        let size = (cs & 0xFFFF) as u64;
+        if size == 0 {
+            return Err(malformed(
+                t + 1,
+                "count/size word with size 0: the size counts the count/size word itself, so it is at least 1",
+            ));
+        }
+        let count = ((cs >> 16) & 0x7FFF) as u16;
+        if types.len() as u64 + 1 == ntypes {
+            if let Some((seqs, n)) = sequences_past_size(cx, code, count, t + 2, size as usize - 1)
+            {
+                types.push(DataSection {
+                    type_code: code,
+                    count,
+                    unscanned: cs & 0x8000_0000 != 0,
+                    data: TypeData::Sequences(seqs),
+                    size_override: Some(size as u16),
+                });
+                t += 2 + n;
+                continue;
+            }
+        }
+        let data = cx.slice(t + 2, size - 1, t + 1, "primitive data (its size field)")?;
+        types.push(DataSection {
+            type_code: code,
+            count,
+            unscanned: cs & 0x8000_0000 != 0,
+            data: decode_type_data(code, data),
+            size_override: None,
+        });
+        t += 1 + size as usize;
+    }
+    Ok(Primitive {
+        next,
+        header,
+        unmapped: tc & 0x8000_0000 != 0,
+        types,
+    })
+}
+
+/// An animation primitive's last data section whose `count` sequence pointers take more words
+/// than its size field says (UFO.HMD): the driver walks them by count, so they are read by count.
+fn sequences_past_size(
+    cx: &Ctx<'_>,
+    code: u32,
+    count: u16,
+    at: usize,
+    size_words: usize,
+) -> Option<(Vec<SequencePointer>, usize)> {
+    let t = TypeCode(code);
+    if t.developer() != 0 || t.category() != 3 || count == 0 {
+        return None;
+    }
+    let mut seqs = Vec::new();
+    let mut n = 0usize;
+    for _ in 0..count {
+        let (s, k) = SequencePointer::decode(cx.w.get(at + n..)?)?;
+        seqs.push(s);
+        n += k;
+    }
+    (n > size_words).then_some((seqs, n))
+}
+
+/// Decodes a data section's words by its type; anything that does not fit its type stays raw.
+pub(crate) fn decode_type_data(code: u32, d: &[u32]) -> TypeData {
+    let t = TypeCode(code);
+    if t.developer() != 0 {
+        return TypeData::Raw(d.to_vec());
+    }
+    let typed = match (t.category(), t.primitive_type()) {
+        (0, _) | (1, 1..) if d.len() == 1 => Some(TypeData::PolygonIndex {
+            division: (d[0] >> 24) as u8,
+            index: d[0] & 0x00FF_FFFF,
+        }),
+        (1, 0) if d.len() == 6 => Some(TypeData::PreCalculation(PreCalculation {
+            vertices: d[0],
+            vertex_source: d[1],
+            vertex_destination: d[2],
+            normals: d[3],
+            normal_source: d[4],
+            normal_destination: d[5],
+        })),
+        (2, pt @ 0..=1) => {
+            let k = if pt == 1 { 6 } else { 3 };
+            (d.len() % k == 0).then(|| {
+                TypeData::Images(
+                    d.chunks_exact(k)
+                        .map(|c| {
+                            let rect = |c: &[u32]| Rect {
+                                xywh: [
+                                    c[0] as u16,
+                                    (c[0] >> 16) as u16,
+                                    c[1] as u16,
+                                    (c[1] >> 16) as u16,
+                                ],
+                                index: c[2],
+                            };
+                            ImageEntry {
+                                image: rect(&c[..3]),
+                                clut: (k == 6).then(|| rect(&c[3..])),
+                            }
+                        })
+                        .collect(),
+                )
+            })
+        }
+        (3, _) => {
+            let mut out = Vec::new();
+            let mut at = 0;
+            let mut ok = true;
+            while at < d.len() {
+                match SequencePointer::decode(&d[at..]) {
+                    Some((s, n)) => {
+                        out.push(s);
+                        at += n;
+                    }
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            ok.then_some(TypeData::Sequences(out))
+        }
+        (4 | 5, _) => Some(TypeData::Offsets(d.to_vec())),
+        (7, 0x0200) if d.len() == 1 => Some(TypeData::Light(LightData::from_word(d[0]))),
+        _ => None,
+    };
+    typed.unwrap_or_else(|| TypeData::Raw(d.to_vec()))
+}
+
+fn decode_section(role: SectionRole, w: &[u32]) -> Section {
+    use SectionRole::*;
+    let data = match role {
+        Vertex | Normal | CalculatedVertex | CalculatedNormal | MimeOriginal => {
+            SectionData::Vectors {
+                vectors: w.chunks_exact(2).map(|c| svector(c[0], c[1])).collect(),
+                odd_word: (w.len() % 2 == 1).then(|| w[w.len() - 1]),
+            }
+        }
+        InterpolationTable => {
+            let count = w.first().map_or(u64::MAX, |&c| (c & 0x7FFF_FFFF) as u64);
+            if count < w.len() as u64 {
+                let n = count as usize;
+                SectionData::InterpolationTable {
+                    unscanned: w[0] & 0x8000_0000 != 0,
+                    types: w[1..=n].to_vec(),
+                    extra_words: w[n + 1..].to_vec(),
+                }
+            } else {
+                SectionData::Raw(w.to_vec())
+            }
+        }
+        SequenceControl => SectionData::SequenceControl(
+            w.iter()
+                .map(|&x| SequenceDescriptor::from_word(x))
+                .collect(),
+        ),
+        MimeWeights => SectionData::Weights(w.iter().map(|&x| x as i32).collect()),
+        Image | Clut => SectionData::Vram(
+            w.iter()
+                .flat_map(|&x| [x as u16, (x >> 16) as u16])
+                .collect(),
+        ),
+        GroundUv => match super::cat5_ground::UvGroup::decode_all(w) {
+            Some(g) => SectionData::GroundUv(g),
+            None => SectionData::Raw(w.to_vec()),
+        },
+        GroundPolygon => match super::cat5_ground::GroundPolygon::decode(w) {
+            Some(g) => SectionData::GroundPolygon(g),
+            None => SectionData::Raw(w.to_vec()),
+        },
+        // Heights are halfwords; the last one of an odd count is the pad halfword, kept as a
+        // height so the section stays exact.
+        GroundVertex => SectionData::Heights {
+            heights: w
+                .iter()
+                .flat_map(|&x| [x as i16, (x >> 16) as i16])
+                .collect(),
+        },
+        _ => SectionData::Raw(w.to_vec()),
+    };
+    Section { role, data }
+}
+
+/// Region index by the word offset it starts at.
+fn region_index(hmd: &Hmd) -> BTreeMap<u32, usize> {
+    hmd.regions
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.offset, i))
+        .collect()
+}
+
+/// Primitive headers by their word offset.
+pub(crate) fn headers_by_offset(hmd: &Hmd) -> BTreeMap<u32, &PrimitiveHeader> {
+    let phs = hmd.primitive_header_section & 0x7FFF_FFFF;
+    let mut out = BTreeMap::new();
+    let Some(region) = hmd.regions.iter().find(|r| r.offset == phs) else {
+        return out;
+    };
+    let RegionBody::PrimitiveHeaders(hs) = &region.body else {
+        return out;
+    };
+    let mut q = phs + 1;
+    for h in hs {
+        out.insert(q, h);
+        q = q.saturating_add(1 + h.words.len() as u32);
+    }
+    out
+}
+
+/// Turns raw polygon sections into packet runs where the primitives pointing into them say
+/// which packets start where. A polygon index is relative to the section its header names but
+/// may land in a later section (BALLOON.HMD indexes packets that follow the shared polygon
+/// section from the non-shared one), so runs are placed by absolute word.
+fn decode_polygon_sections(hmd: &mut Hmd) {
+    // absolute word → (primitive type, packet count)
+    let mut runs: BTreeMap<u64, (u16, usize)> = BTreeMap::new();
+    {
+        let headers = headers_by_offset(hmd);
+        for r in &hmd.regions {
+            let RegionBody::Primitive(p) = &r.body else {
+                continue;
+            };
+            let Some(section) = headers
+                .get(&p.header)
+                .and_then(|h| h.words.first())
+                .and_then(|e| e.pointer())
+            else {
+                continue;
+            };
+            for t in &p.types {
+                if let TypeData::PolygonIndex { index, .. } = t.data {
+                    let mut pt = t.kind().primitive_type();
+                    // Shared drivers do not implement COL for flat polygons: their packets
+                    // have the Gouraud layout without per-vertex colours (TILED.LAB,
+                    // SharedPoly_0008/0009).
+                    if t.kind().category() == 1 && pt & 0x6 == 0x2 {
+                        pt = (pt & !0x2) | 0x4;
+                    }
+                    runs.entry(section as u64 + index as u64)
+                        .or_insert((pt, t.count as usize));
+                }
+            }
+        }
+    }
+    for region in &mut hmd.regions {
+        let base = region.offset as u64;
+        let RegionBody::Section(s) = &mut region.body else {
+            continue;
+        };
+        let SectionData::Raw(w) = &s.data else {
+            continue;
+        };
+        if s.role != SectionRole::Polygon {
+            continue;
+        }
+        let starts: Vec<(usize, (u16, usize))> = runs
+            .range(base..base + w.len() as u64)
+            .map(|(&a, &v)| ((a - base) as usize, v))
+            .collect();
+        if starts.is_empty() {
+            continue;
+        }
+        let mut items = Vec::new();
+        let mut pos = 0usize;
+        for (i, &(start, (pt, count))) in starts.iter().enumerate() {
+            if start < pos {
+                continue;
+            }
+            let limit = starts.get(i + 1).map_or(w.len(), |n| n.0);
+            if count == 0 {
+                continue;
+            }
+            let decoded = match packet_words(pt) {
+                Some(n) if start + n * count <= limit => decode_run(pt, count, &w[start..limit])
+                    .map(|r| (PolygonItem::Packets(r), n * count)),
+                Some(_) => None,
+                None => decode_strips(pt, count, &w[start..limit])
+                    .map(|(r, n)| (PolygonItem::Strips(r), n)),
+            };
+            let Some((item, n)) = decoded else { continue };
+            if start > pos {
+                items.push(PolygonItem::Raw(w[pos..start].to_vec()));
+            }
+            pos = start + n;
+            items.push(item);
+        }
+        if pos < w.len() {
+            items.push(PolygonItem::Raw(w[pos..].to_vec()));
+        }
+        s.data = SectionData::Polygons(items);
+    }
+}
+
+/// Decodes parameter sections into key frames and work areas, using the descriptors and the
+/// interpolation table of every animation header pointing to them.
+fn decode_parameter_sections(hmd: &mut Hmd) {
+    let index = region_index(hmd);
+    let mut refs: BTreeMap<u32, BTreeMap<usize, Option<u32>>> = BTreeMap::new();
+    {
+        let headers = headers_by_offset(hmd);
+        let section = |at: Option<u32>| -> Option<&SectionData> {
+            match &hmd.regions[*index.get(&at?)?].body {
+                RegionBody::Section(s) => Some(&s.data),
+                _ => None,
+            }
+        };
+        let mut seen = BTreeSet::new();
+        for r in &hmd.regions {
+            let RegionBody::Primitive(p) = &r.body else {
+                continue;
+            };
+            if !p
+                .types
+                .iter()
+                .any(|t| t.kind().category() == 3 && t.kind().developer() == 0)
+            {
+                continue;
+            }
+            let Some(h) = headers.get(&p.header) else {
+                continue;
+            };
+            let ptr = |i: usize| h.words.get(i).and_then(|e| e.pointer());
+            if !seen.insert((ptr(1), ptr(2), ptr(3))) {
+                continue;
+            }
+            let (
+                Some(SectionData::InterpolationTable { types, .. }),
+                Some(SectionData::SequenceControl(ds)),
+                Some(params),
+            ) = (section(ptr(1)), section(ptr(2)), ptr(3))
+            else {
+                continue;
+            };
+            let entry = refs.entry(params).or_default();
+            for d in ds {
+                match *d {
+                    SequenceDescriptor::KeyFrame {
+                        type_idx,
+                        param_idx,
+                        ..
+                    } => {
+                        if let Some(&code) = types.get(type_idx as usize) {
+                            entry.entry(param_idx as usize).or_insert(Some(code));
+                        }
+                    }
+                    SequenceDescriptor::Control { code, p2, .. } if code == CONTROL_WORK => {
+                        entry.entry(p2 as usize).or_insert(None);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    for (at, starts) in refs {
+        let Some(&ri) = index.get(&at) else { continue };
+        let RegionBody::Section(s) = &mut hmd.regions[ri].body else {
+            continue;
+        };
+        let SectionData::Raw(w) = &s.data else {
+            continue;
+        };
+        if s.role != SectionRole::Parameters {
+            continue;
+        }
+        let mut items = Vec::new();
+        let mut pos = 0usize;
+        let mut raw_from = 0usize;
+        for (&start, &code) in &starts {
+            if start < pos || start >= w.len() || start > u16::MAX as usize {
+                continue;
+            }
+            let decoded = match code {
+                Some(code) => super::cat3_anim::InterpolationType::from_code(code)
+                    .layout()
+                    .filter(|l| l.words() > 0 && start + l.words() <= w.len())
+                    .and_then(|l| KeyFrame::decode(l, &w[start..]).map(|f| (l.words(), f)))
+                    .map(|(n, frame)| {
+                        (
+                            n,
+                            ParameterItem::KeyFrame {
+                                index: start as u16,
+                                type_code: code,
+                                frame,
+                            },
+                        )
+                    }),
+                None => (start + 4 <= w.len()).then(|| {
+                    (
+                        4,
+                        ParameterItem::Work {
+                            index: start as u16,
+                            words: [w[start], w[start + 1], w[start + 2], w[start + 3]],
+                        },
+                    )
+                }),
+            };
+            if let Some((n, item)) = decoded {
+                if start > raw_from {
+                    items.push(ParameterItem::Raw(w[raw_from..start].to_vec()));
+                }
+                items.push(item);
+                pos = start + n;
+                raw_from = pos;
+            }
+        }
+        if raw_from < w.len() {
+            items.push(ParameterItem::Raw(w[raw_from..].to_vec()));
+        }
+        s.data = SectionData::Parameters(items);
+    }
+}
+
+/// Decodes camera and light parameter sections at the offsets the device primitives read.
+fn decode_device_sections(hmd: &mut Hmd) {
+    let mut refs: BTreeMap<u32, BTreeMap<usize, DeviceKind>> = BTreeMap::new();
+    {
+        let headers = headers_by_offset(hmd);
+        for (_, p) in hmd.primitives() {
+            let Some(section) = headers
+                .get(&p.header)
+                .and_then(|h| h.words.first())
+                .and_then(|e| e.pointer())
+            else {
+                continue;
+            };
+            for t in &p.types {
+                if t.kind().developer() != 0 || t.kind().category() != 7 {
+                    continue;
+                }
+                let Some(kind) = DeviceKind::from_code(t.type_code) else {
+                    continue;
+                };
+                let index = match (&t.data, kind.is_light()) {
+                    (TypeData::Light(l), true) => l.parameter_index as usize,
+                    (_, false) => 0,
+                    _ => continue,
+                };
+                // A projection reads only word 0 of the camera parameters; it is decoded
+                // with the other camera kinds' 8 words.
+                refs.entry(section)
+                    .or_default()
+                    .entry(index)
+                    .or_insert(kind);
+            }
+        }
+    }
+    for region in &mut hmd.regions {
+        let Some(starts) = refs.get(&region.offset) else {
+            continue;
+        };
+        let RegionBody::Section(s) = &mut region.body else {
+            continue;
+        };
+        let SectionData::Raw(w) = &s.data else {
+            continue;
+        };
+        if s.role != SectionRole::DeviceParameters {
+            continue;
+        }
+        let mut items = Vec::new();
+        let mut pos = 0usize;
+        for (&start, &kind) in starts {
+            if start < pos || start > u16::MAX as usize {
+                continue;
+            }
+            let Some(item) = w
+                .get(start..)
+                .and_then(|rest| DeviceItem::decode(kind, start as u16, rest))
+            else {
+                continue;
+            };
+            if start > pos {
+                items.push(DeviceItem::Raw(w[pos..start].to_vec()));
+            }
+            pos = start + item.words();
+            items.push(item);
+        }
+        if pos < w.len() {
+            items.push(DeviceItem::Raw(w[pos..].to_vec()));
+        }
+        s.data = SectionData::Devices(items);
+    }
+}
+
+/// Decodes joint DIFF blocks of MIMe DIFF sections at the offsets the joint MIMe primitives
+/// name.
+fn decode_mime_sections(hmd: &mut Hmd) {
+    use super::cat4_mime::{JointDiff, MimeDiffItem, MimeKind, VertexDiff, VertexResetDiff};
+    let mut refs: BTreeMap<u32, BTreeMap<u32, (MimeKind, bool)>> = BTreeMap::new();
+    {
+        let headers = headers_by_offset(hmd);
+        for (_, p) in hmd.primitives() {
+            for t in &p.types {
+                let (TypeData::Offsets(offsets), 0, 4) =
+                    (&t.data, t.kind().developer(), t.kind().category())
+                else {
+                    continue;
+                };
+                let Some((kind, reset)) = MimeKind::from_code(t.type_code) else {
+                    continue;
+                };
+                let joint = matches!(kind, MimeKind::JointAxes | MimeKind::JointRpy);
+                let diff_word = match (joint, reset) {
+                    (true, false) => 4,
+                    (true, true) => 2,
+                    (false, false) => 3,
+                    (false, true) => 1,
+                };
+                let Some(section) = headers
+                    .get(&p.header)
+                    .and_then(|h| h.words.get(diff_word))
+                    .and_then(|e| e.pointer())
+                else {
+                    continue;
+                };
+                let entry = refs.entry(section).or_default();
+                for &o in offsets {
+                    entry.entry(o).or_insert((kind, reset));
+                }
+            }
+        }
+    }
+    for region in &mut hmd.regions {
+        let Some(starts) = refs.get(&region.offset) else {
+            continue;
+        };
+        let RegionBody::Section(s) = &mut region.body else {
+            continue;
+        };
+        let SectionData::Raw(w) = &s.data else {
+            continue;
+        };
+        if s.role != SectionRole::MimeDiff {
+            continue;
+        }
+        let mut items = Vec::new();
+        let mut pos = 0usize;
+        for (&start, &(kind, reset)) in starts {
+            let st = start as usize;
+            if st < pos || st >= w.len() {
+                continue;
+            }
+            let rest = &w[st..];
+            let item = match (kind, reset) {
+                (MimeKind::JointAxes | MimeKind::JointRpy, _) => {
+                    JointDiff::decode(kind, start, rest).map(MimeDiffItem::Joint)
+                }
+                (_, false) => VertexDiff::decode(start, rest).map(MimeDiffItem::Vertex),
+                (_, true) => VertexResetDiff::decode(start, rest).map(MimeDiffItem::VertexReset),
+            };
+            let Some(item) = item else { continue };
+            if st > pos {
+                items.push(MimeDiffItem::Raw(w[pos..st].to_vec()));
+            }
+            pos = st + item.words();
+            items.push(item);
+        }
+        if pos < w.len() {
+            items.push(MimeDiffItem::Raw(w[pos..].to_vec()));
+        }
+        s.data = SectionData::MimeDiff(items);
+    }
+}
+
+/// Decodes ground grid sections: each ground primitive reads one entry per grid cell of its
+/// polygon section, at its grid offset, one word (textured) or two (flat) each.
+fn decode_grid_sections(hmd: &mut Hmd) {
+    use super::cat5_ground::GridItem;
+    let mut refs: BTreeMap<u32, BTreeMap<u32, (bool, usize)>> = BTreeMap::new();
+    {
+        let headers = headers_by_offset(hmd);
+        let index = region_index(hmd);
+        for (_, p) in hmd.primitives() {
+            let Some(h) = headers.get(&p.header) else {
+                continue;
+            };
+            let ptr = |i: usize| h.words.get(i).and_then(|e| e.pointer());
+            for t in &p.types {
+                let (TypeData::Offsets(o), 0, 5) =
+                    (&t.data, t.kind().developer(), t.kind().category())
+                else {
+                    continue;
+                };
+                let (Some(&[0, grid_off, _]), Some(poly), Some(grid)) = (
+                    o.get(..3).and_then(|s| <&[u32; 3]>::try_from(s).ok()),
+                    ptr(0),
+                    ptr(1),
+                ) else {
+                    continue;
+                };
+                let Some(RegionBody::Section(Section {
+                    data: SectionData::GroundPolygon(g),
+                    ..
+                })) = index.get(&poly).map(|&i| &hmd.regions[i].body)
+                else {
+                    continue;
+                };
+                let cells: usize = g.rows.iter().map(|r| r.grids as usize).sum();
+                let textured = t.kind().primitive_type() & 1 != 0;
+                refs.entry(grid)
+                    .or_default()
+                    .entry(grid_off)
+                    .or_insert((textured, cells));
+            }
+        }
+    }
+    for region in &mut hmd.regions {
+        let Some(starts) = refs.get(&region.offset) else {
+            continue;
+        };
+        let RegionBody::Section(s) = &mut region.body else {
+            continue;
+        };
+        let SectionData::Raw(w) = &s.data else {
+            continue;
+        };
+        if s.role != SectionRole::GroundGrid {
+            continue;
+        }
+        let mut items = Vec::new();
+        let mut pos = 0usize;
+        for (&start, &(textured, n)) in starts {
+            let st = start as usize;
+            if st < pos || st > w.len() {
+                continue;
+            }
+            let Some(item) = GridItem::decode(start, textured, n, &w[st..]) else {
+                continue;
+            };
+            if st > pos {
+                items.push(GridItem::Raw(w[pos..st].to_vec()));
+            }
+            pos = st + item.words();
+            items.push(item);
+        }
+        if pos < w.len() {
+            items.push(GridItem::Raw(w[pos..].to_vec()));
+        }
+        s.data = SectionData::Grid(items);
+    }
+}
