@@ -4,6 +4,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use retroanim::formats::p3d::{scene, P3d};
+use retroanim::formats::pc2;
 use retroanim::scene::PointCache;
 use retroanim::{Format, Model};
 
@@ -127,36 +128,33 @@ fn into_base(model: &Model, args: &ConvertArgs) -> Result<Vec<u8>> {
             base.format()
         );
     };
-    let cache: PointCache = match model {
+    let lod = lod_of(&p3d, args)?;
+    let axes = cache_axes(args);
+    // The cache's frames are used where they lie: no copy into a PointCache first.
+    let result = match model {
         Model::Mdd(m) => {
             if m.rest_frame.is_some() {
                 eprintln!("retroanim: note: the MDD's uncounted rest frame is not a LOD frame and is left out");
             }
-            m.to_point_cache()
+            let duration = scene::phase_duration(m.frames.len(), args.duration, args.fps);
+            let frames = m.times.iter().zip(&m.frames).map(|(t, f)| (*t, &f[..]));
+            scene::apply_frames(&mut p3d, lod, m.points as usize, frames, axes, duration)
         }
-        Model::Pc2(p) => match args.fps {
-            Some(fps) => p.to_point_cache(fps),
-            None => {
-                // Without a frame rate, spread the samples evenly over phases 0..1 (seconds
-                // 0..duration).
-                let mut c = p.to_point_cache(DEFAULT_FPS);
-                let n = c.frames.len();
-                let d = scene::phase_duration(n, args.duration, None);
-                for (i, f) in c.frames.iter_mut().enumerate() {
-                    f.time = if n > 1 {
-                        i as f32 / (n - 1) as f32 * d
-                    } else {
-                        0.0
-                    };
-                }
-                c
-            }
-        },
+        Model::Pc2(p) => {
+            let n = p.frames.len();
+            let duration = scene::phase_duration(n, args.duration, args.fps);
+            // PC2 counts frames: with --fps they become seconds; without, the samples spread
+            // evenly over phases 0..1 (seconds 0..duration).
+            let time = |i: usize| match args.fps {
+                Some(fps) => pc2::frame_time(p.start_frame, p.sample_rate, i, fps),
+                None if n > 1 => i as f32 / (n - 1) as f32 * duration,
+                None => 0.0,
+            };
+            let frames = p.frames.iter().enumerate().map(|(i, f)| (time(i), &f[..]));
+            scene::apply_frames(&mut p3d, lod, p.points as usize, frames, axes, duration)
+        }
         _ => unreachable!("into_base is only called for point caches"),
     };
-    let lod = lod_of(&p3d, args)?;
-    let duration = scene::phase_duration(cache.frames.len(), args.duration, args.fps);
-    scene::apply_point_cache(&mut p3d, lod, &cache, cache_axes(args), duration)
-        .with_context(|| base_path.display().to_string())?;
+    result.with_context(|| base_path.display().to_string())?;
     Ok(retroanim::formats::p3d::write(&p3d)?)
 }

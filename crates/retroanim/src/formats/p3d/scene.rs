@@ -140,11 +140,25 @@ pub fn apply_point_cache(
     axes: CacheAxes,
     duration: f32,
 ) -> Result<()> {
+    let frames = cache.frames.iter().map(|f| (f.time, &f.positions[..]));
+    apply_frames(p3d, lod, cache.points as usize, frames, axes, duration)
+}
+
+/// [`apply_point_cache`] from borrowed frames `(seconds, positions)` of `points` points each,
+/// so a cache read from a file is not copied into a [`PointCache`] first.
+pub fn apply_frames<'a>(
+    p3d: &mut P3d,
+    lod: usize,
+    points: usize,
+    frames: impl Iterator<Item = (f32, &'a [[f32; 3]])> + Clone,
+    axes: CacheAxes,
+    duration: f32,
+) -> Result<()> {
     check_lod(p3d, lod, Format::P3d)?;
     let width = p3d.frame_width(lod).unwrap_or(0);
-    let wrong = cache.frames.iter().find(|f| f.positions.len() != width);
-    if cache.points as usize != width || wrong.is_some() {
-        let n = wrong.map_or(cache.points as usize, |f| f.positions.len());
+    let wrong = frames.clone().find(|f| f.1.len() != width);
+    if points != width || wrong.is_some() {
+        let n = wrong.map_or(points, |f| f.1.len());
         return Err(Error::Conversion {
             from: Format::Mdd,
             to: Format::P3d,
@@ -160,12 +174,10 @@ pub fn apply_point_cache(
             format!("duration {duration} s must be positive"),
         ));
     }
-    let frames = cache
-        .frames
-        .iter()
-        .map(|f| NewFrame {
-            time: f.time / duration,
-            positions: f.positions.iter().map(|&p| cache_axes(p, axes)).collect(),
+    let frames = frames
+        .map(|(time, positions)| NewFrame {
+            time: time / duration,
+            positions: positions.iter().map(|&p| cache_axes(p, axes)).collect(),
         })
         .collect();
     p3d.set_frames(lod, frames)
