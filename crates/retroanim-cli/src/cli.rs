@@ -77,14 +77,39 @@ pub struct ConvertArgs {
     pub input: PathBuf,
     /// Output file, or `-` for standard output (then --to is required).
     pub output: PathBuf,
-    /// Output format (default: from OUT's extension): tod, hmd, mdd, pc2, gltf, glb, json.
+    /// Output format (default: from OUT's extension): tod, hmd, p3d, mdd, pc2, gltf, glb, json.
     #[arg(long, value_name = "FMT")]
     pub to: Option<String>,
     /// Frames per second for point caches: PC2 counts time in frames, MDD in seconds.
     /// MDD → PC2 default: guessed from the MDD's frame times (else 30); PC2 → MDD default: 30.
     #[arg(long, value_name = "FPS")]
     pub fps: Option<f32>,
+    /// P3D: seconds one phase unit (a LOD frame time of 0..1) lasts. Default: (frames − 1) / --fps
+    /// when --fps is given, else 1 (seconds equal phases).
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f32>,
+    /// P3D: the LOD by its resolution value (e.g. 1, 1e13). Default: the first LOD with frames,
+    /// else the first LOD.
+    #[arg(long, value_name = "RES")]
+    pub lod: Option<f64>,
+    /// Cache → P3D: the model whose LOD frames the cache replaces (everything else is kept byte
+    /// for byte).
+    #[arg(long, value_name = "P3D")]
+    pub base: Option<PathBuf>,
+    /// P3D axes: `default` (point caches in Arma 3 Object Builder's Blender axes, glTF right-handed
+    /// +Y up with the model facing +Z) or `raw` (coordinates as stored).
+    #[arg(long, value_enum, default_value_t = Axes::Default)]
+    pub axes: Axes,
     /// Allow the output to replace the input file.
     #[arg(long)]
     pub force: bool,
+}
+
+/// `--axes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Axes {
+    /// The target format's usual axes.
+    Default,
+    /// Coordinates exactly as stored.
+    Raw,
 }

@@ -55,6 +55,8 @@ use serde::{Deserialize, Serialize};
 pub enum Model {
     /// A TOD animation.
     Tod(formats::tod::Tod),
+    /// An Operation Flashpoint / Arma model (MLOD, or ODOL version 7).
+    P3d(formats::p3d::P3d),
     /// An MDD point cache.
     Mdd(formats::mdd::Mdd),
     /// A PC2 point cache.
@@ -68,6 +70,7 @@ impl Model {
     pub fn format(&self) -> Format {
         match self {
             Model::Tod(_) => Format::Tod,
+            Model::P3d(_) => Format::P3d,
             Model::Mdd(_) => Format::Mdd,
             Model::Pc2(_) => Format::Pc2,
             Model::Hmd(_) => Format::Hmd,
@@ -78,6 +81,7 @@ impl Model {
     pub fn write(&self) -> Result<Vec<u8>> {
         match self {
             Model::Tod(t) => formats::tod::write(t),
+            Model::P3d(p) => formats::p3d::write(p),
             Model::Mdd(m) => formats::mdd::write(m),
             Model::Pc2(p) => formats::pc2::write(p),
             Model::Hmd(h) => formats::hmd::write(h),
@@ -88,6 +92,7 @@ impl Model {
     pub fn validate(&self) -> Vec<Issue> {
         match self {
             Model::Tod(t) => formats::tod::validate(t),
+            Model::P3d(p) => formats::p3d::validate(p),
             Model::Mdd(m) => formats::mdd::validate(m),
             Model::Pc2(p) => formats::pc2::validate(p),
             Model::Hmd(h) => formats::hmd::validate(h),
@@ -98,6 +103,7 @@ impl Model {
     pub fn summary(&self) -> serde_json::Value {
         let v = match self {
             Model::Tod(t) => serde_json::to_value(t.summary()),
+            Model::P3d(p) => serde_json::to_value(p.summary()),
             Model::Mdd(m) => serde_json::to_value(m.summary()),
             Model::Pc2(p) => serde_json::to_value(p.summary()),
             Model::Hmd(h) => serde_json::to_value(h.summary()),
@@ -150,6 +156,7 @@ pub fn read_any(data: &[u8]) -> Result<Model> {
 pub fn read_any_with(data: &[u8], limits: &Limits) -> Result<Model> {
     match detect(data) {
         Some(Format::Tod) => formats::tod::read_with(data, limits).map(Model::Tod),
+        Some(Format::P3d) => formats::p3d::read_with(data, limits).map(Model::P3d),
         Some(Format::Mdd) => formats::mdd::read_with(data, limits).map(Model::Mdd),
         Some(Format::Pc2) => formats::pc2::read_with(data, limits).map(Model::Pc2),
         Some(Format::Hmd) => formats::hmd::read_with(data, limits).map(Model::Hmd),

@@ -50,6 +50,9 @@ fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>>
             bail!("--fps {fps}: must be a positive number");
         }
     }
+    if let Some(bytes) = super::p3d::convert(model, target, args)? {
+        return Ok(bytes);
+    }
     match (model, target) {
         (Model::Mdd(_), Format::Pc2) => {
             let bytes = model.write()?;

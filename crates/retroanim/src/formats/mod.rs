@@ -3,6 +3,7 @@
 pub mod hmd;
 mod json_f32;
 pub mod mdd;
+pub mod p3d;
 pub mod pc2;
 mod stream;
 pub mod tod;
