@@ -102,13 +102,30 @@ pub struct ConvertArgs {
     pub input: PathBuf,
     /// Output file, or `-` for standard output (then --to is required).
     pub output: PathBuf,
-    /// Output format (default: from OUT's extension): tod, hmd, tmd, tim, mdd, pc2, gltf, glb, json, png (from a TIM).
+    /// Output format (default: from OUT's extension): tod, hmd, tmd, tim, p3d, mdd, pc2, gltf, glb, json, png (from a TIM).
     #[arg(long, value_name = "FMT")]
     pub to: Option<String>,
     /// Frames per second for point caches: PC2 counts time in frames, MDD in seconds.
     /// MDD → PC2 default: guessed from the MDD's frame times (else 30); PC2 → MDD default: 30.
     #[arg(long, value_name = "FPS")]
     pub fps: Option<f32>,
+    /// P3D: seconds one phase unit (a LOD frame time of 0..1) lasts. Default: (frames − 1) / --fps
+    /// when --fps is given, else 1 (seconds equal phases).
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f32>,
+    /// P3D: the LOD by its resolution value (e.g. 1, 1e13). Default: the first LOD with frames,
+    /// else the first LOD.
+    #[arg(long, value_name = "RES")]
+    pub lod: Option<f64>,
+    /// Cache → P3D: the model whose LOD frames the cache replaces (everything else is kept byte
+    /// for byte).
+    #[arg(long, value_name = "P3D")]
+    pub base: Option<PathBuf>,
+    /// Axes: `default` or `raw` (coordinates as stored). P3D: point caches in Arma 3 Object
+    /// Builder's Blender axes, glTF right-handed +Y up with the model facing +Z. TOD/TMD → glTF:
+    /// the PlayStation's Y-down axes turned 180° about X into glTF's +Y up.
+    #[arg(long, value_enum, default_value_t = Axes::Default)]
+    pub axes: Axes,
     /// Allow the output to replace the input file.
     #[arg(long)]
     pub force: bool,
@@ -131,10 +148,6 @@ pub struct ConvertArgs {
     /// TOD → glTF: interpolate linearly between frames (default: STEP, as the console showed).
     #[arg(long)]
     pub smooth: bool,
-    /// TOD/TMD → glTF: `yup` turns the PlayStation's Y-down axes 180° about X into glTF's Y-up;
-    /// `raw` keeps them.
-    #[arg(long, value_enum, default_value_t = AxesArg::Yup)]
-    pub axes: AxesArg,
     /// TOD/TMD → glTF: metres per PlayStation unit (default 1/4096: 4096 units = 1 m).
     #[arg(long, value_name = "METRES", default_value_t = 1.0 / 4096.0)]
     pub scale: f32,
@@ -142,9 +155,9 @@ pub struct ConvertArgs {
 
 /// `--axes`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum AxesArg {
-    /// glTF's +Y up (the console's axes turned 180° about X).
-    Yup,
-    /// The console's own axes (+Y down, +Z into the screen).
+pub enum Axes {
+    /// The target format's usual axes.
+    Default,
+    /// Coordinates exactly as stored.
     Raw,
 }

@@ -330,6 +330,22 @@ impl<'a, E: ByteOrder> Reader<'a, E> {
         Ok(f64::from_bits(self.u64(what)?))
     }
 
+    /// Reads a NUL-terminated string; the NUL is consumed but not returned.
+    pub fn asciiz(&mut self, what: &str) -> Result<&'a [u8]> {
+        let rest = &self.data[self.pos..];
+        match rest.iter().position(|&b| b == 0) {
+            Some(n) => {
+                self.last_field = self.offset();
+                self.pos += n + 1;
+                Ok(&rest[..n])
+            }
+            None => Err(self.malformed(format!(
+                "expected {what} (a NUL-terminated string), but no NUL follows in the {} bytes left",
+                rest.len()
+            ))),
+        }
+    }
+
     /// Reads the `u32` at the cursor without moving it.
     pub fn peek_u32(&self) -> Option<u32> {
         let b = self.data.get(self.pos..self.pos + 4)?;

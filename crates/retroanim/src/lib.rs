@@ -61,6 +61,8 @@ pub enum Model {
     Tmd(formats::tmd::Tmd),
     /// A TIM texture.
     Tim(formats::tim::Tim),
+    /// An Operation Flashpoint / Arma model (MLOD, or ODOL version 7).
+    P3d(formats::p3d::P3d),
     /// An MDD point cache.
     Mdd(formats::mdd::Mdd),
     /// A PC2 point cache.
@@ -76,6 +78,7 @@ impl Model {
             Model::Tod(_) => Format::Tod,
             Model::Tmd(_) => Format::Tmd,
             Model::Tim(_) => Format::Tim,
+            Model::P3d(_) => Format::P3d,
             Model::Mdd(_) => Format::Mdd,
             Model::Pc2(_) => Format::Pc2,
             Model::Hmd(_) => Format::Hmd,
@@ -88,6 +91,7 @@ impl Model {
             Model::Tod(t) => formats::tod::write(t),
             Model::Tmd(t) => formats::tmd::write(t),
             Model::Tim(t) => formats::tim::write(t),
+            Model::P3d(p) => formats::p3d::write(p),
             Model::Mdd(m) => formats::mdd::write(m),
             Model::Pc2(p) => formats::pc2::write(p),
             Model::Hmd(h) => formats::hmd::write(h),
@@ -100,6 +104,7 @@ impl Model {
             Model::Tod(t) => formats::tod::validate(t),
             Model::Tmd(t) => formats::tmd::validate(t),
             Model::Tim(t) => formats::tim::validate(t),
+            Model::P3d(p) => formats::p3d::validate(p),
             Model::Mdd(m) => formats::mdd::validate(m),
             Model::Pc2(p) => formats::pc2::validate(p),
             Model::Hmd(h) => formats::hmd::validate(h),
@@ -112,6 +117,7 @@ impl Model {
             Model::Tod(t) => serde_json::to_value(t.summary()),
             Model::Tmd(t) => serde_json::to_value(t.summary()),
             Model::Tim(t) => serde_json::to_value(t.summary()),
+            Model::P3d(p) => serde_json::to_value(p.summary()),
             Model::Mdd(m) => serde_json::to_value(m.summary()),
             Model::Pc2(p) => serde_json::to_value(p.summary()),
             Model::Hmd(h) => serde_json::to_value(h.summary()),
@@ -166,6 +172,7 @@ pub fn read_any_with(data: &[u8], limits: &Limits) -> Result<Model> {
         Some(Format::Tod) => formats::tod::read_with(data, limits).map(Model::Tod),
         Some(Format::Tmd) => formats::tmd::read_with(data, limits).map(Model::Tmd),
         Some(Format::Tim) => formats::tim::read_with(data, limits).map(Model::Tim),
+        Some(Format::P3d) => formats::p3d::read_with(data, limits).map(Model::P3d),
         Some(Format::Mdd) => formats::mdd::read_with(data, limits).map(Model::Mdd),
         Some(Format::Pc2) => formats::pc2::read_with(data, limits).map(Model::Pc2),
         Some(Format::Hmd) => formats::hmd::read_with(data, limits).map(Model::Hmd),

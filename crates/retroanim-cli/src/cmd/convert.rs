@@ -50,6 +50,9 @@ fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>>
             bail!("--fps {fps}: must be a positive number");
         }
     }
+    if let Some(bytes) = super::p3d::convert(model, target, args)? {
+        return Ok(bytes);
+    }
     match (model, target) {
         (Model::Mdd(_), Format::Pc2) => {
             let bytes = model.write()?;
@@ -135,8 +138,8 @@ fn psx_gltf(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>
     }
     let mut opts = psx::PsxOptions {
         axes: match args.axes {
-            crate::cli::AxesArg::Yup => psx::Axes::YUp,
-            crate::cli::AxesArg::Raw => psx::Axes::Raw,
+            crate::cli::Axes::Default => psx::Axes::YUp,
+            crate::cli::Axes::Raw => psx::Axes::Raw,
         },
         scale: args.scale,
         smooth: args.smooth,

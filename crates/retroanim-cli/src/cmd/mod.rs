@@ -3,6 +3,7 @@
 mod convert;
 mod dump;
 mod info;
+mod p3d;
 mod play;
 mod roundtrip;
 mod validate;

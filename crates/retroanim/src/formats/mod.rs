@@ -4,6 +4,7 @@ pub mod gte;
 pub mod hmd;
 mod json_f32;
 pub mod mdd;
+pub mod p3d;
 pub mod pc2;
 mod stream;
 pub mod tim;

@@ -1,0 +1,160 @@
+//! `retroanim convert` arms that involve P3D: a LOD's frames to MDD/PC2, a cache into a base
+//! model's LOD (`--base`), a LOD to glTF. The work is the library's (`formats::p3d::scene`);
+//! this maps the options onto it.
+
+use anyhow::{anyhow, bail, Context, Result};
+use retroanim::formats::p3d::{scene, P3d};
+use retroanim::formats::pc2;
+use retroanim::scene::PointCache;
+use retroanim::{Format, Model};
+
+use crate::cli::{Axes, ConvertArgs};
+
+/// PC2 ↔ seconds when neither `--fps` nor the frame times say otherwise.
+const DEFAULT_FPS: f32 = 30.0;
+
+/// The bytes of a conversion involving P3D, or `None` when neither side is P3D.
+pub fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Option<Vec<u8>>> {
+    if let Some(d) = args.duration {
+        if !(d.is_finite() && d > 0.0) {
+            bail!("--duration {d}: must be a positive number of seconds");
+        }
+    }
+    match (model, target) {
+        (Model::P3d(p), Format::Mdd | Format::Pc2 | Format::Gltf | Format::Glb) => {
+            from_p3d(p, target, args).map(Some)
+        }
+        (Model::Mdd(_) | Model::Pc2(_), Format::P3d) => into_base(model, args).map(Some),
+        _ if args.base.is_some() => {
+            bail!("--base is for converting an MDD or PC2 into a P3D (OUT.p3d)")
+        }
+        _ => Ok(None),
+    }
+}
+
+fn lod_of(p3d: &P3d, args: &ConvertArgs) -> Result<usize> {
+    match args.lod {
+        None => Ok(p3d.default_lod()),
+        Some(res) => p3d.find_lod(res).ok_or_else(|| {
+            let have: Vec<String> = (0..p3d.lod_count())
+                .map(|i| p3d.resolution(i).to_string())
+                .collect();
+            anyhow!(
+                "--lod {res}: no LOD has that resolution; the model's LODs are {}",
+                have.join(", ")
+            )
+        }),
+    }
+}
+
+fn cache_axes(args: &ConvertArgs) -> scene::CacheAxes {
+    match args.axes {
+        Axes::Default => scene::CacheAxes::ObjectBuilder,
+        Axes::Raw => scene::CacheAxes::Raw,
+    }
+}
+
+fn from_p3d(p3d: &P3d, target: Format, args: &ConvertArgs) -> Result<Vec<u8>> {
+    let lod = lod_of(p3d, args)?;
+    let duration = scene::phase_duration(p3d.frames(lod).len(), args.duration, args.fps);
+    if matches!(target, Format::Gltf | Format::Glb) {
+        let axes = match args.axes {
+            Axes::Default => scene::SceneAxes::Gltf,
+            Axes::Raw => scene::SceneAxes::Raw,
+        };
+        let s = scene::to_scene(p3d, lod, axes, duration)?;
+        return Ok(if target == Format::Glb {
+            retroanim::export::gltf::write_glb(&s)?
+        } else {
+            retroanim::export::gltf::write_gltf(&s)?
+        });
+    }
+    // Frames go straight from the model to the output bytes, one at a time.
+    if target == Format::Mdd {
+        return Ok(scene::write_mdd(
+            p3d,
+            lod,
+            cache_axes(args),
+            duration,
+            Vec::new(),
+        )?);
+    }
+    let times: Vec<f32> = p3d.frames(lod).iter().map(|f| f.time * duration).collect();
+    let fps = args
+        .fps
+        .or_else(|| guess_fps(&times))
+        .unwrap_or(DEFAULT_FPS);
+    let (bytes, header) = scene::write_pc2(p3d, lod, cache_axes(args), duration, fps, Vec::new())?;
+    // Off by more than the 1/1000 frame PC2's timing snaps away (f32 rounding of phase × duration
+    // is not unevenness).
+    let uneven = times.iter().enumerate().any(|(i, t)| {
+        let frame = header.start_frame as f64 + i as f64 * header.sample_rate as f64;
+        (*t as f64 * fps as f64 - frame).abs() > 1e-3
+    });
+    if uneven {
+        eprintln!(
+            "retroanim: note: the frame times are not evenly spaced whole frames at {fps} fps; PC2 keeps only start frame {} and sample rate {}",
+            header.start_frame, header.sample_rate
+        );
+    }
+    Ok(bytes)
+}
+
+/// The frame rate that puts the first two frame times one frame apart, as [`PointCache`] guesses.
+fn guess_fps(times: &[f32]) -> Option<f32> {
+    let cache = PointCache {
+        frames: times
+            .iter()
+            .take(2)
+            .map(|&time| retroanim::scene::PointFrame {
+                time,
+                positions: Vec::new(),
+            })
+            .collect(),
+        ..PointCache::default()
+    };
+    cache.guess_fps()
+}
+
+fn into_base(model: &Model, args: &ConvertArgs) -> Result<Vec<u8>> {
+    let base_path = args.base.as_ref().ok_or_else(|| {
+        anyhow!("converting a point cache to P3D needs --base BASE.p3d: the model whose LOD frames it replaces")
+    })?;
+    let (_, base) = super::load(base_path)?;
+    let Model::P3d(mut p3d) = base else {
+        bail!(
+            "{}: --base must be a P3D model, this is {}",
+            base_path.display(),
+            base.format()
+        );
+    };
+    let lod = lod_of(&p3d, args)?;
+    let axes = cache_axes(args);
+    // The cache's frames are used where they lie: no copy into a PointCache first.
+    let result = match model {
+        Model::Mdd(m) => {
+            if m.rest_frame.is_some() {
+                eprintln!("retroanim: note: the MDD's uncounted rest frame is not a LOD frame and is left out");
+            }
+            let duration = scene::phase_duration(m.frames.len(), args.duration, args.fps);
+            let frames = m.times.iter().zip(&m.frames).map(|(t, f)| (*t, &f[..]));
+            scene::apply_frames(&mut p3d, lod, m.points as usize, frames, axes, duration)
+        }
+        Model::Pc2(p) => {
+            let n = p.frames.len();
+            let duration = scene::phase_duration(n, args.duration, args.fps);
+            // PC2 counts frames: with --fps they become seconds; without, the samples spread
+            // evenly over phases 0..1 (seconds 0..duration).
+            let time = |i: usize| match args.fps {
+                Some(fps) => pc2::frame_time(p.start_frame, p.sample_rate, i, fps),
+                None if n > 1 => i as f32 / (n - 1) as f32 * duration,
+                None => 0.0,
+            };
+            let frames = p.frames.iter().enumerate().map(|(i, f)| (time(i), &f[..]));
+            scene::apply_frames(&mut p3d, lod, p.points as usize, frames, axes, duration)
+        }
+        _ => unreachable!("into_base is only called for point caches"),
+    };
+    result.with_context(|| base_path.display().to_string())?;
+    Ok(retroanim::formats::p3d::write(&p3d)?)
+}

@@ -1,0 +1,304 @@
+//! P3D on the command line: info, roundtrip, conversions to and from point caches and glTF.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/flag.p3d")
+}
+
+fn retroanim() -> Command {
+    Command::cargo_bin("retroanim").unwrap()
+}
+
+fn json(cmd: &mut Command) -> Value {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A corpus file by the end of its manifest path (`None`, loudly, without the corpus).
+fn corpus(suffix: &str) -> Option<PathBuf> {
+    let dir = match std::env::var_os("RETROANIM_CORPUS") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    };
+    let Ok(text) = std::fs::read_to_string(dir.join("MANIFEST.tsv")) else {
+        assert!(
+            std::env::var("RETROANIM_REQUIRE_CORPUS").as_deref() != Ok("1"),
+            "RETROANIM_REQUIRE_CORPUS=1 but {} has no MANIFEST.tsv",
+            dir.display()
+        );
+        eprintln!("\n*** SKIPPING: no corpus at {} ***\n", dir.display());
+        return None;
+    };
+    let name = text
+        .lines()
+        .filter_map(|l| l.split('\t').next())
+        .find(|n| n.ends_with(suffix))
+        .unwrap_or_else(|| panic!("{suffix} is not in the corpus manifest"));
+    Some(dir.join(name))
+}
+
+#[test]
+fn info_json_has_the_contract_fields() {
+    let v = json(retroanim().arg("info").arg("--json").arg(sample()));
+    assert_eq!(v["format"], "p3d");
+    assert_eq!(v["variant"], "mlod");
+    assert_eq!(v["version"], 257);
+    let lod = &v["lods"][0];
+    assert_eq!(lod["signature"], "P3DM");
+    assert_eq!(lod["resolution"], 1.0);
+    assert_eq!(lod["points"], 24);
+    assert_eq!(lod["faces"], 15);
+    assert_eq!(lod["frames"], 9);
+    if let Some(odol) = corpus("animated_morph_odol.p3d") {
+        let v = json(retroanim().arg("info").arg("--json").arg(odol));
+        assert_eq!(v["variant"], "odol");
+        assert_eq!(v["version"], 7);
+        assert_eq!(v["lods"][0]["signature"], Value::Null);
+        assert_eq!(v["lods"][0]["frames"], 3);
+    }
+}
+
+#[test]
+fn p3d_to_mdd_and_pc2_and_back_restores_the_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut models = vec![sample()];
+    models.extend(corpus("agm_fastroping.p3d"));
+    models.extend(corpus("animated_morph_odol.p3d"));
+    for model in models {
+        let original = std::fs::read(&model).unwrap();
+        for ext in ["mdd", "pc2"] {
+            let cache = dir.path().join(format!("cache.{ext}"));
+            let back = dir.path().join(format!("back_{ext}.p3d"));
+            retroanim()
+                .arg("convert")
+                .arg(&model)
+                .arg(&cache)
+                .assert()
+                .success();
+            retroanim()
+                .arg("convert")
+                .arg(&cache)
+                .arg(&back)
+                .arg("--base")
+                .arg(&model)
+                .assert()
+                .success();
+            assert!(
+                std::fs::read(&back).unwrap() == original,
+                "{} via {ext}",
+                model.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn default_cache_axes_are_object_builders_and_raw_is_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = retroanim::formats::p3d::read(&std::fs::read(sample()).unwrap()).unwrap();
+    let frame = model.frames(0)[3].positions.to_vec();
+    for (axes, expect) in [
+        (
+            "default",
+            frame.iter().map(|p| [p[0], p[2], p[1]]).collect::<Vec<_>>(),
+        ),
+        ("raw", frame.clone()),
+    ] {
+        let out = dir.path().join(format!("{axes}.mdd"));
+        retroanim()
+            .args(["convert", "--axes", axes])
+            .arg(sample())
+            .arg(&out)
+            .assert()
+            .success();
+        let mdd = retroanim::formats::mdd::read(&std::fs::read(&out).unwrap()).unwrap();
+        assert_eq!(mdd.frames[3], expect, "--axes {axes}");
+        // Seconds are phases × 1 s by default, × --duration when given.
+        assert_eq!(mdd.times[4], 0.5);
+    }
+    let out = dir.path().join("slow.mdd");
+    retroanim()
+        .args(["convert", "--duration", "4"])
+        .arg(sample())
+        .arg(&out)
+        .assert()
+        .success();
+    let mdd = retroanim::formats::mdd::read(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(mdd.times[8], 4.0);
+}
+
+#[test]
+fn point_count_mismatch_names_both_counts_and_writes_nothing() {
+    let Some(other) = corpus("agm_fastroping.p3d") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("flag.mdd");
+    retroanim()
+        .arg("convert")
+        .arg(sample())
+        .arg(&cache)
+        .assert()
+        .success();
+    let out = dir.path().join("out.p3d");
+    let o = retroanim()
+        .arg("convert")
+        .arg(&cache)
+        .arg(&out)
+        .arg("--base")
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("24 points") && err.contains("has 594"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().count() == 1,
+        "no temporary file left"
+    );
+}
+
+#[test]
+fn usage_errors_are_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("flag.pc2");
+    retroanim()
+        .arg("convert")
+        .arg(sample())
+        .arg(&cache)
+        .assert()
+        .success();
+    let o = retroanim()
+        .arg("convert")
+        .arg(&cache)
+        .arg(dir.path().join("x.p3d"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--base"));
+    let o = retroanim()
+        .args(["convert", "--lod", "5"])
+        .arg(sample())
+        .arg(dir.path().join("x.mdd"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no LOD has that resolution"));
+}
+
+#[test]
+fn gltf_and_glb_carry_the_frames_as_morph_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let gltf = dir.path().join("flag.gltf");
+    retroanim()
+        .arg("convert")
+        .arg(sample())
+        .arg(&gltf)
+        .assert()
+        .success();
+    let v: Value = serde_json::from_slice(&std::fs::read(&gltf).unwrap()).unwrap();
+    assert_eq!(
+        v["meshes"][0]["primitives"][0]["targets"]
+            .as_array()
+            .unwrap()
+            .len(),
+        9
+    );
+    assert_eq!(
+        v["animations"][0]["channels"][0]["target"]["path"],
+        "weights"
+    );
+    let glb = dir.path().join("flag.glb");
+    retroanim()
+        .arg("convert")
+        .arg(sample())
+        .arg(&glb)
+        .assert()
+        .success();
+    assert_eq!(&std::fs::read(&glb).unwrap()[..4], b"glTF");
+}
+
+#[test]
+fn roundtrip_and_validate_over_p3d() {
+    retroanim()
+        .arg("roundtrip")
+        .arg(sample())
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("identical"));
+    retroanim().arg("validate").arg(sample()).assert().success();
+    if let Some(arma) = corpus("ALiVE.OS/addons/m_tablet/tablet.p3d") {
+        let o = retroanim().arg("roundtrip").arg(arma).output().unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("unsupported at byte 32") && err.contains("ODOL version 50 (Arma)"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn dump_json_converts_back_to_the_same_p3d() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("flag.json");
+    let out = retroanim()
+        .args(["dump", "--json"])
+        .arg(sample())
+        .output()
+        .unwrap();
+    std::fs::write(&dump, out.stdout).unwrap();
+    let back = dir.path().join("flag.p3d");
+    retroanim()
+        .arg("convert")
+        .arg(&dump)
+        .arg(&back)
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read(back).unwrap(),
+        std::fs::read(sample()).unwrap()
+    );
+}
+
+#[test]
+fn pc2_notes_only_real_unevenness() {
+    let dir = tempfile::tempdir().unwrap();
+    // Nine evenly spaced phases at --fps 7: times in f32 are off whole frames by rounding only.
+    let o = retroanim()
+        .args(["convert", "--fps", "7"])
+        .arg(sample())
+        .arg(dir.path().join("a.pc2"))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("not evenly spaced"));
+    let p =
+        retroanim::formats::pc2::read(&std::fs::read(dir.path().join("a.pc2")).unwrap()).unwrap();
+    assert_eq!((p.start_frame, p.sample_rate), (0.0, 1.0));
+    // --duration 1 at 5 fps puts the 9 frames 0.625 frames apart: still even, PC2 holds that.
+    let o = retroanim()
+        .args(["convert", "--fps", "5", "--duration", "1"])
+        .arg(sample())
+        .arg(dir.path().join("b.pc2"))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("not evenly spaced"));
+    let p =
+        retroanim::formats::pc2::read(&std::fs::read(dir.path().join("b.pc2")).unwrap()).unwrap();
+    assert_eq!((p.start_frame, p.sample_rate), (0.0, 0.625));
+}

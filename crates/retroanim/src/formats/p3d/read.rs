@@ -1,0 +1,314 @@
+//! MLOD reader: `&[u8]` → [`Mlod`], every count checked against the bytes left first.
+
+use crate::bytes::{Le, Reader};
+use crate::error::Result;
+
+use super::types::*;
+
+/// Smallest P3DM face: n, 4 vertex slots, flags, two empty names.
+const MIN_FACE_P3DM: usize = 4 + 64 + 4 + 2;
+/// An SP3X face: 32-byte texture, n, 4 vertex slots, flags.
+const FACE_SP3X: usize = 32 + 4 + 64 + 4;
+/// Smallest LOD: 28-byte header, "TAGG", one empty-named tagg (1 + 1 + 4) and the resolution.
+const MIN_LOD: usize = 28 + 4 + 6 + 4;
+
+pub(super) fn read_mlod(r: &mut Reader<'_, Le>) -> Result<Mlod> {
+    let magic: [u8; 4] = r.array("MLOD magic")?;
+    if &magic != b"MLOD" {
+        return Err(r.malformed_at(0, format!("expected magic \"MLOD\", found {magic:02x?}")));
+    }
+    let version = r.u32("MLOD version")?;
+    if version >> 8 > 1 {
+        // The engine reads major = version >> 8 and refuses anything above 1.
+        return Err(r.unsupported_at(
+            4,
+            format!(
+                "MLOD version 0x{version:x} (major {}); only major version 0 and 1 are defined",
+                version >> 8
+            ),
+        ));
+    }
+    let count = r.u32("LOD count")?;
+    let count = r.count(count as u64, MIN_LOD, "LOD count")?;
+    let mut lods = Vec::with_capacity(count);
+    for i in 0..count {
+        lods.push(read_lod(r, i)?);
+    }
+    Ok(Mlod {
+        version,
+        lods,
+        trailing: Bytes(r.rest().to_vec()),
+    })
+}
+
+fn read_lod(r: &mut Reader<'_, Le>, index: usize) -> Result<Lod> {
+    let start = r.offset();
+    let magic: [u8; 4] = r.array("LOD signature")?;
+    let signature = match &magic {
+        b"P3DM" => Signature::P3dm,
+        b"SP3X" => Signature::Sp3x,
+        _ => {
+            return Err(r.malformed_at(
+                start,
+                format!("LOD {index}: expected signature \"P3DM\" or \"SP3X\", found {magic:02x?}"),
+            ))
+        }
+    };
+    let header_size = r.u32("LOD header size")?;
+    if header_size < 28 {
+        return Err(r.malformed_at(
+            start + 4,
+            format!(
+                "LOD {index}: header size {header_size} is smaller than the 28 bytes of its fields"
+            ),
+        ));
+    }
+    let version = r.u32("LOD version")?;
+    let n_points = r.u32("point count")?;
+    let n_normals = r.u32("normal count")?;
+    let n_faces = r.u32("face count")?;
+    let flags = r.u32("LOD flags")?;
+    let extra = r.count(header_size as u64 - 28, 1, "LOD header extra bytes")?;
+    let header_extra = Bytes(r.bytes(extra, "LOD header extra bytes")?.to_vec());
+
+    let at = start + 12;
+    let n_points = checked(r, at, n_points, 16, "point count")?;
+    let mut points = Vec::with_capacity(n_points);
+    for _ in 0..n_points {
+        let pos = vec3(r, "point")?;
+        let flags = r.u32("point flags")?;
+        points.push(Point { pos, flags });
+    }
+    let n_normals = checked(r, at + 4, n_normals, 12, "normal count")?;
+    let mut normals = Vec::with_capacity(n_normals);
+    for _ in 0..n_normals {
+        normals.push(vec3(r, "normal")?);
+    }
+    let min_face = match signature {
+        Signature::P3dm => MIN_FACE_P3DM,
+        Signature::Sp3x => FACE_SP3X,
+    };
+    let n_faces = checked(r, at + 8, n_faces, min_face, "face count")?;
+    let mut faces = Vec::with_capacity(n_faces);
+    for _ in 0..n_faces {
+        faces.push(read_face(r, signature)?);
+    }
+
+    let tagg_at = r.offset();
+    let magic: [u8; 4] = r.array("TAGG magic")?;
+    if &magic != b"TAGG" {
+        return Err(r.malformed_at(
+            tagg_at,
+            format!("LOD {index}: expected \"TAGG\" after the faces, found {magic:02x?}"),
+        ));
+    }
+    let mut taggs = Vec::new();
+    // Every tagg takes at least 5 bytes, so this loop ends with the input.
+    loop {
+        let tagg = read_tagg(r, signature, n_points, n_faces, &faces)?;
+        let end = tagg.kind() == TaggKind::EndOfFile;
+        taggs.push(tagg);
+        if end {
+            break;
+        }
+    }
+    let resolution = r.f32("LOD resolution")?;
+    Ok(Lod {
+        signature,
+        header_size,
+        version,
+        flags,
+        header_extra,
+        points,
+        normals,
+        faces,
+        taggs,
+        resolution,
+    })
+}
+
+/// A header count checked against the bytes left; an error points at the header field.
+fn checked(r: &Reader<'_, Le>, at: u64, n: u32, size: usize, what: &str) -> Result<usize> {
+    r.count(n as u64, size, what).map_err(|e| match e {
+        crate::Error::Malformed { format, what, .. } => crate::Error::Malformed {
+            format,
+            offset: at,
+            what,
+        },
+        e => e,
+    })
+}
+
+fn vec3(r: &mut Reader<'_, Le>, what: &str) -> Result<[f32; 3]> {
+    Ok([r.f32(what)?, r.f32(what)?, r.f32(what)?])
+}
+
+/// Splits a fixed-size NUL-padded name field into the text and the bytes after its NUL (kept
+/// only when they are not all zero).
+pub(super) fn fixed_name(field: &[u8]) -> (Text, Bytes) {
+    match field.iter().position(|&b| b == 0) {
+        Some(n) => {
+            // Trailing zeros are implied (the writer pads with them).
+            let tail = &field[n + 1..];
+            let end = tail.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+            let padding = tail[..end].to_vec();
+            (Text(field[..n].to_vec()), Bytes(padding))
+        }
+        None => (Text(field.to_vec()), Bytes::default()),
+    }
+}
+
+fn read_face(r: &mut Reader<'_, Le>, signature: Signature) -> Result<Face> {
+    let mut sp3x_texture = None;
+    if signature == Signature::Sp3x {
+        sp3x_texture = Some(fixed_name(r.bytes(32, "face texture name")?));
+    }
+    let n = r.u32("face vertex count")?;
+    if n > 4 {
+        return Err(r.malformed_at(
+            r.offset() - 4,
+            format!("face vertex count {n}: a face has 3 or 4 vertices (4 slots)"),
+        ));
+    }
+    let mut vertices = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        vertices.push(VertexRef {
+            point: r.u32("face point index")?,
+            normal: r.u32("face normal index")?,
+            uv: [r.f32("face u")?, r.f32("face v")?],
+        });
+    }
+    let unused = r.bytes(16 * (4 - n as usize), "unused face vertex slots")?;
+    // All-zero unused slots (what most writers leave) are implied by an empty field.
+    let unused_slots = Bytes(if unused.iter().all(|&b| b == 0) {
+        Vec::new()
+    } else {
+        unused.to_vec()
+    });
+    let flags = r.u32("face flags")?;
+    let (texture, texture_padding, material) = match sp3x_texture {
+        Some((t, p)) => (t, p, None),
+        None => {
+            let t = Text(r.asciiz("face texture name")?.to_vec());
+            let m = Text(r.asciiz("face material name")?.to_vec());
+            (t, Bytes::default(), Some(m))
+        }
+    };
+    Ok(Face {
+        n,
+        vertices,
+        unused_slots,
+        flags,
+        texture,
+        texture_padding,
+        material,
+    })
+}
+
+fn read_tagg(
+    r: &mut Reader<'_, Le>,
+    signature: Signature,
+    n_points: usize,
+    n_faces: usize,
+    faces: &[Face],
+) -> Result<Tagg> {
+    let (active, name, name_padding) = match signature {
+        Signature::P3dm => {
+            let active = r.u8("tagg active flag")?;
+            let name = Text(r.asciiz("tagg name")?.to_vec());
+            (Some(active), name, Bytes::default())
+        }
+        Signature::Sp3x => {
+            let (name, pad) = fixed_name(r.bytes(64, "tagg name")?);
+            (None, name, pad)
+        }
+    };
+    let size = r.u32("tagg data size")?;
+    let size = r.count(size as u64, 1, "tagg data size")?;
+    let data = r.bytes(size, "tagg data")?;
+    let data = decode_tagg(kind_of(name.as_bytes()), data, n_points, n_faces, faces);
+    Ok(Tagg {
+        active,
+        name,
+        name_padding,
+        data,
+    })
+}
+
+fn f32_at(d: &[u8], i: usize) -> f32 {
+    f32::from_le_bytes([d[i], d[i + 1], d[i + 2], d[i + 3]])
+}
+
+fn u32_at(d: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes([d[i], d[i + 1], d[i + 2], d[i + 3]])
+}
+
+/// Decodes a tagg's data when its size fits the layout its name announces; otherwise keeps it
+/// raw (validation reports the mismatch). The data slice is already in memory, so nothing here
+/// allocates more than its length.
+fn decode_tagg(
+    kind: TaggKind,
+    d: &[u8],
+    n_points: usize,
+    n_faces: usize,
+    faces: &[Face],
+) -> TaggData {
+    let len = d.len();
+    match kind {
+        TaggKind::EndOfFile if len == 0 => TaggData::EndOfFile,
+        TaggKind::Animation if len >= 4 && len == 4 + 12 * n_points => TaggData::Animation {
+            time: f32_at(d, 0),
+            positions: d[4..]
+                .chunks_exact(12)
+                .map(|c| [f32_at(c, 0), f32_at(c, 4), f32_at(c, 8)])
+                .collect(),
+        },
+        TaggKind::NamedSelection
+        | TaggKind::Proxy
+        | TaggKind::Selected
+        | TaggKind::Lock
+        | TaggKind::Hidden
+            if len == n_points + n_faces =>
+        {
+            TaggData::Selection {
+                points: Bytes(d[..n_points].to_vec()),
+                faces: Bytes(d[n_points..].to_vec()),
+            }
+        }
+        TaggKind::Property if len == 128 => {
+            let (name, name_padding) = fixed_name(&d[..64]);
+            let (value, value_padding) = fixed_name(&d[64..]);
+            TaggData::Property {
+                name,
+                name_padding,
+                value,
+                value_padding,
+            }
+        }
+        TaggKind::Mass if len == 4 * n_points => TaggData::Mass {
+            masses: d.chunks_exact(4).map(|c| f32_at(c, 0)).collect(),
+        },
+        TaggKind::UvSet
+            if len >= 4
+                && len as u64
+                    == 4 + 8 * faces.iter().map(|f| f.vertices.len() as u64).sum::<u64>() =>
+        {
+            TaggData::UvSet {
+                set: u32_at(d, 0),
+                uvs: d[4..]
+                    .chunks_exact(8)
+                    .map(|c| [f32_at(c, 0), f32_at(c, 4)])
+                    .collect(),
+            }
+        }
+        TaggKind::SharpEdges if len % 8 == 0 => TaggData::SharpEdges {
+            edges: d
+                .chunks_exact(8)
+                .map(|c| [u32_at(c, 0), u32_at(c, 4)])
+                .collect(),
+        },
+        _ => TaggData::Raw {
+            data: Bytes(d.to_vec()),
+        },
+    }
+}

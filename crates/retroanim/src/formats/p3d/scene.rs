@@ -1,0 +1,556 @@
+//! P3D ↔ the neutral scene: a LOD's frames as a [`PointCache`] (and back into a LOD), and a LOD
+//! as a mesh whose frames are morph targets ([`Scene`]).
+//!
+//! # Axes and winding
+//!
+//! P3D model space is left-handed, +Y up, +Z the model's front, +X its right. In MLOD files the
+//! polygons are stored in the reverse of the engine's order (the engine reverses them on load,
+//! CWR-CE ShapeSetup.cpp), so a face's front is the side *opposite* to the cross product of its
+//! edges, and the stored normals point the same way as that cross product, i.e. inwards
+//! (checked on the corpus: closed visual LODs have negative signed volume in file order, and
+//! every stored normal agrees with the cross product; Arma 3 Object Builder negates them on
+//! import).
+//!
+//! - Point caches ([`CacheAxes::ObjectBuilder`], the default): Arma 3 Object Builder's Blender
+//!   importer (`io_p3d/data.py`, `read_vert`) makes one Blender vertex per P3D point, in point
+//!   order, at Blender `(x, z, y)` — a swap of y and z, its own inverse. Caches written this way
+//!   play in Blender's Mesh Cache modifier with its default settings (forward +Y, up +Z, no
+//!   flip) on a mesh imported with that add-on. (Its proxy separation removes proxy vertices
+//!   from the LOD mesh; import without separating proxies to keep the vertex order.)
+//! - glTF ([`SceneAxes::Gltf`], the default): right-handed, +Y up, with the model's front still
+//!   facing +Z, so x is negated. That reflection also turns the file's polygon order into glTF's
+//!   counter-clockwise front, so triangles keep the file's order (fans from the first vertex),
+//!   and normals become `(nx, −ny, −nz)` (negated and reflected). UV v is unchanged: P3D and
+//!   glTF both have v = 0 at the top of the image.
+//! - [`CacheAxes::Raw`] / [`SceneAxes::Raw`]: coordinates exactly as stored. In glTF the model
+//!   is then mirrored; triangles are reversed and normals negated so faces still face out.
+//!
+//! # Time
+//!
+//! LOD frame times are phases (0..1 in known files). `seconds = phase × duration`; the
+//! duration is the caller's choice (the CLI defaults to 1 s, which keeps the values unchanged,
+//! so P3D → MDD → P3D restores the times bit for bit).
+
+use std::collections::HashMap;
+
+use crate::error::{Error, Result};
+use crate::scene::{
+    Animation, Channel, Interpolation, Material, Mesh, MorphTarget, MorphTargetKind, Node,
+    PointCache, PointFrame, Primitive, PrimitiveMode, Scene, Track,
+};
+use crate::Format;
+
+use super::frames::{FrameRef, NewFrame};
+use super::types::*;
+
+type PrimitiveBuild = (Primitive, Vec<u32>, HashMap<(u32, u32, u32, u32), u32>);
+
+/// Axes of point caches written from (and read into) P3D LODs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CacheAxes {
+    /// Arma 3 Object Builder's Blender axes: P3D `(x, y, z)` ↔ cache `(x, z, y)`.
+    #[default]
+    ObjectBuilder,
+    /// Coordinates as stored in the P3D.
+    Raw,
+}
+
+/// Axes of scenes made from P3D LODs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SceneAxes {
+    /// The scene's (glTF's) right-handed +Y up, model front towards +Z: x negated.
+    #[default]
+    Gltf,
+    /// Coordinates as stored (the model appears mirrored).
+    Raw,
+}
+
+fn conversion(to: Format, why: String) -> Error {
+    Error::Conversion {
+        from: Format::P3d,
+        to,
+        why,
+    }
+}
+
+fn check_lod(p3d: &P3d, lod: usize, to: Format) -> Result<()> {
+    if lod >= p3d.lod_count() {
+        return Err(conversion(
+            to,
+            format!(
+                "the model has {} LODs; there is no LOD {lod}",
+                p3d.lod_count()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn cache_axes(p: [f32; 3], axes: CacheAxes) -> [f32; 3] {
+    match axes {
+        CacheAxes::ObjectBuilder => [p[0], p[2], p[1]],
+        CacheAxes::Raw => p,
+    }
+}
+
+/// The frames of LOD `lod` as a point cache (times in seconds: phase × `duration`).
+pub fn to_point_cache(p3d: &P3d, lod: usize, axes: CacheAxes, duration: f32) -> Result<PointCache> {
+    check_lod(p3d, lod, Format::Mdd)?;
+    let frames = p3d.frames(lod);
+    if frames.is_empty() {
+        return Err(conversion(
+            Format::Mdd,
+            format!(
+                "LOD {lod} (resolution {}) has no frames (no #Animation# taggs)",
+                p3d.resolution(lod)
+            ),
+        ));
+    }
+    let points = frames[0].positions.len();
+    if let Some(f) = frames.iter().find(|f| f.positions.len() != points) {
+        return Err(conversion(
+            Format::Mdd,
+            format!(
+                "LOD {lod}: frames have different point counts ({points} and {})",
+                f.positions.len()
+            ),
+        ));
+    }
+    let points = u32::try_from(points)
+        .map_err(|_| conversion(Format::Mdd, format!("{points} points do not fit a u32")))?;
+    Ok(PointCache {
+        points,
+        frames: frames
+            .iter()
+            .map(|f| PointFrame {
+                time: f.time * duration,
+                positions: f.positions.iter().map(|&p| cache_axes(p, axes)).collect(),
+            })
+            .collect(),
+        ..PointCache::default()
+    })
+}
+
+/// Replaces the frames of LOD `lod` with a point cache's (phase = seconds / `duration`). A
+/// point-count mismatch is an error naming both counts, and changes nothing.
+pub fn apply_point_cache(
+    p3d: &mut P3d,
+    lod: usize,
+    cache: &PointCache,
+    axes: CacheAxes,
+    duration: f32,
+) -> Result<()> {
+    let frames = cache.frames.iter().map(|f| (f.time, &f.positions[..]));
+    apply_frames(p3d, lod, cache.points as usize, frames, axes, duration)
+}
+
+/// [`apply_point_cache`] from borrowed frames `(seconds, positions)` of `points` points each,
+/// so a cache read from a file is not copied into a [`PointCache`] first.
+pub fn apply_frames<'a>(
+    p3d: &mut P3d,
+    lod: usize,
+    points: usize,
+    frames: impl Iterator<Item = (f32, &'a [[f32; 3]])> + Clone,
+    axes: CacheAxes,
+    duration: f32,
+) -> Result<()> {
+    check_lod(p3d, lod, Format::P3d)?;
+    let width = p3d.frame_width(lod).unwrap_or(0);
+    let wrong = frames.clone().find(|f| f.1.len() != width);
+    if points != width || wrong.is_some() {
+        let n = wrong.map_or(points, |f| f.1.len());
+        return Err(Error::Conversion {
+            from: Format::Mdd,
+            to: Format::P3d,
+            why: format!(
+                "point count mismatch: the cache has {n} points, LOD {lod} (resolution {}) of the base model has {width}",
+                p3d.resolution(lod)
+            ),
+        });
+    }
+    if !(duration.is_finite() && duration > 0.0) {
+        return Err(conversion(
+            Format::P3d,
+            format!("duration {duration} s must be positive"),
+        ));
+    }
+    let frames = frames
+        .map(|(time, positions)| NewFrame {
+            time: time / duration,
+            positions: positions.iter().map(|&p| cache_axes(p, axes)).collect(),
+        })
+        .collect();
+    p3d.set_frames(lod, frames)
+}
+
+/// LOD `lod` as a scene: one node with one mesh (a primitive per texture and material pair,
+/// faces triangulated), its frames as morph targets animated by a weights track with key times
+/// phase × `duration`. A LOD without frames gives a static mesh. Works for MLOD and ODOL v7
+/// (whose geometry is decoded from the verbatim bytes; see `odol_scene`).
+pub fn to_scene(p3d: &P3d, lod: usize, axes: SceneAxes, duration: f32) -> Result<Scene> {
+    check_lod(p3d, lod, Format::Gltf)?;
+    let l = match p3d {
+        P3d::Mlod(m) => &m.lods[lod],
+        P3d::Odol(o) => return odol_scene(p3d, &o.lods[lod], lod, axes, duration),
+    };
+    let frames = l.frames();
+    check_times(&frames, lod)?;
+    let np = l.points.len();
+    let pos = |p: [f32; 3]| match axes {
+        SceneAxes::Gltf => [-p[0], p[1], p[2]],
+        SceneAxes::Raw => p,
+    };
+    let nrm = |n: [f32; 3]| match axes {
+        SceneAxes::Gltf => [n[0], -n[1], -n[2]],
+        SceneAxes::Raw => [-n[0], -n[1], -n[2]],
+    };
+    let normals_ok = l
+        .faces
+        .iter()
+        .flat_map(|f| &f.vertices)
+        .all(|v| (v.normal as usize) < l.normals.len());
+
+    let mut materials: Vec<Material> = Vec::new();
+    let mut by_material: HashMap<(&[u8], &[u8]), usize> = HashMap::new();
+    // Per primitive: the primitive, the P3D point of each of its vertices, and the vertex of
+    // each (point, normal, u, v) seen so far.
+    let mut prims: Vec<PrimitiveBuild> = Vec::new();
+    for (k, f) in l.faces.iter().enumerate() {
+        if f.vertices.len() < 3 {
+            continue;
+        }
+        if let Some(v) = f.vertices.iter().find(|v| v.point as usize >= np) {
+            return Err(conversion(
+                Format::Gltf,
+                format!(
+                    "LOD {lod} face {k}: point index {} but the LOD has {np} points",
+                    v.point
+                ),
+            ));
+        }
+        let material = f.material.as_ref().map_or(&[][..], |m| m.as_bytes());
+        let key = (f.texture.as_bytes(), material);
+        let mi = *by_material.entry(key).or_insert_with(|| {
+            let texture = f.texture.lossy();
+            let mat = String::from_utf8_lossy(material).into_owned();
+            materials.push(Material {
+                name: match (texture.is_empty(), mat.is_empty()) {
+                    (true, true) => "no material".into(),
+                    (false, true) => texture.clone(),
+                    (true, false) => mat.clone(),
+                    (false, false) => format!("{texture} :: {mat}"),
+                },
+                extras: serde_json::json!({ "texture": texture, "material": mat }),
+                ..Material::default()
+            });
+            prims.push((
+                Primitive {
+                    mode: PrimitiveMode::Triangles,
+                    material: Some(materials.len() - 1),
+                    ..Primitive::default()
+                },
+                Vec::new(),
+                HashMap::new(),
+            ));
+            materials.len() - 1
+        });
+        let (prim, points, seen) = &mut prims[mi];
+        let mut idx = [0u32; 4];
+        for (s, v) in f.vertices.iter().enumerate() {
+            let key = (v.point, v.normal, v.uv[0].to_bits(), v.uv[1].to_bits());
+            idx[s] = *seen.entry(key).or_insert_with(|| {
+                prim.positions.push(pos(l.points[v.point as usize].pos));
+                if normals_ok {
+                    prim.normals.push(nrm(l.normals[v.normal as usize]));
+                }
+                prim.uvs.push(v.uv);
+                points.push(v.point);
+                (prim.positions.len() - 1) as u32
+            });
+        }
+        for t in 1..f.vertices.len() - 1 {
+            match axes {
+                SceneAxes::Gltf => prim.indices.extend([idx[0], idx[t], idx[t + 1]]),
+                SceneAxes::Raw => prim.indices.extend([idx[0], idx[t + 1], idx[t]]),
+            }
+        }
+    }
+    let primitives: Vec<Primitive> = prims
+        .into_iter()
+        .map(|(mut prim, points, _)| {
+            prim.targets = frames
+                .iter()
+                .map(|f| MorphTarget {
+                    kind: MorphTargetKind::Absolute,
+                    positions: points
+                        .iter()
+                        .map(|&p| pos(f.positions[p as usize]))
+                        .collect(),
+                })
+                .collect();
+            prim
+        })
+        .collect();
+    Ok(finish_scene(
+        p3d, lod, primitives, materials, &frames, duration,
+    ))
+}
+
+/// Frame times must increase for a glTF animation.
+fn check_times(frames: &[FrameRef<'_>], lod: usize) -> Result<()> {
+    for w in frames.windows(2) {
+        if w[1].time.partial_cmp(&w[0].time) != Some(std::cmp::Ordering::Greater) {
+            return Err(conversion(
+                Format::Gltf,
+                format!(
+                    "LOD {lod}: frame times must increase for an animation, found {} then {}",
+                    w[0].time, w[1].time
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One node with the LOD's mesh, and a weights animation with a key per frame (weight 1 on
+/// that frame's target, linear in between) when there are frames.
+fn finish_scene(
+    p3d: &P3d,
+    lod: usize,
+    primitives: Vec<Primitive>,
+    materials: Vec<Material>,
+    frames: &[FrameRef<'_>],
+    duration: f32,
+) -> Scene {
+    let name = format!("LOD {lod} ({})", p3d.resolution(lod));
+    let mesh = Mesh {
+        name: name.clone(),
+        primitives,
+        target_names: frames
+            .iter()
+            .enumerate()
+            .map(|(i, f)| format!("frame {i} (phase {})", f.time))
+            .collect(),
+        ..Mesh::default()
+    };
+    let mut node = Node::new(name.clone());
+    node.mesh = Some(0);
+    if !frames.is_empty() {
+        node.weights = vec![0.0; frames.len()];
+    }
+    let mut animations = Vec::new();
+    if !frames.is_empty() {
+        let n = frames.len();
+        animations.push(Animation {
+            name: "LOD frames".into(),
+            channels: vec![Channel {
+                node: 0,
+                interpolation: Interpolation::Linear,
+                times: frames.iter().map(|f| f.time * duration).collect(),
+                track: Track::Weights(
+                    (0..n)
+                        .map(|k| (0..n).map(|j| if j == k { 1.0 } else { 0.0 }).collect())
+                        .collect(),
+                ),
+            }],
+            ..Animation::default()
+        });
+    }
+    Scene {
+        name: Some(name),
+        nodes: vec![node],
+        meshes: vec![mesh],
+        materials,
+        animations,
+        ..Scene::default()
+    }
+}
+
+/// The seconds one unit of phase lasts, for `frames` frames: `duration` when given, else
+/// `(frames − 1) / fps` when a frame rate is given (one LOD frame per video frame, for evenly
+/// spaced phases 0..1), else 1 s (times in seconds equal the phases).
+pub fn phase_duration(frames: usize, duration: Option<f32>, fps: Option<f32>) -> f32 {
+    match (duration, fps) {
+        (Some(d), _) => d,
+        (None, Some(fps)) if frames > 1 => (frames - 1) as f32 / fps,
+        _ => 1.0,
+    }
+}
+
+/// Writes the frames of LOD `lod` as an MDD to `out`, one frame at a time (no copy of the
+/// frames is made: memory stays that of the model). Times: phase × `duration` seconds.
+pub fn write_mdd<W: std::io::Write>(
+    p3d: &P3d,
+    lod: usize,
+    axes: CacheAxes,
+    duration: f32,
+    out: W,
+) -> Result<W> {
+    let (points, times) = stream_header(p3d, lod, duration, Format::Mdd)?;
+    let mut w = crate::formats::mdd::StreamWriter::new(out, points, &times, false)?;
+    let mut buf = Vec::with_capacity(points as usize);
+    for f in p3d.frames(lod) {
+        buf.clear();
+        buf.extend(f.positions.iter().map(|&p| cache_axes(p, axes)));
+        w.write_frame(&buf)?;
+    }
+    w.finish()
+}
+
+/// Writes the frames of LOD `lod` as a PC2 to `out`, one frame at a time. PC2 counts frames:
+/// the start frame and sample rate come from the times (phase × `duration` seconds) at `fps`
+/// ([`crate::formats::pc2::pc2_timing`]); unevenly spaced times keep only their mean spacing.
+/// Returns the output and the PC2 header written.
+pub fn write_pc2<W: std::io::Write>(
+    p3d: &P3d,
+    lod: usize,
+    axes: CacheAxes,
+    duration: f32,
+    fps: f32,
+    out: W,
+) -> Result<(W, crate::formats::pc2::Header)> {
+    use crate::formats::pc2;
+    let (points, times) = stream_header(p3d, lod, duration, Format::Pc2)?;
+    let (start_frame, sample_rate) = pc2::pc2_timing(&times, fps);
+    let header = pc2::Header {
+        version: 1,
+        points,
+        start_frame,
+        sample_rate,
+        samples: times.len() as u32,
+    };
+    let mut w = pc2::StreamWriter::new(out, header)?;
+    let mut buf = Vec::with_capacity(points as usize);
+    for f in p3d.frames(lod) {
+        buf.clear();
+        buf.extend(f.positions.iter().map(|&p| cache_axes(p, axes)));
+        w.write_frame(&buf)?;
+    }
+    Ok((w.finish()?, header))
+}
+
+/// Points per frame and frame times (seconds) of a LOD about to be streamed as a cache.
+fn stream_header(p3d: &P3d, lod: usize, duration: f32, to: Format) -> Result<(u32, Vec<f32>)> {
+    check_lod(p3d, lod, to)?;
+    let frames = p3d.frames(lod);
+    let Some(first) = frames.first() else {
+        return Err(conversion(
+            to,
+            format!(
+                "LOD {lod} (resolution {}) has no frames (no #Animation# taggs)",
+                p3d.resolution(lod)
+            ),
+        ));
+    };
+    let n = first.positions.len();
+    if let Some(f) = frames.iter().find(|f| f.positions.len() != n) {
+        return Err(conversion(
+            to,
+            format!(
+                "LOD {lod}: frames have different point counts ({n} and {})",
+                f.positions.len()
+            ),
+        ));
+    }
+    let points =
+        u32::try_from(n).map_err(|_| conversion(to, format!("{n} points do not fit a u32")))?;
+    Ok((points, frames.iter().map(|f| f.time * duration).collect()))
+}
+
+/// An ODOL v7 LOD as a scene. ODOL vertices are already split per UV, and frames are per
+/// vertex, so they map one to one; polygons are in the engine's order (clockwise front in its
+/// left-handed space), so they are reversed for glTF. ODOL normals are left out (their
+/// orientation is not established by any file we have); viewers compute flat ones.
+fn odol_scene(p3d: &P3d, l: &OdolLod, lod: usize, axes: SceneAxes, duration: f32) -> Result<Scene> {
+    let mesh = l.mesh()?;
+    let frames = p3d.frames(lod);
+    check_times(&frames, lod)?;
+    let nv = mesh.positions.len();
+    if let Some(f) = frames.iter().find(|f| f.positions.len() != nv) {
+        return Err(conversion(
+            Format::Gltf,
+            format!(
+                "LOD {lod}: a frame has {} positions for {nv} vertices",
+                f.positions.len()
+            ),
+        ));
+    }
+    let pos = |p: [f32; 3]| match axes {
+        SceneAxes::Gltf => [-p[0], p[1], p[2]],
+        SceneAxes::Raw => p,
+    };
+    let mut materials: Vec<Material> = Vec::new();
+    let mut prims: Vec<Primitive> = Vec::new();
+    let mut by_texture: HashMap<i16, usize> = HashMap::new();
+    for (k, (texture, idx)) in mesh.faces.iter().enumerate() {
+        if idx.len() < 3 {
+            continue;
+        }
+        if let Some(v) = idx.iter().find(|&&v| v as usize >= nv) {
+            return Err(conversion(
+                Format::Gltf,
+                format!("LOD {lod} face {k}: vertex index {v} but the LOD has {nv} vertices"),
+            ));
+        }
+        let pi = *by_texture.entry(*texture).or_insert_with(|| {
+            let name = usize::try_from(*texture)
+                .ok()
+                .and_then(|t| mesh.textures.get(t))
+                .map_or_else(|| "no texture".to_string(), |t| t.lossy());
+            materials.push(Material {
+                extras: serde_json::json!({ "texture": name }),
+                name,
+                ..Material::default()
+            });
+            prims.push(Primitive {
+                mode: PrimitiveMode::Triangles,
+                positions: mesh.positions.iter().map(|&p| pos(p)).collect(),
+                uvs: mesh.uvs.clone(),
+                material: Some(materials.len() - 1),
+                targets: frames
+                    .iter()
+                    .map(|f| MorphTarget {
+                        kind: MorphTargetKind::Absolute,
+                        positions: f.positions.iter().map(|&p| pos(p)).collect(),
+                    })
+                    .collect(),
+                ..Primitive::default()
+            });
+            prims.len() - 1
+        });
+        let ix: Vec<u32> = idx.iter().map(|&v| v as u32).collect();
+        for t in 1..ix.len() - 1 {
+            match axes {
+                SceneAxes::Gltf => prims[pi].indices.extend([ix[0], ix[t + 1], ix[t]]),
+                SceneAxes::Raw => prims[pi].indices.extend([ix[0], ix[t], ix[t + 1]]),
+            }
+        }
+    }
+    // Each primitive carries the whole vertex table; keep only the vertices it uses.
+    for p in &mut prims {
+        compact(p);
+    }
+    Ok(finish_scene(p3d, lod, prims, materials, &frames, duration))
+}
+
+/// Drops the vertices a primitive's indices do not use (and renumbers the indices).
+fn compact(p: &mut Primitive) {
+    let mut map = vec![u32::MAX; p.positions.len()];
+    let mut order = Vec::new();
+    for i in &mut p.indices {
+        let slot = &mut map[*i as usize];
+        if *slot == u32::MAX {
+            *slot = order.len() as u32;
+            order.push(*i as usize);
+        }
+        *i = *slot;
+    }
+    let pick = |v: &Vec<[f32; 3]>| order.iter().map(|&i| v[i]).collect::<Vec<_>>();
+    p.positions = pick(&p.positions);
+    if !p.uvs.is_empty() {
+        p.uvs = order.iter().map(|&i| p.uvs[i]).collect();
+    }
+    for t in &mut p.targets {
+        t.positions = pick(&t.positions);
+    }
+}

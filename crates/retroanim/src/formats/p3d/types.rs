@@ -1,0 +1,518 @@
+//! The P3D model: MLOD faithful to the file field by field, ODOL v7 as verbatim byte runs around
+//! its typed LOD frames.
+
+use serde::{Deserialize, Serialize};
+
+use crate::formats::is_default;
+
+/// A whole P3D file: editable MLOD or binarised ODOL.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "variant", rename_all = "lowercase")]
+pub enum P3d {
+    /// Editable model (`MLOD` magic).
+    Mlod(Mlod),
+    /// Binarised model (`ODOL` magic).
+    Odol(Odol),
+}
+
+/// An MLOD file: header and LODs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Mlod {
+    /// File version (0x101 in every known file; the engine refuses major version `> 1`).
+    pub version: u32,
+    /// The LODs, in file order (the LOD count is `lods.len()`).
+    pub lods: Vec<Lod>,
+    /// Bytes after the last LOD (the optional OFP-era 32-byte default path, or anything else).
+    #[serde(default, skip_serializing_if = "Bytes::is_empty")]
+    pub trailing: Bytes,
+}
+
+/// The 4-byte signature that opens an MLOD LOD.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Signature {
+    /// Arma / O2PE / Object Builder LOD.
+    #[serde(rename = "P3DM")]
+    P3dm,
+    /// OFP / O2 Light LOD: fixed 32-byte face textures, no materials, fixed 64-byte tagg names
+    /// without an active flag.
+    #[serde(rename = "SP3X")]
+    Sp3x,
+}
+
+impl Signature {
+    /// The four bytes in the file.
+    pub fn magic(self) -> &'static [u8; 4] {
+        match self {
+            Signature::P3dm => b"P3DM",
+            Signature::Sp3x => b"SP3X",
+        }
+    }
+
+    /// The signature as text.
+    pub fn name(self) -> &'static str {
+        match self {
+            Signature::P3dm => "P3DM",
+            Signature::Sp3x => "SP3X",
+        }
+    }
+}
+
+/// One MLOD LOD: header, geometry, taggs and resolution.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Lod {
+    /// `P3DM` or `SP3X`.
+    pub signature: Signature,
+    /// Header size field, including the signature (28 in every known file).
+    pub header_size: u32,
+    /// LOD version (P3DM 0x100; SP3X 0x99, or 1 in CWR-CE's synthetic fixtures).
+    pub version: u32,
+    /// The header's "unknown flags" word (0 in every known file).
+    pub flags: u32,
+    /// Header bytes beyond the 28 known ones (`header_size - 28`; the engine skips them).
+    #[serde(default, skip_serializing_if = "Bytes::is_empty")]
+    pub header_extra: Bytes,
+    /// Points: position in model space (metres, left-handed, y up) and point flags.
+    pub points: Vec<Point>,
+    /// Normals referenced by the face vertices.
+    #[serde(with = "float::vec_arr")]
+    pub normals: Vec<[f32; 3]>,
+    /// Faces, in file order.
+    pub faces: Vec<Face>,
+    /// Every tagg in file order, the closing `#EndOfFile#` included.
+    pub taggs: Vec<Tagg>,
+    /// The LOD's resolution / type value (the float after `#EndOfFile#`).
+    #[serde(with = "float::one")]
+    pub resolution: f32,
+}
+
+/// A point: position and flags (land, light, decal, fog, user value, hidden).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// x, y, z in metres.
+    #[serde(with = "float::arr")]
+    pub pos: [f32; 3],
+    /// Point flags (see the module docs).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub flags: u32,
+}
+
+/// One face vertex: point and normal index and texture coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct VertexRef {
+    /// Index into [`Lod::points`].
+    pub point: u32,
+    /// Index into [`Lod::normals`].
+    pub normal: u32,
+    /// Texture coordinates u, v.
+    #[serde(with = "float::arr")]
+    pub uv: [f32; 2],
+}
+
+/// A face record (both variants: P3DM with texture and material names, SP3X with a fixed
+/// 32-byte texture name before the vertices).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Face {
+    /// The vertex count field: 3 (triangle) or 4 (quad); the file always has 4 vertex slots.
+    pub n: u32,
+    /// The first `min(n, 4)` vertex slots.
+    pub vertices: Vec<VertexRef>,
+    /// The bytes of the slots beyond `n` (16 per slot), verbatim: writers that never cleared
+    /// them leave earlier data there.
+    #[serde(default, skip_serializing_if = "Bytes::is_empty")]
+    pub unused_slots: Bytes,
+    /// Face flags (lighting, shadow, z-bias, user value; see the module docs).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub flags: u32,
+    /// Texture path (may be a procedural texture `#(argb,8,8,3)color(...)`).
+    pub texture: Text,
+    /// SP3X: the bytes after the texture name's NUL in its 32-byte field, when not all zero.
+    #[serde(default, skip_serializing_if = "Bytes::is_empty")]
+    pub texture_padding: Bytes,
+    /// P3DM: material (`.rvmat`) path; `None` in SP3X faces, which have no material.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub material: Option<Text>,
+}
+
+/// A tagg: a named, sized data block after the faces.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tagg {
+    /// P3DM: the active byte (1 in every known file); `None` in SP3X LODs, which have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<u8>,
+    /// The tagg name (`#Animation#`, a selection name, ...).
+    pub name: Text,
+    /// SP3X: the bytes after the name's NUL in its 64-byte field, when not all zero.
+    #[serde(default, skip_serializing_if = "Bytes::is_empty")]
+    pub name_padding: Bytes,
+    /// The data block, decoded when its name and size say what it is.
+    pub data: TaggData,
+}
+
+/// A tagg's data block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TaggData {
+    /// `#Animation#`: one LOD frame, `4 + 12·points` bytes.
+    Animation {
+        /// Frame time (an animation phase, 0..1 in known files).
+        #[serde(with = "float::one")]
+        time: f32,
+        /// One position per point, in point order.
+        #[serde(with = "float::vec_arr")]
+        positions: Vec<[f32; 3]>,
+    },
+    /// A named selection, proxy, `#Selected#`, `#Lock#` or `#Hidden#`: one weight byte per point,
+    /// then one per face (`points + faces` bytes). 0 = not selected, 1 = fully selected.
+    Selection {
+        /// Weight per point.
+        points: Bytes,
+        /// Weight per face.
+        faces: Bytes,
+    },
+    /// `#Property#`: two 64-byte NUL-padded strings.
+    Property {
+        /// Property name.
+        name: Text,
+        /// Bytes after the name's NUL, when not all zero.
+        #[serde(default, skip_serializing_if = "Bytes::is_empty")]
+        name_padding: Bytes,
+        /// Property value.
+        value: Text,
+        /// Bytes after the value's NUL, when not all zero.
+        #[serde(default, skip_serializing_if = "Bytes::is_empty")]
+        value_padding: Bytes,
+    },
+    /// `#Mass#`: one mass per point (`4·points` bytes).
+    Mass {
+        /// Mass per point.
+        #[serde(with = "float::vec")]
+        masses: Vec<f32>,
+    },
+    /// `#UVSet#`: set id, then u, v for every real vertex of every face in face order.
+    UvSet {
+        /// UV set id (0 duplicates the face records' UVs).
+        set: u32,
+        /// u, v per face vertex.
+        #[serde(with = "float::vec_arr")]
+        uvs: Vec<[f32; 2]>,
+    },
+    /// `#SharpEdges#`: pairs of point indices.
+    SharpEdges {
+        /// Point index pairs.
+        edges: Vec<[u32; 2]>,
+    },
+    /// `#EndOfFile#` with its empty data: the last tagg of a LOD.
+    EndOfFile,
+    /// Anything else, or a known name whose size does not fit its layout, verbatim.
+    Raw {
+        /// The data block.
+        data: Bytes,
+    },
+}
+
+/// What a tagg is, from its name (and data).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaggKind {
+    /// `#Animation#`.
+    Animation,
+    /// A named selection (name not starting with `#`).
+    NamedSelection,
+    /// A proxy: a named selection called `proxy:<path>.<NNN>`.
+    Proxy,
+    /// `#Selected#`.
+    Selected,
+    /// `#Lock#`.
+    Lock,
+    /// `#Hidden#`.
+    Hidden,
+    /// `#Property#`.
+    Property,
+    /// `#Mass#`.
+    Mass,
+    /// `#UVSet#`.
+    UvSet,
+    /// `#SharpEdges#`.
+    SharpEdges,
+    /// `#EndOfFile#`.
+    EndOfFile,
+    /// Any other `#...#` name.
+    Other,
+}
+
+impl Tagg {
+    /// What this tagg is, from its name.
+    pub fn kind(&self) -> TaggKind {
+        kind_of(self.name.as_bytes())
+    }
+
+    /// The proxy's model path and index when this tagg is a proxy selection
+    /// (`proxy:\path\model.001` → (`\path\model`, 1)).
+    pub fn proxy(&self) -> Option<(String, Option<u32>)> {
+        let rest = self.name.as_bytes().strip_prefix(b"proxy:")?;
+        let text = String::from_utf8_lossy(rest).into_owned();
+        match text.rsplit_once('.') {
+            Some((path, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                Some((path.to_string(), n.parse().ok()))
+            }
+            _ => Some((text, None)),
+        }
+    }
+}
+
+pub(crate) fn kind_of(name: &[u8]) -> TaggKind {
+    match name {
+        b"#Animation#" => TaggKind::Animation,
+        b"#Selected#" => TaggKind::Selected,
+        b"#Lock#" => TaggKind::Lock,
+        b"#Hidden#" => TaggKind::Hidden,
+        b"#Property#" => TaggKind::Property,
+        b"#Mass#" => TaggKind::Mass,
+        b"#UVSet#" => TaggKind::UvSet,
+        b"#SharpEdges#" => TaggKind::SharpEdges,
+        b"#EndOfFile#" => TaggKind::EndOfFile,
+        n if n.starts_with(b"proxy:") => TaggKind::Proxy,
+        n if n.starts_with(b"#") => TaggKind::Other,
+        _ => TaggKind::NamedSelection,
+    }
+}
+
+/// A binarised ODOL file.
+///
+/// Only version 7 (OFP / CWA) is read. Its LODs are kept as verbatim byte runs around the typed
+/// frames, so writing reproduces the file and replacing frames leaves every other byte alone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Odol {
+    /// File version (7).
+    pub version: u32,
+    /// The LODs, in file order.
+    pub lods: Vec<OdolLod>,
+    /// The model info after the last LOD (starts with one f32 resolution per LOD), verbatim.
+    pub model_info: Bytes,
+}
+
+/// One ODOL v7 LOD.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OdolLod {
+    /// Everything from the LOD's start up to the frame count (vertex table, hints, bounds,
+    /// textures, edges, faces, sections, named selections, named properties), verbatim.
+    pub geometry: Bytes,
+    /// The LOD frames.
+    pub frames: Vec<OdolFrame>,
+    /// Everything after the frames (colours, special flags, proxies), verbatim.
+    pub tail: Bytes,
+}
+
+/// One ODOL LOD frame: a time and one position per vertex (`nBones` in the wiki).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OdolFrame {
+    /// Frame time (phase).
+    #[serde(with = "float::one")]
+    pub time: f32,
+    /// One position per ODOL vertex, relative to the model centre.
+    #[serde(with = "float::vec_arr")]
+    pub positions: Vec<[f32; 3]>,
+}
+
+/// Bytes as they appear in the file; JSON shows them as a hex string.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Bytes(pub Vec<u8>);
+
+impl Bytes {
+    /// True when there are no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for Bytes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut out = String::with_capacity(self.0.len() * 2);
+        for b in &self.0 {
+            out.push(HEX[(b >> 4) as usize] as char);
+            out.push(HEX[(b & 15) as usize] as char);
+        }
+        s.serialize_str(&out)
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        let digit = |c: u8| -> Result<u8, D::Error> {
+            (c as char).to_digit(16).map(|v| v as u8).ok_or_else(|| {
+                serde::de::Error::custom(format!("not a hex digit: {:?}", c as char))
+            })
+        };
+        let b = s.as_bytes();
+        if b.len() % 2 != 0 {
+            return Err(serde::de::Error::custom("hex string of odd length"));
+        }
+        b.chunks(2)
+            .map(|p| Ok(digit(p[0])? << 4 | digit(p[1])?))
+            .collect::<Result<Vec<u8>, _>>()
+            .map(Bytes)
+    }
+}
+
+/// A name or path as stored (no encoding is defined; files use ASCII and Windows code pages).
+/// JSON shows valid UTF-8 as a string and anything else as `{"bytes": "<hex>"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Text(pub Vec<u8>);
+
+impl Text {
+    /// The raw bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The text, with invalid UTF-8 replaced.
+    pub fn lossy(&self) -> String {
+        String::from_utf8_lossy(&self.0).into_owned()
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Self {
+        Text(s.as_bytes().to_vec())
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum TextRepr {
+    Utf8(String),
+    Raw { bytes: Bytes },
+}
+
+impl Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match std::str::from_utf8(&self.0) {
+            Ok(t) => s.serialize_str(t),
+            Err(_) => TextRepr::Raw {
+                bytes: Bytes(self.0.clone()),
+            }
+            .serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match TextRepr::deserialize(d)? {
+            TextRepr::Utf8(s) => Text(s.into_bytes()),
+            TextRepr::Raw { bytes } => Text(bytes.0),
+        })
+    }
+}
+
+/// serde helpers that keep every `f32` bit pattern through JSON: finite values are numbers,
+/// NaN and infinities (real files have NaN texture coordinates) are strings `"f32:<hex bits>"`.
+pub(crate) mod float {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    struct J(f32);
+
+    impl Serialize for J {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            if self.0.is_finite() {
+                s.serialize_f32(self.0)
+            } else {
+                s.serialize_str(&format!("f32:{:08x}", self.0.to_bits()))
+            }
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Repr {
+        Num(f32),
+        Str(String),
+    }
+
+    impl<'de> Deserialize<'de> for J {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            match Repr::deserialize(d)? {
+                Repr::Num(v) => Ok(J(v)),
+                Repr::Str(s) => s
+                    .strip_prefix("f32:")
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .map(|b| J(f32::from_bits(b)))
+                    .ok_or_else(|| serde::de::Error::custom(format!("not an f32: {s:?}"))),
+            }
+        }
+    }
+
+    /// One `f32`.
+    pub mod one {
+        use super::*;
+        pub fn serialize<S: Serializer>(v: &f32, s: S) -> Result<S::Ok, S::Error> {
+            J(*v).serialize(s)
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f32, D::Error> {
+            Ok(J::deserialize(d)?.0)
+        }
+    }
+
+    /// `[f32; N]`.
+    pub mod arr {
+        use super::*;
+        pub fn serialize<S: Serializer, const N: usize>(
+            v: &[f32; N],
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            s.collect_seq(v.iter().map(|x| J(*x)))
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
+            d: D,
+        ) -> Result<[f32; N], D::Error> {
+            let v: Vec<J> = Vec::deserialize(d)?;
+            let n = v.len();
+            let a: Vec<f32> = v.into_iter().map(|j| j.0).collect();
+            a.try_into()
+                .map_err(|_| serde::de::Error::custom(format!("expected {N} numbers, found {n}")))
+        }
+    }
+
+    /// `Vec<f32>`.
+    pub mod vec {
+        use super::*;
+        pub fn serialize<S: Serializer>(v: &[f32], s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(v.iter().map(|x| J(*x)))
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f32>, D::Error> {
+            Ok(Vec::<J>::deserialize(d)?.into_iter().map(|j| j.0).collect())
+        }
+    }
+
+    /// `Vec<[f32; N]>`.
+    pub mod vec_arr {
+        use super::*;
+        struct A<const N: usize>([f32; N]);
+        impl<const N: usize> Serialize for A<N> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                super::arr::serialize(&self.0, s)
+            }
+        }
+        impl<'de, const N: usize> Deserialize<'de> for A<N> {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                super::arr::deserialize(d).map(A)
+            }
+        }
+        pub fn serialize<S: Serializer, const N: usize>(
+            v: &[[f32; N]],
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            s.collect_seq(v.iter().map(|x| A(*x)))
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
+            d: D,
+        ) -> Result<Vec<[f32; N]>, D::Error> {
+            Ok(Vec::<A<N>>::deserialize(d)?
+                .into_iter()
+                .map(|a| a.0)
+                .collect())
+        }
+    }
+}
