@@ -37,6 +37,10 @@ pub fn write_output(out: &Path, bytes: &[u8], input: Option<&Path>, force: bool)
         .tempfile_in(dir)
         .with_context(|| format!("{}: cannot create a temporary file", dir.display()))?;
     tmp.write_all(bytes)
+        .and_then(|_| match output_permissions(out) {
+            Some(p) => tmp.as_file().set_permissions(p),
+            None => Ok(()),
+        })
         .and_then(|_| tmp.as_file().sync_all())
         .with_context(|| format!("{}: cannot write", out.display()))?;
     tmp.persist(out).map_err(|e| e.error).with_context(|| {
@@ -46,6 +50,21 @@ pub fn write_output(out: &Path, bytes: &[u8], input: Option<&Path>, force: bool)
         )
     })?;
     Ok(())
+}
+
+/// The permissions the output gets: those of the file it replaces, else what a newly created
+/// file usually gets (rw-r--r--), not the owner-only mode of the temporary file.
+fn output_permissions(out: &Path) -> Option<std::fs::Permissions> {
+    if let Ok(meta) = std::fs::metadata(out) {
+        return Some(meta.permissions());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        Some(std::fs::Permissions::from_mode(0o644))
+    }
+    #[cfg(not(unix))]
+    None
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -221,6 +221,21 @@ fn convert_chooses_the_format_and_never_overwrites_its_input() {
         std::fs::read(&copy).unwrap(),
         std::fs::read(sample("swing.tod")).unwrap()
     );
+    // A new output is readable by others, as files a tool creates usually are (not the
+    // temporary file's owner-only mode).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let fresh = dir.path().join("fresh.json");
+        retroanim()
+            .arg("convert")
+            .arg(&copy)
+            .arg(&fresh)
+            .assert()
+            .success();
+        let mode = std::fs::metadata(&fresh).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o644, "{mode:o}");
+    }
     // No temporary files are left behind.
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
