@@ -1,5 +1,6 @@
 //! One module per format: its layout table, faithful types, reader, writer and validation.
 
+pub mod gte;
 pub mod hmd;
 pub mod mdd;
 pub mod pc2;

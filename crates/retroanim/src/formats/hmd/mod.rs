@@ -92,6 +92,7 @@ mod cat3_anim;
 mod cat4_mime;
 mod cat5_ground;
 mod cat7_device;
+mod play;
 mod read;
 mod types;
 mod validate;
@@ -100,6 +101,9 @@ mod write;
 use std::collections::BTreeMap;
 
 pub use cat3_anim::{key_frame_at, Layout, Method, CONTROL_END, CONTROL_WORK};
+pub use play::{
+    rot_matrix_order, CoordinatePose, Frame, MimeState, PlayOptions, Player, SequenceState,
+};
 pub use read::{read, read_with};
 pub use types::*;
 pub use validate::validate;
