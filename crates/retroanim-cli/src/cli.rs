@@ -26,6 +26,36 @@ pub enum Command {
     Roundtrip(RoundtripArgs),
     /// Convert a file to another format (chosen by --to or OUT's extension).
     Convert(ConvertArgs),
+    /// Play a file's animation as the console does and print each frame's pose.
+    Play(PlayArgs),
+}
+
+/// `retroanim play`.
+#[derive(Debug, Args)]
+pub struct PlayArgs {
+    /// The animated model (HMD).
+    pub file: PathBuf,
+    /// HMD: which sequence of every sequence pointer to start (0 = its START IDX, k = its k-th
+    /// extra sequence).
+    #[arg(long, value_name = "N")]
+    pub sequence: Option<usize>,
+    /// HMD: stream ID to start with (0..127) instead of the sequence's START SID.
+    #[arg(long, value_name = "S")]
+    pub stream_id: Option<u8>,
+    /// HMD: playback speed as a multiple (e.g. 1, 0.5, 2, -1 for reverse), rounded to the
+    /// console's 1/16 steps (−8 ..= 7.9375).
+    #[arg(long, value_name = "X", allow_hyphen_values = true)]
+    pub speed: Option<f64>,
+    /// Print only the frames in this inclusive range, e.g. `0..100` (default: from 0 until
+    /// every sequence ends, at most 600 frames).
+    #[arg(long, value_name = "A..B")]
+    pub frames: Option<String>,
+    /// Also print the vertices (and normals) as MIMe deforms them.
+    #[arg(long)]
+    pub vertices: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `retroanim info`.

@@ -3,6 +3,7 @@
 mod convert;
 mod dump;
 mod info;
+mod play;
 mod roundtrip;
 mod validate;
 
@@ -22,6 +23,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Validate(a) => validate::run(&a),
         Command::Roundtrip(a) => roundtrip::run(&a),
         Command::Convert(a) => convert::run(&a),
+        Command::Play(a) => play::run(&a),
     }
 }
 

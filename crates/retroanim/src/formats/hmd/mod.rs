@@ -102,7 +102,8 @@ use std::collections::BTreeMap;
 
 pub use cat3_anim::{key_frame_at, Layout, Method, CONTROL_END, CONTROL_WORK};
 pub use play::{
-    rot_matrix_order, CoordinatePose, Frame, MimeState, PlayOptions, Player, SequenceState,
+    apply, rot_matrix_order, CoordinatePose, DeviceState, Frame, MimeState, PlayOptions, Player,
+    SequenceState,
 };
 pub use read::{read, read_with};
 pub use types::*;

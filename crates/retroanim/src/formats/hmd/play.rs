@@ -90,6 +90,7 @@ use serde::Serialize;
 
 use super::cat3_anim::{InterpolationType, KeyFrame, Method, SequenceDescriptor, SequencePointer};
 use super::cat4_mime::{MimeDiffItem, MimeKind, VertexDiff, VertexResetDiff};
+use super::cat7_device::{DeviceItem, DeviceKind};
 use super::types::{Hmd, RegionBody, SectionData, TypeData};
 use crate::error::{Error, Result};
 use crate::formats::gte::{self, Mat};
@@ -218,6 +219,35 @@ pub struct Frame {
     pub sequences: Vec<SequenceState>,
     /// Every MIMe primitive.
     pub mime: Vec<MimeState>,
+    /// Every camera and light primitive.
+    pub devices: Vec<DeviceState>,
+}
+
+/// A camera or light primitive placed in the world (notes §11).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeviceState {
+    /// Word offset of the device primitive.
+    pub primitive: u32,
+    /// What it is.
+    pub kind: DeviceKind,
+    /// Light number (lights only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub light_number: Option<u16>,
+    /// The parameters as stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<DeviceItem>,
+    /// The coordinate the device sits in (FIX and AIM).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coordinate: Option<usize>,
+    /// The coordinate the target is given in (AIM).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference_coordinate: Option<usize>,
+    /// Position in world coordinates (not for projection and ambient).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position: Option<[i32; 3]>,
+    /// Target point in world coordinates (not for projection and ambient).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<[i32; 3]>,
 }
 
 const NO_IDX: u16 = 0xFFFF;
@@ -1075,7 +1105,86 @@ impl<'a> Player<'a> {
                     weights: self.weights(m),
                 })
                 .collect(),
+            devices: Vec::new(),
         }
+        .with_devices(self)
+    }
+
+    /// The coordinate index a pointer into the coordinate section names.
+    fn coordinate_at(&self, ptr: Option<u32>) -> Option<usize> {
+        let c = self.coord_section?;
+        let d = ptr?.checked_sub(c + 1)?;
+        (d % 20 == 0 && ((d / 20) as usize) < self.coords.len()).then_some((d / 20) as usize)
+    }
+
+    fn devices(&self, world: &[CoordinatePose]) -> Vec<DeviceState> {
+        let headers = self.hmd.headers();
+        let mut out = Vec::new();
+        for (at, p) in self.hmd.primitives() {
+            let Some(h) = headers.get(&p.header) else {
+                continue;
+            };
+            for t in &p.types {
+                if t.kind().category() != 7 || t.kind().developer() != 0 {
+                    continue;
+                }
+                let Some(kind) = DeviceKind::from_code(t.type_code) else {
+                    continue;
+                };
+                let ptr = |i: usize| h.words.get(i).and_then(|e| e.pointer());
+                let light = match &t.data {
+                    TypeData::Light(l) => Some(*l),
+                    _ => None,
+                };
+                let want = light.map(|l| l.parameter_index).unwrap_or(0);
+                let parameters = ptr(0)
+                    .and_then(|s| self.hmd.section_at(s))
+                    .and_then(|s| match &s.data {
+                        SectionData::Devices(items) => {
+                            items.iter().find(|i| i.index() == Some(want)).cloned()
+                        }
+                        _ => None,
+                    });
+                let coordinate = self.coordinate_at(ptr(1));
+                let reference_coordinate = self.coordinate_at(ptr(2));
+                let (pos, tgt) = match &parameters {
+                    Some(DeviceItem::Camera(c)) => (Some(c.position), Some(c.reference)),
+                    Some(DeviceItem::Light {
+                        position,
+                        reference,
+                        ..
+                    }) => (Some(*position), Some(*reference)),
+                    _ => (None, None),
+                };
+                let place = |c: Option<usize>, v: [i32; 3]| match c.and_then(|c| world.get(c)) {
+                    Some(w) => apply(&w.world, v),
+                    None => v,
+                };
+                let (position, target) = match kind {
+                    DeviceKind::Projection | DeviceKind::Ambient => (None, None),
+                    DeviceKind::WorldCamera | DeviceKind::WorldLight => (pos, tgt),
+                    DeviceKind::FixCamera | DeviceKind::FixLight => (
+                        pos.map(|v| place(coordinate, v)),
+                        tgt.map(|v| place(coordinate, v)),
+                    ),
+                    DeviceKind::AimCamera | DeviceKind::AimLight => (
+                        pos.map(|v| place(coordinate, v)),
+                        tgt.map(|v| place(reference_coordinate, v)),
+                    ),
+                };
+                out.push(DeviceState {
+                    primitive: at,
+                    kind,
+                    light_number: light.map(|l| l.number),
+                    parameters,
+                    coordinate,
+                    reference_coordinate,
+                    position,
+                    target,
+                });
+            }
+        }
+        out
     }
 
     fn diff_items(&self, m: &Mime) -> Vec<&'a MimeDiffItem> {
@@ -1197,6 +1306,23 @@ impl<'a> Player<'a> {
             })
             .sum()
     }
+}
+
+impl Frame {
+    fn with_devices(mut self, player: &Player<'_>) -> Frame {
+        self.devices = player.devices(&self.coordinates);
+        self
+    }
+}
+
+/// `m · v`: a point in a coordinate system placed in its parent (`t + (m·v) >> 12`).
+pub fn apply(m: &Mat, v: [i32; 3]) -> [i32; 3] {
+    let mut out = [0i32; 3];
+    for (i, o) in out.iter_mut().enumerate() {
+        let s: i64 = (0..3).map(|k| m.m[i][k] as i64 * v[k] as i64).sum();
+        *o = m.t[i].wrapping_add((s >> 12) as i32);
+    }
+    out
 }
 
 #[derive(Debug, Clone, Copy)]
