@@ -22,7 +22,9 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
         None => None,
     };
     let out = match &model {
-        Model::Hmd(h) => play_hmd(h, args, frames).with_context(|| args.file.display().to_string())?,
+        Model::Hmd(h) => {
+            play_hmd(h, args, frames).with_context(|| args.file.display().to_string())?
+        }
         other => bail!(
             "{}: play: {} files have no player (HMD only)",
             args.file.display(),

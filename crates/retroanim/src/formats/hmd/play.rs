@@ -1074,6 +1074,16 @@ impl<'a> Player<'a> {
         words.iter().take(m.num).map(|&w| w as i32).collect()
     }
 
+    /// The words of a section an animation writes (TGT = 1 targets, MIMEPR weights) as they
+    /// are now; `None` when no such section exists.
+    pub fn section_words(&self, at: u32) -> Option<Vec<u32>> {
+        self.hmd.section_at(at)?;
+        Some(match self.targets.get(&at) {
+            Some(w) => w.clone(),
+            None => section_words(self.hmd, at),
+        })
+    }
+
     /// The pose after the updates so far (MIMe applied to the coordinates it moves).
     pub fn frame(&self) -> Frame {
         let mut coords = self.coords.clone();
