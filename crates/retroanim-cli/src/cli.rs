@@ -117,4 +117,27 @@ pub struct ConvertArgs {
     /// Allow the output to replace the input file.
     #[arg(long)]
     pub force: bool,
+    /// HMD → glTF: export only this sequence index (0 = each pointer's START IDX, k = extra
+    /// sequence k); default: every sequence, one glTF animation each.
+    #[arg(long, value_name = "N")]
+    pub sequence: Option<usize>,
+    /// HMD → glTF: stream ID to start the sequences with (0..127).
+    #[arg(long, value_name = "S")]
+    pub stream_id: Option<u8>,
+    /// TOD/TMD/HMD → glTF: `yup` turns the PlayStation's Y-down axes 180° about X into glTF's
+    /// Y-up; `raw` keeps them.
+    #[arg(long, value_enum, default_value_t = AxesArg::Yup)]
+    pub axes: AxesArg,
+    /// TOD/TMD/HMD → glTF: metres per PlayStation unit (default 1/4096: 4096 units = 1 m).
+    #[arg(long, value_name = "METRES", default_value_t = 1.0 / 4096.0)]
+    pub scale: f32,
+}
+
+/// `--axes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AxesArg {
+    /// glTF's +Y up (the console's axes turned 180° about X).
+    Yup,
+    /// The console's own axes (+Y down, +Z into the screen).
+    Raw,
 }

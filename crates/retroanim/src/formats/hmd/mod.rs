@@ -94,6 +94,7 @@ mod cat5_ground;
 mod cat7_device;
 mod play;
 mod read;
+mod scene;
 mod types;
 mod validate;
 mod write;
@@ -106,6 +107,7 @@ pub use play::{
     SequenceState,
 };
 pub use read::{read, read_with};
+pub use scene::{Axes, SceneOptions};
 pub use types::*;
 pub use validate::validate;
 pub use write::write;
