@@ -208,6 +208,17 @@ pub struct MimeState {
     pub weights: Vec<i32>,
 }
 
+/// The morph targets of one vertex MIMe primitive ([`Player::vertex_mime_deltas`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VertexMimeTargets {
+    /// Word offset of the MIMe primitive.
+    pub primitive: u32,
+    /// Word offset of the vertex section it moves.
+    pub section: u32,
+    /// Per MIMe key: vertex index → difference.
+    pub keys: Vec<BTreeMap<usize, [i32; 3]>>,
+}
+
 /// Everything one frame shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Frame {
@@ -1292,6 +1303,45 @@ impl<'a> Player<'a> {
             }
         }
         Some(out.into_iter().map(|v| v.map(|x| x as i16)).collect())
+    }
+
+    /// Vertex MIMe primitives as morph targets: primitive offset, vertex section, number of keys,
+    /// and per key the difference of each vertex it moves (vertex index → delta).
+    pub fn vertex_mime_deltas(&self) -> Vec<VertexMimeTargets> {
+        let mut out = Vec::new();
+        for m in &self.mimes {
+            let (MimeKind::Vertex, Some(section)) = (m.kind, m.vertex_section) else {
+                continue;
+            };
+            let mut keys = vec![BTreeMap::new(); m.num];
+            for item in self.diff_items(m) {
+                let MimeDiffItem::Vertex(VertexDiff {
+                    dflags, keys: recs, ..
+                }) = item
+                else {
+                    continue;
+                };
+                let mut recs = recs.iter();
+                for (k, key) in keys.iter_mut().enumerate() {
+                    if dflags & (1 << k) == 0 {
+                        continue;
+                    }
+                    let Some(d) = recs.next() else { break };
+                    for (i, delta) in d.deltas.iter().enumerate() {
+                        let e = key.entry(d.vstart as usize + i).or_insert([0i32; 3]);
+                        for (x, dv) in e.iter_mut().zip(delta.v) {
+                            *x += dv as i32;
+                        }
+                    }
+                }
+            }
+            out.push(VertexMimeTargets {
+                primitive: m.primitive,
+                section,
+                keys,
+            });
+        }
+        out
     }
 
     /// Reset MIMe primitives restore the original vectors; the player always deforms from the

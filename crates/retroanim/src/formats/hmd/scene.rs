@@ -16,7 +16,10 @@
 //! into triangles (quad corners 0 1 2 and 1 3 2, the GPU's order) with corners 1 and 2 swapped,
 //! because the console's fronts are clockwise; every corner is its own vertex with the packet's
 //! colour (sRGB bytes → linear) and normal. Strips, preset packets, shared polygons
-//! (category 1), textures and ground are not exported yet.
+//! (category 1), textures and ground are not exported yet. Vertex MIMe keys become morph
+//! targets (displacements × scale, in the converted axes) of the meshes that use the moved
+//! vertex section, with the MIMEPR weights / 4096 as the node's weights and, where an
+//! animation drives them, a LINEAR weights track sampled every frame.
 //!
 //! # Animation
 //! Every sequence index k (0 = each pointer's START IDX, k = extra sequence k) becomes one
@@ -39,8 +42,8 @@ use super::{DeviceItem, DeviceKind, Packet, PolygonItem};
 use crate::formats::gte::Mat;
 use crate::limits::Limits;
 use crate::scene::{
-    Animation, Camera, Channel, Interpolation, Light, LightKind, Material, Mesh, Node, Primitive,
-    Projection, Scene, Track, Transform,
+    Animation, Camera, Channel, Interpolation, Light, LightKind, Material, Mesh, MorphTarget,
+    MorphTargetKind, Node, Primitive, Projection, Scene, Track, Transform,
 };
 
 /// Which axes the scene uses.
@@ -214,13 +217,19 @@ fn items_by_offset(items: &[PolygonItem]) -> BTreeMap<u32, &PolygonItem> {
     out
 }
 
-fn mesh_of_block(hmd: &Hmd, first: u32, conv: &Conv, name: String) -> Option<Mesh> {
+fn mesh_of_block(
+    hmd: &Hmd,
+    first: u32,
+    conv: &Conv,
+    name: String,
+) -> Option<(Mesh, Vec<(u32, usize)>)> {
     let headers = hmd.headers();
     let prims: BTreeMap<u32, &super::Primitive> = hmd.primitives().collect();
     let mut prim = Primitive {
         material: Some(0),
         ..Primitive::default()
     };
+    let mut sources = Vec::new();
     let mut at = first;
     let mut seen = std::collections::BTreeSet::new();
     while at != super::TERMINATE && seen.insert(at) {
@@ -251,19 +260,25 @@ fn mesh_of_block(hmd: &Hmd, first: u32, conv: &Conv, name: String) -> Option<Mes
             else {
                 continue;
             };
+            let vsec = ptr(1).unwrap_or(0);
             for packet in &run.packets {
-                add_packet(&mut prim, packet, vectors, normals, conv);
+                add_packet(&mut prim, packet, vectors, normals, conv, &mut |i| {
+                    sources.push((vsec, i))
+                });
             }
         }
     }
     if prim.positions.is_empty() {
         return None;
     }
-    Some(Mesh {
-        name,
-        primitives: vec![prim],
-        ..Mesh::default()
-    })
+    Some((
+        Mesh {
+            name,
+            primitives: vec![prim],
+            ..Mesh::default()
+        },
+        sources,
+    ))
 }
 
 fn add_packet(
@@ -272,6 +287,7 @@ fn add_packet(
     vertices: &[super::SVector],
     normals: &[super::SVector],
     conv: &Conv,
+    source: &mut dyn FnMut(usize),
 ) {
     let corners: &[[usize; 3]] = match p.vertices.len() {
         3 => &[[0, 2, 1]],
@@ -288,6 +304,7 @@ fn add_packet(
         };
         for (k, &c) in tri.iter().enumerate() {
             let v = vs[k].v;
+            source(p.vertices[c] as usize);
             prim.positions
                 .push(conv.point([v[0] as i32, v[1] as i32, v[2] as i32]));
             let n = p
@@ -352,6 +369,20 @@ fn take(hmd: &Hmd, options: &SceneOptions, sequence: usize) -> crate::Result<Tak
     Ok(Take { frames, looped })
 }
 
+/// The weights of `mimes` (primitive, number of keys) at `frame`, 4096 = 1.0; keys without a
+/// weight are 0.
+fn mime_weights(frame: &Frame, mimes: &[(u32, usize)]) -> Vec<f32> {
+    let mut out = Vec::new();
+    for (prim, n) in mimes {
+        let w = frame.mime.iter().find(|m| m.primitive == *prim);
+        for k in 0..*n {
+            let v = w.and_then(|m| m.weights.get(k)).copied().unwrap_or(0);
+            out.push(v as f32 / 4096.0);
+        }
+    }
+    out
+}
+
 impl Hmd {
     /// The scene: coordinates, meshes, cameras, lights and one animation per sequence index.
     pub fn to_scene(&self, options: &SceneOptions) -> crate::Result<Scene> {
@@ -370,7 +401,10 @@ impl Hmd {
             }],
             ..Scene::default()
         };
-        let rest = Player::new(self, &PlayOptions::default()).frame();
+        let rest_player = Player::new(self, &PlayOptions::default());
+        let rest = rest_player.frame();
+        let mime_targets = rest_player.vertex_mime_deltas();
+        let mut morphed: Vec<(usize, Vec<(u32, usize)>)> = Vec::new();
         for c in &rest.coordinates {
             let (t, r, s) = conv.trs(&c.local);
             scene.nodes.push(Node {
@@ -389,9 +423,35 @@ impl Hmd {
             if first == 0 {
                 continue;
             }
-            let Some(mesh) = mesh_of_block(self, first, &conv, format!("block {b}")) else {
+            let Some((mut mesh, sources)) = mesh_of_block(self, first, &conv, format!("block {b}"))
+            else {
                 continue;
             };
+            // Vertex MIMe keys as morph targets (displacements per corner).
+            let mut mimes = Vec::new();
+            for t in &mime_targets {
+                if !sources.iter().any(|(sec, _)| *sec == t.section) {
+                    continue;
+                }
+                for (k, key) in t.keys.iter().enumerate() {
+                    let positions = sources
+                        .iter()
+                        .map(|(sec, i)| match key.get(i) {
+                            Some(d) if *sec == t.section => {
+                                [0, 1, 2].map(|c| (d[c] as f64 * conv.c[c] * conv.k) as f32)
+                            }
+                            _ => [0.0; 3],
+                        })
+                        .collect();
+                    mesh.primitives[0].targets.push(MorphTarget {
+                        kind: MorphTargetKind::Delta,
+                        positions,
+                    });
+                    mesh.target_names
+                        .push(format!("mime {} key {k}", t.primitive));
+                }
+                mimes.push((t.primitive, t.keys.len()));
+            }
             scene.meshes.push(mesh);
             let m = scene.meshes.len() - 1;
             let coord = b
@@ -405,6 +465,15 @@ impl Hmd {
                     node.parent = coord;
                     scene.nodes.push(node);
                 }
+            }
+            if !mimes.is_empty() {
+                let node = scene
+                    .nodes
+                    .iter()
+                    .position(|n| n.mesh == Some(m))
+                    .unwrap_or(0);
+                scene.nodes[node].weights = mime_weights(&rest, &mimes);
+                morphed.push((node, mimes));
             }
         }
         self.add_devices(&mut scene, &rest, &conv);
@@ -461,6 +530,18 @@ impl Hmd {
                     interpolation: Interpolation::Linear,
                     times: times.clone(),
                     track: Track::Scale(trs.iter().map(|x| x.2).collect()),
+                });
+            }
+            for (node, mimes) in &morphed {
+                let w: Vec<Vec<f32>> = take.frames.iter().map(|f| mime_weights(f, mimes)).collect();
+                if w.iter().all(|x| *x == scene.nodes[*node].weights) {
+                    continue;
+                }
+                channels.push(Channel {
+                    node: *node,
+                    interpolation: Interpolation::Linear,
+                    times: times.clone(),
+                    track: Track::Weights(w),
                 });
             }
             if channels.is_empty() {
