@@ -179,3 +179,41 @@ fn equip_samples_carry_their_cameras_and_lights() {
         assert!(checked >= 3);
     }
 }
+
+#[test]
+fn vertex_mime_becomes_morph_targets() {
+    let Some(m) = corpus("MIME/PUYO/PUYO.HMD").or_else(|| corpus("PUYO.HMD")) else {
+        eprintln!("corpus missing: skipped");
+        return;
+    };
+    let p = Player::new(&m, &PlayOptions::default());
+    let t = p.vertex_mime_deltas();
+    assert_eq!(t.len(), 1, "one vertex MIMe primitive");
+    assert_eq!(t[0].keys.len(), 4, "MIMe_num = 4 keys");
+    assert!(
+        t[0].keys.iter().all(|k| !k.is_empty()),
+        "every key moves vertices"
+    );
+    let scene = m.to_scene(&SceneOptions::default()).unwrap();
+    let mesh = scene
+        .meshes
+        .iter()
+        .find(|m| !m.target_names.is_empty())
+        .expect("a mesh with morph targets");
+    assert_eq!(mesh.target_names.len(), 4);
+    // A vertex moved by key 0 has that displacement (converted) in target 0.
+    let moved = mesh.primitives[0].targets[0]
+        .positions
+        .iter()
+        .filter(|d| d.iter().any(|&x| x != 0.0))
+        .count();
+    assert!(moved > 0);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("puyo.glb");
+    std::fs::write(
+        &out,
+        retroanim::export::gltf::write(&scene, Format::Glb).unwrap(),
+    )
+    .unwrap();
+    common::assert_khronos_clean(&out);
+}
