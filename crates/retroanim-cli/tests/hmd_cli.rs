@@ -168,3 +168,49 @@ fn play_prints_each_frame_and_rejects_bad_options() {
             .code(2);
     }
 }
+
+#[test]
+fn convert_hmd_to_gltf_with_axes_and_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tri.hmd");
+    std::fs::write(&path, triangle_hmd()).unwrap();
+    let out = dir.path().join("tri.gltf");
+    retroanim()
+        .args(["convert", path.to_str().unwrap(), out.to_str().unwrap()])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    // Coordinate 0 at (0, −100, 0) console units: Y up and 1/4096 m per unit → (0, 100/4096, 0).
+    let t = &v["nodes"][0]["translation"];
+    assert!(
+        (t[1].as_f64().unwrap() - 100.0 / 4096.0).abs() < 1e-6,
+        "{t}"
+    );
+    assert_eq!(v["meshes"].as_array().unwrap().len(), 1);
+    let raw = dir.path().join("raw.gltf");
+    retroanim()
+        .args([
+            "convert",
+            path.to_str().unwrap(),
+            raw.to_str().unwrap(),
+            "--axes",
+            "raw",
+            "--scale",
+            "1",
+        ])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&raw).unwrap()).unwrap();
+    assert_eq!(v["nodes"][0]["translation"][1].as_f64().unwrap(), -100.0);
+    retroanim()
+        .args([
+            "convert",
+            path.to_str().unwrap(),
+            raw.to_str().unwrap(),
+            "--force",
+            "--scale",
+            "0",
+        ])
+        .assert()
+        .code(2);
+}
