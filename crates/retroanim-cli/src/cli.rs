@@ -26,28 +26,43 @@ pub enum Command {
     Roundtrip(RoundtripArgs),
     /// Convert a file to another format (chosen by --to or OUT's extension).
     Convert(ConvertArgs),
-    /// Play a TOD animation as the PsyQ TOD player does and print each frame's scene.
+    /// Play a file's animation (TOD, HMD) as the console does and print each frame's pose.
     Play(PlayArgs),
 }
 
 /// `retroanim play`.
 #[derive(Debug, Args)]
 pub struct PlayArgs {
-    /// The TOD animation.
+    /// The animation: a TOD, or an HMD model with its animation.
     pub file: PathBuf,
-    /// The TMD model the animation drives (TMD ID k links TMD object k-1).
+    /// TOD: the TMD model the animation drives (TMD ID k links TMD object k-1).
     #[arg(long, value_name = "MODEL.TMD")]
     pub tmd: Option<PathBuf>,
-    /// Animations to play first on the same object table (repeatable), as the janken sample
-    /// plays APPEAR.TOD before the others.
+    /// TOD: animations to play first on the same object table (repeatable), as the janken
+    /// sample plays APPEAR.TOD before the others.
     #[arg(long, value_name = "ANIM.TOD")]
     pub after: Vec<PathBuf>,
-    /// Print only this frame.
+    /// TOD: print only this frame.
     #[arg(long, value_name = "N", conflicts_with = "frames")]
     pub frame: Option<u32>,
-    /// Print only the frames in this inclusive range, e.g. `10..20`.
+    /// Print only the frames in this inclusive range, e.g. `10..20` (HMD default: from 0 until
+    /// every sequence ends, at most 600 frames).
     #[arg(long, value_name = "A..B")]
     pub frames: Option<String>,
+    /// HMD: which sequence of every sequence pointer to start (0 = its START IDX, k = its k-th
+    /// extra sequence).
+    #[arg(long, value_name = "N")]
+    pub sequence: Option<usize>,
+    /// HMD: stream ID to start with (0..127) instead of the sequence's START SID.
+    #[arg(long, value_name = "S")]
+    pub stream_id: Option<u8>,
+    /// HMD: playback speed as a multiple (e.g. 1, 0.5, 2, -1 for reverse), rounded to the
+    /// console's 1/16 steps (−8 ..= 7.9375).
+    #[arg(long, value_name = "X", allow_hyphen_values = true)]
+    pub speed: Option<f64>,
+    /// HMD: also print the vertices (and normals) as MIMe deforms them.
+    #[arg(long)]
+    pub vertices: bool,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -122,7 +137,7 @@ pub struct ConvertArgs {
     #[arg(long, value_name = "P3D")]
     pub base: Option<PathBuf>,
     /// Axes: `default` or `raw` (coordinates as stored). P3D: point caches in Arma 3 Object
-    /// Builder's Blender axes, glTF right-handed +Y up with the model facing +Z. TOD/TMD → glTF:
+    /// Builder's Blender axes, glTF right-handed +Y up with the model facing +Z. TOD/TMD/HMD → glTF:
     /// the PlayStation's Y-down axes turned 180° about X into glTF's +Y up.
     #[arg(long, value_enum, default_value_t = Axes::Default)]
     pub axes: Axes,
@@ -148,7 +163,14 @@ pub struct ConvertArgs {
     /// TOD → glTF: interpolate linearly between frames (default: STEP, as the console showed).
     #[arg(long)]
     pub smooth: bool,
-    /// TOD/TMD → glTF: metres per PlayStation unit (default 1/4096: 4096 units = 1 m).
+    /// HMD → glTF: export only this sequence index (0 = each pointer's START IDX, k = extra
+    /// sequence k); default: every sequence, one glTF animation each.
+    #[arg(long, value_name = "N")]
+    pub sequence: Option<usize>,
+    /// HMD → glTF: stream ID to start the sequences with (0..127).
+    #[arg(long, value_name = "S")]
+    pub stream_id: Option<u8>,
+    /// TOD/TMD/HMD → glTF: metres per PlayStation unit (default 1/4096: 4096 units = 1 m).
     #[arg(long, value_name = "METRES", default_value_t = 1.0 / 4096.0)]
     pub scale: f32,
 }

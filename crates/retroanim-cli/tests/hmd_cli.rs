@@ -120,3 +120,97 @@ fn dump_json_converts_back_to_the_same_bytes() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("vertices"));
 }
+
+#[test]
+fn play_prints_each_frame_and_rejects_bad_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tri.hmd");
+    std::fs::write(&path, triangle_hmd()).unwrap();
+    // No animation: every frame shows the file's coordinates; an explicit range is honoured.
+    let out = retroanim()
+        .args([
+            "play",
+            path.to_str().unwrap(),
+            "--frames",
+            "2..4",
+            "--json",
+            "--vertices",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let frames = v["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 3);
+    assert_eq!(frames[0]["frame"], 2);
+    assert_eq!(
+        frames[0]["coordinates"][0]["world"]["t"],
+        serde_json::json!([0, -100, 0])
+    );
+    assert_eq!(
+        frames[0]["vectors"][0]["vectors"][1],
+        serde_json::json!([100, 0, 0])
+    );
+    for bad in [
+        &["--speed", "9"][..],
+        &["--frames", "5..2"],
+        &["--stream-id", "200"],
+    ] {
+        retroanim()
+            .arg("play")
+            .arg(&path)
+            .args(bad)
+            .assert()
+            .code(2);
+    }
+}
+
+#[test]
+fn convert_hmd_to_gltf_with_axes_and_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tri.hmd");
+    std::fs::write(&path, triangle_hmd()).unwrap();
+    let out = dir.path().join("tri.gltf");
+    retroanim()
+        .args(["convert", path.to_str().unwrap(), out.to_str().unwrap()])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    // Coordinate 0 at (0, −100, 0) console units: Y up and 1/4096 m per unit → (0, 100/4096, 0).
+    let t = &v["nodes"][0]["translation"];
+    assert!(
+        (t[1].as_f64().unwrap() - 100.0 / 4096.0).abs() < 1e-6,
+        "{t}"
+    );
+    assert_eq!(v["meshes"].as_array().unwrap().len(), 1);
+    let raw = dir.path().join("raw.gltf");
+    retroanim()
+        .args([
+            "convert",
+            path.to_str().unwrap(),
+            raw.to_str().unwrap(),
+            "--axes",
+            "raw",
+            "--scale",
+            "1",
+        ])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&raw).unwrap()).unwrap();
+    assert_eq!(v["nodes"][0]["translation"][1].as_f64().unwrap(), -100.0);
+    retroanim()
+        .args([
+            "convert",
+            path.to_str().unwrap(),
+            raw.to_str().unwrap(),
+            "--force",
+            "--scale",
+            "0",
+        ])
+        .assert()
+        .code(2);
+}

@@ -121,6 +121,27 @@ fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>>
             };
             return Ok(tim::encode_png(&tim.to_rgba(&opts)?)?);
         }
+        (Model::Hmd(h), Format::Gltf | Format::Glb) => {
+            if args.stream_id.is_some_and(|s| s > 127) {
+                bail!("--stream-id: stream IDs are 0..=127");
+            }
+            if !(args.scale.is_finite() && args.scale > 0.0) {
+                bail!("--scale {}: must be a positive number", args.scale);
+            }
+            let options = retroanim::formats::hmd::SceneOptions {
+                axes: match args.axes {
+                    crate::cli::Axes::Default => retroanim::formats::hmd::Axes::YUp,
+                    crate::cli::Axes::Raw => retroanim::formats::hmd::Axes::Raw,
+                },
+                scale: args.scale,
+                fps: args.fps.unwrap_or(60.0),
+                sequence: args.sequence,
+                stream_id: args.stream_id,
+                ..Default::default()
+            };
+            let scene = h.to_scene(&options)?;
+            return Ok(retroanim::export::gltf::write(&scene, target)?);
+        }
         _ => {}
     }
     bail!(retroanim::Error::Conversion {

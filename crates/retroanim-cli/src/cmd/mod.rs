@@ -5,6 +5,7 @@ mod dump;
 mod info;
 mod p3d;
 mod play;
+mod play_hmd;
 mod roundtrip;
 mod validate;
 

@@ -1,4 +1,6 @@
-//! `retroanim play ANIM.TOD [--tmd MODEL.TMD] [--frame N | --frames A..B] [--json]`.
+//! `retroanim play FILE ...`: dispatches on the file's format. TOD here:
+//! `retroanim play ANIM.TOD [--tmd MODEL.TMD] [--after A.TOD]... [--frame N | --frames A..B] [--json]`;
+//! HMD in `play_hmd.rs`.
 
 use anyhow::{anyhow, bail, Context, Result};
 use retroanim::formats::tod;
@@ -10,12 +12,14 @@ use crate::Outcome;
 
 pub fn run(args: &PlayArgs) -> Result<Outcome> {
     let (_, model) = super::load(&args.file)?;
-    let Model::Tod(anim) = model else {
-        bail!(
-            "{}: a {} file; play needs a TOD animation",
+    let anim = match model {
+        Model::Tod(anim) => anim,
+        Model::Hmd(h) => return super::play_hmd::run(args, &h),
+        other => bail!(
+            "{}: a {} file; play needs a TOD or HMD animation",
             args.file.display(),
-            model.format()
-        );
+            other.format()
+        ),
     };
     let model_tmd = match &args.tmd {
         None => None,

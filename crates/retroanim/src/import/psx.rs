@@ -89,28 +89,33 @@ impl Default for PsxOptions {
     }
 }
 
-/// Converts console coordinates.
-struct Conv {
+/// Converts console coordinates into the scene's (shared by the TOD/TMD and HMD exports).
+pub(crate) struct Conv {
     c: [f64; 3],
     k: f64,
 }
 
 impl Conv {
     fn new(o: &PsxOptions) -> Conv {
+        Conv::with(o.axes, o.scale)
+    }
+
+    /// A conversion to `axes` at `scale` metres per console unit.
+    pub(crate) fn with(axes: Axes, scale: f32) -> Conv {
         Conv {
-            c: match o.axes {
+            c: match axes {
                 Axes::YUp => [1.0, -1.0, -1.0],
                 Axes::Raw => [1.0, 1.0, 1.0],
             },
-            k: o.scale as f64,
+            k: scale as f64,
         }
     }
 
-    fn point(&self, p: [f64; 3]) -> [f32; 3] {
+    pub(crate) fn point(&self, p: [f64; 3]) -> [f32; 3] {
         [0, 1, 2].map(|i| (p[i] * self.c[i] * self.k) as f32)
     }
 
-    fn dir(&self, p: [f64; 3]) -> [f64; 3] {
+    pub(crate) fn dir(&self, p: [f64; 3]) -> [f64; 3] {
         [0, 1, 2].map(|i| p[i] * self.c[i])
     }
 
@@ -126,7 +131,7 @@ impl Conv {
         (self.point(t), quat(r), s.map(|v| v as f32))
     }
 
-    fn mat(&self, m: &Mat) -> ([f32; 3], [f32; 4], [f32; 3]) {
+    pub(crate) fn mat(&self, m: &Mat) -> ([f32; 3], [f32; 4], [f32; 3]) {
         self.trs(
             m.m.map(|row| row.map(|v| v as f64 / 4096.0)),
             m.t.map(|v| v as f64),
@@ -158,7 +163,7 @@ fn decompose(a: [[f64; 3]; 3]) -> ([[f64; 3]; 3], [f64; 3]) {
 }
 
 /// Rotation matrix → unit quaternion `[x, y, z, w]`.
-fn quat(r: [[f64; 3]; 3]) -> [f32; 4] {
+pub(crate) fn quat(r: [[f64; 3]; 3]) -> [f32; 4] {
     let tr = r[0][0] + r[1][1] + r[2][2];
     let q = if tr > 0.0 {
         let s = (tr + 1.0).sqrt() * 2.0;
@@ -203,7 +208,7 @@ fn quat(r: [[f64; 3]; 3]) -> [f32; 4] {
     }
 }
 
-fn srgb_to_linear(c: f32) -> f32 {
+pub(crate) fn srgb_to_linear(c: f32) -> f32 {
     let c = c.clamp(0.0, 1.0);
     if c <= 0.04045 {
         c / 12.92

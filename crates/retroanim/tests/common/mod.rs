@@ -1,6 +1,8 @@
 //! Shared helpers for the integration tests: the corpus and golden files.
 #![allow(dead_code)]
 
+pub mod hmd_asm;
+
 use std::path::{Path, PathBuf};
 
 /// The corpus folder: `$RETROANIM_CORPUS`, else `../shared/corpus` beside the repository.

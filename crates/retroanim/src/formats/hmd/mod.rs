@@ -35,6 +35,11 @@
 //! ends where the next region starts) and any words nothing points to ([`RegionBody::Gap`]).
 //! See [`write()`] for how pointers are recomputed.
 //!
+//! Playback and export: [`Player`] (module `play`) runs the standard frame update driver and
+//! its interpolation drivers in the console's integer arithmetic (its docs list every reading
+//! taken); [`Hmd::to_scene`] (module `scene`) builds the neutral scene for glTF from the
+//! coordinates, the polygons, the devices and every sequence played out.
+//!
 //! Readings taken where the manual contradicts itself or is silent (following hmd.def, the
 //! library sources and the sample data):
 //! - **MAP FLAG**: p. 2-51 says 1 = mapped, p. 2-57 says 0 = mapped. Every sample file stores 0
@@ -92,7 +97,9 @@ mod cat3_anim;
 mod cat4_mime;
 mod cat5_ground;
 mod cat7_device;
+mod play;
 mod read;
+mod scene;
 mod types;
 mod validate;
 mod write;
@@ -100,7 +107,12 @@ mod write;
 use std::collections::BTreeMap;
 
 pub use cat3_anim::{key_frame_at, Layout, Method, CONTROL_END, CONTROL_WORK};
+pub use play::{
+    apply, rot_matrix_order, CoordinatePose, DeviceState, Frame, MimeState, PlayOptions, Player,
+    SequenceState, VertexMimeTargets,
+};
 pub use read::{read, read_with};
+pub use scene::{Axes, SceneOptions};
 pub use types::*;
 pub use validate::validate;
 pub use write::write;

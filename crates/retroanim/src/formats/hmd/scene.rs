@@ -1,0 +1,514 @@
+//! HMD → neutral [`Scene`] (and so glTF): the coordinate hierarchy, the polygons of each block,
+//! cameras and lights, and every sequence as its own animation, sampled from the [`Player`].
+//!
+//! # Axes and units
+//! The same convention as the TOD/TMD import (`import::psx` on the TMD branch): the console's
+//! +Y-down, +Z-into-the-screen axes are turned 180° about X, `(x, y, z) → (x, −y, −z)`, which
+//! is glTF's +Y up and +Z towards the viewer ([`Axes::YUp`], a rotation, nothing mirrored);
+//! [`Axes::Raw`] keeps the console's axes. Lengths are multiplied by
+//! [`SceneOptions::scale`], by default 1/4096 (4096 units = 1 m). When the TMD branch's
+//! `import::psx` lands, this conversion should call its `Conv` instead of the private copy
+//! below (same formulas).
+//!
+//! # Meshes
+//! Block k (1..N−2) draws in coordinate k−1: its category 0 polygons become one mesh on that
+//! coordinate's node (PRE-/POST-PROCESS polygons on a root node). Triangles and quads are split
+//! into triangles (quad corners 0 1 2 and 1 3 2, the GPU's order) with corners 1 and 2 swapped,
+//! because the console's fronts are clockwise; every corner is its own vertex with the packet's
+//! colour (sRGB bytes → linear) and normal. Strips, preset packets, shared polygons
+//! (category 1), textures and ground are not exported yet. Vertex MIMe keys become morph
+//! targets (displacements × scale, in the converted axes) of the meshes that use the moved
+//! vertex section, with the MIMEPR weights / 4096 as the node's weights and, where an
+//! animation drives them, a LINEAR weights track sampled every frame.
+//!
+//! # Animation
+//! Every sequence index k (0 = each pointer's START IDX, k = extra sequence k) becomes one
+//! animation `sequence k`: the player runs from the start until every pointer has reached END,
+//! until the whole play state repeats (a loop, exported once, `extras.loop = true`), or for
+//! [`SceneOptions::max_frames`]. Each frame is a LINEAR key at `frame / fps` seconds on every
+//! coordinate that moves (translation, rotation, scale from its local matrix).
+//!
+//! # Cameras and lights
+//! Device primitives at frame 0: a camera looks from its position at its target (perspective,
+//! vertical field of view `2·atan(120 / projection)`: a 240-line screen); WORLD/FIX/AIM lights
+//! become directional lights shining from the position to the target with their colour. The
+//! ambient colour goes to the scene's `extras.ambient`.
+
+use std::collections::BTreeMap;
+
+use super::play::{Frame, PlayOptions, Player};
+use super::types::{Hmd, SectionData, TypeData};
+use super::{DeviceItem, DeviceKind, Packet, PolygonItem};
+use crate::formats::gte::Mat;
+use crate::limits::Limits;
+use crate::scene::{
+    Animation, Camera, Channel, Interpolation, Light, LightKind, Material, Mesh, MorphTarget,
+    MorphTargetKind, Node, Primitive, Projection, Scene, Track, Transform,
+};
+
+pub use crate::import::psx::Axes;
+use crate::import::psx::{quat, srgb_to_linear, Conv};
+
+/// How to build the scene.
+#[derive(Debug, Clone)]
+pub struct SceneOptions {
+    /// Axis convention.
+    pub axes: Axes,
+    /// Metres per console unit (default 1/4096).
+    pub scale: f32,
+    /// Frames per second of the animation keys (default 60: one update per NTSC field).
+    pub fps: f32,
+    /// Only this sequence index (default: every index any pointer has).
+    pub sequence: Option<usize>,
+    /// Stream ID to start with instead of the sequences' START SID.
+    pub stream_id: Option<u8>,
+    /// Longest animation exported, in frames.
+    pub max_frames: u32,
+    /// Bounds for the player.
+    pub limits: Limits,
+}
+
+impl Default for SceneOptions {
+    fn default() -> Self {
+        SceneOptions {
+            axes: Axes::YUp,
+            scale: 1.0 / 4096.0,
+            fps: 60.0,
+            sequence: None,
+            stream_id: None,
+            max_frames: 3600,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// The rotation that turns −Z towards `dir` with +Y as close to `up` as possible.
+fn look_rotation(dir: [f64; 3], up: [f64; 3]) -> [f32; 4] {
+    let norm = |v: [f64; 3]| {
+        let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        if l < 1e-12 {
+            None
+        } else {
+            Some(v.map(|x| x / l))
+        }
+    };
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let Some(f) = norm(dir) else {
+        return [0.0, 0.0, 0.0, 1.0];
+    };
+    let z = f.map(|v| -v);
+    let x = norm(cross(up, z)).unwrap_or([1.0, 0.0, 0.0]);
+    let y = cross(z, x);
+    quat([[x[0], y[0], z[0]], [x[1], y[1], z[1]], [x[2], y[2], z[2]]])
+}
+
+/// The polygon items of a section by their word offset.
+fn items_by_offset(items: &[PolygonItem]) -> BTreeMap<u32, &PolygonItem> {
+    let mut at = 0u32;
+    let mut out = BTreeMap::new();
+    for i in items {
+        out.insert(at, i);
+        at = at.saturating_add(i.words() as u32);
+    }
+    out
+}
+
+fn mesh_of_block(
+    hmd: &Hmd,
+    first: u32,
+    conv: &Conv,
+    name: String,
+) -> Option<(Mesh, Vec<(u32, usize)>)> {
+    let headers = hmd.headers();
+    let prims: BTreeMap<u32, &super::Primitive> = hmd.primitives().collect();
+    let mut prim = Primitive {
+        material: Some(0),
+        ..Primitive::default()
+    };
+    let mut sources = Vec::new();
+    let mut at = first;
+    let mut seen = std::collections::BTreeSet::new();
+    while at != super::TERMINATE && seen.insert(at) {
+        let Some(p) = prims.get(&at) else { break };
+        at = p.next;
+        let Some(h) = headers.get(&p.header) else {
+            continue;
+        };
+        for t in &p.types {
+            let (0, 0) = (t.kind().developer(), t.kind().category()) else {
+                continue;
+            };
+            let TypeData::PolygonIndex { index, .. } = t.data else {
+                continue;
+            };
+            let ptr = |i: usize| h.words.get(i).and_then(|e| e.pointer());
+            let section = |i: usize| ptr(i).and_then(|s| hmd.section_at(s)).map(|s| &s.data);
+            let (Some(SectionData::Polygons(items)), Some(SectionData::Vectors { vectors, .. })) =
+                (section(0), section(1))
+            else {
+                continue;
+            };
+            let normals = match section(2) {
+                Some(SectionData::Vectors { vectors, .. }) => vectors.as_slice(),
+                _ => &[],
+            };
+            let Some(PolygonItem::Packets(run)) = items_by_offset(items).get(&index).copied()
+            else {
+                continue;
+            };
+            let vsec = ptr(1).unwrap_or(0);
+            for packet in &run.packets {
+                add_packet(&mut prim, packet, vectors, normals, conv, &mut |i| {
+                    sources.push((vsec, i))
+                });
+            }
+        }
+    }
+    if prim.positions.is_empty() {
+        return None;
+    }
+    Some((
+        Mesh {
+            name,
+            primitives: vec![prim],
+            ..Mesh::default()
+        },
+        sources,
+    ))
+}
+
+fn add_packet(
+    prim: &mut Primitive,
+    p: &Packet,
+    vertices: &[super::SVector],
+    normals: &[super::SVector],
+    conv: &Conv,
+    source: &mut dyn FnMut(usize),
+) {
+    let corners: &[[usize; 3]] = match p.vertices.len() {
+        3 => &[[0, 2, 1]],
+        4 => &[[0, 2, 1], [1, 2, 3]],
+        _ => return,
+    };
+    for tri in corners {
+        let Some(vs) = tri
+            .iter()
+            .map(|&c| vertices.get(*p.vertices.get(c)? as usize))
+            .collect::<Option<Vec<_>>>()
+        else {
+            continue;
+        };
+        for (k, &c) in tri.iter().enumerate() {
+            let v = vs[k].v;
+            source(p.vertices[c] as usize);
+            prim.positions
+                .push(conv.point([v[0] as f64, v[1] as f64, v[2] as f64]));
+            let n = p
+                .normals
+                .get(c)
+                .or_else(|| p.normals.first())
+                .and_then(|&i| normals.get(i as usize))
+                .map(|n| conv.dir(n.v.map(f64::from)).map(|x| x as f32))
+                .unwrap_or([0.0, 1.0, 0.0]);
+            prim.normals.push(n);
+            let col = p.colors.get(c).or_else(|| p.colors.first());
+            let rgba = match col {
+                Some(cw) if p.uvs.is_empty() => [
+                    srgb_to_linear(cw[0] as f32 / 255.0),
+                    srgb_to_linear(cw[1] as f32 / 255.0),
+                    srgb_to_linear(cw[2] as f32 / 255.0),
+                    1.0,
+                ],
+                _ => [1.0; 4],
+            };
+            prim.colors.push(rgba);
+        }
+    }
+}
+
+/// A sequence played out: one frame per update.
+struct Take {
+    frames: Vec<Frame>,
+    looped: bool,
+}
+
+fn take(hmd: &Hmd, options: &SceneOptions, sequence: usize) -> crate::Result<Take> {
+    let mut player = Player::new(
+        hmd,
+        &PlayOptions {
+            sequence: Some(sequence),
+            stream_id: options.stream_id,
+            speed: None,
+            limits: options.limits,
+        },
+    );
+    let mut seen = std::collections::HashSet::new();
+    let mut frames = Vec::new();
+    let mut looped = false;
+    for _ in 0..options.max_frames.max(1) {
+        player.step()?;
+        let f = player.frame();
+        let state: Vec<_> = f
+            .sequences
+            .iter()
+            .map(|s| (s.sid, s.ctr_idx, s.tctr_idx, s.rframe, s.tframe, s.aframe))
+            .collect();
+        if !seen.insert(state) {
+            looped = true;
+            break;
+        }
+        frames.push(f);
+        if player.finished() {
+            break;
+        }
+    }
+    Ok(Take { frames, looped })
+}
+
+/// The weights of `mimes` (primitive, number of keys) at `frame`, 4096 = 1.0; keys without a
+/// weight are 0.
+fn mime_weights(frame: &Frame, mimes: &[(u32, usize)]) -> Vec<f32> {
+    let mut out = Vec::new();
+    for (prim, n) in mimes {
+        let w = frame.mime.iter().find(|m| m.primitive == *prim);
+        for k in 0..*n {
+            let v = w.and_then(|m| m.weights.get(k)).copied().unwrap_or(0);
+            out.push(v as f32 / 4096.0);
+        }
+    }
+    out
+}
+
+impl Hmd {
+    /// The scene: coordinates, meshes, cameras, lights and one animation per sequence index.
+    pub fn to_scene(&self, options: &SceneOptions) -> crate::Result<Scene> {
+        let conv = Conv::with(options.axes, options.scale);
+        let mut scene = Scene {
+            name: Some("HMD".into()),
+            materials: vec![Material {
+                name: "vertex colour".into(),
+                ..Material::default()
+            }],
+            ..Scene::default()
+        };
+        let rest_player = Player::new(self, &PlayOptions::default());
+        let rest = rest_player.frame();
+        let mime_targets = rest_player.vertex_mime_deltas();
+        let mut morphed: Vec<(usize, Vec<(u32, usize)>)> = Vec::new();
+        for c in &rest.coordinates {
+            let (t, r, s) = conv.mat(&c.local);
+            scene.nodes.push(Node {
+                name: format!("coord {}", c.index),
+                parent: c.parent,
+                transform: Transform::Trs {
+                    translation: t,
+                    rotation: r,
+                    scale: s,
+                },
+                ..Node::default()
+            });
+        }
+        let n = self.blocks.len();
+        for (b, &first) in self.blocks.iter().enumerate() {
+            if first == 0 {
+                continue;
+            }
+            let Some((mut mesh, sources)) = mesh_of_block(self, first, &conv, format!("block {b}"))
+            else {
+                continue;
+            };
+            // Vertex MIMe keys as morph targets (displacements per corner).
+            let mut mimes = Vec::new();
+            for t in &mime_targets {
+                if !sources.iter().any(|(sec, _)| *sec == t.section) {
+                    continue;
+                }
+                for (k, key) in t.keys.iter().enumerate() {
+                    let positions = sources
+                        .iter()
+                        .map(|(sec, i)| match key.get(i) {
+                            Some(d) if *sec == t.section => {
+                                conv.point([d[0] as f64, d[1] as f64, d[2] as f64])
+                            }
+                            _ => [0.0; 3],
+                        })
+                        .collect();
+                    mesh.primitives[0].targets.push(MorphTarget {
+                        kind: MorphTargetKind::Delta,
+                        positions,
+                    });
+                    mesh.target_names
+                        .push(format!("mime {} key {k}", t.primitive));
+                }
+                mimes.push((t.primitive, t.keys.len()));
+            }
+            scene.meshes.push(mesh);
+            let m = scene.meshes.len() - 1;
+            let coord = b
+                .checked_sub(1)
+                .filter(|&c| b + 1 < n && c < rest.coordinates.len());
+            match coord {
+                Some(c) if scene.nodes[c].mesh.is_none() => scene.nodes[c].mesh = Some(m),
+                _ => {
+                    let mut node = Node::new(format!("block {b}"));
+                    node.mesh = Some(m);
+                    node.parent = coord;
+                    scene.nodes.push(node);
+                }
+            }
+            if !mimes.is_empty() {
+                let node = scene
+                    .nodes
+                    .iter()
+                    .position(|n| n.mesh == Some(m))
+                    .unwrap_or(0);
+                scene.nodes[node].weights = mime_weights(&rest, &mimes);
+                morphed.push((node, mimes));
+            }
+        }
+        self.add_devices(&mut scene, &rest, &conv);
+        // Animations.
+        let most = self
+            .animations()
+            .iter()
+            .flat_map(|a| a.sequences.iter().map(|s| s.extra.len() + 1))
+            .max()
+            .unwrap_or(0);
+        let fps = if options.fps > 0.0 { options.fps } else { 60.0 };
+        for k in 0..most {
+            if options.sequence.is_some_and(|s| s != k) {
+                continue;
+            }
+            let take = take(self, options, k)?;
+            if take.frames.is_empty() {
+                continue;
+            }
+            let times: Vec<f32> = (0..take.frames.len()).map(|f| f as f32 / fps).collect();
+            let mut channels = Vec::new();
+            for c in 0..rest.coordinates.len() {
+                let mats: Vec<&Mat> = take
+                    .frames
+                    .iter()
+                    .map(|f| &f.coordinates[c].local)
+                    .collect();
+                if mats.iter().all(|m| *m == mats[0]) && *mats[0] == rest.coordinates[c].local {
+                    continue;
+                }
+                let trs: Vec<_> = mats.iter().map(|m| conv.mat(m)).collect();
+                let mut rot: Vec<[f32; 4]> = trs.iter().map(|x| x.1).collect();
+                // Neighbouring keys in one hemisphere, so LINEAR takes the short way.
+                for i in 1..rot.len() {
+                    let d: f32 = (0..4).map(|j| rot[i][j] * rot[i - 1][j]).sum();
+                    if d < 0.0 {
+                        rot[i] = rot[i].map(|v| -v);
+                    }
+                }
+                channels.push(Channel {
+                    node: c,
+                    interpolation: Interpolation::Linear,
+                    times: times.clone(),
+                    track: Track::Translation(trs.iter().map(|x| x.0).collect()),
+                });
+                channels.push(Channel {
+                    node: c,
+                    interpolation: Interpolation::Linear,
+                    times: times.clone(),
+                    track: Track::Rotation(rot),
+                });
+                channels.push(Channel {
+                    node: c,
+                    interpolation: Interpolation::Linear,
+                    times: times.clone(),
+                    track: Track::Scale(trs.iter().map(|x| x.2).collect()),
+                });
+            }
+            for (node, mimes) in &morphed {
+                let w: Vec<Vec<f32>> = take.frames.iter().map(|f| mime_weights(f, mimes)).collect();
+                if w.iter().all(|x| *x == scene.nodes[*node].weights) {
+                    continue;
+                }
+                channels.push(Channel {
+                    node: *node,
+                    interpolation: Interpolation::Linear,
+                    times: times.clone(),
+                    track: Track::Weights(w),
+                });
+            }
+            if channels.is_empty() {
+                continue;
+            }
+            let sid = take.frames[0].sequences.first().map(|s| s.sid).unwrap_or(0);
+            scene.animations.push(Animation {
+                name: format!("sequence {k} sid {sid}"),
+                channels,
+                extras: serde_json::json!({
+                    "sequence": k,
+                    "stream_id": sid,
+                    "loop": take.looped,
+                    "frames": take.frames.len(),
+                    "fps": fps,
+                }),
+            });
+        }
+        Ok(scene)
+    }
+
+    fn add_devices(&self, scene: &mut Scene, rest: &Frame, conv: &Conv) {
+        // The console's up is −Y; in the converted axes that is +Y.
+        let up = conv.dir([0.0, -1.0, 0.0]);
+        for d in &rest.devices {
+            let (Some(pos), Some(tgt)) = (d.position, d.target) else {
+                if let (DeviceKind::Ambient, Some(DeviceItem::Ambient { color, .. })) =
+                    (d.kind, &d.parameters)
+                {
+                    scene.extras = serde_json::json!({ "ambient": [color[0], color[1], color[2]] });
+                }
+                continue;
+            };
+            let p = conv.point(pos.map(f64::from));
+            let q = conv.point(tgt.map(f64::from));
+            let dir = [0, 1, 2].map(|i| (q[i] - p[i]) as f64);
+            let mut node = Node::new(format!("{:?} {}", d.kind, d.primitive));
+            node.transform = Transform::Trs {
+                translation: p,
+                rotation: look_rotation(dir, up),
+                scale: [1.0; 3],
+            };
+            match &d.parameters {
+                Some(DeviceItem::Camera(c)) => {
+                    let proj = (c.projection.max(1)) as f32;
+                    scene.cameras.push(Camera {
+                        name: node.name.clone(),
+                        projection: Projection::Perspective {
+                            yfov: 2.0 * (120.0 / proj).atan(),
+                            znear: 0.01,
+                            zfar: None,
+                            aspect_ratio: None,
+                        },
+                    });
+                    node.camera = Some(scene.cameras.len() - 1);
+                    node.extras = serde_json::json!({ "projection": c.projection, "rot": c.rot });
+                }
+                Some(DeviceItem::Light { color, .. }) => {
+                    scene.lights.push(Light {
+                        name: node.name.clone(),
+                        kind: LightKind::Directional,
+                        color: [color[0], color[1], color[2]].map(|v| v as f32 / 255.0),
+                        intensity: 1.0,
+                        range: None,
+                    });
+                    node.light = Some(scene.lights.len() - 1);
+                    node.extras = serde_json::json!({ "light_number": d.light_number });
+                }
+                _ => continue,
+            }
+            scene.nodes.push(node);
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! HMD player: any bytes that read as an HMD play 64 frames (with and without an overridden
+//! stream ID and a reverse speed) without a panic; an update may only fail on its step limit.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use retroanim::formats::hmd::{PlayOptions, Player};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(hmd) = retroanim::formats::hmd::read(data) else {
+        return;
+    };
+    for (sid, speed) in [(None, None), (Some(2), Some(-24))] {
+        let options = PlayOptions {
+            stream_id: sid,
+            speed,
+            sequence: Some(1),
+            limits: retroanim::Limits {
+                max_steps: 1 << 12,
+                ..retroanim::Limits::default()
+            },
+        };
+        let mut player = Player::new(&hmd, &options);
+        for _ in 0..64 {
+            match player.step() {
+                Ok(()) => {}
+                Err(retroanim::Error::LimitExceeded { .. }) => break,
+                Err(e) => panic!("unexpected error {e}"),
+            }
+            let frame = player.frame();
+            for c in &frame.coordinates {
+                let _ = player.vectors(c.index as u32, false);
+            }
+        }
+    }
+});
