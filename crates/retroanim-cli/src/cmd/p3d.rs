@@ -3,6 +3,7 @@
 //! this maps the options onto it.
 
 use anyhow::{anyhow, bail, Context, Result};
+use retroanim::formats::p3d::stream::MlodFrames;
 use retroanim::formats::p3d::{scene, P3d};
 use retroanim::formats::pc2;
 use retroanim::scene::PointCache;
@@ -15,11 +16,7 @@ const DEFAULT_FPS: f32 = 30.0;
 
 /// The bytes of a conversion involving P3D, or `None` when neither side is P3D.
 pub fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Option<Vec<u8>>> {
-    if let Some(d) = args.duration {
-        if !(d.is_finite() && d > 0.0) {
-            bail!("--duration {d}: must be a positive number of seconds");
-        }
-    }
+    check_numbers(args)?;
     match (model, target) {
         (Model::P3d(p), Format::Mdd | Format::Pc2 | Format::Gltf | Format::Glb) => {
             from_p3d(p, target, args).map(Some)
@@ -35,16 +32,18 @@ pub fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Opti
 fn lod_of(p3d: &P3d, args: &ConvertArgs) -> Result<usize> {
     match args.lod {
         None => Ok(p3d.default_lod()),
-        Some(res) => p3d.find_lod(res).ok_or_else(|| {
-            let have: Vec<String> = (0..p3d.lod_count())
-                .map(|i| p3d.resolution(i).to_string())
-                .collect();
-            anyhow!(
-                "--lod {res}: no LOD has that resolution; the model's LODs are {}",
-                have.join(", ")
-            )
-        }),
+        Some(res) => p3d
+            .find_lod(res)
+            .ok_or_else(|| no_lod(res, (0..p3d.lod_count()).map(|i| p3d.resolution(i)))),
     }
+}
+
+fn no_lod(res: f64, have: impl Iterator<Item = f32>) -> anyhow::Error {
+    let have: Vec<String> = have.map(|r| r.to_string()).collect();
+    anyhow!(
+        "--lod {res}: no LOD has that resolution; the model's LODs are {}",
+        have.join(", ")
+    )
 }
 
 fn cache_axes(args: &ConvertArgs) -> scene::CacheAxes {
@@ -80,11 +79,86 @@ fn from_p3d(p3d: &P3d, target: Format, args: &ConvertArgs) -> Result<Vec<u8>> {
         )?);
     }
     let times: Vec<f32> = p3d.frames(lod).iter().map(|f| f.time * duration).collect();
-    let fps = args
-        .fps
-        .or_else(|| guess_fps(&times))
-        .unwrap_or(DEFAULT_FPS);
+    let fps = pc2_fps(&times, args);
     let (bytes, header) = scene::write_pc2(p3d, lod, cache_axes(args), duration, fps, Vec::new())?;
+    note_uneven(&times, fps, &header);
+    Ok(bytes)
+}
+
+/// `convert model.p3d out.mdd|out.pc2` for an MLOD, read one frame at a time from the file
+/// and written one frame at a time to the output: memory does not grow with the frame count.
+/// Returns false (nothing done) for any other conversion.
+pub fn convert_streamed(target: Format, args: &ConvertArgs) -> Result<bool> {
+    use std::io::Read;
+    if !matches!(target, Format::Mdd | Format::Pc2) || args.base.is_some() {
+        return Ok(false);
+    }
+    let mut magic = [0u8; 4];
+    let is_mlod = std::fs::File::open(&args.input)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok()
+        && &magic == b"MLOD";
+    if !is_mlod {
+        return Ok(false);
+    }
+    check_numbers(args)?;
+    let file = std::fs::File::open(&args.input)
+        .with_context(|| format!("{}: cannot read", args.input.display()))?;
+    let ctx = || args.input.display().to_string();
+    let mut src = MlodFrames::open(std::io::BufReader::with_capacity(1 << 16, file))
+        .with_context(ctx)?;
+    let lod = match args.lod {
+        None => src.default_lod(),
+        Some(res) => src
+            .find_lod(res)
+            .ok_or_else(|| no_lod(res, src.lods().iter().map(|l| l.resolution)))?,
+    };
+    let n = src.lods().get(lod).map_or(0, |l| l.frames.len());
+    let duration = scene::phase_duration(n, args.duration, args.fps);
+    let axes = cache_axes(args);
+    crate::io::write_output_with(&args.output, Some(&args.input), args.force, |w| {
+        if target == Format::Mdd {
+            scene::write_mdd_streamed(&mut src, lod, axes, duration, w).with_context(ctx)?;
+            return Ok(());
+        }
+        let times: Vec<f32> = src.lods()[lod]
+            .frames
+            .iter()
+            .map(|f| f.time * duration)
+            .collect();
+        let fps = pc2_fps(&times, args);
+        let (_, header) = scene::write_pc2_streamed(&mut src, lod, axes, duration, fps, w)
+            .with_context(ctx)?;
+        note_uneven(&times, fps, &header);
+        Ok(())
+    })?;
+    Ok(true)
+}
+
+/// The `--duration` and `--fps` checks every conversion makes.
+fn check_numbers(args: &ConvertArgs) -> Result<()> {
+    if let Some(d) = args.duration {
+        if !(d.is_finite() && d > 0.0) {
+            bail!("--duration {d}: must be a positive number of seconds");
+        }
+    }
+    if let Some(fps) = args.fps {
+        if !(fps.is_finite() && fps > 0.0) {
+            bail!("--fps {fps}: must be a positive number");
+        }
+    }
+    Ok(())
+}
+
+/// The frame rate of a PC2 made from frame times in seconds.
+fn pc2_fps(times: &[f32], args: &ConvertArgs) -> f32 {
+    args.fps
+        .or_else(|| guess_fps(times))
+        .unwrap_or(DEFAULT_FPS)
+}
+
+/// Says when the PC2 header cannot express the frame times.
+fn note_uneven(times: &[f32], fps: f32, header: &pc2::Header) {
     // Off by more than the 1/1000 frame PC2's timing snaps away (f32 rounding of phase × duration
     // is not unevenness).
     let uneven = times.iter().enumerate().any(|(i, t)| {
@@ -97,7 +171,6 @@ fn from_p3d(p3d: &P3d, target: Format, args: &ConvertArgs) -> Result<Vec<u8>> {
             header.start_frame, header.sample_rate
         );
     }
-    Ok(bytes)
 }
 
 /// The frame rate that puts the first two frame times one frame apart, as [`PointCache`] guesses.

@@ -92,6 +92,7 @@ pub mod frames;
 mod odol;
 pub use odol::OdolMesh;
 mod read;
+pub mod stream;
 pub mod scene;
 mod types;
 mod validate;
