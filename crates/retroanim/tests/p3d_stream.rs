@@ -208,3 +208,92 @@ fn huge_counts_are_refused_before_allocating() {
     bytes.truncate(4);
     assert!(MlodFrames::open(Cursor::new(&bytes[..])).is_err());
 }
+
+/// Frames `count` of `points` points, seconds `k / 4`.
+fn new_frames(count: usize, points: usize) -> Vec<(f32, Vec<[f32; 3]>)> {
+    (0..count)
+        .map(|k| {
+            let p = (0..points)
+                .map(|i| [k as f32, i as f32, -(k as f32) - 0.5])
+                .collect();
+            (k as f32 / 4.0, p)
+        })
+        .collect()
+}
+
+/// Streamed replacement of LOD `lod`'s frames must give the bytes of the in-memory one.
+fn assert_same_replacement(name: &str, data: &[u8], lod: usize, count: usize) {
+    let mut model = p3d::read(data).unwrap();
+    let points = model.frame_width(lod).unwrap();
+    let frames = new_frames(count, points);
+    let axes = scene::CacheAxes::ObjectBuilder;
+    let borrowed = frames.iter().map(|(t, p)| (*t, &p[..]));
+    scene::apply_frames(&mut model, lod, points, borrowed, axes, 2.0).unwrap();
+    let mem = p3d::write(&model).unwrap();
+    let mut base = MlodFrames::open(Cursor::new(data)).unwrap();
+    let streamed = scene::apply_frames_streamed(
+        &mut base,
+        lod,
+        points,
+        count,
+        |k, buf| {
+            buf.extend_from_slice(&frames[k].1);
+            Ok(frames[k].0)
+        },
+        axes,
+        2.0,
+        Vec::new(),
+    )
+    .unwrap();
+    assert!(
+        mem == streamed,
+        "{name} LOD {lod}, {count} frames: streamed replacement differs"
+    );
+}
+
+#[test]
+fn streamed_frame_replacement_matches_the_in_memory_one() {
+    let bytes = p3d::write(&synthetic(4, 7)).unwrap();
+    for lod in 0..2 {
+        for count in [0, 1, 4, 6] {
+            assert_same_replacement("synthetic", &bytes, lod, count);
+        }
+    }
+    // A LOD without frames takes them before #EndOfFile#.
+    let no_frames = p3d::write(&synthetic(0, 5)).unwrap();
+    assert_same_replacement("synthetic without frames", &no_frames, 1, 3);
+    for (name, path) in common::corpus_files("p3d-mlod") {
+        let data = std::fs::read(&path).unwrap();
+        let Ok(model) = p3d::read(&data) else {
+            continue;
+        };
+        // Only files that round-trip are comparable byte for byte (all well-formed ones do).
+        if p3d::write(&model).ok().as_deref() != Some(&data[..]) {
+            continue;
+        }
+        let lod = model.default_lod();
+        let n = model.frames(lod).len();
+        assert_same_replacement(&name, &data, lod, n);
+        assert_same_replacement(&name, &data, lod, n / 2);
+        assert_same_replacement(&name, &data, lod, n + 2);
+    }
+}
+
+#[test]
+fn a_point_count_mismatch_names_both_counts() {
+    let bytes = p3d::write(&synthetic(2, 5)).unwrap();
+    let mut base = MlodFrames::open(Cursor::new(&bytes[..])).unwrap();
+    let e = scene::apply_frames_streamed(
+        &mut base,
+        1,
+        4,
+        1,
+        |_, _| Ok(0.0),
+        scene::CacheAxes::Raw,
+        1.0,
+        Vec::new(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("4 points") && e.contains("has 5"), "{e}");
+}

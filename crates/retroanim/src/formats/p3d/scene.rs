@@ -184,6 +184,59 @@ pub fn apply_frames<'a>(
     p3d.set_frames(lod, frames)
 }
 
+/// [`apply_frames`] streamed: copies the MLOD `base` to `out` with the frames of LOD `lod`
+/// replaced by `count` frames of `points` points from `frame(k, buf)` (which fills the empty
+/// `buf` and returns the time in seconds). Memory holds one frame. The output bytes are those
+/// of [`apply_frames`] and [`super::write`] for a base file that round-trips.
+#[allow(clippy::too_many_arguments)]
+pub fn apply_frames_streamed<R: std::io::Read + std::io::Seek, W: std::io::Write>(
+    base: &mut MlodFrames<R>,
+    lod: usize,
+    points: usize,
+    count: usize,
+    mut frame: impl FnMut(usize, &mut Vec<[f32; 3]>) -> Result<f32>,
+    axes: CacheAxes,
+    duration: f32,
+    out: W,
+) -> Result<W> {
+    let Some(l) = base.lods().get(lod) else {
+        return Err(conversion(
+            Format::P3d,
+            format!(
+                "the model has {} LODs; there is no LOD {lod}",
+                base.lods().len()
+            ),
+        ));
+    };
+    let width = l.points;
+    if points != width {
+        return Err(Error::Conversion {
+            from: Format::Mdd,
+            to: Format::P3d,
+            why: format!(
+                "point count mismatch: the cache has {points} points, LOD {lod} (resolution {}) of the base model has {width}",
+                l.resolution
+            ),
+        });
+    }
+    if !(duration.is_finite() && duration > 0.0) {
+        return Err(conversion(
+            Format::P3d,
+            format!("duration {duration} s must be positive"),
+        ));
+    }
+    base.write_with_frames(
+        lod,
+        count,
+        |k, buf| {
+            let time = frame(k, buf)?;
+            buf.iter_mut().for_each(|p| *p = cache_axes(*p, axes));
+            Ok(time / duration)
+        },
+        out,
+    )
+}
+
 /// LOD `lod` as a scene: one node with one mesh (a primitive per texture and material pair,
 /// faces triangulated), its frames as morph targets animated by a weights track with key times
 /// phase × `duration`. A LOD without frames gives a static mesh. Works for MLOD and ODOL v7

@@ -12,7 +12,7 @@
 //! skipped. A frame is a tagg named `#Animation#` whose data is exactly 4 + 12 × points bytes,
 //! the same rule as [`super::Lod::frames`].
 
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom, Write};
 
 use crate::error::{Error, Result};
 use crate::Format;
@@ -26,6 +26,8 @@ pub struct FrameAt {
     pub time: f32,
     /// Absolute offset of the positions (after the time).
     pub offset: u64,
+    /// Absolute offset of the tagg (its active flag or name).
+    pub tagg: u64,
 }
 
 /// One LOD of an MLOD file as far as its frames are concerned.
@@ -39,6 +41,8 @@ pub struct LodFrames {
     pub points: usize,
     /// The frames, in file order.
     pub frames: Vec<FrameAt>,
+    /// Absolute offset of the LOD's `#EndOfFile#` tagg.
+    pub end_of_file: u64,
 }
 
 /// An MLOD file opened for reading its LOD frames one at a time.
@@ -260,6 +264,116 @@ impl<R: Read + Seek> MlodFrames<R> {
     }
 }
 
+impl<R: Read + Seek> MlodFrames<R> {
+    /// Copies the file to `out` with the frames of LOD `lod` replaced by `count` new ones, as
+    /// [`super::Lod::set_frames`] places them: the k-th frame tagg takes the k-th new frame in
+    /// place, extra frames follow the last one (or go before `#EndOfFile#` when there were
+    /// none), surplus old ones are removed. Every other byte is copied unchanged.
+    ///
+    /// `frame(k, buf)` fills the empty `buf` with new frame k's positions (exactly
+    /// [`LodFrames::points`] of them, checked) and returns its time (phase).
+    pub fn write_with_frames<W: Write>(
+        &mut self,
+        lod: usize,
+        count: usize,
+        mut frame: impl FnMut(usize, &mut Vec<[f32; 3]>) -> Result<f32>,
+        mut out: W,
+    ) -> Result<W> {
+        let l = self.lods.get(lod).ok_or_else(|| Error::Unencodable {
+            format: Format::P3d,
+            what: format!("the model has no LOD {lod}"),
+        })?;
+        let (points, signature, end_of_file) = (l.points, l.signature, l.end_of_file);
+        let old: Vec<FrameAt> = l.frames.clone();
+        let frame_end = |f: &FrameAt| f.offset + 12 * points as u64;
+        let mut buf = Vec::with_capacity(points);
+        let mut bytes = Vec::with_capacity(4 + 12 * points);
+        // Encodes new frame k: its time and positions.
+        let mut encode = |k: usize, bytes: &mut Vec<u8>| -> Result<()> {
+            buf.clear();
+            let time = frame(k, &mut buf)?;
+            if buf.len() != points {
+                return Err(Error::Unencodable {
+                    format: Format::P3d,
+                    what: format!(
+                        "point count mismatch: frame {k} has {} points, LOD {lod} has {points}",
+                        buf.len()
+                    ),
+                });
+            }
+            bytes.clear();
+            bytes.extend_from_slice(&time.to_le_bytes());
+            for p in &buf {
+                for c in p {
+                    bytes.extend_from_slice(&c.to_le_bytes());
+                }
+            }
+            Ok(())
+        };
+        let header = match signature {
+            Signature::P3dm => b"\x01#Animation#\0".to_vec(),
+            Signature::Sp3x => {
+                let mut h = b"#Animation#".to_vec();
+                h.resize(64, 0);
+                h
+            }
+        };
+        let size = ((4 + 12 * points) as u32).to_le_bytes();
+        let mut pos = 0u64;
+        let new_taggs = |from: usize,
+                             out: &mut W,
+                             bytes: &mut Vec<u8>,
+                             encode: &mut dyn FnMut(usize, &mut Vec<u8>) -> Result<()>|
+         -> Result<()> {
+            for k in from..count {
+                encode(k, bytes)?;
+                out.write_all(&header)?;
+                out.write_all(&size)?;
+                out.write_all(bytes)?;
+            }
+            Ok(())
+        };
+        for (k, f) in old.iter().enumerate() {
+            if k < count {
+                self.copy_to(&mut pos, f.offset - 4, &mut out)?;
+                encode(k, &mut bytes)?;
+                out.write_all(&bytes)?;
+                pos = frame_end(f);
+                if k + 1 == old.len() {
+                    new_taggs(old.len(), &mut out, &mut bytes, &mut encode)?;
+                }
+            } else {
+                self.copy_to(&mut pos, f.tagg, &mut out)?;
+                pos = frame_end(f);
+            }
+        }
+        if old.is_empty() {
+            self.copy_to(&mut pos, end_of_file, &mut out)?;
+            new_taggs(0, &mut out, &mut bytes, &mut encode)?;
+        }
+        let len = self.input.seek(SeekFrom::End(0))?;
+        self.copy_to(&mut pos, len, &mut out)?;
+        out.flush()?;
+        Ok(out)
+    }
+
+    /// Copies the file's bytes from `*pos` to `end` to `out`.
+    fn copy_to<W: Write>(&mut self, pos: &mut u64, end: u64, out: &mut W) -> Result<()> {
+        self.input.seek(SeekFrom::Start(*pos))?;
+        let n = end.saturating_sub(*pos);
+        let copied = std::io::copy(&mut (&mut self.input).take(n), out)?;
+        if copied != n {
+            return Err(Error::Malformed {
+                format: Format::P3d,
+                offset: *pos + copied,
+                what: "the file ended early (did it change while being read?)".into(),
+            });
+        }
+        *pos = end;
+        Ok(())
+    }
+}
+
 fn walk_lod<R: Read + Seek>(w: &mut Walker<'_, R>, index: usize) -> Result<LodFrames> {
     let start = w.pos;
     let magic: [u8; 4] = w.array("LOD signature")?;
@@ -326,7 +440,8 @@ fn walk_lod<R: Read + Seek>(w: &mut Walker<'_, R>, index: usize) -> Result<LodFr
     let mut frames = Vec::new();
     // Every tagg takes at least 5 bytes of the file, so this loop ends with the input, and
     // `frames` grows by at most one entry per 16 bytes.
-    loop {
+    let end_of_file = loop {
+        let tagg = w.pos;
         let (name, len) = match signature {
             Signature::P3dm => {
                 w.u8("tagg active flag")?;
@@ -357,20 +472,22 @@ fn walk_lod<R: Read + Seek>(w: &mut Walker<'_, R>, index: usize) -> Result<LodFr
                 frames.push(FrameAt {
                     time,
                     offset: data_at + 4,
+                    tagg,
                 });
             }
             _ => w.skip(size, "tagg data")?,
         }
         if kind == TaggKind::EndOfFile {
-            break;
+            break tagg;
         }
-    }
+    };
     let resolution = w.f32("LOD resolution")?;
     Ok(LodFrames {
         signature,
         resolution,
         points: n_points as usize,
         frames,
+        end_of_file,
     })
 }
 
