@@ -6,8 +6,8 @@ mod common;
 use std::io::{BufReader, Cursor};
 
 use retroanim::formats::p3d::{
-    self, scene, stream::MlodFrames, Bytes, Face, Lod, Mlod, P3d, Point, Signature, Tagg,
-    TaggData, Text, VertexRef,
+    self, scene, stream::MlodFrames, Bytes, Face, Lod, Mlod, P3d, Point, Signature, Tagg, TaggData,
+    Text, VertexRef,
 };
 use retroanim::Error;
 
@@ -149,11 +149,21 @@ fn a_large_synthetic_lod_streams_from_a_file_like_the_in_memory_path() {
     drop(bytes);
     let file = BufReader::new(std::fs::File::open(&path).unwrap());
     let mut src = MlodFrames::open(file).unwrap();
-    assert_eq!(src.lods()[1].frames.len(), 600, "the wrong-size tagg is no frame");
+    assert_eq!(
+        src.lods()[1].frames.len(),
+        600,
+        "the wrong-size tagg is no frame"
+    );
     assert_eq!(src.find_lod(1.0), Some(1));
     for lod in 0..2 {
-        let mem = scene::write_mdd(&model, lod, scene::CacheAxes::ObjectBuilder, 1.0, Vec::new())
-            .unwrap();
+        let mem = scene::write_mdd(
+            &model,
+            lod,
+            scene::CacheAxes::ObjectBuilder,
+            1.0,
+            Vec::new(),
+        )
+        .unwrap();
         let streamed = scene::write_mdd_streamed(
             &mut src,
             lod,

@@ -104,8 +104,8 @@ pub fn convert_streamed(target: Format, args: &ConvertArgs) -> Result<bool> {
     let file = std::fs::File::open(&args.input)
         .with_context(|| format!("{}: cannot read", args.input.display()))?;
     let ctx = || args.input.display().to_string();
-    let mut src = MlodFrames::open(std::io::BufReader::with_capacity(1 << 16, file))
-        .with_context(ctx)?;
+    let mut src =
+        MlodFrames::open(std::io::BufReader::with_capacity(1 << 16, file)).with_context(ctx)?;
     let lod = match args.lod {
         None => src.default_lod(),
         Some(res) => src
@@ -126,8 +126,8 @@ pub fn convert_streamed(target: Format, args: &ConvertArgs) -> Result<bool> {
             .map(|f| f.time * duration)
             .collect();
         let fps = pc2_fps(&times, args);
-        let (_, header) = scene::write_pc2_streamed(&mut src, lod, axes, duration, fps, w)
-            .with_context(ctx)?;
+        let (_, header) =
+            scene::write_pc2_streamed(&mut src, lod, axes, duration, fps, w).with_context(ctx)?;
         note_uneven(&times, fps, &header);
         Ok(())
     })?;
@@ -208,7 +208,14 @@ fn into_base_streamed(base_path: &std::path::Path, args: &ConvertArgs) -> Result
                     Ok(times[k])
                 };
                 scene::apply_frames_streamed(
-                    &mut base, lod, points, times.len(), frame, axes, duration, w,
+                    &mut base,
+                    lod,
+                    points,
+                    times.len(),
+                    frame,
+                    axes,
+                    duration,
+                    w,
                 )
                 .with_context(base_ctx)?;
                 // Checks that nothing follows the last frame, as the in-memory reader does.
@@ -230,7 +237,14 @@ fn into_base_streamed(base_path: &std::path::Path, args: &ConvertArgs) -> Result
                     Ok(time(k))
                 };
                 scene::apply_frames_streamed(
-                    &mut base, lod, h.points as usize, n, frame, axes, duration, w,
+                    &mut base,
+                    lod,
+                    h.points as usize,
+                    n,
+                    frame,
+                    axes,
+                    duration,
+                    w,
                 )
                 .with_context(base_ctx)?;
                 p.next_frame(&mut Vec::new()).with_context(ctx)?;
@@ -258,9 +272,7 @@ fn check_numbers(args: &ConvertArgs) -> Result<()> {
 
 /// The frame rate of a PC2 made from frame times in seconds.
 fn pc2_fps(times: &[f32], args: &ConvertArgs) -> f32 {
-    args.fps
-        .or_else(|| guess_fps(times))
-        .unwrap_or(DEFAULT_FPS)
+    args.fps.or_else(|| guess_fps(times)).unwrap_or(DEFAULT_FPS)
 }
 
 /// Says when the PC2 header cannot express the frame times.

@@ -321,9 +321,9 @@ impl<R: Read + Seek> MlodFrames<R> {
         let size = ((4 + 12 * points) as u32).to_le_bytes();
         let mut pos = 0u64;
         let new_taggs = |from: usize,
-                             out: &mut W,
-                             bytes: &mut Vec<u8>,
-                             encode: &mut dyn FnMut(usize, &mut Vec<u8>) -> Result<()>|
+                         out: &mut W,
+                         bytes: &mut Vec<u8>,
+                         encode: &mut dyn FnMut(usize, &mut Vec<u8>) -> Result<()>|
          -> Result<()> {
             for k in from..count {
                 encode(k, bytes)?;
