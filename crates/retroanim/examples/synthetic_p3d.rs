@@ -24,7 +24,7 @@ fn synthetic(frames: usize, points: usize) -> P3d {
     let width = 100;
     let pos = |i: usize, t: f32| {
         let (x, z) = ((i % width) as f32 * 0.1, (i / width) as f32 * 0.1);
-        [x, (x * 3.0 + t * 6.283).sin() * 0.2, z]
+        [x, (x * 3.0 + t * std::f32::consts::TAU).sin() * 0.2, z]
     };
     let v = |p: usize| VertexRef {
         point: p as u32,
