@@ -13,11 +13,21 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>> {
 /// Writes `bytes` to `out` atomically (a temporary file in the same folder, then a rename), or to
 /// standard output for `-`. Refuses to replace `input` unless `force`.
 pub fn write_output(out: &Path, bytes: &[u8], input: Option<&Path>, force: bool) -> Result<()> {
+    write_output_with(out, input, force, |w| Ok(w.write_all(bytes)?))
+}
+
+/// [`write_output`] for output produced piece by piece: `produce` writes into a buffered
+/// writer on the temporary file (or standard output); on error nothing replaces `out`.
+pub fn write_output_with(
+    out: &Path,
+    input: Option<&Path>,
+    force: bool,
+    produce: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
     if out == Path::new("-") {
-        std::io::stdout()
-            .lock()
-            .write_all(bytes)
-            .context("cannot write to standard output")?;
+        let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+        produce(&mut w)?;
+        w.flush().context("cannot write to standard output")?;
         return Ok(());
     }
     if let Some(input) = input {
@@ -32,17 +42,22 @@ pub fn write_output(out: &Path, bytes: &[u8], input: Option<&Path>, force: bool)
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::Builder::new()
+    let tmp = tempfile::Builder::new()
         .prefix(".retroanim-")
         .tempfile_in(dir)
         .with_context(|| format!("{}: cannot create a temporary file", dir.display()))?;
-    tmp.write_all(bytes)
-        .and_then(|_| match output_permissions(out) {
-            Some(p) => tmp.as_file().set_permissions(p),
-            None => Ok(()),
-        })
-        .and_then(|_| tmp.as_file().sync_all())
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp);
+    produce(&mut w)?;
+    let tmp = w
+        .into_inner()
+        .map_err(|e| e.into_error())
         .with_context(|| format!("{}: cannot write", out.display()))?;
+    match output_permissions(out) {
+        Some(p) => tmp.as_file().set_permissions(p),
+        None => Ok(()),
+    }
+    .and_then(|_| tmp.as_file().sync_all())
+    .with_context(|| format!("{}: cannot write", out.display()))?;
     tmp.persist(out).map_err(|e| e.error).with_context(|| {
         format!(
             "{}: cannot rename the temporary file into place",

@@ -302,3 +302,54 @@ fn pc2_notes_only_real_unevenness() {
         retroanim::formats::pc2::read(&std::fs::read(dir.path().join("b.pc2")).unwrap()).unwrap();
     assert_eq!((p.start_frame, p.sample_rate), (0.0, 0.625));
 }
+
+#[test]
+fn a_shorter_cache_replaces_the_frames_as_the_library_does() {
+    use retroanim::formats::{mdd, p3d};
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full.mdd");
+    retroanim()
+        .arg("convert")
+        .arg(sample())
+        .arg(&full)
+        .assert()
+        .success();
+    let mut m = mdd::read(&std::fs::read(&full).unwrap()).unwrap();
+    m.frames.truncate(3);
+    m.times.truncate(3);
+    for f in &mut m.frames {
+        f.iter_mut().for_each(|p| p[1] += 1.0);
+    }
+    let short = dir.path().join("short.mdd");
+    std::fs::write(&short, mdd::write(&m).unwrap()).unwrap();
+    let out = dir.path().join("out.p3d");
+    retroanim()
+        .arg("convert")
+        .arg(&short)
+        .arg(&out)
+        .arg("--base")
+        .arg(sample())
+        .assert()
+        .success();
+    let mut model = p3d::read(&std::fs::read(sample()).unwrap()).unwrap();
+    let frames = m.times.iter().zip(&m.frames).map(|(t, f)| (*t, &f[..]));
+    let axes = p3d::scene::CacheAxes::ObjectBuilder;
+    p3d::scene::apply_frames(&mut model, 0, m.points as usize, frames, axes, 1.0).unwrap();
+    assert!(std::fs::read(&out).unwrap() == p3d::write(&model).unwrap());
+    assert_eq!(model.frames(0).len(), 3);
+
+    // A cache with bytes after its last frame is refused, and nothing is written.
+    let mut bad = std::fs::read(&short).unwrap();
+    bad.extend_from_slice(&[0; 12 * 24 + 5]);
+    std::fs::write(&short, bad).unwrap();
+    let out2 = dir.path().join("out2.p3d");
+    retroanim()
+        .arg("convert")
+        .arg(&short)
+        .arg(&out2)
+        .arg("--base")
+        .arg(sample())
+        .assert()
+        .failure();
+    assert!(!out2.exists());
+}

@@ -60,12 +60,20 @@ struct Codec<M> {
 }
 
 fn bench_codec<M>(c: &mut Criterion, codec: &Codec<M>, ratios: &mut Vec<String>) {
-    let (paths, files): (Vec<PathBuf>, Vec<Vec<u8>>) = corpus(codec.kind).into_iter().unzip();
+    // Files the codec rejects (deliberately broken corpus files) are left out.
+    let (paths, files, models): (Vec<PathBuf>, Vec<Vec<u8>>, Vec<M>) = corpus(codec.kind)
+        .into_iter()
+        .filter_map(|(p, f)| (codec.read)(&f).ok().map(|m| (p, f, m)))
+        .fold(Default::default(), |(mut ps, mut fs, mut ms), (p, f, m)| {
+            ps.push(p);
+            fs.push(f);
+            ms.push(m);
+            (ps, fs, ms)
+        });
     if files.is_empty() {
         return;
     }
     let total: usize = files.iter().map(Vec::len).sum();
-    let models: Vec<M> = files.iter().map(|f| (codec.read)(f).unwrap()).collect();
     let copy = || {
         for f in &files {
             black_box(f.to_vec());
@@ -156,6 +164,16 @@ fn main() {
             name: "tim",
             read: retroanim::formats::tim::read,
             write: retroanim::formats::tim::write,
+        },
+        &mut ratios,
+    );
+    bench_codec(
+        &mut c,
+        &Codec {
+            kind: "p3d-mlod",
+            name: "p3d-mlod",
+            read: retroanim::formats::p3d::read,
+            write: retroanim::formats::p3d::write,
         },
         &mut ratios,
     );

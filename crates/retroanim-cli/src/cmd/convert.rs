@@ -8,6 +8,9 @@ use crate::Outcome;
 
 pub fn run(args: &ConvertArgs) -> Result<Outcome> {
     let target = target_format(args)?;
+    if super::p3d::convert_streamed(target, args)? {
+        return Ok(Outcome::Clean);
+    }
     let (_, model) = super::load(&args.input)?;
     let bytes = convert(&model, target, args).with_context(|| args.input.display().to_string())?;
     crate::io::write_output(&args.output, &bytes, Some(&args.input), args.force)?;

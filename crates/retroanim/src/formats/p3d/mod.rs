@@ -93,6 +93,7 @@ mod odol;
 pub use odol::OdolMesh;
 mod read;
 pub mod scene;
+pub mod stream;
 mod types;
 mod validate;
 mod write;

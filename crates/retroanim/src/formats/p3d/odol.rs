@@ -3,6 +3,17 @@
 //!
 //! A v7 LOD is walked field by field (layout in the module docs of [`super`]) only to find where
 //! its frames sit; the bytes before and after them are kept verbatim.
+//!
+//! # Arma ODOL (v50, v73) stays `Unsupported`
+//!
+//! Reaching an Arma LOD needs the whole model info (its layout changes with nearly every
+//! version), the skeleton and the animation block, which precede the LOD address table. The
+//! public descriptions found (code search for "ODOL v73 model info", "odol LoadModelInfo":
+//! the C# `BIS.P3D.ODOL` readers, grad_aff `odol.cpp` (versions 40..73), the Rust readers of
+//! the rvff / dayzmake crates) are reverse-engineered readers, not a specification and not the
+//! engine's source. They have not yet been cross-checked against each other and against the
+//! two corpus files field by field, which is what trusting one would take. Until then, rather
+//! than guess, the reader stops at the model info and reports its offset (see `arma_header`).
 
 use std::borrow::Cow;
 

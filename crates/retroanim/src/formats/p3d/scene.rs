@@ -41,6 +41,7 @@ use crate::scene::{
 use crate::Format;
 
 use super::frames::{FrameRef, NewFrame};
+use super::stream::MlodFrames;
 use super::types::*;
 
 type PrimitiveBuild = (Primitive, Vec<u32>, HashMap<(u32, u32, u32, u32), u32>);
@@ -181,6 +182,59 @@ pub fn apply_frames<'a>(
         })
         .collect();
     p3d.set_frames(lod, frames)
+}
+
+/// [`apply_frames`] streamed: copies the MLOD `base` to `out` with the frames of LOD `lod`
+/// replaced by `count` frames of `points` points from `frame(k, buf)` (which fills the empty
+/// `buf` and returns the time in seconds). Memory holds one frame. The output bytes are those
+/// of [`apply_frames`] and [`super::write`] for a base file that round-trips.
+#[allow(clippy::too_many_arguments)]
+pub fn apply_frames_streamed<R: std::io::Read + std::io::Seek, W: std::io::Write>(
+    base: &mut MlodFrames<R>,
+    lod: usize,
+    points: usize,
+    count: usize,
+    mut frame: impl FnMut(usize, &mut Vec<[f32; 3]>) -> Result<f32>,
+    axes: CacheAxes,
+    duration: f32,
+    out: W,
+) -> Result<W> {
+    let Some(l) = base.lods().get(lod) else {
+        return Err(conversion(
+            Format::P3d,
+            format!(
+                "the model has {} LODs; there is no LOD {lod}",
+                base.lods().len()
+            ),
+        ));
+    };
+    let width = l.points;
+    if points != width {
+        return Err(Error::Conversion {
+            from: Format::Mdd,
+            to: Format::P3d,
+            why: format!(
+                "point count mismatch: the cache has {points} points, LOD {lod} (resolution {}) of the base model has {width}",
+                l.resolution
+            ),
+        });
+    }
+    if !(duration.is_finite() && duration > 0.0) {
+        return Err(conversion(
+            Format::P3d,
+            format!("duration {duration} s must be positive"),
+        ));
+    }
+    base.write_with_frames(
+        lod,
+        count,
+        |k, buf| {
+            let time = frame(k, buf)?;
+            buf.iter_mut().for_each(|p| *p = cache_axes(*p, axes));
+            Ok(time / duration)
+        },
+        out,
+    )
 }
 
 /// LOD `lod` as a scene: one node with one mesh (a primitive per texture and material pair,
@@ -387,14 +441,11 @@ pub fn write_mdd<W: std::io::Write>(
     out: W,
 ) -> Result<W> {
     let (points, times) = stream_header(p3d, lod, duration, Format::Mdd)?;
-    let mut w = crate::formats::mdd::StreamWriter::new(out, points, &times, false)?;
-    let mut buf = Vec::with_capacity(points as usize);
-    for f in p3d.frames(lod) {
-        buf.clear();
-        buf.extend(f.positions.iter().map(|&p| cache_axes(p, axes)));
-        w.write_frame(&buf)?;
-    }
-    w.finish()
+    let frames = p3d.frames(lod);
+    mdd_frames(points, &times, axes, out, |k, buf| {
+        buf.extend_from_slice(frames[k].positions);
+        Ok(())
+    })
 }
 
 /// Writes the frames of LOD `lod` as a PC2 to `out`, one frame at a time. PC2 counts frames:
@@ -409,9 +460,75 @@ pub fn write_pc2<W: std::io::Write>(
     fps: f32,
     out: W,
 ) -> Result<(W, crate::formats::pc2::Header)> {
-    use crate::formats::pc2;
     let (points, times) = stream_header(p3d, lod, duration, Format::Pc2)?;
-    let (start_frame, sample_rate) = pc2::pc2_timing(&times, fps);
+    let frames = p3d.frames(lod);
+    pc2_frames(points, &times, fps, axes, out, |k, buf| {
+        buf.extend_from_slice(frames[k].positions);
+        Ok(())
+    })
+}
+
+/// [`write_mdd`] from an MLOD file read one frame at a time: memory holds one frame, whatever
+/// the frame count. The output bytes are those of [`write_mdd`] on the same file.
+pub fn write_mdd_streamed<R: std::io::Read + std::io::Seek, W: std::io::Write>(
+    src: &mut MlodFrames<R>,
+    lod: usize,
+    axes: CacheAxes,
+    duration: f32,
+    out: W,
+) -> Result<W> {
+    let (points, times) = streamed_header(src, lod, duration, Format::Mdd)?;
+    mdd_frames(points, &times, axes, out, |k, buf| {
+        src.read_frame(lod, k, buf).map(|_| ())
+    })
+}
+
+/// [`write_pc2`] from an MLOD file read one frame at a time (see [`write_mdd_streamed`]).
+pub fn write_pc2_streamed<R: std::io::Read + std::io::Seek, W: std::io::Write>(
+    src: &mut MlodFrames<R>,
+    lod: usize,
+    axes: CacheAxes,
+    duration: f32,
+    fps: f32,
+    out: W,
+) -> Result<(W, crate::formats::pc2::Header)> {
+    let (points, times) = streamed_header(src, lod, duration, Format::Pc2)?;
+    pc2_frames(points, &times, fps, axes, out, |k, buf| {
+        src.read_frame(lod, k, buf).map(|_| ())
+    })
+}
+
+/// An MDD of `times.len()` frames; `frame(k, buf)` appends frame k's stored positions to the
+/// empty `buf`, which then takes the cache axes.
+fn mdd_frames<W: std::io::Write>(
+    points: u32,
+    times: &[f32],
+    axes: CacheAxes,
+    out: W,
+    mut frame: impl FnMut(usize, &mut Vec<[f32; 3]>) -> Result<()>,
+) -> Result<W> {
+    let mut w = crate::formats::mdd::StreamWriter::new(out, points, times, false)?;
+    let mut buf = Vec::with_capacity(points as usize);
+    for k in 0..times.len() {
+        buf.clear();
+        frame(k, &mut buf)?;
+        buf.iter_mut().for_each(|p| *p = cache_axes(*p, axes));
+        w.write_frame(&buf)?;
+    }
+    w.finish()
+}
+
+/// A PC2 of `times.len()` frames, as [`mdd_frames`].
+fn pc2_frames<W: std::io::Write>(
+    points: u32,
+    times: &[f32],
+    fps: f32,
+    axes: CacheAxes,
+    out: W,
+    mut frame: impl FnMut(usize, &mut Vec<[f32; 3]>) -> Result<()>,
+) -> Result<(W, crate::formats::pc2::Header)> {
+    use crate::formats::pc2;
+    let (start_frame, sample_rate) = pc2::pc2_timing(times, fps);
     let header = pc2::Header {
         version: 1,
         points,
@@ -421,9 +538,10 @@ pub fn write_pc2<W: std::io::Write>(
     };
     let mut w = pc2::StreamWriter::new(out, header)?;
     let mut buf = Vec::with_capacity(points as usize);
-    for f in p3d.frames(lod) {
+    for k in 0..times.len() {
         buf.clear();
-        buf.extend(f.positions.iter().map(|&p| cache_axes(p, axes)));
+        frame(k, &mut buf)?;
+        buf.iter_mut().for_each(|p| *p = cache_axes(*p, axes));
         w.write_frame(&buf)?;
     }
     Ok((w.finish()?, header))
@@ -433,28 +551,55 @@ pub fn write_pc2<W: std::io::Write>(
 fn stream_header(p3d: &P3d, lod: usize, duration: f32, to: Format) -> Result<(u32, Vec<f32>)> {
     check_lod(p3d, lod, to)?;
     let frames = p3d.frames(lod);
-    let Some(first) = frames.first() else {
-        return Err(conversion(
+    let widths = frames.iter().map(|f| f.positions.len());
+    let times = frames.iter().map(|f| f.time * duration).collect();
+    cache_header(lod, p3d.resolution(lod), widths, times, to)
+}
+
+/// [`stream_header`] for a LOD of an MLOD file being streamed.
+fn streamed_header<R>(
+    src: &MlodFrames<R>,
+    lod: usize,
+    duration: f32,
+    to: Format,
+) -> Result<(u32, Vec<f32>)> {
+    let l = src.lods().get(lod).ok_or_else(|| {
+        conversion(
             to,
             format!(
-                "LOD {lod} (resolution {}) has no frames (no #Animation# taggs)",
-                p3d.resolution(lod)
+                "the model has {} LODs; there is no LOD {lod}",
+                src.lods().len()
             ),
+        )
+    })?;
+    let widths = l.frames.iter().map(|_| l.points);
+    let times = l.frames.iter().map(|f| f.time * duration).collect();
+    cache_header(lod, l.resolution, widths, times, to)
+}
+
+/// Checks that a LOD has frames, all of one width that fits a u32.
+fn cache_header(
+    lod: usize,
+    resolution: f32,
+    mut widths: impl Iterator<Item = usize>,
+    times: Vec<f32>,
+    to: Format,
+) -> Result<(u32, Vec<f32>)> {
+    let Some(n) = widths.next() else {
+        return Err(conversion(
+            to,
+            format!("LOD {lod} (resolution {resolution}) has no frames (no #Animation# taggs)"),
         ));
     };
-    let n = first.positions.len();
-    if let Some(f) = frames.iter().find(|f| f.positions.len() != n) {
+    if let Some(m) = widths.find(|&m| m != n) {
         return Err(conversion(
             to,
-            format!(
-                "LOD {lod}: frames have different point counts ({n} and {})",
-                f.positions.len()
-            ),
+            format!("LOD {lod}: frames have different point counts ({n} and {m})"),
         ));
     }
     let points =
         u32::try_from(n).map_err(|_| conversion(to, format!("{n} points do not fit a u32")))?;
-    Ok((points, frames.iter().map(|f| f.time * duration).collect()))
+    Ok((points, times))
 }
 
 /// An ODOL v7 LOD as a scene. ODOL vertices are already split per UV, and frames are per
