@@ -187,28 +187,8 @@ fn psx_gltf(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>
             psx::tmd_scene(t, &opts)?
         }
         Model::Tod(anim) => {
-            let tmd = match &args.tmd {
-                None => None,
-                Some(path) => match super::load(path)? {
-                    (_, Model::Tmd(t)) => Some(t),
-                    (_, m) => bail!(
-                        "{}: a {} file; --tmd needs a TMD",
-                        path.display(),
-                        m.format()
-                    ),
-                },
-            };
-            let mut before = Vec::new();
-            for path in &args.after {
-                match super::load(path)? {
-                    (_, Model::Tod(t)) => before.push(t),
-                    (_, m) => bail!(
-                        "{}: a {} file; --after needs a TOD",
-                        path.display(),
-                        m.format()
-                    ),
-                }
-            }
+            let tmd = super::load_tmd(args.tmd.as_deref())?;
+            let before = super::load_tods(&args.after)?;
             let before: Vec<&retroanim::formats::tod::Tod> = before.iter().collect();
             psx::tod_scene_after(&before, anim, tmd.as_ref(), &opts)?
         }

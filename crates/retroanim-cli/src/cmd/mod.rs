@@ -36,6 +36,34 @@ pub fn load(path: &Path) -> Result<(Vec<u8>, Model)> {
     Ok((bytes, model))
 }
 
+/// Reads the TMD named by `--tmd`, if any.
+pub fn load_tmd(path: Option<&Path>) -> Result<Option<retroanim::formats::tmd::Tmd>> {
+    let Some(path) = path else { return Ok(None) };
+    match load(path)? {
+        (_, Model::Tmd(t)) => Ok(Some(t)),
+        (_, m) => anyhow::bail!(
+            "{}: a {} file; --tmd needs a TMD model",
+            path.display(),
+            m.format()
+        ),
+    }
+}
+
+/// Reads the TODs named by `--after`, in order.
+pub fn load_tods(paths: &[std::path::PathBuf]) -> Result<Vec<retroanim::formats::tod::Tod>> {
+    paths
+        .iter()
+        .map(|path| match load(path)? {
+            (_, Model::Tod(t)) => Ok(t),
+            (_, m) => anyhow::bail!(
+                "{}: a {} file; --after needs a TOD",
+                path.display(),
+                m.format()
+            ),
+        })
+        .collect()
+}
+
 /// Renders a JSON value as indented `key: value` text, for the human forms of `info` and `dump`.
 pub fn render_text(v: &serde_json::Value, indent: usize, out: &mut String) {
     use serde_json::Value;

@@ -21,29 +21,9 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
             other.format()
         ),
     };
-    let model_tmd = match &args.tmd {
-        None => None,
-        Some(path) => match super::load(path)? {
-            (_, Model::Tmd(t)) => Some(t),
-            (_, m) => bail!(
-                "{}: a {} file; --tmd needs a TMD model",
-                path.display(),
-                m.format()
-            ),
-        },
-    };
+    let model_tmd = super::load_tmd(args.tmd.as_deref())?;
     let (from, to) = range(args)?;
-    let mut before = Vec::new();
-    for path in &args.after {
-        match super::load(path)? {
-            (_, Model::Tod(t)) => before.push(t),
-            (_, m) => bail!(
-                "{}: a {} file; --after needs a TOD",
-                path.display(),
-                m.format()
-            ),
-        }
-    }
+    let before = super::load_tods(&args.after)?;
     let mut player = None::<tod::Player>;
     for t in &before {
         let mut p = match player.take() {
