@@ -546,6 +546,67 @@ fn smooth_and_raw_axes_options() {
     write_and_validate(&smooth, "smooth");
 }
 
+/// Exports `anim` (played after `prelude` on the same object table) with the janken hand, has
+/// Blender import it, and checks every object's world pose at seven sampled frames against the
+/// player.
+fn blender_check_janken(model: &tmd::Tmd, prelude: &[&tod::Tod], anim: &tod::Tod) {
+    let opts = PsxOptions::default();
+    let scene = psx::tod_scene_after(prelude, anim, Some(model), &opts).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let glb = dir.path().join("janken.glb");
+    std::fs::write(&glb, gltf::write_glb(&scene).unwrap()).unwrap();
+    let mut player: Option<tod::Player> = None;
+    for t in prelude {
+        let mut p = match player.take() {
+            None => tod::Player::new(t, Some(model)),
+            Some(p) => p.then(t),
+        };
+        while p.advance() {}
+        player = Some(p);
+    }
+    let mut player = match player {
+        None => tod::Player::new(anim, Some(model)),
+        Some(p) => p.then(anim),
+    };
+    let poses: Vec<tod::Pose> = player.by_ref().collect();
+    let n = poses.len();
+    assert!(n > 1, "{n} poses");
+    let mut picks = vec![0, 1, n / 4, n / 2, 3 * n / 4, n - 2, n - 1];
+    picks.dedup();
+    let first = poses[0].frame;
+    let frames: Vec<serde_json::Value> = picks
+        .iter()
+        .map(|&k| {
+            let pose = &poses[k];
+            let objects: serde_json::Map<String, serde_json::Value> = pose
+                .objects
+                .iter()
+                .map(|o| {
+                    let m = expected(&o.world, opts.scale as f64);
+                    (
+                        format!("object {}", o.id),
+                        serde_json::json!({
+                            "t": [m[0][3], m[1][3], m[2][3]],
+                            "m": [[m[0][0], m[0][1], m[0][2]], [m[1][0], m[1][1], m[1][2]], [m[2][0], m[2][1], m[2][2]]],
+                        }),
+                    )
+                })
+                .collect();
+            serde_json::json!({
+                "time": (pose.frame - first) as f64 * anim.ticks_per_frame() as f64 / 60.0,
+                "objects": objects,
+            })
+        })
+        .collect();
+    let want = dir.path().join("expected.json");
+    std::fs::write(
+        &want,
+        serde_json::to_vec(&serde_json::json!({ "frames": frames })).unwrap(),
+    )
+    .unwrap();
+    common::run_blender_check("check_tod.py", &[glb.as_path(), want.as_path()]);
+}
+
 #[test]
 fn blender_sees_the_janken_hand_where_the_player_puts_it() {
     let Some((model, tods)) = janken() else {
@@ -555,45 +616,22 @@ fn blender_sees_the_janken_hand_where_the_player_puts_it() {
         .iter()
         .find(|(n, _)| n.ends_with("APPEAR.TOD"))
         .unwrap();
-    let opts = PsxOptions::default();
-    let scene = psx::tod_scene(appear, Some(&model), &opts).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let glb = dir.path().join("appear.glb");
-    std::fs::write(&glb, gltf::write_glb(&scene).unwrap()).unwrap();
-    let first = appear.frames[0].number;
-    let mut frames = Vec::new();
-    let mut player = tod::Player::new(appear, Some(&model));
-    for pose in player.by_ref() {
-        if ![0, 1, 40, 100, 160, 229, 230].contains(&(pose.frame - first)) {
-            continue;
-        }
-        let objects: serde_json::Map<String, serde_json::Value> = pose
-            .objects
-            .iter()
-            .map(|o| {
-                let m = expected(&o.world, opts.scale as f64);
-                (
-                    format!("object {}", o.id),
-                    serde_json::json!({
-                        "t": [m[0][3], m[1][3], m[2][3]],
-                        "m": [[m[0][0], m[0][1], m[0][2]], [m[1][0], m[1][1], m[1][2]], [m[2][0], m[2][1], m[2][2]]],
-                    }),
-                )
-            })
-            .collect();
-        frames.push(serde_json::json!({
-            "time": (pose.frame - first) as f64 * appear.ticks_per_frame() as f64 / 60.0,
-            "objects": objects,
-        }));
+    // A TOD that creates objects is a whole animation; one that does not moves the hand
+    // APPEAR.TOD created, and plays after it (as the sample program does).
+    let creates = |t: &tod::Tod| {
+        t.frames.iter().flat_map(|f| &f.packets).any(|p| {
+            matches!(
+                p.data,
+                tod::PacketData::ObjectControl(tod::ObjectControl::Create)
+            )
+        })
+    };
+    assert_eq!(tods.len(), 9, "the janken set has nine TODs");
+    for (name, anim) in &tods {
+        eprintln!("Blender check of {name}");
+        let prelude: Vec<&tod::Tod> = if creates(anim) { vec![] } else { vec![appear] };
+        blender_check_janken(&model, &prelude, anim);
     }
-    assert_eq!(frames.len(), 7);
-    let want = dir.path().join("expected.json");
-    std::fs::write(
-        &want,
-        serde_json::to_vec(&serde_json::json!({ "frames": frames })).unwrap(),
-    )
-    .unwrap();
-    common::run_blender_check("check_tod.py", &[glb.as_path(), want.as_path()]);
 }
 
 #[test]
