@@ -572,6 +572,7 @@ fn blender_check_janken(model: &tmd::Tmd, prelude: &[&tod::Tod], anim: &tod::Tod
     let n = poses.len();
     assert!(n > 1, "{n} poses");
     let mut picks = vec![0, 1, n / 4, n / 2, 3 * n / 4, n - 2, n - 1];
+    picks.sort_unstable();
     picks.dedup();
     let first = poses[0].frame;
     let frames: Vec<serde_json::Value> = picks
