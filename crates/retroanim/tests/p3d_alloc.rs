@@ -25,6 +25,10 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// The counter sees every thread's allocations: the tests of this file take turns, so one
+/// test's file reads cannot land in another's measurement.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn largest_allocation_reading(bytes: &[u8]) -> usize {
     LARGEST.store(0, Ordering::SeqCst);
     let result = retroanim::formats::p3d::read(bytes);
@@ -39,6 +43,7 @@ fn le(words: &[u32]) -> Vec<u8> {
 
 #[test]
 fn huge_counts_allocate_nothing_big() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let big = 0xFFFF_FFF0;
     // LOD count.
     let mut f = b"MLOD".to_vec();
@@ -76,6 +81,7 @@ fn huge_counts_allocate_nothing_big() {
 
 #[test]
 fn truncated_corpus_fuzz_files_allocate_nothing_big() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     for (name, path) in common::corpus_files("p3d-mlod") {
         if !name.contains("/fuzz_") {
             continue;
