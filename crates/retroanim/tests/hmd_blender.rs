@@ -1,5 +1,5 @@
 //! Blender imports the glTF of animated corpus HMDs, and the named coordinate nodes sit where
-//! `retroanim play` puts them at sampled frames (`tests/blender/check_hmd.py`).
+//! `retroanim play` puts them at sampled frames (`tests/blender/check_poses.py`).
 
 mod common;
 
@@ -51,7 +51,7 @@ fn blender_poses_equal_the_player() {
         }
         let exp = dir.path().join("expected.json");
         std::fs::write(&exp, json!({ "frames": expected }).to_string()).unwrap();
-        if !common::run_blender_check("check_hmd.py", &[&glb, &exp]) {
+        if !common::run_blender_check("check_poses.py", &[&glb, &exp]) {
             return;
         }
         checked += 1;

@@ -595,7 +595,7 @@ fn blender_check_janken(model: &tmd::Tmd, prelude: &[&tod::Tod], anim: &tod::Tod
                 .collect();
             serde_json::json!({
                 "time": (pose.frame - first) as f64 * anim.ticks_per_frame() as f64 / 60.0,
-                "objects": objects,
+                "nodes": objects,
             })
         })
         .collect();
@@ -605,7 +605,7 @@ fn blender_check_janken(model: &tmd::Tmd, prelude: &[&tod::Tod], anim: &tod::Tod
         serde_json::to_vec(&serde_json::json!({ "frames": frames })).unwrap(),
     )
     .unwrap();
-    common::run_blender_check("check_tod.py", &[glb.as_path(), want.as_path()]);
+    common::run_blender_check("check_poses.py", &[glb.as_path(), want.as_path()]);
 }
 
 #[test]

@@ -1,17 +1,18 @@
-"""Blender as a real client of retroanim's TOD → glTF export: imports the export of a TOD and
-checks, at several frames, that every TOD object's world position and rotation in Blender equal
-what `retroanim play` computes (the console's fixed-point player).
+"""Blender as a real client of retroanim's glTF export of PlayStation animation (TOD and HMD):
+imports an export and checks, at several frames, that named nodes' world position and
+rotation/scale in Blender equal what `retroanim play` computes (the console's fixed-point player).
 
-Usage: python3 tests/blender/check_tod.py ANIM.glb EXPECTED.json
+Usage: python3 tests/blender/check_poses.py ANIM.glb EXPECTED.json
 
-EXPECTED.json (written by crates/retroanim/tests/psx_gltf.rs) holds, per checked frame, its time
-in seconds and each live object's world matrix from the player, already in glTF axes and metres:
-{"frames": [{"time": t, "objects": {"object 5": {"t": [x, y, z], "m": [[..], [..], [..]]}}}]}.
+EXPECTED.json (written by crates/retroanim/tests/psx_gltf.rs for TOD objects and
+crates/retroanim/tests/hmd_blender.rs for HMD coordinates) holds, per checked frame, its time in
+seconds and named nodes' world matrices from the player, already in glTF axes and metres:
+{"frames": [{"time": t, "nodes": {"object 5": {"t": [x, y, z], "m": [[..], [..], [..]]}}}]}.
 
 The scene's frame rate is set to 60 before the import, so glTF time t lands on Blender frame 60·t
 (one frame per 1/60 s tick). Blender maps glTF (x, y, z) to its (x, -z, y). The console composes
-parent chains in 16-bit fixed point and Blender in floating point: they may differ by a few
-units of 1/4096 m (TOL). Exits 0 when all hold, 1 with a message otherwise.
+parent chains in 16-bit fixed point and Blender in floating point: they may differ by a few units
+of 1/4096 m (TOL). Exits 0 when all hold, 1 with a message otherwise.
 """
 
 import json
@@ -24,7 +25,7 @@ TOL = 5e-3
 
 
 def fail(msg):
-    print(f"check_tod: FAIL: {msg}", file=sys.stderr)
+    print(f"check_poses: FAIL: {msg}", file=sys.stderr)
     sys.exit(1)
 
 
@@ -34,7 +35,6 @@ def to_blender_vec(v):
 
 
 def to_blender_mat(m):
-    # C = [[1,0,0],[0,0,-1],[0,1,0]]; R_blender = C · R · Cᵀ.
     c = [[1, 0, 0], [0, 0, -1], [0, 1, 0]]
     cm = [[sum(c[i][k] * m[k][j] for k in range(3)) for j in range(3)] for i in range(3)]
     return [[sum(cm[i][k] * c[j][k] for k in range(3)) for j in range(3)] for i in range(3)]
@@ -42,7 +42,7 @@ def to_blender_mat(m):
 
 def main():
     if len(sys.argv) != 3:
-        fail("usage: check_tod.py ANIM.glb EXPECTED.json")
+        fail("usage: check_poses.py ANIM.glb EXPECTED.json")
     expected = json.load(open(sys.argv[2]))
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
@@ -55,9 +55,9 @@ def main():
         f = frame["time"] * FPS
         whole = int(round(f))
         if abs(f - whole) > 1e-6:
-            fail(f"time {frame['time']} is not on a 1/60 s tick")
+            fail(f"time {frame['time']} is not on a 1/60 s frame")
         scene.frame_set(whole)
-        for name, want in frame["objects"].items():
+        for name, want in frame["nodes"].items():
             if name not in objs:
                 fail(f"no Blender object {name!r} (have {sorted(o.name for o in objs)[:10]}...)")
             mw = objs[name].matrix_world
@@ -69,11 +69,11 @@ def main():
             for i in range(3):
                 for j in range(3):
                     if abs(mw[i][j] - want_m[i][j]) > TOL:
-                        fail(f"frame {whole} {name}: rotation[{i}][{j}] {mw[i][j]}, expected {want_m[i][j]}")
+                        fail(f"frame {whole} {name}: matrix[{i}][{j}] {mw[i][j]}, expected {want_m[i][j]}")
             checked += 1
     if checked == 0:
         fail("nothing to check")
-    print(f"check_tod: {checked} object poses match")
+    print(f"check_poses: {checked} node poses match")
 
 
 main()
