@@ -1,22 +1,12 @@
 //! `samples/flag.p3d` is made by the project itself: this test rebuilds it with the library's
 //! own MLOD writer and checks the committed copy is identical (`UPDATE_SAMPLES=1` rewrites it).
 
-use std::path::Path;
+mod common;
 
+use common::samples::{check_sample, sine_4096};
 use retroanim::formats::p3d::{
     self, Bytes, Face, Lod, Mlod, P3d, Point, Signature, Tagg, TaggData, Text, VertexRef,
 };
-
-/// Sine in 1/4096 units of a phase in 1/`period` turns (Bhaskara I's integer approximation, so
-/// the sample is the same on every machine).
-fn sine_4096(phase: i64, period: i64) -> i64 {
-    let p = phase.rem_euclid(period);
-    let half = period / 2;
-    let (x, sign) = if p < half { (p, 1) } else { (p - half, -1) };
-    let num = 16 * x * (half - x);
-    let den = 5 * half * half - 4 * x * (half - x);
-    sign * num * 4096 / den
-}
 
 const COLS: u32 = 6;
 const ROWS: u32 = 4;
@@ -118,16 +108,8 @@ fn waving_flag() -> P3d {
 #[test]
 fn flag_sample_is_up_to_date() {
     let bytes = p3d::write(&waving_flag()).unwrap();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/flag.p3d");
-    if std::env::var("UPDATE_SAMPLES").as_deref() == Ok("1") {
-        std::fs::write(&path, &bytes).unwrap();
-    }
-    let committed = std::fs::read(&path).expect("samples/flag.p3d (UPDATE_SAMPLES=1 makes it)");
-    assert!(
-        committed == bytes,
-        "samples/flag.p3d is stale; UPDATE_SAMPLES=1 rewrites it"
-    );
-    let model = p3d::read(&committed).unwrap();
+    check_sample("flag.p3d", &bytes);
+    let model = p3d::read(&bytes).unwrap();
     assert_eq!(model.frames(0).len(), FRAMES as usize);
     assert!(
         p3d::validate(&model).is_empty(),

@@ -2,8 +2,9 @@
 //! writers; the test regenerates them and checks the committed copies are identical
 //! (`UPDATE_SAMPLES=1` rewrites them).
 
-use std::path::Path;
+mod common;
 
+use common::samples::check_sample;
 use retroanim::formats::{mdd, pc2};
 
 /// sin(π·x) for x in 0..2 by Bhaskara I's rational approximation: only +, −, ×, ÷, so every
@@ -41,22 +42,6 @@ pub fn waving_flag() -> mdd::Mdd {
         rest_frame: None,
         frames,
     }
-}
-
-fn check_sample(name: &str, bytes: &[u8]) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../samples")
-        .join(name);
-    if std::env::var("UPDATE_SAMPLES").as_deref() == Ok("1") {
-        std::fs::write(&path, bytes).unwrap();
-    }
-    let committed = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_SAMPLES=1 writes it)", path.display()));
-    assert!(
-        committed == bytes,
-        "{} is not what its script makes",
-        path.display()
-    );
 }
 
 #[test]

@@ -2,21 +2,10 @@
 //! its script with the library's own writer and checks the committed copy is identical
 //! (`UPDATE_SAMPLES=1` rewrites them).
 
-use std::path::Path;
+mod common;
 
+use common::samples::{check_sample, sine_4096};
 use retroanim::formats::tod::{self, *};
-
-/// Sine in 1/4096 units for a phase in 1/`period` turns, by Bhaskara I's integer approximation
-/// (exact integer arithmetic, so the sample is the same on every machine).
-fn sine_4096(phase: i64, period: i64) -> i64 {
-    let p = phase.rem_euclid(period);
-    let half = period / 2;
-    let (x, sign) = if p < half { (p, 1) } else { (p - half, -1) };
-    // sin(pi*x/half) ~ 16 x (half - x) / (5 half^2 - 4 x (half - x))
-    let num = 16 * x * (half - x);
-    let den = 5 * half * half - 4 * x * (half - x);
-    sign * num * 4096 / den
-}
 
 /// A chain of four links hanging from a root, swinging about Z: frame 0 creates the links, gives
 /// them a TMD ID, a parent and an absolute pose; later frames rotate each link; the last link
@@ -93,22 +82,6 @@ pub fn swinging_chain() -> Tod {
             .collect(),
         trailing: Vec::new(),
     }
-}
-
-fn check_sample(name: &str, bytes: &[u8]) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../samples")
-        .join(name);
-    if std::env::var("UPDATE_SAMPLES").as_deref() == Ok("1") {
-        std::fs::write(&path, bytes).unwrap();
-    }
-    let committed = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_SAMPLES=1 writes it)", path.display()));
-    assert!(
-        committed == bytes,
-        "{} is not what its script makes",
-        path.display()
-    );
 }
 
 #[test]

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod hmd_asm;
+pub mod samples;
 
 use std::path::{Path, PathBuf};
 
