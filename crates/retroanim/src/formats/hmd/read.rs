@@ -610,33 +610,27 @@ fn decode_polygon_sections(hmd: &mut Hmd) {
         if starts.is_empty() {
             continue;
         }
-        let mut items = Vec::new();
-        let mut pos = 0usize;
-        for (i, &(start, (pt, count))) in starts.iter().enumerate() {
-            if start < pos {
-                continue;
-            }
-            let limit = starts.get(i + 1).map_or(w.len(), |n| n.0);
-            if count == 0 {
-                continue;
-            }
-            let decoded = match packet_words(pt) {
-                Some(n) if start + n * count <= limit => decode_run(pt, count, &w[start..limit])
-                    .map(|r| (PolygonItem::Packets(r), n * count)),
-                Some(_) => None,
-                None => decode_strips(pt, count, &w[start..limit])
-                    .map(|(r, n)| (PolygonItem::Strips(r), n)),
-            };
-            let Some((item, n)) = decoded else { continue };
-            if start > pos {
-                items.push(PolygonItem::Raw(w[pos..start].to_vec()));
-            }
-            pos = start + n;
-            items.push(item);
-        }
-        if pos < w.len() {
-            items.push(PolygonItem::Raw(w[pos..].to_vec()));
-        }
+        let items = lay_out(
+            w,
+            starts.iter().enumerate().map(|(i, &(start, _))| (start, i)),
+            |start, i| {
+                let (pt, count) = starts[i].1;
+                let limit = starts.get(i + 1).map_or(w.len(), |n| n.0);
+                if count == 0 {
+                    return None;
+                }
+                match packet_words(pt) {
+                    Some(n) if start + n * count <= limit => {
+                        decode_run(pt, count, &w[start..limit])
+                            .map(|r| (PolygonItem::Packets(r), n * count))
+                    }
+                    Some(_) => None,
+                    None => decode_strips(pt, count, &w[start..limit])
+                        .map(|(r, n)| (PolygonItem::Strips(r), n)),
+                }
+            },
+            PolygonItem::Raw,
+        );
         s.data = SectionData::Polygons(items);
     }
 }
@@ -807,29 +801,52 @@ fn decode_device_sections(hmd: &mut Hmd) {
         if s.role != SectionRole::DeviceParameters {
             continue;
         }
-        let mut items = Vec::new();
-        let mut pos = 0usize;
-        for (&start, &kind) in starts {
-            if start < pos || start > u16::MAX as usize {
-                continue;
-            }
-            let Some(item) = w
-                .get(start..)
-                .and_then(|rest| DeviceItem::decode(kind, start as u16, rest))
-            else {
-                continue;
-            };
-            if start > pos {
-                items.push(DeviceItem::Raw(w[pos..start].to_vec()));
-            }
-            pos = start + item.words();
-            items.push(item);
-        }
-        if pos < w.len() {
-            items.push(DeviceItem::Raw(w[pos..].to_vec()));
-        }
+        let items = lay_out(
+            w,
+            starts.iter().map(|(&start, &kind)| (start, kind)),
+            |start, kind| {
+                if start > u16::MAX as usize {
+                    return None;
+                }
+                let item = DeviceItem::decode(kind, start as u16, w.get(start..)?)?;
+                let n = item.words();
+                Some((item, n))
+            },
+            DeviceItem::Raw,
+        );
         s.data = SectionData::Devices(items);
     }
+}
+
+/// Lays out a section's words as the items decoded at ascending word offsets, keeping the words
+/// before, between and after them as raw items. `decode(start, key)` gives the item at `start`
+/// and the words it takes, or `None` to leave those words raw; a start inside an earlier item is
+/// skipped.
+fn lay_out<K, T>(
+    w: &[u32],
+    starts: impl IntoIterator<Item = (usize, K)>,
+    mut decode: impl FnMut(usize, K) -> Option<(T, usize)>,
+    raw: impl Fn(Vec<u32>) -> T,
+) -> Vec<T> {
+    let mut items = Vec::new();
+    let mut pos = 0usize;
+    for (start, key) in starts {
+        if start < pos {
+            continue;
+        }
+        let Some((item, n)) = decode(start, key) else {
+            continue;
+        };
+        if start > pos {
+            items.push(raw(w[pos..start].to_vec()));
+        }
+        pos = start + n;
+        items.push(item);
+    }
+    if pos < w.len() {
+        items.push(raw(w[pos..].to_vec()));
+    }
+    items
 }
 
 /// Decodes joint DIFF blocks of MIMe DIFF sections at the offsets the joint MIMe primitives
@@ -883,31 +900,27 @@ fn decode_mime_sections(hmd: &mut Hmd) {
         if s.role != SectionRole::MimeDiff {
             continue;
         }
-        let mut items = Vec::new();
-        let mut pos = 0usize;
-        for (&start, &(kind, reset)) in starts {
-            let st = start as usize;
-            if st < pos || st >= w.len() {
-                continue;
-            }
-            let rest = &w[st..];
-            let item = match (kind, reset) {
-                (MimeKind::JointAxes | MimeKind::JointRpy, _) => {
-                    JointDiff::decode(kind, start, rest).map(MimeDiffItem::Joint)
-                }
-                (_, false) => VertexDiff::decode(start, rest).map(MimeDiffItem::Vertex),
-                (_, true) => VertexResetDiff::decode(start, rest).map(MimeDiffItem::VertexReset),
-            };
-            let Some(item) = item else { continue };
-            if st > pos {
-                items.push(MimeDiffItem::Raw(w[pos..st].to_vec()));
-            }
-            pos = st + item.words();
-            items.push(item);
-        }
-        if pos < w.len() {
-            items.push(MimeDiffItem::Raw(w[pos..].to_vec()));
-        }
+        let items = lay_out(
+            w,
+            starts
+                .iter()
+                .map(|(&start, &k)| (start as usize, (start, k))),
+            |st, (start, (kind, reset))| {
+                let rest = w.get(st..).filter(|r| !r.is_empty())?;
+                let item = match (kind, reset) {
+                    (MimeKind::JointAxes | MimeKind::JointRpy, _) => {
+                        JointDiff::decode(kind, start, rest).map(MimeDiffItem::Joint)
+                    }
+                    (_, false) => VertexDiff::decode(start, rest).map(MimeDiffItem::Vertex),
+                    (_, true) => {
+                        VertexResetDiff::decode(start, rest).map(MimeDiffItem::VertexReset)
+                    }
+                }?;
+                let n = item.words();
+                Some((item, n))
+            },
+            MimeDiffItem::Raw,
+        );
         s.data = SectionData::MimeDiff(items);
     }
 }
@@ -967,25 +980,18 @@ fn decode_grid_sections(hmd: &mut Hmd) {
         if s.role != SectionRole::GroundGrid {
             continue;
         }
-        let mut items = Vec::new();
-        let mut pos = 0usize;
-        for (&start, &(textured, n)) in starts {
-            let st = start as usize;
-            if st < pos || st > w.len() {
-                continue;
-            }
-            let Some(item) = GridItem::decode(start, textured, n, &w[st..]) else {
-                continue;
-            };
-            if st > pos {
-                items.push(GridItem::Raw(w[pos..st].to_vec()));
-            }
-            pos = st + item.words();
-            items.push(item);
-        }
-        if pos < w.len() {
-            items.push(GridItem::Raw(w[pos..].to_vec()));
-        }
+        let items = lay_out(
+            w,
+            starts
+                .iter()
+                .map(|(&start, &k)| (start as usize, (start, k))),
+            |st, (start, (textured, n))| {
+                let item = GridItem::decode(start, textured, n, w.get(st..)?)?;
+                let words = item.words();
+                Some((item, words))
+            },
+            GridItem::Raw,
+        );
         s.data = SectionData::Grid(items);
     }
 }
