@@ -575,34 +575,29 @@ impl<'a> Player<'a> {
                     (s.ctr_idx, s.tctr_idx)
                 };
                 let step = |i: u16| (i as i32 + dir) as u16;
+                // Forward, the old target key becomes the source and the next key the target;
+                // in reverse the roles of the two indices swap.
+                let mut at = if dir == 1 { ti } else { ci };
+                if !self.is_key(anim, at) {
+                    match self.walk(anim, pointer, step(at), &mut steps)? {
+                        Some(i) => at = i,
+                        None => return Ok(()),
+                    }
+                }
+                let s = &mut self.anims[anim].seqs[pointer];
                 if dir == 1 {
-                    let mut ti = ti;
-                    if !self.is_key(anim, ti) {
-                        match self.walk(anim, pointer, step(ti), &mut steps)? {
-                            Some(i) => ti = i,
-                            None => return Ok(()),
-                        }
-                    }
-                    let ci = ti;
-                    self.anims[anim].seqs[pointer].ctr_idx = ci;
-                    match self.walk(anim, pointer, step(ci), &mut steps)? {
-                        Some(i) => self.anims[anim].seqs[pointer].tctr_idx = i,
-                        None => return Ok(()),
-                    }
+                    s.ctr_idx = at;
                 } else {
-                    let mut ci = ci;
-                    if !self.is_key(anim, ci) {
-                        match self.walk(anim, pointer, step(ci), &mut steps)? {
-                            Some(i) => ci = i,
-                            None => return Ok(()),
-                        }
-                    }
-                    let ti = ci;
-                    self.anims[anim].seqs[pointer].tctr_idx = ti;
-                    match self.walk(anim, pointer, step(ti), &mut steps)? {
-                        Some(i) => self.anims[anim].seqs[pointer].ctr_idx = i,
-                        None => return Ok(()),
-                    }
+                    s.tctr_idx = at;
+                }
+                let Some(next) = self.walk(anim, pointer, step(at), &mut steps)? else {
+                    return Ok(());
+                };
+                let s = &mut self.anims[anim].seqs[pointer];
+                if dir == 1 {
+                    s.tctr_idx = next;
+                } else {
+                    s.ctr_idx = next;
                 }
                 let ti = self.anims[anim].seqs[pointer].tctr_idx;
                 let tf = (self.tframe_of(anim, ti) as u16) << 4;
