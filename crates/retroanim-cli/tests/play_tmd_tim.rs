@@ -73,15 +73,17 @@ fn sample_tmd(dir: &Path) -> std::path::PathBuf {
                 flag: 0,
                 mode: 0x20,
                 data: PrimitiveData::Polygon(Polygon {
-                    colors: vec![Rgbx {
+                    colors: [Rgbx {
                         r: 255,
                         g: 0,
                         b: 0,
                         x: 0x20,
-                    }],
-                    uvs: vec![],
-                    normals: vec![0],
-                    vertices: vec![0, 1, 2],
+                    }]
+                    .into_iter()
+                    .collect(),
+                    uvs: Default::default(),
+                    normals: [0].into_iter().collect(),
+                    vertices: [0, 1, 2].into_iter().collect(),
                     pad: 0,
                 }),
             }],

@@ -35,7 +35,7 @@ fn synthetic(frames: usize, points: usize) -> P3d {
         .filter(|i| i % width != width - 1)
         .map(|i| Face {
             n: 4,
-            vertices: vec![v(i), v(i + width), v(i + width + 1), v(i + 1)],
+            vertices: [v(i), v(i + width), v(i + width + 1), v(i + 1)].into(),
             unused_slots: Bytes::default(),
             flags: 0,
             texture: Text::from("data\\flag_co.paa"),

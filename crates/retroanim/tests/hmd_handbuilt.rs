@@ -481,10 +481,13 @@ fn every_polygon_type_decodes_into_packets() {
             _ => None,
         })
         .expect("the preset packet is typed");
-    assert_eq!(preset.tags, vec![0x0400_0000, 0x0400_0001]);
-    assert_eq!(preset.screen, [[10, 20], [30, 40], [50, 60]].repeat(2));
-    assert_eq!(preset.colors, vec![[0xFF, 0, 0, 0x20]; 2]);
-    assert_eq!(preset.vertices, vec![1, 2, 3]);
+    assert_eq!(preset.tags.to_vec(), vec![0x0400_0000, 0x0400_0001]);
+    assert_eq!(
+        preset.screen.to_vec(),
+        [[10, 20], [30, 40], [50, 60]].repeat(2)
+    );
+    assert_eq!(preset.colors.to_vec(), vec![[0xFF, 0, 0, 0x20]; 2]);
+    assert_eq!(preset.vertices.to_vec(), vec![1, 2, 3]);
     let strip = items
         .iter()
         .find_map(|i| match i {
@@ -493,8 +496,8 @@ fn every_polygon_type_decodes_into_packets() {
         })
         .expect("the strip is typed");
     assert_eq!(strip.strips[0].extra.len(), 1);
-    assert_eq!(strip.strips[0].extra[0].vertices, vec![4]);
-    assert_eq!(strip.strips[0].extra[0].normals, vec![1, 2, 3]);
+    assert_eq!(strip.strips[0].extra[0].vertices.to_vec(), vec![4]);
+    assert_eq!(strip.strips[0].extra[0].normals.to_vec(), vec![1, 2, 3]);
     // The division parameter of the DIV primitive.
     let divs: Vec<u8> = m
         .primitives()

@@ -333,7 +333,7 @@ fn tiny_mlod(signature: Signature) -> Mlod {
     };
     let face = Face {
         n: 3,
-        vertices: vec![v(0), v(1), v(2)],
+        vertices: [v(0), v(1), v(2)].into_iter().collect(),
         unused_slots: Bytes((0..16).collect()),
         flags: 0,
         texture: Text::from("data\\tex_co.paa"),
@@ -705,7 +705,7 @@ fn validate_reports_undefined_point_flags_and_the_old_wiki_frame_layout() {
 fn names_in_windows_code_pages_survive_the_json_dump() {
     let mut m = tiny_mlod(Signature::P3dm);
     // "kolečko" in cp1250 (č = 0xE8), not UTF-8.
-    m.lods[0].taggs[3].name = Text(b"kole\xe8ko".to_vec());
+    m.lods[0].taggs[3].name = Text::from(&b"kole\xe8ko"[..]);
     let model = retroanim::Model::P3d(P3d::Mlod(m));
     let json = model.to_json().unwrap();
     assert!(json.contains("6b6f6c65e86b6f"), "shown as hex bytes");

@@ -53,7 +53,7 @@ fn waving_flag() -> P3d {
             // MLOD order: the reverse of the engine's clockwise order, seen from the front (-z).
             faces.push(Face {
                 n: 4,
-                vertices: vec![v(i), v(i + COLS), v(i + COLS + 1), v(i + 1)],
+                vertices: [v(i), v(i + COLS), v(i + COLS + 1), v(i + 1)].into(),
                 unused_slots: Bytes::default(),
                 flags: 0,
                 texture: Text::from("samples\\flag_co.paa"),

@@ -119,7 +119,7 @@ fn synthetic(frames: usize, points: usize) -> P3d {
             faces: (0..points as u32 / 3)
                 .map(|f| Face {
                     n: 3,
-                    vertices: vec![v(3 * f), v(3 * f + 1), v(3 * f + 2)],
+                    vertices: [v(3 * f), v(3 * f + 1), v(3 * f + 2)].into_iter().collect(),
                     unused_slots: Bytes::default(),
                     flags: 0,
                     texture: Text::from("t.paa"),

@@ -383,13 +383,15 @@ fn triangle_tmd() -> tmd::Tmd {
                 flag: 1,
                 mode: 0x25,
                 data: PrimitiveData::Polygon(Polygon {
-                    colors: vec![Rgbx {
+                    colors: [Rgbx {
                         r: 128,
                         g: 128,
                         b: 128,
                         x: 0,
-                    }],
-                    uvs: vec![
+                    }]
+                    .into_iter()
+                    .collect(),
+                    uvs: [
                         Uv {
                             u: 0,
                             v: 0,
@@ -405,9 +407,11 @@ fn triangle_tmd() -> tmd::Tmd {
                             v: 1,
                             extra: 0,
                         },
-                    ],
-                    normals: vec![],
-                    vertices: vec![0, 1, 2],
+                    ]
+                    .into_iter()
+                    .collect(),
+                    normals: Default::default(),
+                    vertices: [0, 1, 2].into_iter().collect(),
                     pad: 0,
                 }),
             }],

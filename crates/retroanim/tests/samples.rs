@@ -162,10 +162,10 @@ pub fn chain_link() -> retroanim::formats::tmd::Tmd {
             flag: 0,
             mode: 0x28,
             data: PrimitiveData::Polygon(Polygon {
-                colors: vec![Rgbx { r, g, b, x: 0x28 }],
-                uvs: vec![],
-                normals: vec![k as u16],
-                vertices: quad,
+                colors: [Rgbx { r, g, b, x: 0x28 }].into_iter().collect(),
+                uvs: Default::default(),
+                normals: [k as u16].into_iter().collect(),
+                vertices: quad.into_iter().collect(),
                 pad: 0,
             }),
         });

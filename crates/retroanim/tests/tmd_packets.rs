@@ -134,7 +134,7 @@ fn lines_and_sprites_round_trip() {
             flag: 1,
             mode: 0x40,
             data: PrimitiveData::Line(Line {
-                colors: vec![rgb(1, 2, 3, 0x40)],
+                colors: [rgb(1, 2, 3, 0x40)].into_iter().collect(),
                 vertices: [0, 1],
             }),
         },
@@ -143,7 +143,7 @@ fn lines_and_sprites_round_trip() {
             flag: 1,
             mode: 0x50,
             data: PrimitiveData::Line(Line {
-                colors: vec![rgb(1, 2, 3, 0x50), rgb(4, 5, 6, 0)],
+                colors: [rgb(1, 2, 3, 0x50), rgb(4, 5, 6, 0)].into(),
                 vertices: [2, 3],
             }),
         },

@@ -8,6 +8,7 @@
 //! Strip meshes are typed for 0x18 and 0x1c, the only pattern the samples pin down (notes §13);
 //! other strips and preset strips are kept as raw words.
 
+use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 
 use crate::formats::is_default;
@@ -217,12 +218,14 @@ impl StripRun {
 
     fn encode(&self, out: &mut Vec<u32>) -> Option<()> {
         let (a, b) = strip_layout(self.primitive_type)?;
+        let (need_a, need_b) = (Needs::of(&a), Needs::of(&b));
+        out.reserve(self.words());
         for s in &self.strips {
             let num = u16::try_from(1 + s.extra.len()).ok()?;
             out.push(num as u32 | (s.pad as u32) << 16);
-            s.first.encode(&a, out)?;
+            s.first.encode(&a, &need_a, out)?;
             for e in &s.extra {
-                e.encode(&b, out)?;
+                e.encode(&b, &need_b, out)?;
             }
         }
         Some(())
@@ -233,7 +236,12 @@ impl StripRun {
 pub fn decode_strips(pt: u16, count: usize, w: &[u32]) -> Option<(StripRun, usize)> {
     let (a, b) = strip_layout(pt)?;
     let mut at = 0usize;
-    let mut strips = Vec::new();
+    // Each strip takes at least its head and first triangle: `count` is checked against the
+    // words before the list is sized by it.
+    if count > w.len() / (1 + a.len()) {
+        return None;
+    }
+    let mut strips = Vec::with_capacity(count);
     for _ in 0..count {
         let head = *w.get(at)?;
         let num = (head & 0xFFFF) as usize;
@@ -243,13 +251,14 @@ pub fn decode_strips(pt: u16, count: usize, w: &[u32]) -> Option<(StripRun, usiz
         let first = w.get(at + 1..at + 1 + a.len())?;
         at += 1 + a.len();
         let extra_words = w.get(at..at + (num - 1) * b.len())?;
+        let mut extra = Vec::with_capacity(num - 1);
+        for c in extra_words.chunks_exact(b.len()) {
+            extra.push(Packet::decode(&b, c)?);
+        }
         strips.push(Strip {
             pad: (head >> 16) as u16,
-            first: Packet::decode(&a, first),
-            extra: extra_words
-                .chunks_exact(b.len())
-                .map(|c| Packet::decode(&b, c))
-                .collect(),
+            first: Packet::decode(&a, first)?,
+            extra,
         });
         at += extra_words.len();
     }
@@ -274,18 +283,36 @@ pub struct UvWord {
     pub uv: [u8; 2],
 }
 
+/// Most colour words a packet has: a Gouraud preset quad's two GPU packets, 4 each.
+pub const MAX_COLORS: usize = 8;
+/// Most texture-coordinate words a packet has: a textured preset quad's two GPU packets.
+pub const MAX_UVS: usize = 8;
+/// Most normal indices a packet has (a Gouraud quad's).
+pub const MAX_NORMALS: usize = 4;
+/// Most vertex indices a packet has (a quad's).
+pub const MAX_VERTICES: usize = 4;
+/// Most padding halfwords a packet has (a textured preset quad's).
+pub const MAX_PADS: usize = 4;
+/// Most DMA tag words a packet has (a preset packet's two).
+pub const MAX_TAGS: usize = 2;
+/// Most screen positions a packet has (a preset quad's two GPU packets, 4 each).
+pub const MAX_SCREEN: usize = 8;
+
 /// One polygon packet.
+///
+/// The lists are held inline with the capacity the largest layout of the manual needs (the
+/// `MAX_*` constants), so reading a packet allocates nothing; in JSON they are plain arrays.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Packet {
     /// Tiled-texture window word `0xE2000000 | TUM | TVM<<5 | TUA<<10 | TVA<<15`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<u32>,
     /// Colour words `[r g b code]` (code = the GPU command byte).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub colors: Vec<[u8; 4]>,
+    #[serde(default, skip_serializing_if = "ArrayVec::is_empty")]
+    pub colors: ArrayVec<[u8; 4], MAX_COLORS>,
     /// Texture coordinates per corner.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub uvs: Vec<UvWord>,
+    #[serde(default, skip_serializing_if = "ArrayVec::is_empty")]
+    pub uvs: ArrayVec<UvWord, MAX_UVS>,
     /// CLUT position word (textured packets).
     #[serde(default, skip_serializing_if = "is_default")]
     pub cba: u16,
@@ -293,90 +320,118 @@ pub struct Packet {
     #[serde(default, skip_serializing_if = "is_default")]
     pub tsb: u16,
     /// Normal indices.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub normals: Vec<u16>,
+    #[serde(default, skip_serializing_if = "ArrayVec::is_empty")]
+    pub normals: ArrayVec<u16, MAX_NORMALS>,
     /// Vertex indices.
-    pub vertices: Vec<u16>,
+    pub vertices: ArrayVec<u16, MAX_VERTICES>,
     /// Padding halfwords, in order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub pads: Vec<u16>,
+    #[serde(default, skip_serializing_if = "ArrayVec::is_empty")]
+    pub pads: ArrayVec<u16, MAX_PADS>,
     /// DMA tag words of a preset packet's two GPU packets.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<u32>,
+    #[serde(default, skip_serializing_if = "ArrayVec::is_empty")]
+    pub tags: ArrayVec<u32, MAX_TAGS>,
     /// Screen positions of a preset packet's two GPU packets, in order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub screen: Vec<[i16; 2]>,
+    #[serde(default, skip_serializing_if = "ArrayVec::is_empty")]
+    pub screen: ArrayVec<[i16; 2], MAX_SCREEN>,
+}
+
+/// How many values of each kind a layout's slots hold: what a packet's lists must match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Needs {
+    normals: usize,
+    vertices: usize,
+    pads: usize,
+    colors: usize,
+    uvs: usize,
+    window: bool,
+    tags: usize,
+    screen: usize,
+}
+
+impl Needs {
+    fn of(slots: &[Slot]) -> Needs {
+        Needs {
+            normals: slots.iter().map(|s| max_index(s, true)).max().unwrap_or(0),
+            vertices: slots.iter().map(|s| max_index(s, false)).max().unwrap_or(0),
+            pads: slots
+                .iter()
+                .map(|s| match s {
+                    Uv(Pad) => 1,
+                    Pair(a, b) => usize::from(*a == Pad) + usize::from(*b == Pad),
+                    _ => 0,
+                })
+                .sum(),
+            colors: slots.iter().filter(|s| **s == Color).count(),
+            uvs: slots.iter().filter(|s| matches!(s, Uv(_))).count(),
+            window: slots.contains(&Window),
+            tags: slots.iter().filter(|s| **s == Tag).count(),
+            screen: slots.iter().filter(|s| **s == Xy).count(),
+        }
+    }
 }
 
 impl Packet {
-    fn decode(slots: &[Slot], w: &[u32]) -> Packet {
+    /// Decodes one packet; `None` only if a layout held more of a kind than its `MAX_*`
+    /// capacity (a test checks that none does).
+    fn decode(slots: &[Slot], w: &[u32]) -> Option<Packet> {
         let mut p = Packet::default();
         let mut normals = [0u16; 4];
         let mut vertices = [0u16; 4];
         let (mut nn, mut nv) = (0usize, 0usize);
-        let mut half = |p: &mut Packet, h: Half, v: u16| match h {
-            N(i) => {
-                normals[i as usize] = v;
-                nn = nn.max(i as usize + 1);
+        let mut half = |p: &mut Packet, h: Half, v: u16| -> Option<()> {
+            match h {
+                N(i) => {
+                    *normals.get_mut(i as usize)? = v;
+                    nn = nn.max(i as usize + 1);
+                }
+                V(i) => {
+                    *vertices.get_mut(i as usize)? = v;
+                    nv = nv.max(i as usize + 1);
+                }
+                Pad => p.pads.try_push(v).ok()?,
+                Cba => p.cba = v,
+                Tsb => p.tsb = v,
             }
-            V(i) => {
-                vertices[i as usize] = v;
-                nv = nv.max(i as usize + 1);
-            }
-            Pad => p.pads.push(v),
-            Cba => p.cba = v,
-            Tsb => p.tsb = v,
+            Some(())
         };
         for (slot, &x) in slots.iter().zip(w) {
             match *slot {
-                Color => p.colors.push(x.to_le_bytes()),
+                Color => p.colors.try_push(x.to_le_bytes()).ok()?,
                 Window => p.window = Some(x),
-                Tag => p.tags.push(x),
-                Xy => p.screen.push([x as i16, (x >> 16) as i16]),
+                Tag => p.tags.try_push(x).ok()?,
+                Xy => p.screen.try_push([x as i16, (x >> 16) as i16]).ok()?,
                 Uv(h) => {
-                    p.uvs.push(UvWord {
-                        uv: [x as u8, (x >> 8) as u8],
-                    });
-                    half(&mut p, h, (x >> 16) as u16);
+                    p.uvs
+                        .try_push(UvWord {
+                            uv: [x as u8, (x >> 8) as u8],
+                        })
+                        .ok()?;
+                    half(&mut p, h, (x >> 16) as u16)?;
                 }
                 Pair(a, b) => {
-                    half(&mut p, a, x as u16);
-                    half(&mut p, b, (x >> 16) as u16);
+                    half(&mut p, a, x as u16)?;
+                    half(&mut p, b, (x >> 16) as u16)?;
                 }
             }
         }
-        p.normals = normals[..nn].to_vec();
-        p.vertices = vertices[..nv].to_vec();
-        p
+        p.normals = normals[..nn].iter().copied().collect();
+        p.vertices = vertices[..nv].iter().copied().collect();
+        Some(p)
     }
 
-    /// Encodes in `slots`; `None` when the packet's lists do not match the layout.
-    fn encode(&self, slots: &[Slot], out: &mut Vec<u32>) -> Option<()> {
+    /// Encodes in `slots` (whose [`Needs`] are `need`); `None` when the packet's lists do not
+    /// match the layout.
+    fn encode(&self, slots: &[Slot], need: &Needs, out: &mut Vec<u32>) -> Option<()> {
         let (mut c, mut u, mut pads, mut tg, mut xy) = (0usize, 0usize, 0usize, 0usize, 0usize);
-        let need_n = slots.iter().map(|s| max_index(s, true)).max().unwrap_or(0);
-        let need_v = slots.iter().map(|s| max_index(s, false)).max().unwrap_or(0);
-        let need_pads = slots
-            .iter()
-            .map(|s| match s {
-                Uv(Pad) => 1,
-                Pair(a, b) => usize::from(*a == Pad) + usize::from(*b == Pad),
-                _ => 0,
-            })
-            .sum::<usize>();
-        let need_c = slots.iter().filter(|s| **s == Color).count();
-        let need_u = slots.iter().filter(|s| matches!(s, Uv(_))).count();
-        let has_window = slots.contains(&Window);
-        let need_tags = slots.iter().filter(|s| **s == Tag).count();
-        let need_xy = slots.iter().filter(|s| **s == Xy).count();
-        if self.normals.len() != need_n
-            || self.vertices.len() != need_v
-            || self.pads.len() != need_pads
-            || self.colors.len() != need_c
-            || self.uvs.len() != need_u
-            || self.window.is_some() != has_window
-            || self.tags.len() != need_tags
-            || self.screen.len() != need_xy
-            || (need_u == 0 && (self.cba != 0 || self.tsb != 0))
+        if self.normals.len() != need.normals
+            || self.vertices.len() != need.vertices
+            || self.pads.len() != need.pads
+            || self.colors.len() != need.colors
+            || self.uvs.len() != need.uvs
+            || self.window.is_some() != need.window
+            || self.tags.len() != need.tags
+            || self.screen.len() != need.screen
+            || (need.uvs == 0 && (self.cba != 0 || self.tsb != 0))
         {
             return None;
         }
@@ -470,7 +525,11 @@ impl PolygonItem {
         match self {
             PolygonItem::Packets(r) => {
                 let slots = layout(r.primitive_type)?;
-                r.packets.iter().try_for_each(|p| p.encode(&slots, out))
+                let need = Needs::of(&slots);
+                out.reserve(slots.len() * r.packets.len());
+                r.packets
+                    .iter()
+                    .try_for_each(|p| p.encode(&slots, &need, out))
             }
             PolygonItem::Strips(r) => r.encode(out),
             PolygonItem::Raw(w) => {
@@ -486,13 +545,18 @@ impl PolygonItem {
 pub fn decode_run(pt: u16, count: usize, w: &[u32]) -> Option<PacketRun> {
     let slots = layout(pt)?;
     let n = slots.len();
+    if n == 0 {
+        return None;
+    }
+    // The words are there before the list is sized by `count`.
     let all = w.get(..n.checked_mul(count)?)?;
+    let mut packets = Vec::with_capacity(count);
+    for c in all.chunks_exact(n) {
+        packets.push(Packet::decode(&slots, c)?);
+    }
     Some(PacketRun {
         primitive_type: pt,
-        packets: all
-            .chunks_exact(n)
-            .map(|c| Packet::decode(&slots, c))
-            .collect(),
+        packets,
     })
 }
 
@@ -552,6 +616,39 @@ mod tests {
     }
 
     #[test]
+    fn every_layout_fits_the_packet_capacities() {
+        // Packet::decode gives up on a layout holding more of a kind than the inline lists
+        // can: no primitive type may have one.
+        let fits = |slots: &[Slot]| {
+            let n = Needs::of(slots);
+            n.normals <= MAX_NORMALS
+                && n.vertices <= MAX_VERTICES
+                && n.pads <= MAX_PADS
+                && n.colors <= MAX_COLORS
+                && n.uvs <= MAX_UVS
+                && n.tags <= MAX_TAGS
+                && n.screen <= MAX_SCREEN
+        };
+        let mut largest_preset = Needs::of(&[]);
+        for pt in 0..=u16::MAX {
+            if let Some(slots) = layout(pt) {
+                assert!(fits(&slots), "type 0x{pt:x}");
+                let words: Vec<u32> = (0..slots.len() as u32).collect();
+                assert!(Packet::decode(&slots, &words).is_some(), "type 0x{pt:x}");
+                if pt & 0x100 != 0 && Needs::of(&slots).colors > largest_preset.colors {
+                    largest_preset = Needs::of(&slots);
+                }
+            }
+            if let Some((a, b)) = strip_layout(pt) {
+                assert!(fits(&a) && fits(&b), "strip 0x{pt:x}");
+            }
+        }
+        // The capacities are no larger than the largest packet needs.
+        assert_eq!(largest_preset.colors, MAX_COLORS);
+        assert_eq!(largest_preset.screen, MAX_SCREEN);
+    }
+
+    #[test]
     fn packets_round_trip_through_their_slots() {
         for pt in [
             0x08u16, 0x0c, 0x0a, 0x0e, 0x09, 0x0d, 0x0b, 0x0f, 0x10, 0x14, 0x12, 0x16, 0x11, 0x15,
@@ -574,8 +671,8 @@ mod tests {
         let w = [0x2000_00FF, 0x0005_0003, 0x0007_0006];
         let run = decode_run(0x08, 1, &w).unwrap();
         let p = &run.packets[0];
-        assert_eq!(p.colors, vec![[0xFF, 0, 0, 0x20]]);
-        assert_eq!(p.normals, vec![3]);
-        assert_eq!(p.vertices, vec![5, 6, 7]);
+        assert_eq!(p.colors[..], [[0xFF, 0, 0, 0x20]]);
+        assert_eq!(p.normals[..], [3]);
+        assert_eq!(p.vertices[..], [5, 6, 7]);
     }
 }

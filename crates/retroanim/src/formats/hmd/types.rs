@@ -5,7 +5,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::formats::is_default;
 
-pub use super::cat0_polygon::{Packet, PacketRun, PolygonItem, Strip, StripRun, UvWord};
+pub use super::cat0_polygon::{
+    Packet, PacketRun, PolygonItem, Strip, StripRun, UvWord, MAX_COLORS, MAX_NORMALS, MAX_PADS,
+    MAX_SCREEN, MAX_TAGS, MAX_UVS, MAX_VERTICES,
+};
 pub use super::cat3_anim::{
     ExtraSequence, InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer,
     UpdateIndex,
@@ -16,6 +19,9 @@ pub use super::cat4_mime::{
 };
 pub use super::cat5_ground::{GridEntry, GridItem, GroundPolygon, GroundRow, UvGroup};
 pub use super::cat7_device::{CameraParameters, DeviceItem, DeviceKind, LightData};
+/// The fixed-capacity list type of [`Packet`]'s fields (re-exported from the `arrayvec` crate
+/// so callers can build packets without depending on it).
+pub use arrayvec::ArrayVec;
 
 /// A whole HMD file.
 ///

@@ -194,7 +194,7 @@ fn walk(r: &mut Reader<'_, Le>, mut mesh: Option<&mut OdolMesh>) -> Result<Geome
     for _ in 0..textures {
         let t = r.asciiz("texture name")?;
         if let Some(m) = mesh.as_deref_mut() {
-            m.textures.push(Text(t.to_vec()));
+            m.textures.push(Text::from(t));
         }
     }
     compressed_array(r, 2, "MLOD edge table")?;

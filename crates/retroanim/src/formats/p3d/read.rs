@@ -1,7 +1,9 @@
 //! MLOD reader: `&[u8]` → [`Mlod`], every count checked against the bytes left first.
 
 use crate::bytes::{Le, Reader};
+
 use crate::error::Result;
+use arrayvec::ArrayVec;
 
 use super::types::*;
 
@@ -94,9 +96,10 @@ fn read_lod(r: &mut Reader<'_, Le>, index: usize) -> Result<Lod> {
         Signature::Sp3x => FACE_SP3X,
     };
     let n_faces = checked(r, at + 8, n_faces, min_face, "face count")?;
+    let mut names = Names::default();
     let mut faces = Vec::with_capacity(n_faces);
     for _ in 0..n_faces {
-        faces.push(read_face(r, signature)?);
+        faces.push(read_face(r, signature, &mut names)?);
     }
 
     let tagg_at = r.offset();
@@ -110,7 +113,7 @@ fn read_lod(r: &mut Reader<'_, Le>, index: usize) -> Result<Lod> {
     let mut taggs = Vec::new();
     // Every tagg takes at least 5 bytes, so this loop ends with the input.
     loop {
-        let tagg = read_tagg(r, signature, n_points, n_faces, &faces)?;
+        let tagg = read_tagg(r, signature, n_points, n_faces, &faces, &mut names)?;
         let end = tagg.kind() == TaggKind::EndOfFile;
         taggs.push(tagg);
         if end {
@@ -146,52 +149,80 @@ fn checked(r: &Reader<'_, Le>, at: u64, n: u32, size: usize, what: &str) -> Resu
 
 /// Splits a fixed-size NUL-padded name field into the text and the bytes after its NUL (kept
 /// only when they are not all zero).
-pub(super) fn fixed_name(field: &[u8]) -> (Text, Bytes) {
+pub(super) fn fixed_name(field: &[u8]) -> (&[u8], Bytes) {
     match field.iter().position(|&b| b == 0) {
         Some(n) => {
             // Trailing zeros are implied (the writer pads with them).
             let tail = &field[n + 1..];
             let end = tail.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
             let padding = tail[..end].to_vec();
-            (Text(field[..n].to_vec()), Bytes(padding))
+            (&field[..n], Bytes(padding))
         }
-        None => (Text(field.to_vec()), Bytes::default()),
+        None => (field, Bytes::default()),
     }
 }
 
-fn read_face(r: &mut Reader<'_, Le>, signature: Signature) -> Result<Face> {
+/// The fixed part of a face after an SP3X texture: n, 4 vertex slots, flags.
+const FACE_FIXED: usize = 4 + 64 + 4;
+
+fn read_face(r: &mut Reader<'_, Le>, signature: Signature, names: &mut Names) -> Result<Face> {
     let mut sp3x_texture = None;
     if signature == Signature::Sp3x {
-        sp3x_texture = Some(fixed_name(r.bytes(32, "face texture name")?));
+        let (t, p) = fixed_name(r.bytes(32, "face texture name")?);
+        sp3x_texture = Some((names.get(t), p));
     }
-    let n = r.u32("face vertex count")?;
-    if n > 4 {
-        return Err(r.malformed_at(
-            r.offset() - 4,
-            format!("face vertex count {n}: a face has 3 or 4 vertices (4 slots)"),
-        ));
-    }
-    let mut vertices = Vec::with_capacity(n as usize);
-    for _ in 0..n {
-        vertices.push(VertexRef {
-            point: r.u32("face point index")?,
-            normal: r.u32("face normal index")?,
-            uv: [r.f32("face u")?, r.f32("face v")?],
-        });
-    }
-    let unused = r.bytes(16 * (4 - n as usize), "unused face vertex slots")?;
-    // All-zero unused slots (what most writers leave) are implied by an empty field.
-    let unused_slots = Bytes(if unused.iter().all(|&b| b == 0) {
-        Vec::new()
+    let (n, vertices, unused_slots, flags) = if r.remaining() >= FACE_FIXED {
+        // The whole fixed part is there: decode it from one slice (the field-by-field path
+        // below is only needed to name the field a truncated file ends in).
+        let at = r.offset();
+        let d = r.bytes(FACE_FIXED, "face")?;
+        let n = u32_at(d, 0);
+        if n > 4 {
+            return Err(r.malformed_at(
+                at,
+                format!("face vertex count {n}: a face has 3 or 4 vertices (4 slots)"),
+            ));
+        }
+        let slots = &d[4..68];
+        let vertices = slots
+            .chunks_exact(16)
+            .take(n as usize)
+            .map(|c| VertexRef {
+                point: u32_at(c, 0),
+                normal: u32_at(c, 4),
+                uv: [f32_at(c, 8), f32_at(c, 12)],
+            })
+            .collect();
+        (
+            n,
+            vertices,
+            unused(&slots[16 * n as usize..]),
+            u32_at(d, 68),
+        )
     } else {
-        unused.to_vec()
-    });
-    let flags = r.u32("face flags")?;
+        let n = r.u32("face vertex count")?;
+        if n > 4 {
+            return Err(r.malformed_at(
+                r.offset() - 4,
+                format!("face vertex count {n}: a face has 3 or 4 vertices (4 slots)"),
+            ));
+        }
+        let mut vertices = ArrayVec::new();
+        for _ in 0..n {
+            vertices.push(VertexRef {
+                point: r.u32("face point index")?,
+                normal: r.u32("face normal index")?,
+                uv: [r.f32("face u")?, r.f32("face v")?],
+            });
+        }
+        let slots = unused(r.bytes(16 * (4 - n as usize), "unused face vertex slots")?);
+        (n, vertices, slots, r.u32("face flags")?)
+    };
     let (texture, texture_padding, material) = match sp3x_texture {
         Some((t, p)) => (t, p, None),
         None => {
-            let t = Text(r.asciiz("face texture name")?.to_vec());
-            let m = Text(r.asciiz("face material name")?.to_vec());
+            let t = names.get(r.asciiz("face texture name")?);
+            let m = names.get(r.asciiz("face material name")?);
             (t, Bytes::default(), Some(m))
         }
     };
@@ -206,22 +237,33 @@ fn read_face(r: &mut Reader<'_, Le>, signature: Signature) -> Result<Face> {
     })
 }
 
+/// The unused vertex slots of a face: all-zero slots (what most writers leave) are implied by
+/// an empty field.
+fn unused(slots: &[u8]) -> Bytes {
+    Bytes(if slots.iter().all(|&b| b == 0) {
+        Vec::new()
+    } else {
+        slots.to_vec()
+    })
+}
+
 fn read_tagg(
     r: &mut Reader<'_, Le>,
     signature: Signature,
     n_points: usize,
     n_faces: usize,
     faces: &[Face],
+    names: &mut Names,
 ) -> Result<Tagg> {
     let (active, name, name_padding) = match signature {
         Signature::P3dm => {
             let active = r.u8("tagg active flag")?;
-            let name = Text(r.asciiz("tagg name")?.to_vec());
+            let name = names.get(r.asciiz("tagg name")?);
             (Some(active), name, Bytes::default())
         }
         Signature::Sp3x => {
             let (name, pad) = fixed_name(r.bytes(64, "tagg name")?);
-            (None, name, pad)
+            (None, names.get(name), pad)
         }
     };
     let size = r.u32("tagg data size")?;
@@ -280,9 +322,9 @@ fn decode_tagg(
             let (name, name_padding) = fixed_name(&d[..64]);
             let (value, value_padding) = fixed_name(&d[64..]);
             TaggData::Property {
-                name,
+                name: name.into(),
                 name_padding,
-                value,
+                value: value.into(),
                 value_padding,
             }
         }

@@ -1,6 +1,12 @@
 //! The P3D model: MLOD faithful to the file field by field, ODOL v7 as verbatim byte runs around
 //! its typed LOD frames.
 
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// The fixed-capacity list type of [`Face::vertices`] (re-exported from the `arrayvec` crate
+/// so callers can build faces without depending on it).
+pub use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 
 use crate::formats::is_default;
@@ -114,8 +120,8 @@ pub struct VertexRef {
 pub struct Face {
     /// The vertex count field: 3 (triangle) or 4 (quad); the file always has 4 vertex slots.
     pub n: u32,
-    /// The first `min(n, 4)` vertex slots.
-    pub vertices: Vec<VertexRef>,
+    /// The first `min(n, 4)` vertex slots (held inline: a face has at most 4).
+    pub vertices: ArrayVec<VertexRef, 4>,
     /// The bytes of the slots beyond `n` (16 per slot), verbatim: writers that never cleared
     /// them leave earlier data there.
     #[serde(default, skip_serializing_if = "Bytes::is_empty")]
@@ -358,8 +364,12 @@ impl<'de> Deserialize<'de> for Bytes {
 
 /// A name or path as stored (no encoding is defined; files use ASCII and Windows code pages).
 /// JSON shows valid UTF-8 as a string and anything else as `{"bytes": "<hex>"}`.
+///
+/// The bytes are shared: the reader gives every face with the same texture or material, and
+/// every tagg with the same name, one copy (a LOD names a handful of textures over thousands
+/// of faces). Cloning is cheap; a changed name is a new `Text`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Text(pub Vec<u8>);
+pub struct Text(Arc<[u8]>);
 
 impl Text {
     /// The raw bytes.
@@ -371,11 +381,64 @@ impl Text {
     pub fn lossy(&self) -> String {
         String::from_utf8_lossy(&self.0).into_owned()
     }
+
+    /// Number of bytes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True when the name is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 impl From<&str> for Text {
     fn from(s: &str) -> Self {
-        Text(s.as_bytes().to_vec())
+        Text(s.as_bytes().into())
+    }
+}
+
+impl From<&[u8]> for Text {
+    fn from(b: &[u8]) -> Self {
+        Text(b.into())
+    }
+}
+
+impl From<Vec<u8>> for Text {
+    fn from(b: Vec<u8>) -> Self {
+        Text(b.into())
+    }
+}
+
+/// Shares the bytes of equal names read from one file (see [`Text`]): the number of distinct
+/// names is bounded by the file's size, since each one was read from it.
+#[derive(Debug, Default)]
+pub(crate) struct Names {
+    /// The last few names handed out, most recent first: consecutive faces mostly repeat
+    /// their texture and material, which this finds without hashing.
+    recent: [Text; 4],
+    seen: HashSet<Arc<[u8]>>,
+}
+
+impl Names {
+    /// The shared `Text` for `b`.
+    pub(crate) fn get(&mut self, b: &[u8]) -> Text {
+        if let Some(i) = self.recent.iter().position(|t| *t.0 == *b) {
+            self.recent[..=i].rotate_right(1);
+            return self.recent[0].clone();
+        }
+        let t = match self.seen.get(b) {
+            Some(a) => Text(a.clone()),
+            None => {
+                let a: Arc<[u8]> = b.into();
+                self.seen.insert(a.clone());
+                Text(a)
+            }
+        };
+        self.recent.rotate_right(1);
+        self.recent[0] = t.clone();
+        t
     }
 }
 
@@ -391,7 +454,7 @@ impl Serialize for Text {
         match std::str::from_utf8(&self.0) {
             Ok(t) => s.serialize_str(t),
             Err(_) => TextRepr::Raw {
-                bytes: Bytes(self.0.clone()),
+                bytes: Bytes(self.0.to_vec()),
             }
             .serialize(s),
         }
@@ -401,8 +464,8 @@ impl Serialize for Text {
 impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(match TextRepr::deserialize(d)? {
-            TextRepr::Utf8(s) => Text(s.into_bytes()),
-            TextRepr::Raw { bytes } => Text(bytes.0),
+            TextRepr::Utf8(s) => Text(s.into_bytes().into()),
+            TextRepr::Raw { bytes } => Text(bytes.0.into()),
         })
     }
 }

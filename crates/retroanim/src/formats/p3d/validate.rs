@@ -99,7 +99,7 @@ fn face_size(f: &Face, sig: Signature) -> u64 {
     match sig {
         Signature::Sp3x => 104,
         Signature::P3dm => {
-            74 + f.texture.0.len() as u64 + f.material.as_ref().map_or(0, |m| m.0.len() as u64)
+            74 + f.texture.len() as u64 + f.material.as_ref().map_or(0, |m| m.len() as u64)
         }
     }
 }
@@ -212,7 +212,7 @@ fn validate_lod(out: &mut Vec<Issue>, i: usize, lod: &Lod, start: u64) -> u64 {
     let mut eof_seen = false;
     for (k, t) in lod.taggs.iter().enumerate() {
         let head = match lod.signature {
-            Signature::P3dm => 1 + t.name.0.len() as u64 + 1,
+            Signature::P3dm => 1 + t.name.len() as u64 + 1,
             Signature::Sp3x => 64,
         };
         let size = tagg_size(t);

@@ -251,7 +251,8 @@ fn decode(r: &mut Reader<'_, Le>, mode_byte: u8, flag_byte: u8) -> Result<Primit
             for _ in 0..layout.colors {
                 p.colors.push(rgbx(r)?);
             }
-            let mut halves = Vec::with_capacity(layout.halfwords() + 1);
+            // At most 8 index halfwords (4 normals, 4 vertices).
+            let mut halves = ArrayVec::<u16, 8>::new();
             for _ in 0..layout.halfwords().div_ceil(2) * 2 {
                 halves.push(r.u16("index")?);
             }
@@ -263,7 +264,7 @@ fn decode(r: &mut Reader<'_, Le>, mode_byte: u8, flag_byte: u8) -> Result<Primit
         }
         2 => {
             let n = if mode_byte & mode::IIP != 0 { 2 } else { 1 };
-            let mut colors = Vec::with_capacity(n);
+            let mut colors = ArrayVec::new();
             for _ in 0..n {
                 colors.push(rgbx(r)?);
             }
@@ -299,8 +300,8 @@ fn split_indices(layout: &PolygonLayout, halves: &[u16], p: &mut Polygon) {
             p.vertices.push(pair[1]);
         }
     } else {
-        p.normals.extend_from_slice(&halves[..layout.normals]);
-        p.vertices.extend_from_slice(&halves[layout.normals..]);
+        p.normals = halves[..layout.normals].iter().copied().collect();
+        p.vertices = halves[layout.normals..].iter().copied().collect();
     }
 }
 

@@ -1,5 +1,8 @@
 //! The TMD model: faithful to the file, typed to the manual's packet tables.
 
+/// The fixed-capacity list type of [`Polygon`] and [`Line`] (re-exported from the `arrayvec`
+/// crate so callers can build packets without depending on it).
+pub use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 
 use crate::formats::is_default;
@@ -150,21 +153,23 @@ pub struct Uv {
 }
 
 /// A polygon packet. Which lists are filled is fixed by the mode and flag (see
-/// [`PolygonLayout`]); the writer checks the lengths against it.
+/// [`PolygonLayout`]); the writer checks the lengths against it. The lists are held inline
+/// (a polygon has at most 4 of each), so reading one allocates nothing; in JSON they are
+/// plain arrays.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Polygon {
     /// Colour words (1 for flat, one per vertex for gradation / unlit Gouraud, none for lit
     /// textured polygons).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub colors: Vec<Rgbx>,
+    #[serde(default, skip_serializing_if = "ArrayVec::is_empty")]
+    pub colors: ArrayVec<Rgbx, 4>,
     /// Texture coordinate words, one per vertex for textured polygons.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub uvs: Vec<Uv>,
+    #[serde(default, skip_serializing_if = "ArrayVec::is_empty")]
+    pub uvs: ArrayVec<Uv, 4>,
     /// Normal indices (lit polygons: 1 for flat, one per vertex for Gouraud).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub normals: Vec<u16>,
+    #[serde(default, skip_serializing_if = "ArrayVec::is_empty")]
+    pub normals: ArrayVec<u16, 4>,
     /// Vertex indices (3 or 4).
-    pub vertices: Vec<u16>,
+    pub vertices: ArrayVec<u16, 4>,
     /// The halfword padding the index list to a whole word, when it has an odd length.
     #[serde(default, skip_serializing_if = "is_default")]
     pub pad: u16,
@@ -238,7 +243,7 @@ impl PolygonLayout {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Line {
     /// 1 colour, or 2 with gradation (mode bit 4).
-    pub colors: Vec<Rgbx>,
+    pub colors: ArrayVec<Rgbx, 2>,
     /// The two vertex indices.
     pub vertices: [u16; 2],
 }

@@ -103,10 +103,14 @@ fn check_primitive(i: usize, k: usize, o: &Object, p: &Primitive, at: u64, out: 
             format!("{name}: flag sets bits beyond LGT, FCE and GRD"),
         ));
     }
-    let (verts, norms): (Vec<u16>, Vec<u16>) = match &p.data {
-        PrimitiveData::Polygon(poly) => (poly.vertices.clone(), poly.normals.clone()),
-        PrimitiveData::Line(l) => (l.vertices.to_vec(), vec![]),
-        PrimitiveData::Sprite(s) => (vec![s.vertex], vec![]),
+    let sprite;
+    let (verts, norms): (&[u16], &[u16]) = match &p.data {
+        PrimitiveData::Polygon(poly) => (&poly.vertices, &poly.normals),
+        PrimitiveData::Line(l) => (&l.vertices, &[]),
+        PrimitiveData::Sprite(s) => {
+            sprite = [s.vertex];
+            (&sprite, &[])
+        }
         PrimitiveData::Raw { .. } => unreachable!("handled above"),
     };
     if let Some(v) = verts.iter().find(|&&v| v as usize >= o.vertices.len()) {
