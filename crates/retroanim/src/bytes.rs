@@ -333,7 +333,7 @@ impl<'a, E: ByteOrder> Reader<'a, E> {
     /// Reads a NUL-terminated string; the NUL is consumed but not returned.
     pub fn asciiz(&mut self, what: &str) -> Result<&'a [u8]> {
         let rest = &self.data[self.pos..];
-        match rest.iter().position(|&b| b == 0) {
+        match nul_position(rest) {
             Some(n) => {
                 self.last_field = self.offset();
                 self.pos += n + 1;
@@ -486,9 +486,45 @@ impl<E: ByteOrder> Writer<E> {
     }
 }
 
+/// Index of the first NUL in `b`, eight bytes at a time (names are read by the thousand).
+fn nul_position(b: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut at = 0;
+    for c in b.chunks_exact(8) {
+        let v = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        // Non-zero exactly when some byte of `v` is zero.
+        if v.wrapping_sub(LO) & !v & HI != 0 {
+            break;
+        }
+        at += 8;
+    }
+    b[at..].iter().position(|&x| x == 0).map(|n| at + n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nul_position_finds_the_first_nul_anywhere() {
+        for len in 0..40 {
+            for nul in 0..=len {
+                // Bytes 0x01 and 0x80/0xFF around the NUL probe the word test's edge cases.
+                let mut b: Vec<u8> = (0..len).map(|i| [1u8, 0x80, 0xFF, 0x7F][i % 4]).collect();
+                let want = (nul < len).then(|| {
+                    b[nul] = 0;
+                    nul
+                });
+                if let Some(n) = want {
+                    if n + 3 < len {
+                        b[n + 3] = 0;
+                    }
+                }
+                assert_eq!(nul_position(&b), want, "len {len} nul {nul}");
+            }
+        }
+    }
 
     #[test]
     fn reads_both_orders_and_reports_absolute_offsets() {

@@ -235,6 +235,7 @@ impl StripRun {
 /// Decodes `count` strips of type `pt` from the start of `w`; returns them and the words used.
 pub fn decode_strips(pt: u16, count: usize, w: &[u32]) -> Option<(StripRun, usize)> {
     let (a, b) = strip_layout(pt)?;
+    let (need_a, need_b) = (Needs::of(&a), Needs::of(&b));
     let mut at = 0usize;
     // Each strip takes at least its head and first triangle: `count` is checked against the
     // words before the list is sized by it.
@@ -253,11 +254,11 @@ pub fn decode_strips(pt: u16, count: usize, w: &[u32]) -> Option<(StripRun, usiz
         let extra_words = w.get(at..at + (num - 1) * b.len())?;
         let mut extra = Vec::with_capacity(num - 1);
         for c in extra_words.chunks_exact(b.len()) {
-            extra.push(Packet::decode(&b, c)?);
+            extra.push(Packet::decode(&b, &need_b, c)?);
         }
         strips.push(Strip {
             pad: (head >> 16) as u16,
-            first: Packet::decode(&a, first)?,
+            first: Packet::decode(&a, &need_a, first)?,
             extra,
         });
         at += extra_words.len();
@@ -371,23 +372,16 @@ impl Needs {
 }
 
 impl Packet {
-    /// Decodes one packet; `None` only if a layout held more of a kind than its `MAX_*`
-    /// capacity (a test checks that none does).
-    fn decode(slots: &[Slot], w: &[u32]) -> Option<Packet> {
+    /// Decodes one packet of a layout whose [`Needs`] are `need`; `None` only if the layout
+    /// held more of a kind than its `MAX_*` capacity (a test checks that none does).
+    fn decode(slots: &[Slot], need: &Needs, w: &[u32]) -> Option<Packet> {
         let mut p = Packet::default();
-        let mut normals = [0u16; 4];
-        let mut vertices = [0u16; 4];
-        let (mut nn, mut nv) = (0usize, 0usize);
+        let mut normals = [0u16; MAX_NORMALS];
+        let mut vertices = [0u16; MAX_VERTICES];
         let mut half = |p: &mut Packet, h: Half, v: u16| -> Option<()> {
             match h {
-                N(i) => {
-                    *normals.get_mut(i as usize)? = v;
-                    nn = nn.max(i as usize + 1);
-                }
-                V(i) => {
-                    *vertices.get_mut(i as usize)? = v;
-                    nv = nv.max(i as usize + 1);
-                }
+                N(i) => *normals.get_mut(i as usize)? = v,
+                V(i) => *vertices.get_mut(i as usize)? = v,
                 Pad => p.pads.try_push(v).ok()?,
                 Cba => p.cba = v,
                 Tsb => p.tsb = v,
@@ -414,8 +408,10 @@ impl Packet {
                 }
             }
         }
-        p.normals = normals[..nn].iter().copied().collect();
-        p.vertices = vertices[..nv].iter().copied().collect();
+        p.normals = ArrayVec::from(normals);
+        p.normals.truncate(need.normals);
+        p.vertices = ArrayVec::from(vertices);
+        p.vertices.truncate(need.vertices);
         Some(p)
     }
 
@@ -550,9 +546,10 @@ pub fn decode_run(pt: u16, count: usize, w: &[u32]) -> Option<PacketRun> {
     }
     // The words are there before the list is sized by `count`.
     let all = w.get(..n.checked_mul(count)?)?;
+    let need = Needs::of(&slots);
     let mut packets = Vec::with_capacity(count);
     for c in all.chunks_exact(n) {
-        packets.push(Packet::decode(&slots, c)?);
+        packets.push(Packet::decode(&slots, &need, c)?);
     }
     Some(PacketRun {
         primitive_type: pt,
@@ -634,7 +631,8 @@ mod tests {
             if let Some(slots) = layout(pt) {
                 assert!(fits(&slots), "type 0x{pt:x}");
                 let words: Vec<u32> = (0..slots.len() as u32).collect();
-                assert!(Packet::decode(&slots, &words).is_some(), "type 0x{pt:x}");
+                let p = Packet::decode(&slots, &Needs::of(&slots), &words);
+                assert!(p.is_some(), "type 0x{pt:x}");
                 if pt & 0x100 != 0 && Needs::of(&slots).colors > largest_preset.colors {
                     largest_preset = Needs::of(&slots);
                 }

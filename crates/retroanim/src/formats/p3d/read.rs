@@ -240,7 +240,8 @@ fn read_face(r: &mut Reader<'_, Le>, signature: Signature, names: &mut Names) ->
 /// The unused vertex slots of a face: all-zero slots (what most writers leave) are implied by
 /// an empty field.
 fn unused(slots: &[u8]) -> Bytes {
-    Bytes(if slots.iter().all(|&b| b == 0) {
+    const ZEROS: [u8; 64] = [0; 64];
+    Bytes(if ZEROS.get(..slots.len()) == Some(slots) {
         Vec::new()
     } else {
         slots.to_vec()
