@@ -53,9 +53,16 @@ const QUAD_LIT_INDICES_GOURAUD: [Slot; 4] = [
     Pair(N(3), V(3)),
 ];
 
+/// Most word slots a packet has: a textured Gouraud preset quad's two 13-word GPU packets and
+/// two index words.
+const MAX_SLOTS: usize = 28;
+
+/// A packet's word slots, held inline (a test checks every type fits).
+type Slots = ArrayVec<Slot, MAX_SLOTS>;
+
 /// The slots of a packet for the PRIMITIVE TYPE bits `pt`, or `None` for strips, presets and
 /// combinations the manual does not list.
-fn layout(pt: u16) -> Option<Vec<Slot>> {
+fn layout(pt: u16) -> Option<Slots> {
     let tme = pt & 1 != 0;
     let col = pt & 2 != 0;
     let iip = pt & 4 != 0;
@@ -69,7 +76,7 @@ fn layout(pt: u16) -> Option<Vec<Slot>> {
     }
     let quad = code == 2;
     let corners = if quad { 4 } else { 3 };
-    let mut s = Vec::new();
+    let mut s = Slots::new();
     if pt & 0x200 != 0 {
         if !tme {
             return None;
@@ -128,7 +135,7 @@ fn layout(pt: u16) -> Option<Vec<Slot>> {
 }
 
 /// Slots of a preset packet: two GPU packets, then the vertex indices (unlit types only).
-fn preset_layout(pt: u16) -> Option<Vec<Slot>> {
+fn preset_layout(pt: u16) -> Option<Slots> {
     let tme = pt & 1 != 0;
     let iip = pt & 4 != 0;
     let code = (pt >> 3) & 7;
@@ -136,7 +143,8 @@ fn preset_layout(pt: u16) -> Option<Vec<Slot>> {
         return None;
     }
     let corners = if code == 2 { 4 } else { 3 };
-    let mut gpu = vec![Tag];
+    let mut gpu = Slots::new();
+    gpu.push(Tag);
     for i in 0..corners {
         if i == 0 || iip {
             gpu.push(Color);
@@ -169,15 +177,15 @@ fn preset_layout(pt: u16) -> Option<Vec<Slot>> {
 /// whose pattern the manual and the samples pin down: 0x18 (flat) and 0x1c (Gouraud), no
 /// texture, with normals. `[num 0]` comes first; `num` is the number of triangles (SWITCH.LAB:
 /// num 29 = the first triangle + 28 groups).
-fn strip_layout(pt: u16) -> Option<(Vec<Slot>, Vec<Slot>)> {
+fn strip_layout(pt: u16) -> Option<(&'static [Slot], &'static [Slot])> {
     match pt {
         0x18 => Some((
-            vec![Color, Pair(N(0), V(0)), Pair(V(1), V(2))],
-            vec![Color, Pair(N(0), V(0))],
+            &[Color, Pair(N(0), V(0)), Pair(V(1), V(2))],
+            &[Color, Pair(N(0), V(0))],
         )),
         0x1c => Some((
-            vec![Color, Pair(N(0), V(0)), Pair(N(1), V(1)), Pair(N(2), V(2))],
-            vec![Color, Pair(N(0), N(1)), Pair(N(2), V(0))],
+            &[Color, Pair(N(0), V(0)), Pair(N(1), V(1)), Pair(N(2), V(2))],
+            &[Color, Pair(N(0), N(1)), Pair(N(2), V(0))],
         )),
         _ => None,
     }
@@ -218,14 +226,14 @@ impl StripRun {
 
     fn encode(&self, out: &mut Vec<u32>) -> Option<()> {
         let (a, b) = strip_layout(self.primitive_type)?;
-        let (need_a, need_b) = (Needs::of(&a), Needs::of(&b));
+        let (need_a, need_b) = (Needs::of(a), Needs::of(b));
         out.reserve(self.words());
         for s in &self.strips {
             let num = u16::try_from(1 + s.extra.len()).ok()?;
             out.push(num as u32 | (s.pad as u32) << 16);
-            s.first.encode(&a, &need_a, out)?;
+            s.first.encode(a, &need_a, out)?;
             for e in &s.extra {
-                e.encode(&b, &need_b, out)?;
+                e.encode(b, &need_b, out)?;
             }
         }
         Some(())
@@ -235,7 +243,7 @@ impl StripRun {
 /// Decodes `count` strips of type `pt` from the start of `w`; returns them and the words used.
 pub fn decode_strips(pt: u16, count: usize, w: &[u32]) -> Option<(StripRun, usize)> {
     let (a, b) = strip_layout(pt)?;
-    let (need_a, need_b) = (Needs::of(&a), Needs::of(&b));
+    let (need_a, need_b) = (Needs::of(a), Needs::of(b));
     let mut at = 0usize;
     // Each strip takes at least its head and first triangle: `count` is checked against the
     // words before the list is sized by it.
@@ -254,11 +262,11 @@ pub fn decode_strips(pt: u16, count: usize, w: &[u32]) -> Option<(StripRun, usiz
         let extra_words = w.get(at..at + (num - 1) * b.len())?;
         let mut extra = Vec::with_capacity(num - 1);
         for c in extra_words.chunks_exact(b.len()) {
-            extra.push(Packet::decode(&b, &need_b, c)?);
+            extra.push(Packet::decode(b, &need_b, c)?);
         }
         strips.push(Strip {
             pad: (head >> 16) as u16,
-            first: Packet::decode(&a, &need_a, first)?,
+            first: Packet::decode(a, &need_a, first)?,
             extra,
         });
         at += extra_words.len();
@@ -627,8 +635,11 @@ mod tests {
                 && n.screen <= MAX_SCREEN
         };
         let mut largest_preset = Needs::of(&[]);
+        let mut most_slots = 0;
         for pt in 0..=u16::MAX {
+            // Building a layout with more than MAX_SLOTS slots would panic here.
             if let Some(slots) = layout(pt) {
+                most_slots = most_slots.max(slots.len());
                 assert!(fits(&slots), "type 0x{pt:x}");
                 let words: Vec<u32> = (0..slots.len() as u32).collect();
                 let p = Packet::decode(&slots, &Needs::of(&slots), &words);
@@ -638,12 +649,13 @@ mod tests {
                 }
             }
             if let Some((a, b)) = strip_layout(pt) {
-                assert!(fits(&a) && fits(&b), "strip 0x{pt:x}");
+                assert!(fits(a) && fits(b), "strip 0x{pt:x}");
             }
         }
         // The capacities are no larger than the largest packet needs.
         assert_eq!(largest_preset.colors, MAX_COLORS);
         assert_eq!(largest_preset.screen, MAX_SCREEN);
+        assert_eq!(most_slots, MAX_SLOTS);
     }
 
     #[test]
