@@ -88,7 +88,9 @@
 //! - Frame times are animation phases (0..1 in the known files), not seconds: converters map them
 //!   to seconds with a caller-chosen duration (see [`frames`]).
 
+mod arma;
 pub mod frames;
+mod lzo;
 mod odol;
 pub use odol::OdolMesh;
 mod read;
@@ -173,7 +175,7 @@ impl P3d {
                         (Some(l.signature.name()), l.points.len(), l.faces.len())
                     }
                     P3d::Odol(o) => {
-                        let (p, f) = o.lods[i].counts().unwrap_or((0, 0));
+                        let (p, f) = o.lod_counts(i).unwrap_or((0, 0));
                         (None, p, f)
                     }
                 };
