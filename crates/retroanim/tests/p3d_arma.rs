@@ -1,0 +1,285 @@
+//! Arma ODOL (v50, v73): the corpus files read to their LODs and frames, their counts agree with
+//! the files' own redundant fields, frames added to them survive write → read and the point
+//! cache round trip, and what is not understood is refused at the right byte.
+
+mod common;
+
+use retroanim::formats::p3d::{self, frames::NewFrame, scene, P3d};
+use retroanim::{Error, Format};
+
+fn file(suffix: &str) -> Option<Vec<u8>> {
+    common::corpus_files("p3d-odol")
+        .into_iter()
+        .find(|(n, _)| n.ends_with(suffix))
+        .map(|(_, p)| std::fs::read(p).unwrap())
+}
+
+fn u32_at(d: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(d[at..at + 4].try_into().unwrap())
+}
+
+fn odol(data: &[u8]) -> p3d::Odol {
+    match p3d::read(data).unwrap() {
+        P3d::Odol(o) => o,
+        P3d::Mlod(_) => panic!("not an ODOL"),
+    }
+}
+
+/// The address table of a corpus file, read straight from the bytes: start and end of each
+/// LOD, and for non-permanent LODs the face count (and, from v51, vertex count) the loadable
+/// LOD info repeats.
+struct Table {
+    starts: Vec<u32>,
+    ends: Vec<u32>,
+    loadable: Vec<Option<(u32, Option<u32>)>>,
+}
+
+fn table(d: &[u8], at: usize, n: usize, version: u32) -> Table {
+    let starts = (0..n).map(|i| u32_at(d, at + 4 * i)).collect();
+    let ends = (0..n).map(|i| u32_at(d, at + 4 * n + 4 * i)).collect();
+    let mut info = at + 8 * n + n;
+    let loadable = (0..n)
+        .map(|i| {
+            (d[at + 8 * n + i] == 0).then(|| {
+                let faces = u32_at(d, info);
+                let vertices = (version >= 51).then(|| u32_at(d, info + 17));
+                info += if version >= 51 { 25 } else { 17 };
+                (faces, vertices)
+            })
+        })
+        .collect();
+    Table {
+        starts,
+        ends,
+        loadable,
+    }
+}
+
+#[test]
+fn alive_tablet_v50_reads_its_five_lods() {
+    let Some(d) = file("m_tablet/tablet.p3d") else {
+        return;
+    };
+    let o = odol(&d);
+    assert_eq!(o.version, 50);
+    assert_eq!(
+        o.resolutions(),
+        [0.0, 4.0, 10001.0, 1e13_f32, 11000.0],
+        "resolutions"
+    );
+    // The model info and (absent) animations end at byte 262, where the table starts: the
+    // first LOD (the geometry, 1e13, written first) starts right after it.
+    let t = table(&d, 262, 5, 50);
+    assert_eq!(
+        t.starts,
+        o.lod_starts().iter().map(|&s| s as u32).collect::<Vec<_>>()
+    );
+    assert_eq!(*t.starts.iter().min().unwrap(), 262 + 8 * 5 + 5 + 3 * 17);
+    assert_eq!(*t.ends.iter().max().unwrap() as usize, d.len());
+    let counts: Vec<_> = (0..5).map(|i| o.lod_counts(i).unwrap()).collect();
+    for (i, c) in counts.iter().enumerate() {
+        if let Some((faces, _)) = t.loadable[i] {
+            assert_eq!(
+                c.1, faces as usize,
+                "LOD {i}: faces against the loadable LOD info"
+            );
+        }
+        // The vertex table's position count is checked against this when reading.
+        assert_eq!(o.lod_mesh(i).unwrap().positions.len(), c.0, "LOD {i}");
+        assert!(o.lods[i].frames.is_empty());
+    }
+    assert_eq!(
+        counts,
+        [
+            (6595, 5865),
+            (2308, 2177),
+            (852, 1136),
+            (144, 284),
+            (318, 284)
+        ]
+    );
+    // LZO: LOD 0's 6595 positions (79,140 bytes) are a compressed array.
+    let m = o.lod_mesh(0).unwrap();
+    assert!(m.positions.iter().flatten().all(|c| c.abs() < 1.0));
+    assert_eq!(m.textures.len(), 3);
+}
+
+#[test]
+fn kam_v73_files_read_and_agree_with_their_loadable_lod_info() {
+    for (suffix, faces, vertices) in [("AAT_Kit/AAT.p3d", 175, 216), ("iv/kat_iv.p3d", 592, 483)] {
+        let Some(d) = file(suffix) else {
+            return;
+        };
+        let o = odol(&d);
+        assert_eq!(o.version, 73);
+        assert_eq!(o.resolutions(), [1.0]);
+        let t = table(&d, 302, 1, 73);
+        assert_eq!(t.loadable[0], Some((faces, Some(vertices))), "{suffix}");
+        assert_eq!(t.starts[0] as u64, o.lod_starts()[0]);
+        assert_eq!(
+            o.lod_counts(0),
+            Some((vertices as usize, faces as usize)),
+            "{suffix}"
+        );
+        // 36 bytes follow the last LOD; they are kept.
+        assert_eq!(d.len() - t.ends[0] as usize, 36);
+        assert_eq!(o.arma.as_ref().unwrap().trailing.0.len(), 36);
+    }
+}
+
+#[test]
+fn frames_added_to_arma_lods_survive_write_read_and_point_caches() {
+    for suffix in ["m_tablet/tablet.p3d", "AAT_Kit/AAT.p3d"] {
+        let Some(d) = file(suffix) else {
+            return;
+        };
+        let mut model = p3d::read(&d).unwrap();
+        let lod = model.lod_count() - 1;
+        let width = model.frame_width(lod).unwrap();
+        let frames: Vec<NewFrame> = (0..3)
+            .map(|k| NewFrame {
+                time: k as f32 * 0.5,
+                positions: (0..width)
+                    .map(|i| [i as f32, k as f32, -(i as f32) * 0.25])
+                    .collect(),
+            })
+            .collect();
+        model.set_frames(lod, frames.clone()).unwrap();
+        let bytes = p3d::write(&model).unwrap();
+        // The LOD grew by the frames; the reader walks the rewritten address table.
+        assert_eq!(bytes.len(), d.len() + 3 * (8 + 12 * width));
+        let back = p3d::read(&bytes).unwrap();
+        assert_eq!(back, model, "{suffix}");
+        let got = back.frames(lod);
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[2].time, 1.0);
+        assert_eq!(got[1].positions, &frames[1].positions[..]);
+        let s = back.summary();
+        assert_eq!(s.lods[lod].frames, 3);
+        assert_eq!(s.lods[lod].frame_times, [0.0, 0.5, 1.0]);
+        // Point cache out and back in restores the bytes.
+        let cache =
+            scene::to_point_cache(&back, lod, scene::CacheAxes::ObjectBuilder, 1.0).unwrap();
+        let mut again = model.clone();
+        again.set_frames(lod, Vec::new()).unwrap();
+        assert_eq!(p3d::write(&again).unwrap(), d, "{suffix}: frames removed");
+        scene::apply_point_cache(
+            &mut again,
+            lod,
+            &cache,
+            scene::CacheAxes::ObjectBuilder,
+            1.0,
+        )
+        .unwrap();
+        assert_eq!(p3d::write(&again).unwrap(), bytes, "{suffix}");
+        // The LOD exports to glTF with the frames as morph targets.
+        let sc = scene::to_scene(&back, lod, scene::SceneAxes::Gltf, 1.0).unwrap();
+        assert!(sc.check().is_empty(), "{:?}", sc.check());
+        assert!(sc.meshes[0].primitives.iter().all(|p| p.targets.len() == 3));
+    }
+}
+
+#[test]
+fn arma_lods_export_to_gltf_that_validates() {
+    let Some(d) = file("iv/kat_iv.p3d") else {
+        return;
+    };
+    let model = p3d::read(&d).unwrap();
+    let s = scene::to_scene(&model, 0, scene::SceneAxes::Gltf, 1.0).unwrap();
+    assert!(s.check().is_empty(), "{:?}", s.check());
+    let tris: usize = s.meshes[0]
+        .primitives
+        .iter()
+        .map(|p| p.indices.len() / 3)
+        .sum();
+    // 592 polygons, quads split in two.
+    assert!(tris >= 592, "{tris}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kat_iv.glb");
+    std::fs::write(&path, retroanim::export::gltf::write_glb(&s).unwrap()).unwrap();
+    common::assert_khronos_clean(&path);
+}
+
+fn unsupported_at(data: &[u8]) -> (u64, String) {
+    match p3d::read(data) {
+        Err(Error::Unsupported {
+            format: Format::P3d,
+            offset,
+            feature,
+        }) => (offset, feature),
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+}
+
+#[test]
+fn what_is_not_understood_is_refused_at_its_byte() {
+    let Some(d) = file("AAT_Kit/AAT.p3d") else {
+        return;
+    };
+    // Another Arma version: refused at the version field.
+    let mut v = d.clone();
+    v[4] = 72;
+    let (at, what) = unsupported_at(&v);
+    assert_eq!(at, 4);
+    assert!(what.contains("ODOL version 72"), "{what}");
+    // A compression method other than 0 (raw) or 2 (LZO): the positions' flag is at 4369.
+    assert_eq!(d[4369], 2);
+    let mut m = d.clone();
+    m[4369] = 1;
+    let (at, what) = unsupported_at(&m);
+    assert_eq!(at, 4369);
+    assert!(what.contains("compression method 1"), "{what}");
+    // An address table that does not start the LOD where the header walk ends.
+    let mut t = d.clone();
+    t[302] += 1;
+    let (at, what) = unsupported_at(&t);
+    assert_eq!(at, 302);
+    assert!(what.contains("address table"), "{what}");
+    // A LOD end address short of where its walk ends.
+    let mut e = d.clone();
+    let end = u32_at(&d, 306) - 1;
+    e[306..310].copy_from_slice(&end.to_le_bytes());
+    assert!(p3d::read(&e).is_err());
+}
+
+#[test]
+fn truncated_and_flipped_arma_files_never_panic() {
+    for suffix in ["m_tablet/tablet.p3d", "AAT_Kit/AAT.p3d", "iv/kat_iv.p3d"] {
+        let Some(d) = file(suffix) else {
+            return;
+        };
+        // Bytes after the last LOD are kept as they are: a cut there still reads.
+        let lods_end = odol(&d).arma.unwrap().trailing.0.len();
+        let lods_end = d.len() - lods_end;
+        let step = (d.len() / 211).max(1);
+        for cut in (0..d.len()).step_by(step) {
+            match p3d::read(&d[..cut]) {
+                Err(e) => {
+                    assert!(cut < lods_end, "{suffix} cut {cut}: {e}");
+                    assert!(
+                        e.offset().is_none_or(|o| o <= cut as u64),
+                        "{suffix} cut {cut}: {e}"
+                    );
+                }
+                Ok(m) => {
+                    assert!(cut >= lods_end, "{suffix}: a cut at {cut} read");
+                    assert_eq!(p3d::write(&m).unwrap(), &d[..cut]);
+                }
+            }
+        }
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..300 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let mut f = d.clone();
+            let at = (rng % f.len() as u64) as usize;
+            f[at] ^= 1 << (rng >> 32 & 7);
+            if let Ok(m) = p3d::read(&f) {
+                let _ = p3d::validate(&m);
+                let _ = m.summary();
+                assert_eq!(p3d::write(&m).unwrap(), f, "{suffix}: flip at {at}");
+            }
+        }
+    }
+}
