@@ -7,7 +7,7 @@ use retroanim::formats::p3d::{
     self, frames::NewFrame, scene, Bytes, Face, Lod, Mlod, P3d, Point, Signature, Tagg, TaggData,
     Text, VertexRef,
 };
-use retroanim::{Error, Format, Limits, Severity};
+use retroanim::{Error, Limits, Severity};
 
 fn corpus(kind: &str) -> Vec<(String, Vec<u8>)> {
     common::corpus_files(kind)
@@ -613,8 +613,14 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_bytes_never_panic(tail in prop::collection::vec(any::<u8>(), 0..300), odol in any::<bool>()) {
-        let mut d = if odol { b"ODOL\x07\0\0\0".to_vec() } else { b"MLOD\x01\x01\0\0".to_vec() };
+    fn arbitrary_bytes_never_panic(tail in prop::collection::vec(any::<u8>(), 0..300), kind in 0..4usize) {
+        let mut d = [
+            b"ODOL\x07\0\0\0",
+            b"ODOL\x32\0\0\0",
+            b"ODOL\x49\0\0\0",
+            b"MLOD\x01\x01\0\0",
+        ][kind]
+            .to_vec();
         d.extend(tail);
         let _ = p3d::read_with(&d, &Limits { max_items: 1000, max_bytes: 1 << 20, max_steps: 1000 });
     }

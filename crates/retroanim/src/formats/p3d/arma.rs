@@ -581,12 +581,7 @@ fn material(r: &mut Reader<'_, Le>) -> Result<()> {
 
 /// Walks an Arma LOD from after its frames to its end (the v68+ byte included), filling the
 /// positions of `mesh` when given.
-fn tail(
-    r: &mut Reader<'_, Le>,
-    v: u32,
-    points: usize,
-    mut mesh: Option<&mut OdolMesh>,
-) -> Result<()> {
+fn tail(r: &mut Reader<'_, Le>, v: u32, points: usize, mesh: Option<&mut OdolMesh>) -> Result<()> {
     r.skip(12 + 1, "LOD colours, special flags and bone-ref flag")?;
     let size_at = r.offset();
     let size = r.u32("vertex table size")? as u64;
@@ -609,7 +604,7 @@ fn tail(
             format!("the vertex table has {n} positions, but the LOD has {points} vertices"),
         ));
     }
-    if let Some(m) = mesh.as_deref_mut() {
+    if let Some(m) = mesh {
         m.positions = positions
             .chunks_exact(12)
             .map(|c| {

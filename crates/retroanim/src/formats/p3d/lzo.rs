@@ -216,4 +216,24 @@ mod tests {
         let d = [19u8, b'a', b'b', 0x7c, 0x10, 0x11, 0, 0];
         assert!(run(&d, 10).is_err());
     }
+
+    #[test]
+    fn arbitrary_streams_end_in_an_error_or_exactly_the_declared_size() {
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..2000 {
+            let len = round % 64;
+            let data: Vec<u8> = (0..len)
+                .map(|_| {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    rng as u8
+                })
+                .collect();
+            let size = (rng >> 40) as usize % 300;
+            if let Ok(out) = run(&data, size) {
+                assert_eq!(out.len(), size);
+            }
+        }
+    }
 }

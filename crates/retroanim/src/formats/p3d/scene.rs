@@ -663,7 +663,7 @@ fn odol_scene(p3d: &P3d, o: &Odol, lod: usize, axes: SceneAxes, duration: f32) -
             });
             prims.len() - 1
         });
-        let ix: Vec<u32> = idx.iter().map(|&v| v as u32).collect();
+        let ix: &[u32] = idx;
         for t in 1..ix.len() - 1 {
             match axes {
                 SceneAxes::Gltf => prims[pi].indices.extend([ix[0], ix[t + 1], ix[t]]),
