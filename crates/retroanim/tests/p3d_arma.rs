@@ -283,3 +283,76 @@ fn truncated_and_flipped_arma_files_never_panic() {
         }
     }
 }
+
+/// The KAM v73 model with a skeleton and an animation block spliced into its model info (the
+/// corpus has neither): the writer lays the address table out anew, and the reader must walk
+/// the new structures exactly to find its LODs where the table says.
+fn with_skeleton_and_animations(kind: u32, bone: i32) -> Option<(p3d::Odol, Vec<u8>)> {
+    let d = file("AAT_Kit/AAT.p3d")?;
+    let mut o = odol(&d);
+    let mut info = o.model_info.0.clone();
+    // In this file the skeleton name (empty) is at byte 237, the model info starts at 21, and
+    // the animations flag (0) is its last byte.
+    assert_eq!(info[237 - 21], 0);
+    let skeleton = b"sk\0\0\x02\0\0\0bone1\0\0bone2\0bone1\0\0";
+    info.splice(237 - 21..237 - 21 + 1, skeleton.iter().copied());
+    assert_eq!(info.pop(), Some(0));
+    let mut a = vec![1u8];
+    a.extend(1u32.to_le_bytes()); // one animation class
+    a.extend(kind.to_le_bytes());
+    a.extend(b"door\0user\0");
+    for x in [0.0f32, 1.0, 0.0, 1.0, 0.0, 0.0] {
+        a.extend(x.to_le_bytes()); // phases, values, period, initial phase (v56+)
+    }
+    a.extend(0u32.to_le_bytes()); // source address
+    a.extend(0.5f32.to_le_bytes());
+    a.extend(1.5f32.to_le_bytes()); // rotation angles
+    a.extend(1u32.to_le_bytes()); // one LOD in the bone maps
+    a.extend(2u32.to_le_bytes()); // two bones
+    a.extend(1u32.to_le_bytes());
+    a.extend(0u32.to_le_bytes()); // bone 0: animation 0
+    a.extend(0u32.to_le_bytes()); // bone 1: none
+    a.extend(bone.to_le_bytes());
+    if bone != -1 {
+        for x in [0.0f32, 0.1, 0.2, 0.0, 1.0, 0.0] {
+            a.extend(x.to_le_bytes()); // axis position and direction
+        }
+    }
+    info.extend(a);
+    o.model_info = p3d::Bytes(info);
+    let bytes = p3d::write(&P3d::Odol(o.clone())).unwrap();
+    Some((o, bytes))
+}
+
+#[test]
+fn skeleton_and_animation_blocks_are_walked_exactly() {
+    for bone in [0, -1] {
+        let Some((o, bytes)) = with_skeleton_and_animations(0, bone) else {
+            return;
+        };
+        let back = odol(&bytes);
+        assert_eq!(back, o);
+        assert_eq!(back.lod_counts(0), Some((216, 175)));
+    }
+    // An animation type no source knows is refused at its type field: 21 bytes of header,
+    // the model info up to the animations, the flag, the class count.
+    let Some((o, mut bytes)) = with_skeleton_and_animations(0, 0) else {
+        return;
+    };
+    let anims = o.model_info.0.len() - (1 + 4 + 4 + 10 + 24 + 4 + 8 + 4 + 4 + 4 + 4 + 4 + 4 + 24);
+    let kind_at = 21 + anims + 1 + 4;
+    assert_eq!(bytes[kind_at], 0);
+    bytes[kind_at] = 10;
+    let (at, what) = unsupported_at(&bytes);
+    assert_eq!(at as usize, kind_at);
+    assert!(what.contains("animation type 10"), "{what}");
+    // A direct (type 8) class read where a rotation was written shifts the walk: the table
+    // no longer follows, and the file is refused there rather than misread.
+    bytes[kind_at] = 8;
+    let (at, what) = unsupported_at(&bytes);
+    assert!(at as usize > kind_at, "{at}");
+    assert!(
+        what.contains("address table") || what.contains("not laid out"),
+        "{what}"
+    );
+}

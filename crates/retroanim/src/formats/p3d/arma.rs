@@ -115,16 +115,6 @@ pub(super) fn read_arma(r: &mut Reader<'_, Le>, version: u32) -> Result<Odol> {
     file_order.sort_by_key(|&i| starts[i]);
     let mut at = r.position();
     for &i in &file_order {
-        if ends[i] > r.len() {
-            return Err(r.malformed_at(
-                table_at + 4 * (n + i) as u64,
-                format!(
-                    "LOD {i} ends at byte {}, past the end of the file ({} bytes)",
-                    ends[i],
-                    r.len()
-                ),
-            ));
-        }
         if starts[i] != at || ends[i] < starts[i] {
             return Err(r.unsupported_at(
                 table_at,
@@ -133,6 +123,17 @@ pub(super) fn read_arma(r: &mut Reader<'_, Le>, version: u32) -> Result<Odol> {
                      the LODs back to back from byte {at}, where the model info, skeleton and \
                      animations as understood end; the header is not laid out as understood",
                     starts[i], ends[i]
+                ),
+            ));
+        }
+        // A consistent chain that runs past the end of the data: the file is cut short.
+        if ends[i] > r.len() {
+            return Err(r.malformed_at(
+                table_at + 4 * (n + i) as u64,
+                format!(
+                    "LOD {i} ends at byte {}, past the end of the file ({} bytes)",
+                    ends[i],
+                    r.len()
                 ),
             ));
         }
