@@ -235,6 +235,42 @@ fn what_is_not_understood_is_refused_at_its_byte() {
     let (at, what) = unsupported_at(&t);
     assert_eq!(at, 302);
     assert!(what.contains("address table"), "{what}");
+    // The polygon size word (175 polygons, 3172 units) must match the polygons.
+    let poly = d
+        .windows(8)
+        .position(|w| w == [0xaf, 0, 0, 0, 0x64, 0x0c, 0, 0])
+        .unwrap();
+    let mut p = d.clone();
+    p[poly + 4] = 0x63;
+    let (at, what) = unsupported_at(&p);
+    assert_eq!(at as usize, poly + 4);
+    assert!(what.contains("polygon data size 3171"), "{what}");
+    // The section (faces 0..3172): a v67+ flag of 1 is where the sources disagree.
+    let sec = d
+        .windows(8)
+        .position(|w| w == [0, 0, 0, 0, 0x64, 0x0c, 0, 0])
+        .unwrap();
+    let mut at = sec + 8 + 12 + 2 + 4;
+    if u32_at(&d, at) == u32::MAX {
+        at += 4 + d[at + 4..].iter().position(|&b| b == 0).unwrap() + 1;
+    } else {
+        at += 4;
+    }
+    at += 4 + 4 * u32_at(&d, at) as usize;
+    assert_eq!(u32_at(&d, at), 0, "section flag");
+    let mut f = d.clone();
+    f[at] = 1;
+    let (got, what) = unsupported_at(&f);
+    assert_eq!(got as usize, at);
+    assert!(what.contains("section flag 1"), "{what}");
+    // The vertex-table size word (after the frame count and 13 bytes of colours and flags).
+    let o = odol(&d);
+    let size_at = o.lod_starts()[0] as usize + o.lods[0].geometry.0.len() + 4 + 13;
+    let mut z = d.clone();
+    z[size_at] ^= 4;
+    let (got, what) = unsupported_at(&z);
+    assert_eq!(got as usize, size_at);
+    assert!(what.contains("vertex table declares"), "{what}");
     // A LOD end address short of where its walk ends.
     let mut e = d.clone();
     let end = u32_at(&d, 306) - 1;
