@@ -7,7 +7,7 @@ use retroanim::formats::p3d::{
     self, frames::NewFrame, scene, Bytes, Face, Lod, Mlod, P3d, Point, Signature, Tagg, TaggData,
     Text, VertexRef,
 };
-use retroanim::{Error, Format, Limits, Severity};
+use retroanim::{Error, Limits, Severity};
 
 fn corpus(kind: &str) -> Vec<(String, Vec<u8>)> {
     common::corpus_files(kind)
@@ -85,43 +85,20 @@ fn truncated_cwr_fuzz_files_fail_at_the_version_field() {
 }
 
 #[test]
-fn odol_v7_reads_its_frames_and_round_trips_and_arma_versions_are_unsupported() {
+fn every_corpus_odol_reads_validates_and_round_trips() {
     let files = corpus("p3d-odol");
     for (name, data) in &files {
-        match p3d::read(data) {
-            Ok(model) => {
-                assert!(matches!(&model, P3d::Odol(o) if o.version == 7), "{name}");
-                assert_eq!(p3d::write(&model).unwrap(), *data, "{name}");
-                assert!(p3d::validate(&model)
-                    .iter()
-                    .all(|i| i.severity != Severity::Error));
-            }
-            Err(Error::Unsupported {
-                format: Format::P3d,
-                offset,
-                feature,
-            }) => {
-                // Arma versions: refused where the undecoded model info starts, right after the
-                // LOD resolutions (u32 count, then one f32 each).
-                let version = u32::from_le_bytes([data[4], data[5], data[6], data[7]]);
-                assert_ne!(version, 7, "{name}");
-                let prefix = format!("ODOL version {version} (Arma), ");
-                assert!(feature.starts_with(&prefix), "{feature}");
-                let n: usize = feature[prefix.len()..]
-                    .split(' ')
-                    .next()
-                    .unwrap()
-                    .parse()
-                    .unwrap();
-                let count_at = offset as usize - 4 - 4 * n;
-                let count = u32::from_le_bytes(data[count_at..count_at + 4].try_into().unwrap());
-                assert_eq!(
-                    count as usize, n,
-                    "{name}: the LOD count precedes the resolutions"
-                );
-            }
-            Err(e) => panic!("{name}: {e}"),
-        }
+        let model = p3d::read(data).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let version = u32::from_le_bytes([data[4], data[5], data[6], data[7]]);
+        assert!(
+            matches!(&model, P3d::Odol(o) if o.version == version),
+            "{name}"
+        );
+        assert!([7, 50, 73].contains(&version), "{name}: version {version}");
+        assert_eq!(p3d::write(&model).unwrap(), *data, "{name}");
+        assert!(p3d::validate(&model)
+            .iter()
+            .all(|i| i.severity != Severity::Error));
     }
 }
 
@@ -636,8 +613,14 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_bytes_never_panic(tail in prop::collection::vec(any::<u8>(), 0..300), odol in any::<bool>()) {
-        let mut d = if odol { b"ODOL\x07\0\0\0".to_vec() } else { b"MLOD\x01\x01\0\0".to_vec() };
+    fn arbitrary_bytes_never_panic(tail in prop::collection::vec(any::<u8>(), 0..300), kind in 0..4usize) {
+        let mut d = [
+            b"ODOL\x07\0\0\0",
+            b"ODOL\x32\0\0\0",
+            b"ODOL\x49\0\0\0",
+            b"MLOD\x01\x01\0\0",
+        ][kind]
+            .to_vec();
         d.extend(tail);
         let _ = p3d::read_with(&d, &Limits { max_items: 1000, max_bytes: 1 << 20, max_steps: 1000 });
     }

@@ -48,7 +48,7 @@ impl P3d {
     pub fn frame_width(&self, lod: usize) -> Option<usize> {
         match self {
             P3d::Mlod(m) => m.lods.get(lod).map(|l| l.points.len()),
-            P3d::Odol(o) => o.lods.get(lod).and_then(|l| l.counts()).map(|c| c.0),
+            P3d::Odol(o) => o.lod_counts(lod).map(|c| c.0),
         }
     }
 

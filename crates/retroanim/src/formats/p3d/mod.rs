@@ -1,6 +1,6 @@
 //! P3D: Operation Flashpoint / Arma models — editable MLOD (LOD signatures `P3DM` and `SP3X`)
-//! read and written field by field, binarised ODOL version 7 read to its LOD frames — and the
-//! LOD frames ("#Animation#" point caches) of both.
+//! read and written field by field, binarised ODOL version 7 (OFP) and versions 50 and 73
+//! (Arma) read to their LOD frames — and the LOD frames ("#Animation#" point caches) of all.
 //!
 //! Sources: the seed `004_8978017640b29c18.txt` (BI community wiki, *P3D Lod Frames*) and
 //! `notes/p3d_mdd_pc2.md` (§n below), which cites the CWR-CE engine source (the authority where
@@ -63,6 +63,23 @@
 //! array (CA) is a u32 count and the data, LZSS-compressed with a u32 additive checksum when it
 //! takes ≥ 1024 bytes (notes §4, CWR BISBinaryStream.hpp).
 //!
+//! ## ODOL v50 / v73 (Arma)
+//!
+//! | offset | size | field | unit / meaning | source |
+//! |---|---|---|---|---|
+//! | 0 | 4 | magic `ODOL` | | notes §4 |
+//! | 4 | 4 | version | 50 or 73 | notes §4 |
+//! | 8 | | (v59+) u32 application ID, (v58+) asciiz muzzle flash | | notes §4 |
+//! | | 4 + 4n | LOD count n, f32 resolution per LOD | | notes §4 |
+//! | | | model info, skeleton, skeletal animations | field list in `arma.rs` | notes §4 |
+//! | | 8n | u32 start and end address of each LOD | absolute bytes | notes §4 |
+//! | | n + | permanent flag per LOD, loadable LOD info per non-permanent LOD | | notes §4 |
+//! | starts | | LODs, back to back (by descending resolution) | frames after the named properties, vertex table last | notes §3.4, §4 |
+//! | last end | rest | trailing bytes | kept | |
+//!
+//! Large arrays are LZO1X-compressed (before v64: when ≥ 1024 bytes; from v64: per-array
+//! method byte, 2 = LZO in the corpus).
+//!
 //! ## Readings taken where the sources are silent or disagree
 //!
 //! - MLOD version: the engine refuses major version > 1, so the reader returns `Unsupported` at
@@ -79,16 +96,20 @@
 //! - ODOL v7 LODs are kept as verbatim byte runs before and after the frames: writing an
 //!   unchanged model reproduces the file, and replacing frames changes nothing else. Their
 //!   positions are per ODOL vertex and relative to the model centre (notes §3.4).
-//! - Arma ODOL (versions 28..73; 50 and 73 in the corpus) is read up to its LOD resolutions
-//!   (`u32 appID` from v59, `asciiz muzzleFlash` from v58, `u32 n; f32 resolution[n]`) and then
-//!   refused with `Unsupported` at the model info that follows: the model info changes layout
-//!   with nearly every version and the LOD address table comes only after it and the skeletal
-//!   animations, so no LOD and no frame is guessed at. Other versions are refused at the
-//!   version field.
+//! - Arma ODOL is read for versions 50 and 73 only, the two in the corpus, with every field
+//!   checked against those files through their own redundancy (address table, LOD end
+//!   addresses, vertex-table size word, polygon size word, loadable LOD info); the layout,
+//!   the checks and the readings taken where sources disagree are in `arma.rs`. Other Arma
+//!   versions (28..75) are refused with `Unsupported` at the version field: the model info
+//!   changes with nearly every version and none of them could be checked.
+//! - Arma frames sit where the v7 ones do (after the named properties) with the same record;
+//!   their positions are per vertex of the LOD's vertex table.
 //! - Frame times are animation phases (0..1 in the known files), not seconds: converters map them
 //!   to seconds with a caller-chosen duration (see [`frames`]).
 
+mod arma;
 pub mod frames;
+mod lzo;
 mod odol;
 pub use odol::OdolMesh;
 mod read;
@@ -107,7 +128,7 @@ pub use types::*;
 pub use validate::validate;
 pub use write::{write, write_mlod};
 
-/// Reads a P3D file (MLOD, or ODOL version 7) with the default [`Limits`].
+/// Reads a P3D file (MLOD, or ODOL version 7, 50 or 73) with the default [`Limits`].
 pub fn read(data: &[u8]) -> Result<P3d> {
     read_with(data, &Limits::default())
 }
@@ -173,7 +194,7 @@ impl P3d {
                         (Some(l.signature.name()), l.points.len(), l.faces.len())
                     }
                     P3d::Odol(o) => {
-                        let (p, f) = o.lods[i].counts().unwrap_or((0, 0));
+                        let (p, f) = o.lod_counts(i).unwrap_or((0, 0));
                         (None, p, f)
                     }
                 };

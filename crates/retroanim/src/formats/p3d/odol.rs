@@ -1,19 +1,9 @@
-//! ODOL: version 7 (OFP / CWA) read to its LOD frames and written back byte for byte; every
-//! other version is refused with [`Error::Unsupported`] at the version field.
+//! ODOL: version 7 (OFP / CWA) read to its LOD frames and written back byte for byte; the Arma
+//! versions 50 and 73 are read by [`super::arma`]; every other version is refused with
+//! [`Error::Unsupported`] at the version field.
 //!
 //! A v7 LOD is walked field by field (layout in the module docs of [`super`]) only to find where
 //! its frames sit; the bytes before and after them are kept verbatim.
-//!
-//! # Arma ODOL (v50, v73) stays `Unsupported`
-//!
-//! Reaching an Arma LOD needs the whole model info (its layout changes with nearly every
-//! version), the skeleton and the animation block, which precede the LOD address table. The
-//! public descriptions found (code search for "ODOL v73 model info", "odol LoadModelInfo":
-//! the C# `BIS.P3D.ODOL` readers, grad_aff `odol.cpp` (versions 40..73), the Rust readers of
-//! the rvff / dayzmake crates) are reverse-engineered readers, not a specification and not the
-//! engine's source. They have not yet been cross-checked against each other and against the
-//! two corpus files field by field, which is what trusting one would take. Until then, rather
-//! than guess, the reader stops at the model info and reports its offset (see `arma_header`).
 
 use std::borrow::Cow;
 
@@ -47,13 +37,20 @@ pub(super) fn read_odol(r: &mut Reader<'_, Le>) -> Result<Odol> {
         return Err(r.malformed_at(0, format!("expected magic \"ODOL\", found {magic:02x?}")));
     }
     let version = r.u32("ODOL version")?;
-    if (28..=73).contains(&version) {
-        return Err(arma_header(r, version));
+    if super::arma::VERSIONS.contains(&version) {
+        return super::arma::read_arma(r, version);
     }
     if version != 7 {
+        let kind = if (28..=75).contains(&version) {
+            "an Arma version not checked against real files"
+        } else {
+            "not a known version"
+        };
         return Err(r.unsupported_at(
             4,
-            format!("ODOL version {version}: not a known version; only version 7 (OFP/CWA) LODs are read"),
+            format!(
+                "ODOL version {version}: {kind}; only versions 7 (OFP/CWA), 50 and 73 (Arma) are read"
+            ),
         ));
     }
     let n = r.u32("LOD count")?;
@@ -78,37 +75,8 @@ pub(super) fn read_odol(r: &mut Reader<'_, Le>) -> Result<Odol> {
         version,
         lods,
         model_info,
+        arma: None,
     })
-}
-
-/// Arma ODOL (v28..v73): reads the header up to the LOD resolutions and reports, at the model
-/// info that follows, that the rest is not decoded. The model info's layout changes with nearly
-/// every version, and the LOD address table comes only after it (and after the skeletal
-/// animations), so no LOD, and no frame, is reached without decoding it.
-fn arma_header(r: &mut Reader<'_, Le>, version: u32) -> Error {
-    let header = (|| -> Result<Vec<f32>> {
-        if version >= 59 {
-            r.u32("application ID")?;
-        }
-        if version >= 58 {
-            r.asciiz("muzzle flash selection")?;
-        }
-        let n = r.u32("LOD count")?;
-        let n = r.count(n as u64, 4, "LOD count")?;
-        (0..n).map(|_| r.f32("LOD resolution")).collect()
-    })();
-    match header {
-        Err(e) => e,
-        Ok(resolutions) => r.unsupported_at(
-            r.offset(),
-            format!(
-                "ODOL version {version} (Arma), {} LODs with resolutions {resolutions:?}: its model info, \
-                 skeletal animations and LOD address table start here and are not decoded, so its LODs \
-                 (and any LOD frames) are not read; only version 7 (OFP/CWA) is",
-                resolutions.len()
-            ),
-        ),
-    }
 }
 
 fn read_lod(r: &mut Reader<'_, Le>) -> Result<OdolLod> {
@@ -138,7 +106,8 @@ fn read_lod(r: &mut Reader<'_, Le>) -> Result<OdolLod> {
     })
 }
 
-fn read_frames(r: &mut Reader<'_, Le>) -> Result<Vec<OdolFrame>> {
+/// Reads a LOD's frames (the same record in v7 and Arma ODOL).
+pub(super) fn read_frames(r: &mut Reader<'_, Le>) -> Result<Vec<OdolFrame>> {
     let n = r.u32("frame count")?;
     let n = r.count(n as u64, 8, "frame count")?;
     let mut frames = Vec::with_capacity(n);
@@ -173,8 +142,11 @@ pub struct OdolMesh {
     pub uvs: Vec<[f32; 2]>,
     /// Texture names.
     pub textures: Vec<Text>,
-    /// Polygons: texture index (−1: none) and vertex indices, in the engine's order.
-    pub faces: Vec<(i16, Vec<u16>)>,
+    /// Polygons: texture index (−1: none, or given by `sections`) and vertex indices, in the
+    /// engine's order.
+    pub faces: Vec<(i16, Vec<u32>)>,
+    /// Arma: the sections (first polygon, end polygon, texture index), empty for v7.
+    pub sections: Vec<(i32, i32, i16)>,
 }
 
 /// Walks a v7 LOD, filling `mesh` with what it needs when given.
@@ -225,7 +197,7 @@ fn walk(r: &mut Reader<'_, Le>, mut mesh: Option<&mut OdolMesh>) -> Result<Geome
         if let Some(m) = mesh.as_deref_mut() {
             let idx = idx
                 .chunks_exact(2)
-                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .map(|c| u16::from_le_bytes([c[0], c[1]]) as u32)
                 .collect();
             m.faces.push((texture, idx));
         }
@@ -328,17 +300,44 @@ fn lzss_decode(r: &mut Reader<'_, Le>, size: usize, what: &str) -> Result<Vec<u8
     Ok(out)
 }
 
-/// Writes an ODOL v7 file.
+/// Writes a LOD's frames.
+pub(super) fn write_frames(w: &mut Writer<Le>, frames: &[OdolFrame]) -> Result<()> {
+    let unencodable = |what: &str| Error::Unencodable {
+        format: Format::P3d,
+        what: what.into(),
+    };
+    w.u32(u32::try_from(frames.len()).map_err(|_| unencodable("too many frames"))?);
+    for f in frames {
+        w.f32(f.time);
+        w.u32(
+            u32::try_from(f.positions.len())
+                .map_err(|_| unencodable("too many frame positions"))?,
+        );
+        for p in &f.positions {
+            w.f32(p[0]);
+            w.f32(p[1]);
+            w.f32(p[2]);
+        }
+    }
+    Ok(())
+}
+
+/// Writes an ODOL file (v7 here, Arma through [`super::arma`]).
 pub(super) fn write_odol(o: &Odol) -> Result<Vec<u8>> {
     let unencodable = |what: String| Error::Unencodable {
         format: Format::P3d,
         what,
     };
-    if o.version != 7 {
-        return Err(unencodable(format!(
-            "ODOL version {}: only version 7 is written",
-            o.version
-        )));
+    match (&o.arma, o.version) {
+        (Some(a), v) if super::arma::VERSIONS.contains(&v) => return super::arma::write_arma(o, a),
+        (None, 7) => {}
+        (_, v) => {
+            return Err(unencodable(format!(
+                "ODOL version {v} (with{} Arma header): only version 7 without one, or 50 and 73 \
+                 with one, are written",
+                if o.arma.is_some() { "" } else { "out" }
+            )))
+        }
     }
     let mut w = Writer::le();
     w.bytes(b"ODOL");
@@ -346,19 +345,7 @@ pub(super) fn write_odol(o: &Odol) -> Result<Vec<u8>> {
     w.u32(u32::try_from(o.lods.len()).map_err(|_| unencodable("too many LODs".into()))?);
     for lod in &o.lods {
         w.bytes(&lod.geometry.0);
-        w.u32(u32::try_from(lod.frames.len()).map_err(|_| unencodable("too many frames".into()))?);
-        for f in &lod.frames {
-            w.f32(f.time);
-            w.u32(
-                u32::try_from(f.positions.len())
-                    .map_err(|_| unencodable("too many frame positions".into()))?,
-            );
-            for p in &f.positions {
-                w.f32(p[0]);
-                w.f32(p[1]);
-                w.f32(p[2]);
-            }
-        }
+        write_frames(&mut w, &lod.frames)?;
         w.bytes(&lod.tail.0);
     }
     w.bytes(&o.model_info.0);
@@ -366,24 +353,22 @@ pub(super) fn write_odol(o: &Odol) -> Result<Vec<u8>> {
 }
 
 impl OdolLod {
-    /// Vertex and face counts, from walking the verbatim geometry bytes (`None` if they do not
-    /// walk, which only happens for a hand-edited model).
-    pub fn counts(&self) -> Option<(usize, usize)> {
+    /// Vertex and face counts of a v7 LOD, from walking the verbatim geometry bytes.
+    fn v7_counts(&self) -> Option<(usize, usize)> {
         let mut r = Reader::le(&self.geometry.0, Format::P3d).with_limits(crate::Limits::none());
         let g = geometry(&mut r).ok()?;
         r.at_end().then_some((g.points, g.faces))
     }
-}
 
-impl OdolLod {
-    /// Decodes the LOD's mesh (positions, UVs, textures, polygons) from its geometry bytes.
-    pub fn mesh(&self) -> Result<OdolMesh> {
+    /// Decodes a v7 LOD's mesh from its geometry bytes.
+    fn v7_mesh(&self) -> Result<OdolMesh> {
         let mut r = Reader::le(&self.geometry.0, Format::P3d);
         let mut mesh = OdolMesh {
             positions: Vec::new(),
             uvs: Vec::new(),
             textures: Vec::new(),
             faces: Vec::new(),
+            sections: Vec::new(),
         };
         walk(&mut r, Some(&mut mesh))?;
         Ok(mesh)
@@ -391,13 +376,78 @@ impl OdolLod {
 }
 
 impl Odol {
-    /// The resolution of each LOD, from the start of the model info.
+    /// The resolution of each LOD (v7: from the start of the model info).
     pub fn resolutions(&self) -> Vec<f32> {
+        if let Some(a) = &self.arma {
+            return a.resolutions.clone();
+        }
         self.model_info
             .0
             .chunks_exact(4)
             .take(self.lods.len())
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect()
+    }
+
+    /// The byte offset at which each LOD starts in the written file, in LOD-index order.
+    pub fn lod_starts(&self) -> Vec<u64> {
+        let size = |l: &OdolLod| {
+            (l.geometry.0.len() + 4 + l.tail.0.len()) as u64
+                + l.frames
+                    .iter()
+                    .map(|f| 8 + 12 * f.positions.len() as u64)
+                    .sum::<u64>()
+        };
+        let mut starts = vec![0u64; self.lods.len()];
+        match &self.arma {
+            None => {
+                let mut at = 12;
+                for (s, l) in starts.iter_mut().zip(&self.lods) {
+                    *s = at;
+                    at += size(l);
+                }
+            }
+            Some(a) => {
+                let n = self.lods.len() as u64;
+                let mut at = 8
+                    + a.prefix.0.len() as u64
+                    + 4
+                    + 4 * n
+                    + self.model_info.0.len() as u64
+                    + 8 * n
+                    + a.lod_info.0.len() as u64;
+                for &i in &a.file_order {
+                    if let (Some(s), Some(l)) =
+                        (starts.get_mut(i as usize), self.lods.get(i as usize))
+                    {
+                        *s = at;
+                        at += size(l);
+                    }
+                }
+            }
+        }
+        starts
+    }
+
+    /// Vertex and polygon counts of LOD `lod`, from walking its verbatim bytes (`None` if
+    /// they do not walk, which only happens for a hand-edited model).
+    pub fn lod_counts(&self, lod: usize) -> Option<(usize, usize)> {
+        let l = self.lods.get(lod)?;
+        match self.arma {
+            Some(_) => super::arma::counts(self.version, l),
+            None => l.v7_counts(),
+        }
+    }
+
+    /// Decodes the mesh (positions, UVs where decoded, textures, polygons) of LOD `lod`.
+    pub fn lod_mesh(&self, lod: usize) -> Result<OdolMesh> {
+        let l = self.lods.get(lod).ok_or_else(|| Error::Unencodable {
+            format: Format::P3d,
+            what: format!("the model has no LOD {lod}"),
+        })?;
+        match self.arma {
+            Some(_) => super::arma::mesh(self.version, l),
+            None => l.v7_mesh(),
+        }
     }
 }

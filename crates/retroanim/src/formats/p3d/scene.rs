@@ -102,7 +102,7 @@ pub fn to_point_cache(p3d: &P3d, lod: usize, axes: CacheAxes, duration: f32) -> 
         return Err(conversion(
             Format::Mdd,
             format!(
-                "LOD {lod} (resolution {}) has no frames (no #Animation# taggs)",
+                "LOD {lod} (resolution {}) has no frames (MLOD: no #Animation# taggs; ODOL: a frame count of 0)",
                 p3d.resolution(lod)
             ),
         ));
@@ -245,7 +245,7 @@ pub fn to_scene(p3d: &P3d, lod: usize, axes: SceneAxes, duration: f32) -> Result
     check_lod(p3d, lod, Format::Gltf)?;
     let l = match p3d {
         P3d::Mlod(m) => &m.lods[lod],
-        P3d::Odol(o) => return odol_scene(p3d, &o.lods[lod], lod, axes, duration),
+        P3d::Odol(o) => return odol_scene(p3d, o, lod, axes, duration),
     };
     let frames = l.frames();
     check_times(&frames, lod)?;
@@ -588,7 +588,7 @@ fn cache_header(
     let Some(n) = widths.next() else {
         return Err(conversion(
             to,
-            format!("LOD {lod} (resolution {resolution}) has no frames (no #Animation# taggs)"),
+            format!("LOD {lod} (resolution {resolution}) has no frames (MLOD: no #Animation# taggs; ODOL: a frame count of 0)"),
         ));
     };
     if let Some(m) = widths.find(|&m| m != n) {
@@ -606,8 +606,8 @@ fn cache_header(
 /// vertex, so they map one to one; polygons are in the engine's order (clockwise front in its
 /// left-handed space), so they are reversed for glTF. ODOL normals are left out (their
 /// orientation is not established by any file we have); viewers compute flat ones.
-fn odol_scene(p3d: &P3d, l: &OdolLod, lod: usize, axes: SceneAxes, duration: f32) -> Result<Scene> {
-    let mesh = l.mesh()?;
+fn odol_scene(p3d: &P3d, o: &Odol, lod: usize, axes: SceneAxes, duration: f32) -> Result<Scene> {
+    let mesh = o.lod_mesh(lod)?;
     let frames = p3d.frames(lod);
     check_times(&frames, lod)?;
     let nv = mesh.positions.len();
@@ -663,7 +663,7 @@ fn odol_scene(p3d: &P3d, l: &OdolLod, lod: usize, axes: SceneAxes, duration: f32
             });
             prims.len() - 1
         });
-        let ix: Vec<u32> = idx.iter().map(|&v| v as u32).collect();
+        let ix: &[u32] = idx;
         for t in 1..ix.len() - 1 {
             match axes {
                 SceneAxes::Gltf => prims[pi].indices.extend([ix[0], ix[t + 1], ix[t]]),

@@ -285,27 +285,57 @@ pub(crate) fn kind_of(name: &[u8]) -> TaggKind {
 
 /// A binarised ODOL file.
 ///
-/// Only version 7 (OFP / CWA) is read. Its LODs are kept as verbatim byte runs around the typed
-/// frames, so writing reproduces the file and replacing frames leaves every other byte alone.
+/// Version 7 (OFP / CWA) and the Arma versions 50 and 73 are read. LODs are kept as verbatim
+/// byte runs around the typed frames, so writing reproduces the file and replacing frames
+/// leaves every other byte alone (Arma: the LOD address table is recomputed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Odol {
-    /// File version (7).
+    /// File version (7, 50 or 73).
     pub version: u32,
-    /// The LODs, in file order.
+    /// The LODs, in LOD-index order (v7: also file order; Arma: see
+    /// [`ArmaHeader::file_order`]).
     pub lods: Vec<OdolLod>,
-    /// The model info after the last LOD (starts with one f32 resolution per LOD), verbatim.
+    /// v7: the model info after the last LOD (starts with one f32 resolution per LOD).
+    /// Arma: the model info and skeletal animations between the resolutions and the LOD
+    /// address table. Verbatim.
     pub model_info: Bytes,
+    /// What only Arma ODOL has (absent for v7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arma: Option<ArmaHeader>,
 }
 
-/// One ODOL v7 LOD.
+/// The parts of an Arma ODOL (v50, v73) file around its model info and LODs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ArmaHeader {
+    /// Application ID (v59+) and muzzle-flash selection name (v58+), verbatim (empty for v50).
+    #[serde(default, skip_serializing_if = "Bytes::is_empty")]
+    pub prefix: Bytes,
+    /// One resolution / LOD type value per LOD.
+    #[serde(with = "float::vec")]
+    pub resolutions: Vec<f32>,
+    /// After the two LOD address tables: one "permanent" byte per LOD and the loadable-LOD
+    /// info of each non-permanent LOD, verbatim.
+    pub lod_info: Bytes,
+    /// LOD indices in the order their data is stored (the binariser writes them by
+    /// descending resolution). The address table is recomputed from it on write.
+    pub file_order: Vec<u32>,
+    /// Bytes after the last LOD, verbatim.
+    #[serde(default, skip_serializing_if = "Bytes::is_empty")]
+    pub trailing: Bytes,
+}
+
+/// One ODOL LOD.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OdolLod {
-    /// Everything from the LOD's start up to the frame count (vertex table, hints, bounds,
-    /// textures, edges, faces, sections, named selections, named properties), verbatim.
+    /// Everything from the LOD's start up to the frame count, verbatim. v7: vertex table,
+    /// hints, bounds, textures, edges, faces, sections, named selections, named properties.
+    /// Arma: proxies, sub-skeleton maps, vertex count, hints, bounds, textures, materials,
+    /// point/vertex maps, polygons, sections, named selections, named properties.
     pub geometry: Bytes,
     /// The LOD frames.
     pub frames: Vec<OdolFrame>,
-    /// Everything after the frames (colours, special flags, proxies), verbatim.
+    /// Everything after the frames, verbatim. v7: colours, special flags, proxies. Arma:
+    /// colours, special flags and the vertex table (UVs, positions, normals, bone weights).
     pub tail: Bytes,
 }
 

@@ -15,9 +15,8 @@ pub fn validate(p3d: &P3d) -> Vec<Issue> {
 
 fn validate_odol(o: &Odol) -> Vec<Issue> {
     let mut out = Vec::new();
-    let mut offset = 12u64;
-    for (i, lod) in o.lods.iter().enumerate() {
-        let width = lod.counts().map(|c| c.0);
+    for (i, (lod, offset)) in o.lods.iter().zip(o.lod_starts()).enumerate() {
+        let width = o.lod_counts(i).map(|c| c.0);
         let mut at = offset + lod.geometry.0.len() as u64 + 4;
         for (k, f) in lod.frames.iter().enumerate() {
             if let Some(w) = width {
@@ -35,7 +34,6 @@ fn validate_odol(o: &Odol) -> Vec<Issue> {
             at += 8 + 12 * f.positions.len() as u64;
         }
         frame_times(&mut out, i, lod.frames.iter().map(|f| f.time), offset);
-        offset = at + lod.tail.0.len() as u64;
     }
     out
 }
