@@ -421,7 +421,7 @@ fn geometry(r: &mut Reader<'_, Le>, v: u32, mut mesh: Option<&mut OdolMesh>) -> 
     for _ in 0..textures {
         let t = r.asciiz("texture name")?;
         if let Some(m) = mesh.as_deref_mut() {
-            m.textures.push(Text(t.to_vec()));
+            m.textures.push(Text::from(t));
         }
     }
     let materials = r.u32("material count")?;
