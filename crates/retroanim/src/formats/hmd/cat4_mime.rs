@@ -509,3 +509,46 @@ pub fn vn_add(v: i16, d: i16, weight: i32) -> i16 {
     let p = ((weight as i16 as i64 * d as i64) >> 12).clamp(-0x8000, 0x7FFF);
     (v as i64 + p) as i16
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inverse_square_root_mantissa_and_exponent() {
+        for a in [10, 97, 25_000, 1 << 20, 123_456_789] {
+            let (m, e) = inv_square_root(a).unwrap();
+            let got = m as f64 / 4096.0 / (1u64 << e) as f64;
+            let want = 1.0 / (a as f64).sqrt();
+            assert!((got / want - 1.0).abs() < 0.01, "{a}: {got} vs {want}");
+        }
+        assert_eq!(inv_square_root(0), None);
+    }
+
+    #[test]
+    fn vector_normal_gives_length_and_unit_axis() {
+        let (angle, axis) = vector_normal([204_800, 0, 614_400]);
+        // |(50, 0, 150)| = 158.1 (in 4096ths of a turn).
+        assert!((angle - 158).abs() <= 2, "{angle}");
+        let len = axis.iter().map(|&x| (x as f64).powi(2)).sum::<f64>().sqrt();
+        assert!((len - 4096.0).abs() < 20.0, "{axis:?}");
+        assert_eq!(vector_normal([0, 3, 0]), (0, [4096, 0, 0]));
+    }
+
+    #[test]
+    fn rotation_about_z_turns_the_xy_columns() {
+        let mut m = [[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]];
+        rotate_about_axis(&mut m, [0, 0, 4096], 1024);
+        // 90° about Z with the driver's sign convention (m[0][1] = +s·az).
+        assert_eq!(m, [[0, 4096, 0], [-4096, 0, 0], [0, 0, 4096]]);
+    }
+
+    #[test]
+    fn vn_add_saturates_the_product_and_wraps_the_sum() {
+        assert_eq!(vn_add(10, 100, 2048), 60);
+        assert_eq!(vn_add(10, -100, 2048), -40);
+        assert_eq!(vn_add(32767, 4096, 4096), 32767i16.wrapping_add(4096));
+        // The weight is a 16-bit IR0 value.
+        assert_eq!(vn_add(0, 4096, 65536 + 4096), 4096);
+    }
+}
