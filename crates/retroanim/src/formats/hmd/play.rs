@@ -109,7 +109,8 @@
 //!   the file) reads the weights given with [`Player::set_mime_weights`], none by default.
 //!
 //! What a frame shows: vector sections as the last drawing primitive using them (category 0,
-//! 1, 5, 6 with the section in its header) saw them in the update, and coordinates (and
+//! 5, 6, or the category 1 pre-calculation type 0x01000000, with the section in its header)
+//! saw them in the update, and coordinates (and
 //! sections no polygon draws) as they were when the POST-PROCESS block began. Every corpus
 //! sample puts its MIMe primitives in PRE-PROCESS (or before the polygons of an object block)
 //! and the resets in POST-PROCESS (or after the polygons), so a frame shows the deformed
@@ -130,6 +131,9 @@
 //!   (an angle ≥ 4096 reads beyond the console's table).
 //! - `MIMe_num` is capped at 32 (File Formats: at most 32 keys; `1 << key` would wrap on the
 //!   console beyond).
+//! - A DIFF block reaching past the end of its vector section (TUTO/PYRAMID/VTXMIME.HMD: the
+//!   file's vertex sections are contiguous and the key moves vertices of the next one) stops at
+//!   the section's end here; the console writes on into whatever follows in memory.
 //! - DIFF blocks that could not be typed (vertex blocks whose data do not follow in order) are
 //!   kept raw and not applied.
 //! - The joint drivers set the coordinate's `flg` to 0 (world matrix to be recomputed); the
@@ -1205,10 +1209,15 @@ impl<'a> Player<'a> {
             let mut at = first;
             while at != 0 && at != super::types::TERMINATE && seen.insert(at) {
                 let Some(p) = prims.get(&at) else { break };
-                let draws = p
-                    .types
-                    .iter()
-                    .any(|t| matches!(t.kind().category(), 0 | 1 | 5 | 6));
+                // Polygons, ground and environment maps read their vector sections when they
+                // draw; shared polygons (category 1) read them in the pre-calculation type
+                // (primitive type 0, in each coordinate's block) — the shared drawing types,
+                // often in POST-PROCESS after the resets, read the calculated vertices.
+                let draws = p.types.iter().any(|t| match t.kind().category() {
+                    0 | 5 | 6 => true,
+                    1 => t.type_code & 0xFFFF == 0,
+                    _ => false,
+                });
                 if draws {
                     let sections: Vec<u32> = headers
                         .get(&p.header)
