@@ -703,16 +703,16 @@ fn corpus_mime_samples_match_the_formula_at_sampled_frames() {
                     let unit = &coords[c];
                     let got = &frame.coordinates[c];
                     let what = format!("{name} frame {f} coordinate {c}");
-                    for i in 0..3 {
-                        let t = unit.matrix.t[i] as f64 + dt[i];
+                    for (i, d) in dt.iter().enumerate() {
+                        let t = unit.matrix.t[i] as f64 + d;
                         assert!((got.local.t[i] as f64 - t).abs() < 1.0, "{what}: t");
                     }
                     let m0 = unit.matrix.m.map(|r| r.map(|v| v as f64 / 4096.0));
                     match x.kind {
                         MimeKind::JointRpy => {
                             let r = [0, 1, 2].map(|i| unit.rot.v[i] as f64 + dr[i]);
-                            for i in 0..3 {
-                                assert!((got.rot[i] as f64 - r[i]).abs() < 1.0, "{what}: rot");
+                            for (g, w) in got.rot.iter().zip(&r) {
+                                assert!((*g as f64 - w).abs() < 1.0, "{what}: rot");
                             }
                             if dr.iter().any(|v| v.abs() >= 1.0) {
                                 assert_matrix(&got.local.m, rpy_matrix(r), 10.0, &what);
