@@ -400,3 +400,155 @@ impl MimeDiffItem {
         }
     }
 }
+
+// ----------------------------------------------------------------- driver arithmetic
+//
+// The MIMe drivers' fixed-point steps (libhmd `GsU_0401001x`, `GsU_0401002x`), used by the
+// player. Every step is the console's: 32-bit wrapping sums, C division (truncating) where the
+// driver divides, arithmetic shifts where the GTE shifts, 16-bit saturation where a GTE IR
+// register takes the result, 16-bit truncation where a `short` stores it.
+
+/// The GTE's leading-sign-bit count (LZCS → LZCR): how many leading bits equal bit 31 (32 for
+/// 0 and −1).
+pub fn leading_sign_bits(x: i32) -> u32 {
+    if x < 0 {
+        (!x).leading_zeros()
+    } else {
+        x.leading_zeros()
+    }
+}
+
+/// libgte `InvSquareRoot(a)`: `(mantissa, exponent)` with `1/√a ≈ mantissa / 4096 · 2^−exponent`;
+/// `None` for `a` = 0 or −1 (the console leaves the outputs untouched).
+///
+/// The console normalises `a` to an 8-bit value `x` in 64..256 with an even shift and looks
+/// `x` up in a 192-entry table; the table is rebuilt here as `round(32768 / √x)` (the same
+/// formula the mantissa must satisfy), not copied, and may differ from the console's by one.
+pub fn inv_square_root(a: i32) -> Option<(i32, i32)> {
+    let lz = leading_sign_bits(a);
+    if lz == 0 || lz == 32 {
+        return None;
+    }
+    let u = lz & !1;
+    let x = if u < 24 {
+        a >> (24 - u)
+    } else {
+        a.wrapping_shl(u - 24)
+    };
+    let x = x.clamp(64, 255);
+    let mantissa = (32768.0 / (x as f64).sqrt()).round() as i32;
+    Some((mantissa, (31 - u as i32) >> 1))
+}
+
+/// The axes-MIMe driver's `myVectorNormal`: the rotation vector `v` (Σ difference × weight, so
+/// 4096 × the angle in 4096ths of a turn) split into a unit axis (4096 = 1) and the angle
+/// `|v| / 4096`. A vector shorter than the driver's threshold gives angle 0 and axis +X.
+pub fn vector_normal(v: [i32; 3]) -> (i32, [i32; 3]) {
+    const NONE: (i32, [i32; 3]) = (0, [4096, 0, 0]);
+    let lz = v.iter().map(|&x| leading_sign_bits(x)).min().unwrap_or(32) as i32;
+    let shift = (18 - lz).max(0);
+    let v = v.map(|x| x >> shift);
+    // gte_sqr12 on the 16-bit IR registers.
+    let b: i32 = v
+        .iter()
+        .map(|&x| ((x as i16 as i32) * (x as i16 as i32)) >> 12)
+        .fold(0i32, |s, x| s.wrapping_add(x));
+    if b < 10 {
+        return NONE;
+    }
+    let Some((c, d)) = inv_square_root(b) else {
+        return NONE;
+    };
+    if c == 0 {
+        return NONE;
+    }
+    let axis = v.map(|x| (x / 64).wrapping_mul(c) >> (d & 31));
+    let r = 1i32.wrapping_shl((shift + d + 6) as u32).wrapping_div(c);
+    (r, axis)
+}
+
+/// The axes-MIMe driver's `check_z`: the rotation by `angle` (4096ths of a turn, as the
+/// driver indexes `rcossin_tbl`) about the unit `axis`, multiplied onto `m` from the right
+/// (`m = m · R`, each column through the GTE: `(m · r_j) >> 12` saturated to 16 bits).
+pub fn rotate_about_axis(m: &mut [[i16; 3]; 3], axis: [i32; 3], angle: i32) {
+    // The driver reads rcossin_tbl[angle] unmasked; past the table the console reads other
+    // data. The angle is taken modulo a turn here.
+    let (s, c) = crate::formats::gte::sin_cos((angle & 0xFFF) as i16);
+    let ir = axis.map(|x| x as i16 as i32);
+    // gte_gpf12: MAC = (IR0 · IR) >> 12.
+    let gpf = |k: i32, x: i32| ((k as i16 as i64 * x as i64) >> 12) as i32;
+    let [as_, bs, ds] = ir.map(|x| gpf(s, x));
+    let c1 = 4096 - c;
+    let mac = ir.map(|x| gpf(c1, x));
+    let mul = |x: i32, y: i32| x.wrapping_mul(y) / 4096;
+    let c1ab = mul(mac[0], ir[1]);
+    let c1ad = mul(mac[2], ir[0]);
+    let c1bd = mul(mac[1], ir[2]);
+    // gte_sqr12 then gte_gpf12 with IR0 = c1.
+    let sq = ir.map(|x| ((x * x) >> 12).clamp(-0x8000, 0x7FFF));
+    let diag = sq.map(|x| gpf(c1, x) + c);
+    let r: [[i32; 3]; 3] = [
+        [diag[0], c1ab + ds, c1ad - bs],
+        [c1ab - ds, diag[1], c1bd + as_],
+        [c1ad + bs, c1bd - as_, diag[2]],
+    ]
+    .map(|row| row.map(|x| x as i16 as i32));
+    let org = *m;
+    for j in 0..3 {
+        for (i, row) in org.iter().enumerate() {
+            let sum: i64 = (0..3).map(|k| row[k] as i64 * r[k][j] as i64).sum();
+            m[i][j] = (sum >> 12).clamp(-0x8000, 0x7FFF) as i16;
+        }
+    }
+}
+
+/// One component of vertex/normal MIMe (`GsVNMIMeFunc` / `gteMIMefunc`): the weight goes
+/// through the GTE's 16-bit IR0, the product `(w · d) >> 12` saturates to 16 bits (IR), and
+/// the sum is stored in a `short`.
+pub fn vn_add(v: i16, d: i16, weight: i32) -> i16 {
+    let p = ((weight as i16 as i64 * d as i64) >> 12).clamp(-0x8000, 0x7FFF);
+    (v as i64 + p) as i16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inverse_square_root_mantissa_and_exponent() {
+        for a in [10, 97, 25_000, 1 << 20, 123_456_789] {
+            let (m, e) = inv_square_root(a).unwrap();
+            let got = m as f64 / 4096.0 / (1u64 << e) as f64;
+            let want = 1.0 / (a as f64).sqrt();
+            assert!((got / want - 1.0).abs() < 0.01, "{a}: {got} vs {want}");
+        }
+        assert_eq!(inv_square_root(0), None);
+    }
+
+    #[test]
+    fn vector_normal_gives_length_and_unit_axis() {
+        let (angle, axis) = vector_normal([204_800, 0, 614_400]);
+        // |(50, 0, 150)| = 158.1 (in 4096ths of a turn).
+        assert!((angle - 158).abs() <= 2, "{angle}");
+        let len = axis.iter().map(|&x| (x as f64).powi(2)).sum::<f64>().sqrt();
+        assert!((len - 4096.0).abs() < 20.0, "{axis:?}");
+        assert_eq!(vector_normal([0, 3, 0]), (0, [4096, 0, 0]));
+    }
+
+    #[test]
+    fn rotation_about_z_turns_the_xy_columns() {
+        let mut m = [[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]];
+        rotate_about_axis(&mut m, [0, 0, 4096], 1024);
+        // 90° about Z with the driver's sign convention (m[0][1] = +s·az).
+        assert_eq!(m, [[0, 4096, 0], [-4096, 0, 0], [0, 0, 4096]]);
+    }
+
+    #[test]
+    fn vn_add_saturates_the_product_and_wraps_the_sum() {
+        assert_eq!(vn_add(10, 100, 2048), 60);
+        assert_eq!(vn_add(10, -100, 2048), -40);
+        assert_eq!(vn_add(32767, 4096, 4096), 32767i16.wrapping_add(4096));
+        // The weight is a 16-bit IR0 value.
+        assert_eq!(vn_add(0, 4096, 65536 + 4096), 4096);
+    }
+}
