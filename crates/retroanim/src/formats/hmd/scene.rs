@@ -15,8 +15,9 @@
 //! coordinate's node (PRE-/POST-PROCESS polygons on a root node). Triangles and quads are split
 //! into triangles (quad corners 0 1 2 and 1 3 2, the GPU's order) with corners 1 and 2 swapped,
 //! because the console's fronts are clockwise; every corner is its own vertex with the packet's
-//! colour (sRGB bytes → linear) and normal. Strips, preset packets
-//! and ground are not exported yet. Textured packets take their texels from the file's image
+//! colour (sRGB bytes → linear) and normal. Strip meshes become their triangles (see
+//! [`strip_triangles`]); ground primitives (category 5) become meshes (see [`ground`]);
+//! preset packets are not exported yet. Textured packets take their texels from the file's image
 //! primitives and the `--tim` TIMs (see [`texture`]), one primitive per texture. A packet's vertex and normal indices may run past
 //! the end of its section into the sections of the same kind laid out after it (FF p.2-56; JOINT's
 //! pyramid indexes its shared vertices that way). Shared polygons (category 1) become skinned
@@ -38,6 +39,7 @@
 //! become directional lights shining from the position to the target with their colour. The
 //! ambient colour goes to the scene's `extras.ambient`.
 
+mod ground;
 mod shared_mesh;
 mod texture;
 
@@ -183,12 +185,13 @@ fn mesh_of_block(
                 })
             };
             let (vectors, normals) = (&run_on(1), &run_on(2));
-            let Some(PolygonItem::Packets(run)) = items_by_offset(items).get(&index).copied()
-            else {
-                continue;
+            let packets = match items_by_offset(items).get(&index).copied() {
+                Some(PolygonItem::Packets(run)) => run.packets.clone(),
+                Some(PolygonItem::Strips(run)) => strip_triangles(run),
+                _ => continue,
             };
             let vsec = ptr(1).unwrap_or(0);
-            for packet in &run.packets {
+            for packet in &packets {
                 add_packet(
                     &mut prim,
                     packet,
@@ -212,6 +215,45 @@ fn mesh_of_block(
         sources,
         keys,
     ))
+}
+
+/// A strip mesh's triangles as packets: the first triangle, then per further vertex the
+/// triangle of the two vertices before it and itself, with that group's colour, normals and
+/// UVs; every second triangle has its first two corners swapped so that all keep the first
+/// one's facing (the usual strip order; notes §4 flag the strip layout as partly uncertain).
+fn strip_triangles(run: &super::StripRun) -> Vec<Packet> {
+    let mut out = Vec::new();
+    for s in &run.strips {
+        out.push(s.first.clone());
+        let (Some(&a), Some(&b)) = (s.first.vertices.get(1), s.first.vertices.get(2)) else {
+            continue;
+        };
+        let mut prev = [a, b];
+        for (k, e) in s.extra.iter().enumerate() {
+            let Some(&v) = e.vertices.first() else {
+                break;
+            };
+            let mut p = Packet {
+                vertices: vec![prev[0], prev[1], v],
+                cba: if e.uvs.is_empty() { s.first.cba } else { e.cba },
+                tsb: if e.uvs.is_empty() { s.first.tsb } else { e.tsb },
+                window: e.window.or(s.first.window),
+                ..e.clone()
+            };
+            if k % 2 == 0 {
+                p.vertices.swap(0, 1);
+                if p.normals.len() >= 2 {
+                    p.normals.swap(0, 1);
+                }
+                if p.uvs.len() >= 2 {
+                    p.uvs.swap(0, 1);
+                }
+            }
+            out.push(p);
+            prev = [prev[1], v];
+        }
+    }
+    out
 }
 
 fn add_packet(
@@ -418,6 +460,7 @@ impl Hmd {
             }
         }
         shared_mesh::add(self, &mut scene, &conv, rest.coordinates.len(), &mut tex)?;
+        ground::add(self, &mut scene, &conv, rest.coordinates.len(), &mut tex)?;
         self.add_devices(&mut scene, &rest, &conv);
         // Animations.
         let most = self
