@@ -150,6 +150,9 @@ pub fn file_vectors(hmd: &Hmd, at: u32) -> Option<Vec<[i16; 3]>> {
 /// shared vectors where a vertex or normal MIMe moves them).
 pub fn calculated_vectors(hmd: &Hmd, player: &Player<'_>, frame: &Frame) -> Vec<CalculatedVectors> {
     let mut out: Vec<CalculatedVectors> = Vec::new();
+    // Each source section is gathered once, however many pre-calculations read it.
+    let mut sources: BTreeMap<(u32, bool), Vec<[i16; 3]>> = BTreeMap::new();
+    let mut index: BTreeMap<(u32, bool), usize> = BTreeMap::new();
     for b in shared_bindings(hmd) {
         let Some(world) = frame.coordinates.get(b.coordinate).map(|c| c.world) else {
             continue;
@@ -161,17 +164,18 @@ pub fn calculated_vectors(hmd: &Hmd, player: &Player<'_>, frame: &Frame) -> Vec<
             let (Some(src_sec), Some(dst_sec)) = (src_sec, dst_sec) else {
                 continue;
             };
-            let Some(len) = file_vectors(hmd, dst_sec).map(|v| v.len()) else {
-                continue;
+            let len = match hmd.section_at(dst_sec).map(|s| &s.data) {
+                Some(SectionData::Vectors { vectors, .. }) => vectors.len(),
+                _ => continue,
             };
-            let source = contiguous_vectors(hmd, src_sec, &|s| player.vectors(s, normals));
+            let source = sources.entry((src_sec, normals)).or_insert_with(|| {
+                contiguous_vectors(hmd, src_sec, &|s| player.vectors(s, normals))
+            });
             let kind = if normals { "normals" } else { "vertices" };
-            let i = match out
-                .iter()
-                .position(|c| c.section == dst_sec && c.kind == kind)
-            {
-                Some(i) => i,
+            let i = match index.get(&(dst_sec, normals)) {
+                Some(&i) => i,
                 None => {
+                    index.insert((dst_sec, normals), out.len());
                     out.push(CalculatedVectors {
                         section: dst_sec,
                         kind,
