@@ -60,7 +60,9 @@ pub struct PlayArgs {
     /// console's 1/16 steps (−8 ..= 7.9375).
     #[arg(long, value_name = "X", allow_hyphen_values = true)]
     pub speed: Option<f64>,
-    /// HMD: also print the vertices (and normals) as MIMe deforms them.
+    /// HMD: also print the vertices (and normals) as MIMe deforms them, and the shared
+    /// (category 1) vertices and normals the pre-calculation primitives compute, in world
+    /// coordinates.
     #[arg(long)]
     pub vertices: bool,
     /// Print JSON.

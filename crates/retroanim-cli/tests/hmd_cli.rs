@@ -214,3 +214,89 @@ fn convert_hmd_to_gltf_with_axes_and_scale() {
         .assert()
         .code(2);
 }
+
+/// One coordinate at (0, −100, 0) and a pre-calculation primitive (type 0x01000000) in its
+/// block that moves one shared vertex (10, 20, 30) and one normal (0, 0, 4096) into the
+/// calculated sections (File Formats p. 2-54 ff., notes §5).
+fn shared_vertex_hmd() -> Vec<u8> {
+    let p = |x: u32| 0x8000_0000 | x;
+    let mut w: Vec<u32> = vec![0x50, 0, 28, 3, 0, 35, 0, 1];
+    w.extend([0, 4096, 0, 4096, 0, 4096, 0, (-100i32) as u32, 0]);
+    w.extend([0; 8]);
+    w.extend([0, 0, 0]);
+    // Shared header: polygon, shared vertex, calculated vertex, shared normal, calculated normal.
+    w.extend([1, 5, p(54), p(46), p(48), p(50), p(52)]);
+    // Pre-calculation: 1 vertex 0 → 0, 1 normal 0 → 0.
+    w.extend([
+        0xFFFF_FFFF,
+        29,
+        0x8000_0001,
+        0x0100_0000,
+        0x8000_0007,
+        1,
+        0,
+        0,
+        1,
+        0,
+        0,
+    ]);
+    w.extend([10 | 20 << 16, 30, 0, 0, 0, 4096, 0, 0, 0]);
+    assert_eq!(w.len(), 55);
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn play_vertices_prints_the_calculated_shared_vertices() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shared.hmd");
+    std::fs::write(&path, shared_vertex_hmd()).unwrap();
+    let out = retroanim()
+        .args([
+            "play",
+            path.to_str().unwrap(),
+            "--frames",
+            "0..0",
+            "--json",
+            "--vertices",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let calc = &v["frames"][0]["calculated"];
+    // The vertex moved by coordinate 0: (10, 20 − 100, 30); the normal only rotated.
+    assert_eq!(calc[0]["kind"], "vertices");
+    assert_eq!(calc[0]["vectors"][0], serde_json::json!([10, -80, 30]));
+    assert_eq!(calc[0]["coordinates"][0], 0);
+    assert_eq!(calc[1]["kind"], "normals");
+    assert_eq!(calc[1]["vectors"][0], serde_json::json!([0, 0, 4096]));
+    // Without shared polygons nothing is drawn from them, but the export still works.
+    let gltf = dir.path().join("shared.gltf");
+    retroanim()
+        .args(["convert", path.to_str().unwrap(), gltf.to_str().unwrap()])
+        .assert()
+        .success();
+}
+
+#[test]
+fn convert_hmd_takes_only_tims_with_tim() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tri.hmd");
+    std::fs::write(&path, triangle_hmd()).unwrap();
+    let out = dir.path().join("tri.glb");
+    retroanim()
+        .args([
+            "convert",
+            path.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "--tim",
+        ])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--tim needs a TIM"));
+}

@@ -55,6 +55,8 @@ fn quad() -> Primitive {
         // Counter-clockwise seen from +Y.
         indices: vec![0, 2, 1, 0, 3, 2],
         material: Some(0),
+        joints: vec![],
+        weights: vec![],
     }
 }
 
@@ -121,6 +123,7 @@ pub fn sample_scene() -> Scene {
     nodes[1].weights = vec![0.0, 0.0];
     Scene {
         name: Some("sample".into()),
+        skins: vec![],
         nodes,
         meshes: vec![
             Mesh {
@@ -421,4 +424,131 @@ fn blender_imports_the_sample_scene_as_meant() {
     let path = dir.path().join("sample.glb");
     std::fs::write(&path, gltf::write_glb(&sample_scene()).unwrap()).unwrap();
     common::run_blender_check("check_sample_scene.py", &[&path]);
+}
+
+/// Two joints (a root and a child moved 1 m up and turned 90° about Z) and a skinned bar whose
+/// top vertices follow the child, the middle ones half and half.
+fn skinned_scene() -> Scene {
+    use retroanim::scene::Skin;
+    let mut nodes = vec![Node::new("hip"), Node::new("knee"), Node::new("bar")];
+    nodes[1].parent = Some(0);
+    nodes[1].transform = Transform::translation([0.0, 1.0, 0.0]);
+    nodes[2].mesh = Some(0);
+    nodes[2].skin = Some(0);
+    let positions = vec![
+        [0.0, 0.0, 0.0],
+        [0.1, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.1, 1.0, 0.0],
+        [0.0, 2.0, 0.0],
+        [0.1, 2.0, 0.0],
+    ];
+    let prim = Primitive {
+        indices: vec![0, 1, 2, 1, 3, 2, 2, 3, 4, 3, 5, 4],
+        joints: vec![
+            [0, 0, 0, 0],
+            [0, 0, 0, 0],
+            [0, 1, 0, 0],
+            [0, 1, 0, 0],
+            [1, 0, 0, 0],
+            [1, 0, 0, 0],
+        ],
+        weights: vec![
+            [1.0, 0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0, 0.0],
+            [0.5, 0.5, 0.0, 0.0],
+            [0.5, 0.5, 0.0, 0.0],
+            [1.0, 0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0, 0.0],
+        ],
+        positions,
+        ..Primitive::default()
+    };
+    let mut ibm_knee = [0.0f32; 16];
+    for i in 0..4 {
+        ibm_knee[i * 5] = 1.0;
+    }
+    ibm_knee[13] = -1.0;
+    let mut identity = [0.0f32; 16];
+    for i in 0..4 {
+        identity[i * 5] = 1.0;
+    }
+    Scene {
+        nodes,
+        meshes: vec![Mesh {
+            name: "bar".into(),
+            primitives: vec![prim],
+            ..Mesh::default()
+        }],
+        skins: vec![Skin {
+            name: "legs".into(),
+            joints: vec![0, 1],
+            inverse_bind_matrices: vec![identity, ibm_knee],
+        }],
+        animations: vec![Animation {
+            name: "bend".into(),
+            channels: vec![Channel {
+                node: 1,
+                interpolation: Interpolation::Linear,
+                times: vec![0.0, 1.0],
+                track: Track::Rotation(vec![
+                    [0.0, 0.0, 0.0, 1.0],
+                    [
+                        0.0,
+                        0.0,
+                        std::f32::consts::FRAC_1_SQRT_2,
+                        std::f32::consts::FRAC_1_SQRT_2,
+                    ],
+                ]),
+            }],
+            extras: serde_json::Value::Null,
+        }],
+        ..Scene::default()
+    }
+}
+
+#[test]
+fn skins_export_with_joints_weights_and_inverse_bind_matrices() {
+    let scene = skinned_scene();
+    assert_eq!(scene.check(), vec![]);
+    let glb = gltf::write_glb(&scene).unwrap();
+    let j = glb_json(&glb);
+    assert_eq!(j["nodes"][2]["skin"], 0);
+    assert_eq!(j["skins"][0]["joints"], serde_json::json!([0, 1]));
+    let ibm = &j["accessors"][j["skins"][0]["inverseBindMatrices"].as_u64().unwrap() as usize];
+    assert_eq!(
+        (ibm["type"].as_str(), ibm["count"].as_u64()),
+        (Some("MAT4"), Some(2))
+    );
+    let attrs = &j["meshes"][0]["primitives"][0]["attributes"];
+    let joints = &j["accessors"][attrs["JOINTS_0"].as_u64().unwrap() as usize];
+    assert_eq!(joints["componentType"], 5123, "unsigned short joints");
+    assert_eq!(joints["type"], "VEC4");
+    assert!(attrs["WEIGHTS_0"].is_u64());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("skin.glb");
+    std::fs::write(&path, &glb).unwrap();
+    common::assert_khronos_clean(&path);
+}
+
+#[test]
+fn inconsistent_skins_are_refused() {
+    let mut s = skinned_scene();
+    s.skins[0].inverse_bind_matrices.pop();
+    s.meshes[0].primitives[0].weights[2] = [0.5, 0.4, 0.0, 0.0];
+    s.meshes[0].primitives[0].joints[4] = [2, 0, 0, 0];
+    s.nodes.push(Node::new("other root"));
+    s.skins[0].joints.push(3);
+    let paths: Vec<String> = s.check().into_iter().map(|e| e.path).collect();
+    assert_eq!(
+        paths,
+        [
+            "/skins/0/joints",
+            "/skins/0/inverse_bind_matrices",
+            "/meshes/0/primitives/0/weights/2",
+        ]
+    );
+    s.skins[0].joints.pop();
+    s.skins[0].joints.push(9);
+    assert!(gltf::write_glb(&s).is_err());
 }

@@ -60,3 +60,69 @@ fn blender_poses_equal_the_player() {
         assert!(checked > 0);
     }
 }
+
+/// Blender's armature deformation of the shared-polygon skins equals the player's calculated
+/// vertices (`tests/blender/check_skinned.py`).
+#[test]
+fn blender_skinned_vertices_equal_the_player() {
+    let files = common::corpus_files("HMD");
+    let mut checked = 0;
+    for suffix in [
+        "ANIM/SNAKE/04.HMD",
+        "ANIM/TRI3/TRI.HMD",
+        "ANIM/DOMES/DOMES.HMD",
+    ] {
+        let Some((_, path)) = files.iter().find(|(n, _)| n.ends_with(suffix)) else {
+            continue;
+        };
+        let m = hmd::read(&std::fs::read(path).unwrap()).unwrap();
+        let scene = m
+            .to_scene(&SceneOptions {
+                sequence: Some(0),
+                ..SceneOptions::default()
+            })
+            .unwrap();
+        assert!(!scene.skins.is_empty(), "{suffix}: no skin");
+        let frames_in_anim = scene.animations[0].extras["frames"].as_u64().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let glb = dir.path().join("model.glb");
+        std::fs::write(&glb, retroanim::export::gltf::write_glb(&scene).unwrap()).unwrap();
+        let mut p = Player::new(
+            &m,
+            &PlayOptions {
+                sequence: Some(0),
+                ..PlayOptions::default()
+            },
+        );
+        let sample = [0u64, 7, 25, frames_in_anim / 2, frames_in_anim - 1];
+        let mut expected = Vec::new();
+        for f in 0..frames_in_anim {
+            p.step().unwrap();
+            if !sample.contains(&f) {
+                continue;
+            }
+            let points: Vec<[f64; 3]> = calculated_vectors(&m, &p, &p.frame())
+                .into_iter()
+                .filter(|c| c.kind == "vertices")
+                .flat_map(|c| c.vectors)
+                .flatten()
+                .map(|v| [v[0] as f64, -v[1] as f64, -v[2] as f64].map(|x| x / 4096.0))
+                .collect();
+            expected.push(json!({ "time": f as f64 / 60.0, "points": points }));
+        }
+        // SNAKE's 25-deep chain drifts up to ~19 console units between fixed and floating point.
+        let exp = dir.path().join("expected.json");
+        std::fs::write(
+            &exp,
+            json!({ "tolerance": 26.0 / 4096.0, "frames": expected }).to_string(),
+        )
+        .unwrap();
+        if !common::run_blender_check("check_skinned.py", &[&glb, &exp]) {
+            return;
+        }
+        checked += 1;
+    }
+    if !files.is_empty() {
+        assert!(checked > 0);
+    }
+}

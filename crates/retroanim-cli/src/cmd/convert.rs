@@ -131,7 +131,19 @@ fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>>
             if !(args.scale.is_finite() && args.scale > 0.0) {
                 bail!("--scale {}: must be a positive number", args.scale);
             }
+            let mut tims = Vec::new();
+            for path in &args.tim {
+                match super::load(path)? {
+                    (_, Model::Tim(t)) => tims.push(t),
+                    (_, m) => bail!(
+                        "{}: a {} file; --tim needs a TIM",
+                        path.display(),
+                        m.format()
+                    ),
+                }
+            }
             let options = retroanim::formats::hmd::SceneOptions {
+                tims,
                 axes: match args.axes {
                     crate::cli::Axes::Default => retroanim::formats::hmd::Axes::YUp,
                     crate::cli::Axes::Raw => retroanim::formats::hmd::Axes::Raw,

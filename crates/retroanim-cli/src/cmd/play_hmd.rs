@@ -92,6 +92,8 @@ fn play_hmd(h: &Hmd, args: &PlayArgs, frames: Option<(u64, u64)>) -> Result<Valu
                     })
                     .collect();
                 f["vectors"] = Value::Array(v);
+                f["calculated"] =
+                    serde_json::to_value(hmd::calculated_vectors(h, &player, &player.frame()))?;
             }
             out.push(f);
         }

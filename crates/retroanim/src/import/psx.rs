@@ -224,23 +224,24 @@ struct Models {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct MaterialKey {
-    texture: Option<(usize, usize)>,
-    semi: bool,
-    double_sided: bool,
-    unlit: bool,
+pub(crate) struct MaterialKey {
+    /// TIM index and CLUT row.
+    pub texture: Option<(usize, usize)>,
+    pub semi: bool,
+    pub double_sided: bool,
+    pub unlit: bool,
 }
 
 /// Where a textured polygon's texels are: TIM index, CLUT row, and the texel offset of the
 /// texture page inside the TIM.
 #[derive(Debug, Clone, Copy)]
-struct TexSource {
-    tim: usize,
-    clut_row: usize,
-    offset: (f64, f64),
+pub(crate) struct TexSource {
+    pub tim: usize,
+    pub clut_row: usize,
+    pub offset: (f64, f64),
 }
 
-fn texture_source(tims: &[Tim], tsb: u16, cba: u16) -> Option<TexSource> {
+pub(crate) fn texture_source(tims: &[Tim], tsb: u16, cba: u16) -> Option<TexSource> {
     let t = Tsb::from_bits(tsb);
     let (px, py) = t.vram_origin();
     let (depth, per_unit) = match t.tpf {
@@ -360,7 +361,7 @@ fn build_models(tmd: &Tmd, conv: &Conv, opts: &PsxOptions, scene: &mut Scene) ->
 }
 
 /// A material for `key`, adding its texture to the scene the first time one needs it.
-fn material(
+pub(crate) fn material(
     key: MaterialKey,
     opts: &PsxOptions,
     textures: &mut BTreeMap<(usize, usize, bool), usize>,

@@ -48,6 +48,7 @@ impl Scene {
                 ("mesh", n.mesh, self.meshes.len()),
                 ("camera", n.camera, self.cameras.len()),
                 ("light", n.light, self.lights.len()),
+                ("skin", n.skin, self.skins.len()),
             ];
             for (what, idx, len) in refs {
                 if let Some(x) = idx {
@@ -89,6 +90,7 @@ impl Scene {
                 }
             }
         }
+        self.check_skins(&mut err);
         for (mi, m) in self.meshes.iter().enumerate() {
             if m.primitives.is_empty() {
                 err(
@@ -379,6 +381,124 @@ impl Scene {
             }
         }
         out
+    }
+}
+
+impl Scene {
+    /// Skins: joints in range and under one root, one inverse bind matrix per joint, skinned
+    /// nodes with a mesh whose every primitive has joints and weights for each vertex (indices
+    /// below the joint count, weights summing to 1), and no joints on unskinned meshes.
+    fn check_skins(&self, err: &mut dyn FnMut(String, String)) {
+        let root = |mut i: usize| {
+            let mut steps = 0;
+            while let Some(p) = self.nodes.get(i).and_then(|n| n.parent) {
+                steps += 1;
+                if steps > self.nodes.len() {
+                    break;
+                }
+                i = p;
+            }
+            i
+        };
+        for (si, s) in self.skins.iter().enumerate() {
+            let p = format!("/skins/{si}");
+            if s.joints.is_empty() {
+                err(
+                    format!("{p}/joints"),
+                    "a skin needs at least one joint".into(),
+                );
+            }
+            if let Some(j) = s.joints.iter().find(|&&j| j >= self.nodes.len()) {
+                err(
+                    format!("{p}/joints"),
+                    format!("node {j} but there are only {}", self.nodes.len()),
+                );
+            } else {
+                let roots: std::collections::BTreeSet<usize> =
+                    s.joints.iter().map(|&j| root(j)).collect();
+                if roots.len() > 1 {
+                    err(
+                        format!("{p}/joints"),
+                        format!("the joints have no common root (roots {roots:?})"),
+                    );
+                }
+            }
+            let n = s.inverse_bind_matrices.len();
+            if n != 0 && n != s.joints.len() {
+                err(
+                    format!("{p}/inverse_bind_matrices"),
+                    format!("{n} matrices for {} joints", s.joints.len()),
+                );
+            }
+            if !s.inverse_bind_matrices.iter().all(|m| all_finite(m)) {
+                err(
+                    format!("{p}/inverse_bind_matrices"),
+                    "a value is not a finite number".into(),
+                );
+            }
+        }
+        let mut skin_of_mesh = vec![None; self.meshes.len()];
+        for n in &self.nodes {
+            if let (Some(m), Some(s)) = (n.mesh, n.skin) {
+                if m < self.meshes.len() {
+                    skin_of_mesh[m] = Some(s);
+                }
+            }
+        }
+        for (i, n) in self.nodes.iter().enumerate() {
+            if n.skin.is_some() && n.mesh.is_none() {
+                err(
+                    format!("/nodes/{i}/skin"),
+                    "a skin on a node without a mesh".into(),
+                );
+            }
+        }
+        for (mi, m) in self.meshes.iter().enumerate() {
+            let joints = skin_of_mesh[mi]
+                .and_then(|s| self.skins.get(s))
+                .map(|s| s.joints.len());
+            for (pi, pr) in m.primitives.iter().enumerate() {
+                let p = format!("/meshes/{mi}/primitives/{pi}");
+                let n = pr.positions.len();
+                match joints {
+                    None if !pr.joints.is_empty() || !pr.weights.is_empty() => err(
+                        format!("{p}/joints"),
+                        "joints or weights on a mesh no skinned node shows".into(),
+                    ),
+                    None => {}
+                    Some(count) => {
+                        if pr.joints.len() != n || pr.weights.len() != n {
+                            err(
+                                format!("{p}/joints"),
+                                format!(
+                                    "{} joints and {} weights for {n} vertices of a skinned mesh",
+                                    pr.joints.len(),
+                                    pr.weights.len()
+                                ),
+                            );
+                        }
+                        if let Some(j) = pr.joints.iter().flatten().find(|&&j| j as usize >= count)
+                        {
+                            err(
+                                format!("{p}/joints"),
+                                format!("joint {j} but the skin has only {count}"),
+                            );
+                        }
+                        let bad = |w: &[f32; 4]| {
+                            !all_finite(w)
+                                || w.iter().any(|x| *x < 0.0)
+                                || (w.iter().sum::<f32>() - 1.0).abs() > 2e-6 * 4.0
+                        };
+                        if let Some(k) = pr.weights.iter().position(bad) {
+                            err(
+                                format!("{p}/weights/{k}"),
+                                "weights must be ≥ 0 and sum to 1".into(),
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 

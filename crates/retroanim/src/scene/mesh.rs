@@ -47,6 +47,11 @@ pub struct Primitive {
     pub uvs: Vec<[f32; 2]>,
     /// Per-vertex linear RGBA colours (same length as `positions`, or empty).
     pub colors: Vec<[f32; 4]>,
+    /// Per-vertex skin joints: up to four indices into the node's [`crate::scene::Skin::joints`]
+    /// (same length as `positions`, or empty for an unskinned primitive).
+    pub joints: Vec<[u16; 4]>,
+    /// Per-vertex skin weights for `joints`, each set summing to 1; unused slots have weight 0.
+    pub weights: Vec<[f32; 4]>,
     /// Vertex indices; empty means "draw the vertices in order".
     pub indices: Vec<u32>,
     /// Index of the material; `None` uses the viewer's default material.

@@ -59,6 +59,8 @@ pub struct Scene {
     pub cameras: Vec<Camera>,
     /// Lights, referred to by [`Node::light`].
     pub lights: Vec<Light>,
+    /// Skins, referred to by [`Node::skin`].
+    pub skins: Vec<Skin>,
     /// Animations.
     pub animations: Vec<Animation>,
     /// Free-form data carried to the exported file (glTF `extras` of the scene).
@@ -82,6 +84,10 @@ pub struct Node {
     pub camera: Option<usize>,
     /// Index of the light on this node (shining down the node's −Z).
     pub light: Option<usize>,
+    /// Index of the skin that deforms this node's mesh (every primitive of the mesh then has
+    /// [`Primitive::joints`] and [`Primitive::weights`]). glTF ignores the transforms of a
+    /// skinned mesh's node and its parents: put it on a root node with the identity transform.
+    pub skin: Option<usize>,
     /// Default morph weights of the node's mesh (empty: all zero). Length = the mesh's targets.
     pub weights: Vec<f32>,
     /// True when the node (and so its subtree) is hidden at rest. glTF has no visibility: a
@@ -144,6 +150,21 @@ impl Default for Transform {
     fn default() -> Self {
         Transform::IDENTITY
     }
+}
+
+/// A skin: the joint nodes that move a mesh's vertices. A skinned vertex lands at
+/// `Σ weight_k · world(joint_k) · inverse_bind_k · position` (glTF's linear blend skinning).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Skin {
+    /// The skin's name.
+    pub name: String,
+    /// The joint nodes; [`Primitive::joints`] index this list. They must share one root node
+    /// (which need not be a joint).
+    pub joints: Vec<usize>,
+    /// One column-major 4×4 matrix per joint that takes a bind-pose position into the joint's
+    /// space (usually the inverse of the joint's world matrix at rest); empty means identity.
+    pub inverse_bind_matrices: Vec<[f32; 16]>,
 }
 
 /// A camera. It looks down its node's −Z with +Y up.

@@ -105,6 +105,23 @@ impl Builder {
         self.accessor(&bytes, items.len(), ComponentType::F32, type_, target, mm)
     }
 
+    /// A `JOINTS_0` accessor: four unsigned shorts per vertex.
+    pub fn joints(&mut self, items: &[[u16; 4]]) -> Index<json::Accessor> {
+        let bytes: Vec<u8> = items
+            .iter()
+            .flatten()
+            .flat_map(|j| j.to_le_bytes())
+            .collect();
+        self.accessor(
+            &bytes,
+            items.len(),
+            ComponentType::U16,
+            Type::Vec4,
+            Some(Target::ArrayBuffer),
+            None,
+        )
+    }
+
     /// A scalar float accessor (animation outputs such as weights).
     pub fn scalars(&mut self, items: &[f32]) -> Index<json::Accessor> {
         let v: Vec<[f32; 1]> = items.iter().map(|x| [*x]).collect();

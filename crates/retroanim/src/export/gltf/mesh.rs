@@ -17,6 +17,7 @@ pub(super) struct Used {
     pub textures: Vec<bool>,
     pub cameras: Vec<bool>,
     pub lights: Vec<bool>,
+    pub skins: Vec<bool>,
 }
 
 impl Used {
@@ -27,6 +28,7 @@ impl Used {
             textures: vec![false; scene.textures.len()],
             cameras: vec![false; scene.cameras.len()],
             lights: vec![false; scene.lights.len()],
+            skins: vec![false; scene.skins.len()],
         };
         for n in &scene.nodes {
             if let Some(m) = n.mesh {
@@ -37,6 +39,9 @@ impl Used {
             }
             if let Some(l) = n.light {
                 u.lights[l] = true;
+            }
+            if let Some(s) = n.skin {
+                u.skins[s] = true;
             }
         }
         for (i, m) in scene.meshes.iter().enumerate() {
@@ -215,6 +220,12 @@ pub(super) fn meshes(
                     .collect();
                 let a = b.floats(&c, Some(Target::ArrayBuffer), false);
                 attributes.insert(Checked::Valid(Semantic::Colors(0)), a);
+            }
+            if !p.joints.is_empty() {
+                let a = b.joints(&p.joints);
+                attributes.insert(Checked::Valid(Semantic::Joints(0)), a);
+                let a = b.floats(&p.weights, Some(Target::ArrayBuffer), false);
+                attributes.insert(Checked::Valid(Semantic::Weights(0)), a);
             }
             let indices = (!p.indices.is_empty()).then(|| b.indices(&p.indices));
             let targets = (!p.targets.is_empty()).then(|| {

@@ -28,6 +28,8 @@
 //!   before each visibility change so the jump stays (nearly) a jump: glTF cannot key two values
 //!   at one time, and Blender's importer merges keys closer than 1/100 frame, so one f32 step
 //!   would not do. Cubic scale curves are reduced to their values at those keys;
+//! - skins become glTF skins (joints are the scene's node indices, inverse bind matrices as a
+//!   MAT4 accessor) with `JOINTS_0` (unsigned short) and `WEIGHTS_0` (float) attributes;
 //! - lights become `KHR_lights_punctual`, unlit materials `KHR_materials_unlit` (both listed in
 //!   `extensionsUsed`, neither required).
 
@@ -135,6 +137,7 @@ fn build(scene: &Scene) -> Result<(json::Root, Vec<u8>)> {
     let materials = mesh::materials(&mut b, scene, &used, &textures);
     let meshes = mesh::meshes(&mut b, scene, &used, &materials);
 
+    let skins = skins(&mut b, scene, &used);
     let mut cameras = vec![None; scene.cameras.len()];
     for (i, c) in scene.cameras.iter().enumerate() {
         if !used.cameras[i] {
@@ -185,7 +188,7 @@ fn build(scene: &Scene) -> Result<(json::Root, Vec<u8>)> {
             rotation: (r != [0.0, 0.0, 0.0, 1.0]).then_some(json::scene::UnitQuaternion(r)),
             scale: (s != [1.0; 3]).then_some(s),
             translation: (t != [0.0; 3]).then_some(t),
-            skin: None,
+            skin: n.skin.and_then(|s| skins[s]),
             weights: (!n.weights.is_empty()).then(|| n.weights.clone()),
         };
         b.root.push(node);
@@ -295,6 +298,27 @@ fn build(scene: &Scene) -> Result<(json::Root, Vec<u8>)> {
         });
     }
     Ok((b.root, b.bin))
+}
+
+/// The used skins: joints (node indices are kept as they are) and inverse bind matrices.
+fn skins(b: &mut Builder, scene: &Scene, used: &mesh::Used) -> Vec<Option<Index<json::Skin>>> {
+    let mut out = vec![None; scene.skins.len()];
+    for (i, s) in scene.skins.iter().enumerate() {
+        if !used.skins[i] {
+            continue;
+        }
+        let ibm = (!s.inverse_bind_matrices.is_empty())
+            .then(|| b.floats(&s.inverse_bind_matrices, None, false));
+        out[i] = Some(b.root.push(json::Skin {
+            extensions: None,
+            extras: None,
+            inverse_bind_matrices: ibm,
+            joints: s.joints.iter().map(|&j| Index::new(j as u32)).collect(),
+            name: name(&s.name),
+            skeleton: None,
+        }));
+    }
+    out
 }
 
 fn camera(c: &crate::scene::Camera) -> json::Camera {

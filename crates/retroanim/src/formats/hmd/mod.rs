@@ -100,6 +100,7 @@ mod cat7_device;
 mod play;
 mod read;
 mod scene;
+mod shared;
 mod types;
 mod validate;
 mod write;
@@ -112,7 +113,10 @@ pub use play::{
     SequenceState, VertexMimeTargets,
 };
 pub use read::{read, read_with};
-pub use scene::{Axes, SceneOptions};
+pub use scene::{image_tims, Axes, SceneOptions};
+pub use shared::{
+    calculated_vectors, contiguous_vectors, shared_bindings, CalculatedVectors, SharedBinding,
+};
 pub use types::*;
 pub use validate::validate;
 pub use write::write;

@@ -15,8 +15,13 @@
 //! coordinate's node (PRE-/POST-PROCESS polygons on a root node). Triangles and quads are split
 //! into triangles (quad corners 0 1 2 and 1 3 2, the GPU's order) with corners 1 and 2 swapped,
 //! because the console's fronts are clockwise; every corner is its own vertex with the packet's
-//! colour (sRGB bytes → linear) and normal. Strips, preset packets, shared polygons
-//! (category 1), textures and ground are not exported yet. Vertex MIMe keys become morph
+//! colour (sRGB bytes → linear) and normal. Strip meshes become their triangles (see
+//! [`strip_triangles`]); ground primitives (category 5) become meshes (see [`ground`]);
+//! preset packets are not exported yet. Textured packets take their texels from the file's image
+//! primitives and the `--tim` TIMs (see [`texture`]), one primitive per texture. A packet's vertex and normal indices may run past
+//! the end of its section into the sections of the same kind laid out after it (FF p.2-56; JOINT's
+//! pyramid indexes its shared vertices that way). Shared polygons (category 1) become skinned
+//! meshes: see [`shared_mesh`]. Vertex MIMe keys become morph
 //! targets (displacements × scale, in the converted axes) of the meshes that use the moved
 //! vertex section, with the MIMEPR weights / 4096 as the node's weights and, where an
 //! animation drives them, a LINEAR weights track sampled every frame.
@@ -34,17 +39,25 @@
 //! become directional lights shining from the position to the target with their colour. The
 //! ambient colour goes to the scene's `extras.ambient`.
 
+mod ground;
+mod shared_mesh;
+mod texture;
+
 use std::collections::BTreeMap;
 
 use super::play::{Frame, PlayOptions, Player};
+use super::shared::{contiguous_vectors, file_vectors};
 use super::types::{Hmd, SectionData, TypeData};
 use super::{DeviceItem, DeviceKind, Packet, PolygonItem};
 use crate::formats::gte::Mat;
+use crate::formats::tim::Tim;
 use crate::limits::Limits;
 use crate::scene::{
     Animation, Camera, Channel, Interpolation, Light, LightKind, Material, Mesh, MorphTarget,
     MorphTargetKind, Node, Primitive, Projection, Scene, Track, Transform,
 };
+pub use texture::image_tims;
+use texture::{TexKey, Texturing};
 
 pub use crate::import::psx::Axes;
 use crate::import::psx::{quat, srgb_to_linear, Conv};
@@ -66,6 +79,8 @@ pub struct SceneOptions {
     pub max_frames: u32,
     /// Bounds for the player.
     pub limits: Limits,
+    /// TIM images textured packets may use besides the file's own image primitives (`--tim`).
+    pub tims: Vec<Tim>,
 }
 
 impl Default for SceneOptions {
@@ -78,6 +93,7 @@ impl Default for SceneOptions {
             stream_id: None,
             max_frames: 3600,
             limits: Limits::default(),
+            tims: Vec::new(),
         }
     }
 }
@@ -119,12 +135,16 @@ fn items_by_offset(items: &[PolygonItem]) -> BTreeMap<u32, &PolygonItem> {
     out
 }
 
+/// A block's mesh, with per vertex its (vertex section, index) and texture (TIM, CLUT row).
+type BlockMesh = (Mesh, Vec<(u32, usize)>, Vec<Option<TexKey>>);
+
 fn mesh_of_block(
     hmd: &Hmd,
     first: u32,
     conv: &Conv,
     name: String,
-) -> Option<(Mesh, Vec<(u32, usize)>)> {
+    tex: &Texturing,
+) -> Option<BlockMesh> {
     let headers = hmd.headers();
     let prims: BTreeMap<u32, &super::Primitive> = hmd.primitives().collect();
     let mut prim = Primitive {
@@ -132,6 +152,7 @@ fn mesh_of_block(
         ..Primitive::default()
     };
     let mut sources = Vec::new();
+    let mut keys = Vec::new();
     let mut at = first;
     let mut seen = std::collections::BTreeSet::new();
     while at != super::TERMINATE && seen.insert(at) {
@@ -149,24 +170,36 @@ fn mesh_of_block(
             };
             let ptr = |i: usize| h.words.get(i).and_then(|e| e.pointer());
             let section = |i: usize| ptr(i).and_then(|s| hmd.section_at(s)).map(|s| &s.data);
-            let (Some(SectionData::Polygons(items)), Some(SectionData::Vectors { vectors, .. })) =
+            let (Some(SectionData::Polygons(items)), Some(SectionData::Vectors { .. })) =
                 (section(0), section(1))
             else {
                 continue;
             };
-            let normals = match section(2) {
-                Some(SectionData::Vectors { vectors, .. }) => vectors.as_slice(),
-                _ => &[],
+            // Indices may run on into the sections laid out after (FF p.2-56).
+            let run_on = |i: usize| -> Vec<super::SVector> {
+                ptr(i).map_or(Vec::new(), |s| {
+                    contiguous_vectors(hmd, s, &|at| file_vectors(hmd, at))
+                        .into_iter()
+                        .map(|v| super::SVector { v, pad: 0 })
+                        .collect()
+                })
             };
-            let Some(PolygonItem::Packets(run)) = items_by_offset(items).get(&index).copied()
-            else {
-                continue;
+            let (vectors, normals) = (&run_on(1), &run_on(2));
+            let packets = match items_by_offset(items).get(&index).copied() {
+                Some(PolygonItem::Packets(run)) => run.packets.clone(),
+                Some(PolygonItem::Strips(run)) => strip_triangles(run),
+                _ => continue,
             };
             let vsec = ptr(1).unwrap_or(0);
-            for packet in &run.packets {
-                add_packet(&mut prim, packet, vectors, normals, conv, &mut |i| {
-                    sources.push((vsec, i))
-                });
+            for packet in &packets {
+                add_packet(
+                    &mut prim,
+                    packet,
+                    (vectors, normals),
+                    conv,
+                    (tex, &mut keys),
+                    &mut |i| sources.push((vsec, i)),
+                );
             }
         }
     }
@@ -180,17 +213,58 @@ fn mesh_of_block(
             ..Mesh::default()
         },
         sources,
+        keys,
     ))
+}
+
+/// A strip mesh's triangles as packets: the first triangle, then per further vertex the
+/// triangle of the two vertices before it and itself, with that group's colour, normals and
+/// UVs; every second triangle has its first two corners swapped so that all keep the first
+/// one's facing (the usual strip order; notes §4 flag the strip layout as partly uncertain).
+fn strip_triangles(run: &super::StripRun) -> Vec<Packet> {
+    let mut out = Vec::new();
+    for s in &run.strips {
+        out.push(s.first.clone());
+        let (Some(&a), Some(&b)) = (s.first.vertices.get(1), s.first.vertices.get(2)) else {
+            continue;
+        };
+        let mut prev = [a, b];
+        for (k, e) in s.extra.iter().enumerate() {
+            let Some(&v) = e.vertices.first() else {
+                break;
+            };
+            let mut p = Packet {
+                vertices: vec![prev[0], prev[1], v],
+                cba: if e.uvs.is_empty() { s.first.cba } else { e.cba },
+                tsb: if e.uvs.is_empty() { s.first.tsb } else { e.tsb },
+                window: e.window.or(s.first.window),
+                ..e.clone()
+            };
+            if k % 2 == 0 {
+                p.vertices.swap(0, 1);
+                if p.normals.len() >= 2 {
+                    p.normals.swap(0, 1);
+                }
+                if p.uvs.len() >= 2 {
+                    p.uvs.swap(0, 1);
+                }
+            }
+            out.push(p);
+            prev = [prev[1], v];
+        }
+    }
+    out
 }
 
 fn add_packet(
     prim: &mut Primitive,
     p: &Packet,
-    vertices: &[super::SVector],
-    normals: &[super::SVector],
+    (vertices, normals): (&[super::SVector], &[super::SVector]),
     conv: &Conv,
+    (tex, keys): (&Texturing, &mut Vec<Option<TexKey>>),
     source: &mut dyn FnMut(usize),
 ) {
+    let texels = tex.source(p);
     let corners: &[[usize; 3]] = match p.vertices.len() {
         3 => &[[0, 2, 1]],
         4 => &[[0, 2, 1], [1, 2, 3]],
@@ -228,6 +302,16 @@ fn add_packet(
                 _ => [1.0; 4],
             };
             prim.colors.push(rgba);
+            match (&texels, p.uvs.get(c)) {
+                (Some(s), Some(uv)) => {
+                    prim.uvs.push(tex.uv(s, uv.uv));
+                    keys.push(Some(s.key()));
+                }
+                _ => {
+                    prim.uvs.push([0.0; 2]);
+                    keys.push(None);
+                }
+            }
         }
     }
 }
@@ -314,12 +398,14 @@ impl Hmd {
                 ..Node::default()
             });
         }
+        let mut tex = Texturing::new(self, &options.tims);
         let n = self.blocks.len();
         for (b, &first) in self.blocks.iter().enumerate() {
             if first == 0 {
                 continue;
             }
-            let Some((mut mesh, sources)) = mesh_of_block(self, first, &conv, format!("block {b}"))
+            let Some((mut mesh, sources, keys)) =
+                mesh_of_block(self, first, &conv, format!("block {b}"), &tex)
             else {
                 continue;
             };
@@ -348,6 +434,7 @@ impl Hmd {
                 }
                 mimes.push((t.primitive, t.keys.len()));
             }
+            tex.split(&mut scene, &mut mesh, &keys)?;
             scene.meshes.push(mesh);
             let m = scene.meshes.len() - 1;
             let coord = b
@@ -372,6 +459,8 @@ impl Hmd {
                 morphed.push((node, mimes));
             }
         }
+        shared_mesh::add(self, &mut scene, &conv, rest.coordinates.len(), &mut tex)?;
+        ground::add(self, &mut scene, &conv, rest.coordinates.len(), &mut tex)?;
         self.add_devices(&mut scene, &rest, &conv);
         // Animations.
         let most = self

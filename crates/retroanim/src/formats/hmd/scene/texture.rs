@@ -1,0 +1,302 @@
+//! Textures: the images of image primitives (category 2, notes §6; FF p.2-92..2-95) and the
+//! TIMs given with `--tim`, placed in VRAM as the TMD export places TIMs (`import::psx`): a
+//! textured packet's texture page (TSB) and CLUT position (CBA) pick the image, and its UVs
+//! are the page-relative texel coordinates turned into the image's 0..1.
+//!
+//! An image primitive stores no bit depth: as PSXPrev does, a CLUT 16 entries wide means 4-bit
+//! indices, 256 wide 8-bit, no CLUT 15-bit direct colour (any other CLUT width: 4-bit when at
+//! most 16 wide, else 8-bit). Image data past the end of its section leaves that image out.
+//! When several images share a texture page, a packet takes the one that holds all its
+//! corners' texels (else the first on the page, as the TMD export does).
+//!
+//! Tiled packets carry a texture window (`TUM TVM TUA TVA`, GPU command 0xE2): the GPU
+//! replaces the texel coordinate's bits under the mask by the offset's, `u' = (u & !(TUM·8)) |
+//! ((TUA & TUM)·8)`, so a window `W = 256 − TUM·8` wide repeats the tile at `(TUA & TUM)·8`.
+//! When an image is exactly that tile, the corner's UV is `u / W` (and `v / H`) on a
+//! repeating texture, which samples as the GPU does; when the tile is only part of an image,
+//! each corner is folded into the tile (`origin + u mod W`), exact for polygons within one tile.
+//! Semi-transparency rates are not reproduced.
+
+use std::collections::BTreeMap;
+
+use super::super::types::{Hmd, SectionData, TypeData};
+use super::super::Packet;
+use crate::formats::tim::{Block, Tim};
+use crate::import::psx::{material, texture_source, MaterialKey, PsxOptions, TexSource};
+use crate::scene::{Mesh, MorphTarget, Primitive, Scene};
+use crate::Result;
+
+/// Per vertex: TIM, CLUT row, and whether a tiled packet repeats the image.
+pub(super) type TexKey = (usize, usize, bool);
+
+/// Where a textured packet's texels are.
+pub(super) struct Texels {
+    src: TexSource,
+    /// Tiled packets: the window's origin and size in texels, and whether the image is
+    /// exactly the tile.
+    window: Option<([f64; 2], [f64; 2], bool)>,
+}
+
+impl Texels {
+    /// The vertex key of this packet's corners.
+    pub fn key(&self) -> TexKey {
+        (
+            self.src.tim,
+            self.src.clut_row,
+            self.window.is_some_and(|w| w.2),
+        )
+    }
+}
+
+/// A texture window word's origin and size in texels, per axis.
+fn window_of(word: u32) -> ([f64; 2], [f64; 2]) {
+    let field = |shift: u32| ((word >> shift) & 0x1F) * 8;
+    let (um, vm, ua, va) = (field(0), field(5), field(10), field(15));
+    (
+        [(ua & um) as f64, (va & vm) as f64],
+        [256.0 - um as f64, 256.0 - vm as f64],
+    )
+}
+
+/// The images a file's textured packets may use, and the materials made so far.
+pub(super) struct Texturing {
+    opts: PsxOptions,
+    materials: BTreeMap<MaterialKey, usize>,
+    textures: BTreeMap<(usize, usize, bool), usize>,
+}
+
+/// The TIMs the image primitives linked into `hmd`'s blocks upload, in block order.
+pub fn image_tims(hmd: &Hmd) -> Vec<Tim> {
+    let headers = hmd.headers();
+    let prims: BTreeMap<u32, &super::super::Primitive> = hmd.primitives().collect();
+    // The primitives the blocks link (the console uploads images while scanning them).
+    let mut linked = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for &first in &hmd.blocks {
+        let mut at = first;
+        while first != 0 && at != super::super::TERMINATE && seen.insert(at) {
+            let Some(p) = prims.get(&at) else { break };
+            linked.push(*p);
+            at = p.next;
+        }
+    }
+    let mut out = Vec::new();
+    for p in linked {
+        let Some(h) = headers.get(&p.header) else {
+            continue;
+        };
+        let vram = |i: usize| match h
+            .words
+            .get(i)
+            .and_then(|e| e.pointer())
+            .and_then(|s| hmd.section_at(s))
+            .map(|s| &s.data)
+        {
+            Some(SectionData::Vram(v)) => Some(v.as_slice()),
+            _ => None,
+        };
+        for t in &p.types {
+            let TypeData::Images(entries) = &t.data else {
+                continue;
+            };
+            for e in entries {
+                let block = |r: &super::super::Rect, data: &[u16]| {
+                    let [x, y, w, hh] = r.xywh;
+                    let start = (r.index as usize).checked_mul(2)?;
+                    let len = w as usize * hh as usize;
+                    let data = data.get(start..start.checked_add(len)?)?.to_vec();
+                    (len > 0).then_some(Block {
+                        x,
+                        y,
+                        width: w,
+                        height: hh,
+                        data,
+                        extra: Vec::new(),
+                    })
+                };
+                let Some(image) = vram(0).and_then(|d| block(&e.image, d)) else {
+                    continue;
+                };
+                let clut = match &e.clut {
+                    Some(c) => match vram(1).and_then(|d| block(c, d)) {
+                        Some(b) => Some(b),
+                        None => continue,
+                    },
+                    None => None,
+                };
+                let pmode = match &clut {
+                    None => 2,
+                    Some(c) if c.width <= 16 => 0,
+                    Some(_) => 1,
+                };
+                out.push(Tim {
+                    version: 0,
+                    id_reserved: 0,
+                    pmode,
+                    flags_reserved: 0,
+                    clut,
+                    image,
+                    trailing: Vec::new(),
+                });
+            }
+        }
+    }
+    out
+}
+
+impl Texturing {
+    /// The file's images, then `extra` (the `--tim` files).
+    pub fn new(hmd: &Hmd, extra: &[Tim]) -> Texturing {
+        let mut tims = image_tims(hmd);
+        tims.extend_from_slice(extra);
+        Texturing {
+            opts: PsxOptions {
+                tims,
+                ..PsxOptions::default()
+            },
+            materials: BTreeMap::new(),
+            textures: BTreeMap::new(),
+        }
+    }
+
+    /// Where a textured packet's texels are.
+    pub fn source(&self, p: &Packet) -> Option<Texels> {
+        if p.uvs.is_empty() {
+            return None;
+        }
+        let tims = &self.opts.tims;
+        let window = p.window.map(window_of);
+        // The texels the packet reads: its corners, or for a tiled packet the tile's corners.
+        let texels: Vec<[f64; 2]> = match window {
+            Some((o, w)) => vec![o, [o[0] + w[0] - 1.0, o[1] + w[1] - 1.0]],
+            None => p.uvs.iter().map(|uv| uv.uv.map(f64::from)).collect(),
+        };
+        let holds = |s: &TexSource, tim: &Tim| {
+            texels.iter().all(|t| {
+                let (u, v) = (t[0] + s.offset.0, t[1] + s.offset.1);
+                u >= 0.0 && v >= 0.0 && u < tim.pixel_width() as f64 && v < tim.image.height as f64
+            })
+        };
+        let src = (0..tims.len())
+            .find_map(|i| {
+                let s = texture_source(&tims[i..=i], p.tsb, p.cba)?;
+                holds(&s, &tims[i]).then_some(TexSource { tim: i, ..s })
+            })
+            .or_else(|| texture_source(tims, p.tsb, p.cba))?;
+        let window = window.map(|(o, w)| {
+            let tim = &tims[src.tim];
+            let exact = o[0] + src.offset.0 == 0.0
+                && o[1] + src.offset.1 == 0.0
+                && tim.pixel_width() as f64 == w[0]
+                && tim.image.height as f64 == w[1];
+            (o, w, exact)
+        });
+        Some(Texels { src, window })
+    }
+
+    /// A corner's texture coordinates in the image.
+    pub fn uv(&self, t: &Texels, uv: [u8; 2]) -> [f32; 2] {
+        let s = &t.src;
+        let tim = &self.opts.tims[s.tim];
+        let size = [
+            tim.pixel_width().max(1) as f64,
+            tim.image.height.max(1) as f64,
+        ];
+        let offset = [s.offset.0, s.offset.1];
+        let uv = uv.map(f64::from);
+        match t.window {
+            Some((_, w, true)) => [0, 1].map(|i| (uv[i] / w[i]) as f32),
+            Some((o, w, false)) => {
+                [0, 1].map(|i| ((o[i] + uv[i].rem_euclid(w[i]) + offset[i]) / size[i]) as f32)
+            }
+            None => [0, 1].map(|i| ((uv[i] + offset[i]) / size[i]) as f32),
+        }
+    }
+
+    /// Splits a mesh's single primitive into one per texture (`keys`: per vertex, the TIM and
+    /// CLUT row, `None` for untextured corners, which keep material 0 and lose their UVs),
+    /// adding materials and textures to `scene`.
+    pub fn split(
+        &mut self,
+        scene: &mut Scene,
+        mesh: &mut Mesh,
+        keys: &[Option<TexKey>],
+    ) -> Result<()> {
+        let Some(whole) = mesh.primitives.first() else {
+            return Ok(());
+        };
+        if keys.iter().all(Option::is_none) {
+            mesh.primitives[0].uvs.clear();
+            return Ok(());
+        }
+        let mut groups: BTreeMap<Option<TexKey>, Vec<usize>> = BTreeMap::new();
+        for (v, k) in keys.iter().enumerate() {
+            groups.entry(*k).or_default().push(v);
+        }
+        let mut out = Vec::new();
+        for (key, verts) in groups {
+            let pick = |a: &[[f32; 3]]| verts.iter().filter_map(|&v| a.get(v).copied()).collect();
+            let mut p = Primitive {
+                mode: whole.mode,
+                positions: pick(&whole.positions),
+                normals: pick(&whole.normals),
+                colors: verts
+                    .iter()
+                    .filter_map(|&v| whole.colors.get(v).copied())
+                    .collect(),
+                uvs: verts
+                    .iter()
+                    .filter_map(|&v| whole.uvs.get(v).copied())
+                    .collect(),
+                joints: verts
+                    .iter()
+                    .filter_map(|&v| whole.joints.get(v).copied())
+                    .collect(),
+                weights: verts
+                    .iter()
+                    .filter_map(|&v| whole.weights.get(v).copied())
+                    .collect(),
+                targets: whole
+                    .targets
+                    .iter()
+                    .map(|t| MorphTarget {
+                        kind: t.kind,
+                        positions: pick(&t.positions),
+                    })
+                    .collect(),
+                material: Some(0),
+                ..Primitive::default()
+            };
+            match key {
+                None => p.uvs.clear(),
+                Some((tim, clut, repeat)) => {
+                    let mk = MaterialKey {
+                        texture: Some((tim, clut)),
+                        semi: false,
+                        double_sided: false,
+                        unlit: false,
+                    };
+                    let m = match self.materials.get(&mk) {
+                        Some(&m) => m,
+                        None => {
+                            let mat =
+                                material(mk, &self.opts, &mut self.textures, &mut scene.textures)?;
+                            scene.materials.push(mat);
+                            self.materials.insert(mk, scene.materials.len() - 1);
+                            scene.materials.len() - 1
+                        }
+                    };
+                    p.material = Some(m);
+                    if repeat {
+                        if let Some(t) = scene.materials[m].texture {
+                            scene.textures[t].repeat = true;
+                        }
+                    }
+                }
+            }
+            out.push(p);
+        }
+        mesh.primitives = out;
+        Ok(())
+    }
+}
