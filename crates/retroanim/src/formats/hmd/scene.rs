@@ -234,7 +234,7 @@ fn strip_triangles(run: &super::StripRun) -> Vec<Packet> {
                 break;
             };
             let mut p = Packet {
-                vertices: vec![prev[0], prev[1], v],
+                vertices: [prev[0], prev[1], v].into_iter().collect(),
                 cba: if e.uvs.is_empty() { s.first.cba } else { e.cba },
                 tsb: if e.uvs.is_empty() { s.first.tsb } else { e.tsb },
                 window: e.window.or(s.first.window),
