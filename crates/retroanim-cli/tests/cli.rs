@@ -250,3 +250,60 @@ fn usage_errors_exit_2() {
     retroanim().arg("frobnicate").assert().code(2);
     retroanim().arg("info").assert().code(2);
 }
+
+/// `retroanim ... | head`: when the reader closes the pipe early, every printing command stops
+/// quietly (no panic message, no failure exit) instead of dying on the broken pipe. Each output
+/// here is far larger than a pipe's buffer, so the command is still writing when the pipe closes.
+#[test]
+fn a_closed_output_pipe_ends_quietly() {
+    use std::ffi::OsString;
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command as Std, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    // An MDD of 200 frames of 200 points (big-endian counts, times, then positions).
+    let (frames, points) = (200u32, 200u32);
+    let mut mdd = Vec::new();
+    mdd.extend(frames.to_be_bytes());
+    mdd.extend(points.to_be_bytes());
+    for f in 0..frames {
+        mdd.extend((f as f32 / 24.0).to_be_bytes());
+    }
+    for i in 0..frames * points * 3 {
+        mdd.extend((i as f32 * 0.001).to_be_bytes());
+    }
+    let big = dir.path().join("big.mdd");
+    std::fs::write(&big, mdd).unwrap();
+    let tod = sample("swing.tod");
+    let many = |cmd: &str| -> Vec<OsString> {
+        std::iter::once(OsString::from(cmd))
+            .chain(std::iter::repeat_n(tod.clone().into_os_string(), 2000))
+            .collect()
+    };
+    let cases: [Vec<OsString>; 6] = [
+        vec!["dump".into(), big.clone().into()],
+        vec!["dump".into(), "--json".into(), big.clone().into()],
+        vec!["play".into(), tod.clone().into(), "--json".into()],
+        many("validate"),
+        many("roundtrip"),
+        vec!["info".into(), "--json".into(), big.clone().into()],
+    ];
+    for args in cases {
+        let shown = format!("{:?}", &args[..2]);
+        let mut child = Std::new(env!("CARGO_BIN_EXE_retroanim"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        // the reader is dropped here: the pipe is closed after one line
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!first.is_empty(), "{shown}: no output at all");
+        assert!(!err.contains("panicked"), "{shown}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{shown}: {err}");
+    }
+}

@@ -8,12 +8,12 @@ use crate::Outcome;
 pub fn run(args: &DumpArgs) -> Result<Outcome> {
     let (_, model) = super::load(&args.file)?;
     if args.json {
-        println!("{}", model.to_json()?);
+        outln!("{}", model.to_json()?);
     } else {
         let value = serde_json::to_value(&model)?;
         let mut out = String::new();
         super::render_text(&value, 0, &mut out);
-        print!("{out}");
+        super::emit(&out)?;
     }
     Ok(Outcome::Clean)
 }

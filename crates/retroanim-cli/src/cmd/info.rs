@@ -12,11 +12,11 @@ pub fn run(args: &InfoArgs) -> Result<Outcome> {
         map.insert("bytes".into(), bytes.len().into());
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        outln!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
         let mut out = format!("{}\n", args.file.display());
         super::render_text(&summary, 1, &mut out);
-        print!("{out}");
+        super::emit(&out)?;
     }
     Ok(Outcome::Clean)
 }

@@ -1,5 +1,13 @@
 //! One file per command; `run` dispatches.
 
+/// `println!` for command output: a closed pipe (`retroanim ... | head`) ends the output quietly
+/// instead of panicking; any other write error is an error.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cmd::emit(&format!("{}\n", format_args!($($arg)*)))?
+    };
+}
+
 mod convert;
 mod dump;
 mod info;
@@ -110,5 +118,14 @@ fn inline(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::String(s) => s.clone(),
         v => v.to_string(),
+    }
+}
+
+/// Writes to standard output; a closed pipe (`| head`) ends quietly.
+pub(crate) fn emit(s: &str) -> Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(s.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.context("cannot write to standard output"),
     }
 }

@@ -60,7 +60,7 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
             "frames": poses,
             "notes": player.notes(),
         });
-        emit(&format!("{}\n", serde_json::to_string_pretty(&out)?))?;
+        super::emit(&format!("{}\n", serde_json::to_string_pretty(&out)?))?;
     } else {
         let mut text = String::new();
         for p in &poses {
@@ -91,7 +91,7 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
                 text.push_str(&format!("  camera {}\n", serde_json::to_string(c)?));
             }
         }
-        emit(&text)?;
+        super::emit(&text)?;
         for n in player.notes() {
             eprintln!("{}: note: {n}", args.file.display());
         }
@@ -124,13 +124,4 @@ fn range(args: &PlayArgs) -> Result<(u32, u32)> {
         bail!("--frames {s}: the range is empty");
     }
     Ok((a, b))
-}
-
-/// Writes to standard output; a closed pipe (`| head`) ends quietly.
-fn emit(s: &str) -> Result<()> {
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(s.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => r.context("cannot write to standard output"),
-    }
 }

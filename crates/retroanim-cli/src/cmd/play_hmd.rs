@@ -19,11 +19,11 @@ pub fn run(args: &PlayArgs, h: &Hmd) -> Result<Outcome> {
     };
     let out = play_hmd(h, args, frames).with_context(|| args.file.display().to_string())?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         let mut s = String::new();
         super::render_text(&out, 0, &mut s);
-        print!("{s}");
+        super::emit(&s)?;
     }
     Ok(Outcome::Clean)
 }

@@ -24,14 +24,14 @@ pub fn run(args: &RoundtripArgs) -> Result<Outcome> {
                 outcome = outcome.worst(Outcome::Failed);
             }
             Ok((original, written)) => match first_difference(&original, &written) {
-                None => println!("{shown}: identical ({} bytes)", original.len()),
+                None => outln!("{shown}: identical ({} bytes)", original.len()),
                 Some(at) => {
                     outcome = outcome.worst(Outcome::Findings);
                     let byte = |b: &[u8]| {
                         b.get(at)
                             .map_or("end of file".to_string(), |x| format!("0x{x:02x}"))
                     };
-                    println!(
+                    outln!(
                         "{shown}: differs at byte {at} (0x{at:x}): original {}, written {} ({} vs {} bytes)",
                         byte(&original),
                         byte(&written),

@@ -46,11 +46,11 @@ pub fn run(args: &ValidateArgs) -> Result<Outcome> {
                 }
                 for i in &issues {
                     if !args.quiet || i.severity == Severity::Error {
-                        println!("{shown}: {i}");
+                        outln!("{shown}: {i}");
                     }
                 }
                 let verdict = if errors > 0 { "invalid" } else { "ok" };
-                println!(
+                outln!(
                     "{shown}: {verdict} ({}, {errors} errors, {warnings} warnings)",
                     model.format()
                 );
@@ -58,7 +58,7 @@ pub fn run(args: &ValidateArgs) -> Result<Outcome> {
         }
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&reports)?);
+        outln!("{}", serde_json::to_string_pretty(&reports)?);
     }
     Ok(outcome)
 }
