@@ -60,6 +60,17 @@ pub struct PlayArgs {
     /// console's 1/16 steps (−8 ..= 7.9375).
     #[arg(long, value_name = "X", allow_hyphen_values = true)]
     pub speed: Option<f64>,
+    /// HMD: MIMEPR weights to give every MIMe primitive before the first frame, as a game
+    /// sets them (comma-separated, 1.0 = 4096; key k gets the k-th value, keys beyond the
+    /// list keep the file's weights).
+    /// Animation that drives the weights overrides them.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        allow_negative_numbers = true,
+        value_name = "W,W,..."
+    )]
+    pub mime_weights: Vec<f64>,
     /// HMD: also print the vertices (and normals) as MIMe deforms them, and the shared
     /// (category 1) vertices and normals the pre-calculation primitives compute, in world
     /// coordinates.
@@ -159,7 +170,8 @@ pub struct ConvertArgs {
     /// janken sample plays APPEAR.TOD before the others; only the input's frames become keys.
     #[arg(long, value_name = "ANIM.TOD")]
     pub after: Vec<PathBuf>,
-    /// TOD/TMD → glTF: a TIM texture for the model's textured polygons (repeatable).
+    /// TOD/TMD/HMD → glTF: a TIM texture for the model's textured polygons (repeatable; HMD:
+    /// in addition to its own image primitives).
     #[arg(long, value_name = "TEX.TIM")]
     pub tim: Vec<PathBuf>,
     /// TOD → glTF: interpolate linearly between frames (default: STEP, as the console showed).

@@ -2,6 +2,9 @@
 //! back.
 
 use assert_cmd::Command;
+use serde_json::Value;
+
+mod common;
 
 /// A one-triangle HMD built word by word from the layout (File Formats p. 2-50 ff.).
 fn triangle_hmd() -> Vec<u8> {
@@ -127,23 +130,7 @@ fn play_prints_each_frame_and_rejects_bad_options() {
     let path = dir.path().join("tri.hmd");
     std::fs::write(&path, triangle_hmd()).unwrap();
     // No animation: every frame shows the file's coordinates; an explicit range is honoured.
-    let out = retroanim()
-        .args([
-            "play",
-            path.to_str().unwrap(),
-            "--frames",
-            "2..4",
-            "--json",
-            "--vertices",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = play_json(&path, &["--frames", "2..4", "--vertices"]);
     let frames = v["frames"].as_array().unwrap();
     assert_eq!(frames.len(), 3);
     assert_eq!(frames[0]["frame"], 2);
@@ -250,24 +237,8 @@ fn play_vertices_prints_the_calculated_shared_vertices() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("shared.hmd");
     std::fs::write(&path, shared_vertex_hmd()).unwrap();
-    let out = retroanim()
-        .args([
-            "play",
-            path.to_str().unwrap(),
-            "--frames",
-            "0..0",
-            "--json",
-            "--vertices",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let calc = &v["frames"][0]["calculated"];
+    let frame = frame0(&path, &["--vertices"]);
+    let calc = &frame["calculated"];
     // The vertex moved by coordinate 0: (10, 20 − 100, 30); the normal only rotated.
     assert_eq!(calc[0]["kind"], "vertices");
     assert_eq!(calc[0]["vectors"][0], serde_json::json!([10, -80, 30]));
@@ -299,4 +270,115 @@ fn convert_hmd_takes_only_tims_with_tim() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("--tim needs a TIM"));
+}
+
+/// `play FILE --json ARGS`, which must succeed.
+fn play_json(file: &std::path::Path, args: &[&str]) -> Value {
+    let out = retroanim()
+        .arg("play")
+        .arg(file)
+        .arg("--json")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `play --json` of frame 0 with these extra arguments.
+fn frame0(file: &std::path::Path, extra: &[&str]) -> Value {
+    let args: Vec<&str> = ["--frames", "0..0"].iter().chain(extra).copied().collect();
+    play_json(file, &args)["frames"][0].clone()
+}
+
+/// Every vertex of every vertex section, as integers.
+fn vertices(frame: &Value) -> Vec<[i64; 3]> {
+    frame["vectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "vertices")
+        .flat_map(|s| s["vectors"].as_array().unwrap().clone())
+        .map(|v| [0, 1, 2].map(|k| v[k].as_i64().unwrap()))
+        .collect()
+}
+
+/// The MIMe samples keep their weights at 0 in the file (the sample programs set them from the
+/// pad at run time): `--mime-weights` sets them, and the vertices move by that share of the key.
+#[test]
+fn play_mime_weights_deform_as_the_weights_say() {
+    let Some(vtx) = common::corpus("TUTO/PYRAMID/VTXMIME.HMD") else {
+        return;
+    };
+    let rest = vertices(&frame0(&vtx, &["--vertices"]));
+    let full = frame0(&vtx, &["--vertices", "--mime-weights", "1"]);
+    let half = vertices(&frame0(&vtx, &["--vertices", "--mime-weights", "0.5"]));
+    assert_eq!(full["mime"][0]["weights"][0], 4096, "{}", full["mime"]);
+    let full = vertices(&full);
+    assert_eq!(
+        (rest.len(), full.len(), half.len()),
+        (rest.len(), rest.len(), rest.len())
+    );
+    let moved = (0..rest.len()).filter(|&i| rest[i] != full[i]).count();
+    assert!(moved > 0, "weight 1.0 moves no vertex");
+    for i in 0..rest.len() {
+        for k in 0..3 {
+            let mid = (rest[i][k] + full[i][k]) as f64 / 2.0;
+            assert!(
+                (half[i][k] as f64 - mid).abs() <= 1.0,
+                "vertex {i}: rest {:?}, full {:?}, half {:?}",
+                rest[i],
+                full[i],
+                half[i]
+            );
+        }
+    }
+
+    // Joint MIMe: the weights turn the coordinates.
+    let Some(axes) = common::corpus("MIME/TRIAXES.HMD") else {
+        return;
+    };
+    let local = |f: &Value| f["coordinates"].clone();
+    assert_ne!(
+        local(&frame0(&axes, &[])),
+        local(&frame0(&axes, &["--mime-weights", "1,1,1"]))
+    );
+}
+
+#[test]
+fn play_rejects_options_of_the_other_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let hmd = dir.path().join("tri.hmd");
+    std::fs::write(&hmd, triangle_hmd()).unwrap();
+    let tod = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/swing.tod");
+    let cases: [(&std::path::Path, &[&str], &str); 5] = [
+        (&hmd, &["--mime-weights", "1"], "no MIMe primitive"),
+        (&hmd, &["--mime-weights", "x"], "invalid value"),
+        (&hmd, &["--frame", "3"], "--frame is for TOD animations"),
+        (
+            &tod,
+            &["--mime-weights", "1"],
+            "--mime-weights is for HMD animations",
+        ),
+        (
+            &tod,
+            &["--sequence", "1"],
+            "--sequence is for HMD animations",
+        ),
+    ];
+    for (file, args, message) in cases {
+        let out = retroanim()
+            .arg("play")
+            .arg(file)
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
 }

@@ -642,9 +642,10 @@ fn corpus_mime_samples_match_the_formula_at_sampled_frames() {
                         for (i, delta) in d.deltas.iter().enumerate() {
                             let at = d.vstart as usize + i;
                             if at >= e.0.len() {
-                                // Past the section (TUTO/PYRAMID/VTXMIME: the console writes
-                                // on into the section that follows; the player stops at the
-                                // section's end, see the play module docs).
+                                // Past the section (TUTO/PYRAMID/VTXMIME): the console and
+                                // the player write on into the section that follows; this
+                                // check covers the MIMe's own section (the spill is checked
+                                // by the CLI test `play_mime_weights_deform_as_the_weights_say`).
                                 break;
                             }
                             for c in 0..3 {

@@ -21,6 +21,19 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
             other.format()
         ),
     };
+    let hmd_only = [
+        ("--sequence", args.sequence.is_some()),
+        ("--stream-id", args.stream_id.is_some()),
+        ("--speed", args.speed.is_some()),
+        ("--mime-weights", !args.mime_weights.is_empty()),
+        ("--vertices", args.vertices),
+    ];
+    if let Some((flag, _)) = hmd_only.iter().find(|(_, given)| *given) {
+        bail!(
+            "{}: {flag} is for HMD animations; this is a TOD",
+            args.file.display()
+        );
+    }
     let model_tmd = super::load_tmd(args.tmd.as_deref())?;
     let (from, to) = range(args)?;
     let before = super::load_tods(&args.after)?;

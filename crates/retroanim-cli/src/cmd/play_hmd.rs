@@ -13,6 +13,22 @@ const DEFAULT_FRAMES: u64 = 600;
 
 /// Plays an HMD already read from `args.file`.
 pub fn run(args: &PlayArgs, h: &Hmd) -> Result<Outcome> {
+    let tod_only = [
+        ("--tmd", args.tmd.is_some()),
+        ("--after", !args.after.is_empty()),
+        ("--frame", args.frame.is_some()),
+    ];
+    if let Some((flag, _)) = tod_only.iter().find(|(_, given)| *given) {
+        let hint = if *flag == "--frame" {
+            " (use --frames N..N)"
+        } else {
+            ""
+        };
+        bail!(
+            "{}: {flag} is for TOD animations; this is an HMD{hint}",
+            args.file.display()
+        );
+    }
     let frames = match &args.frames {
         Some(r) => Some(parse_range(r)?),
         None => None,
@@ -49,6 +65,19 @@ pub fn speed_code(x: f64) -> Result<i8> {
     Ok(v as i8)
 }
 
+/// MIMEPR weights from multiples (1.0 = 4096), rounded as the console stores them.
+fn mime_weight_codes(ws: &[f64]) -> Result<Vec<i32>> {
+    ws.iter()
+        .map(|&w| {
+            let v = (w * 4096.0).round();
+            if !(w.is_finite() && (i32::MIN as f64..=i32::MAX as f64).contains(&v)) {
+                bail!("--mime-weights {w}: not a weight (1.0 = 4096)");
+            }
+            Ok(v as i32)
+        })
+        .collect()
+}
+
 fn play_hmd(h: &Hmd, args: &PlayArgs, frames: Option<(u64, u64)>) -> Result<Value> {
     if let Some(s) = args.stream_id {
         if s > 127 {
@@ -62,6 +91,16 @@ fn play_hmd(h: &Hmd, args: &PlayArgs, frames: Option<(u64, u64)>) -> Result<Valu
         ..PlayOptions::default()
     };
     let mut player = Player::new(h, &options);
+    if !args.mime_weights.is_empty() {
+        let weights = mime_weight_codes(&args.mime_weights)?;
+        let prims = player.mime_primitives();
+        if prims.is_empty() {
+            bail!("--mime-weights: the file has no MIMe primitive");
+        }
+        for (prim, _, _) in prims {
+            player.set_mime_weights(prim, &weights);
+        }
+    }
     let (first, last) = frames.unwrap_or((0, DEFAULT_FRAMES - 1));
     let vertex_sections: Vec<(u32, bool)> = h
         .regions

@@ -132,8 +132,10 @@
 //! - `MIMe_num` is capped at 32 (File Formats: at most 32 keys; `1 << key` would wrap on the
 //!   console beyond).
 //! - A DIFF block reaching past the end of its vector section (TUTO/PYRAMID/VTXMIME.HMD: the
-//!   file's vertex sections are contiguous and the key moves vertices of the next one) stops at
-//!   the section's end here; the console writes on into whatever follows in memory.
+//!   file's vertex sections are contiguous and the key moves vertices of the next one) goes on
+//!   into the vector sections that follow back to back in the file, as the console's writes
+//!   through one block of memory do; past the last of them it stops (the console would write
+//!   into whatever follows). The glTF export's morph targets keep to the MIMe's own section.
 //! - DIFF blocks that could not be typed (vertex blocks whose data do not follow in order) are
 //!   kept raw and not applied.
 //! - The joint drivers set the coordinate's `flg` to 0 (world matrix to be recomputed); the
@@ -1114,6 +1116,33 @@ impl<'a> Player<'a> {
         Ok(false)
     }
 
+    /// Where vector `index` of the vector section at `sec` lies: in that section or, past its
+    /// end, in the vector sections that follow it back to back in the file. The console loads
+    /// the file as one block of memory, so a DIFF block that reaches past its section (the
+    /// vertex MIMe key of TUTO/PYRAMID/VTXMIME.HMD) moves the vectors of the next section.
+    /// `None` past the last contiguous vector section (the console would write on into
+    /// whatever follows; we stop).
+    fn vector_home(&mut self, sec: u32, index: usize) -> Option<(u32, usize)> {
+        let (mut cur, mut idx) = (sec, index);
+        loop {
+            let len = self.target_words(cur).len();
+            let n = len / 2;
+            if idx < n {
+                return Some((cur, idx));
+            }
+            if n == 0 || len % 2 != 0 {
+                return None; // an odd trailing word: the next vector would straddle it
+            }
+            let next = cur.checked_add(u32::try_from(len).ok()?)?;
+            match self.hmd.section_at(next) {
+                Some(s) if matches!(s.data, SectionData::Vectors { .. }) => {}
+                _ => return None,
+            }
+            idx -= n;
+            cur = next;
+        }
+    }
+
     /// The words of the section at `at` (loaded from the file the first time).
     fn target_words(&mut self, at: u32) -> &mut Vec<u32> {
         let hmd = self.hmd;
@@ -1493,7 +1522,6 @@ impl<'a> Player<'a> {
         }
         let mut changed = false;
         let mut keys = v.keys.iter();
-        let words = self.target_words(vn);
         for key in 0..m.num.min(32) {
             if v.dflags & (1 << key) == 0 {
                 continue;
@@ -1505,7 +1533,10 @@ impl<'a> Player<'a> {
             }
             changed = true;
             for (n, delta) in d.deltas.iter().enumerate() {
-                let at = d.vstart as usize + n;
+                let Some((home, at)) = self.vector_home(vn, d.vstart as usize + n) else {
+                    break;
+                };
+                let words = self.target_words(home);
                 let Some(old) = get_vector(words, at) else {
                     break;
                 };
@@ -1533,12 +1564,30 @@ impl<'a> Player<'a> {
                 continue;
             }
             *flag = 0;
-            let src = self.target_words(orgs).clone();
-            let dst = self.target_words(vn);
             for n in 0..rec.vnum as usize {
-                copy_vector(&src, rec.ostart as usize + n, dst, rec.vstart as usize + n);
+                let (Some((from_sec, from)), Some((to_sec, to))) = (
+                    self.vector_home(orgs, rec.ostart as usize + n),
+                    self.vector_home(vn, rec.vstart as usize + n),
+                ) else {
+                    break;
+                };
+                let Some(v) = self.target_words(from_sec).get(2 * from..2 * from + 2) else {
+                    break;
+                };
+                let v = [v[0], v[1]];
+                copy_vector(&v, 0, self.target_words(to_sec), to);
             }
         }
+    }
+
+    /// The MIMe primitives an application can weight (resets excluded): word offset, kind and
+    /// number of keys (weights), in chain order.
+    pub fn mime_primitives(&self) -> Vec<(u32, MimeKind, usize)> {
+        self.mimes
+            .iter()
+            .filter(|m| !m.reset)
+            .map(|m| (m.primitive, m.kind, m.num))
+            .collect()
     }
 
     /// Supplies the MIMEPR weights of MIMe primitive `primitive` (word offset) as an
