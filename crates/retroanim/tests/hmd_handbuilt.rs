@@ -980,3 +980,44 @@ mod props {
         }
     }
 }
+
+/// A preset packet exports as a triangle at the vertices its indices name (its screen
+/// coordinates are what the GPU drew once; the model is the vertex section): turning the preset
+/// type into an unknown one (kept raw) takes exactly that triangle away.
+#[test]
+fn a_preset_packet_exports_as_its_triangle() {
+    let (data, m) = read_everything();
+    let options = SceneOptions::default();
+    let positions = |m: &Hmd| -> Vec<[f32; 3]> {
+        let scene = m.to_scene(&options).unwrap();
+        scene
+            .meshes
+            .iter()
+            .flat_map(|mesh| &mesh.primitives)
+            .flat_map(|p| p.positions.clone())
+            .collect()
+    };
+    let with = positions(&m);
+    let at = data
+        .chunks_exact(4)
+        .position(|w| w == 0x0004_0148u32.to_le_bytes())
+        .unwrap();
+    let mut other = data.clone();
+    set_word(&mut other, at, 0x0004_01c8); // an undefined preset bit pattern: kept raw
+    let without = positions(&hmd::read(&other).unwrap());
+    assert_eq!(with.len(), without.len() + 3, "the preset's triangle");
+    // The preset's corners are inserted where its packet lies, the rest unchanged.
+    let i = (0..without.len())
+        .find(|&i| with[i] != without[i])
+        .unwrap_or(without.len());
+    assert_eq!(with[i + 3..], without[i..]);
+    // Vertex k is (k, k + 100, k + 200); indices 1 2 3, corners in glTF's counter-clockwise
+    // order (1 3 2); +Y up (y and z negated), 4096 units = 1 m.
+    for (got, k) in with[i..i + 3].iter().zip([1.0f32, 3.0, 2.0]) {
+        let want = [k, -(k + 100.0), -(k + 200.0)].map(|c| c / 4096.0);
+        assert!(
+            got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-6),
+            "corner {got:?}, want {want:?}"
+        );
+    }
+}

@@ -17,7 +17,8 @@
 //! because the console's fronts are clockwise; every corner is its own vertex with the packet's
 //! colour (sRGB bytes → linear) and normal. Strip meshes become their triangles (see
 //! [`strip_triangles`]); ground primitives (category 5) become meshes (see [`ground`]);
-//! preset packets are not exported yet. Textured packets take their texels from the file's image
+//! preset packets export like the polygons they draw (their vertex indices; the screen
+//! coordinates are a projection the GPU drew once). Textured packets take their texels from the file's image
 //! primitives and the `--tim` TIMs (see [`texture`]), one primitive per texture. A packet's vertex and normal indices may run past
 //! the end of its section into the sections of the same kind laid out after it (FF p.2-56; JOINT's
 //! pyramid indexes its shared vertices that way). Shared polygons (category 1) become skinned
