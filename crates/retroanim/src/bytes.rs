@@ -249,6 +249,7 @@ impl<'a, E: ByteOrder> Reader<'a, E> {
     }
 
     /// Skips `n` bytes.
+    #[inline]
     pub fn skip(&mut self, n: usize, what: &str) -> Result<()> {
         self.bytes(n, what).map(|_| ())
     }

@@ -104,7 +104,7 @@ fn read_lod(r: &mut Reader<'_, Le>, index: usize, names: &mut Names) -> Result<L
     let mut last = FaceNames::default();
     let mut faces = Vec::with_capacity(n_faces);
     for _ in 0..n_faces {
-        faces.push(read_face(r, signature, names, &mut last)?);
+        read_face(r, signature, names, &mut last, &mut faces)?;
     }
 
     let tagg_at = r.offset();
@@ -227,7 +227,8 @@ fn read_face<'a>(
     signature: Signature,
     names: &mut Names,
     last: &mut FaceNames<'a>,
-) -> Result<Face> {
+    faces: &mut Vec<Face>,
+) -> Result<()> {
     let mut sp3x_texture = None;
     if signature == Signature::Sp3x {
         let (t, p) = fixed_name(r.bytes(32, "face texture name")?);
@@ -293,7 +294,9 @@ fn read_face<'a>(
             (t, Bytes::default(), Some(m))
         }
     };
-    Ok(Face {
+    // Pushed here rather than returned: the face is then built in the vector, not built on the
+    // stack and copied (which measurably stalled on every face).
+    faces.push(Face {
         n,
         vertices,
         unused_slots,
@@ -301,7 +304,8 @@ fn read_face<'a>(
         texture,
         texture_padding,
         material,
-    })
+    });
+    Ok(())
 }
 
 /// The unused vertex slots of a face: all-zero slots (what most writers leave) are implied by

@@ -399,8 +399,14 @@ impl<'de> Deserialize<'de> for Bytes {
 /// every tagg with the same name, one copy (a LOD names a handful of textures over thousands
 /// of faces). Cloning is cheap; a changed name is a new `Text`. The empty name (a fifth of the
 /// face names in real files) holds nothing, so cloning and dropping it costs nothing at all.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Text(Option<Arc<[u8]>>);
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Text").field(&self.as_bytes()).finish()
+    }
+}
 
 impl Text {
     /// The `Text` for `b`: `None` exactly when `b` is empty.
