@@ -48,7 +48,11 @@ pub fn write_mlod(m: &Mlod) -> Result<Vec<u8>> {
 /// Nearly the size a valid model writes to, as the output's starting capacity: everything but
 /// the face names, which would take another pass over every face (slower than letting the
 /// output grow once or twice at the end).
+///
+/// Each product below is at most the memory of the vector it counts; the sums saturate (tagg
+/// names are shared, so their lengths are not bounded by memory), and the hint is capped.
 fn mlod_size(m: &Mlod) -> usize {
+    const MAX_HINT: usize = 1 << 30;
     let lods = m.lods.iter().map(|lod| {
         let face = match lod.signature {
             Signature::P3dm => 72 + 2,
@@ -56,10 +60,10 @@ fn mlod_size(m: &Mlod) -> usize {
         };
         let taggs = lod.taggs.iter().map(|t| {
             let head = match lod.signature {
-                Signature::P3dm => 1 + t.name.len() + 1 + 4,
+                Signature::P3dm => t.name.len().saturating_add(1 + 1 + 4),
                 Signature::Sp3x => 64 + 4,
             };
-            head + match &t.data {
+            head.saturating_add(match &t.data {
                 TaggData::Animation { positions, .. } => 4 + 12 * positions.len(),
                 TaggData::Selection { points, faces } => points.0.len() + faces.0.len(),
                 TaggData::Property { .. } => 128,
@@ -68,17 +72,21 @@ fn mlod_size(m: &Mlod) -> usize {
                 TaggData::SharpEdges { edges } => 8 * edges.len(),
                 TaggData::EndOfFile => 0,
                 TaggData::Raw { data } => data.0.len(),
-            }
+            })
         });
-        28 + lod.header_extra.0.len()
-            + 16 * lod.points.len()
-            + 12 * lod.normals.len()
-            + face * lod.faces.len()
-            + 4
-            + taggs.sum::<usize>()
-            + 4
+        [
+            28 + 4 + 4,
+            lod.header_extra.0.len(),
+            16 * lod.points.len(),
+            12 * lod.normals.len(),
+            face * lod.faces.len(),
+            taggs.fold(0, usize::saturating_add),
+        ]
+        .into_iter()
+        .fold(0, usize::saturating_add)
     });
-    12 + lods.sum::<usize>() + m.trailing.0.len()
+    lods.fold(12 + m.trailing.0.len(), usize::saturating_add)
+        .min(MAX_HINT)
 }
 
 fn write_lod(w: &mut Writer<Le>, lod: &Lod) -> Result<()> {
