@@ -235,6 +235,12 @@ impl<'a, E: ByteOrder> Reader<'a, E> {
         ))
     }
 
+    /// The bytes after the cursor, without moving it (to look ahead before choosing a read).
+    #[inline]
+    pub fn ahead(&self) -> &'a [u8] {
+        &self.data[self.pos..]
+    }
+
     /// Takes everything left.
     pub fn rest(&mut self) -> &'a [u8] {
         let s = &self.data[self.pos..];
@@ -243,6 +249,7 @@ impl<'a, E: ByteOrder> Reader<'a, E> {
     }
 
     /// Skips `n` bytes.
+    #[inline]
     pub fn skip(&mut self, n: usize, what: &str) -> Result<()> {
         self.bytes(n, what).map(|_| ())
     }

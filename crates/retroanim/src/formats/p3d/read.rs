@@ -13,6 +13,9 @@ const MIN_FACE_P3DM: usize = 4 + 64 + 4 + 2;
 const FACE_SP3X: usize = 32 + 4 + 64 + 4;
 /// Smallest LOD: 28-byte header, "TAGG", one empty-named tagg (1 + 1 + 4) and the resolution.
 const MIN_LOD: usize = 28 + 4 + 6 + 4;
+/// Smallest tagg (P3DM): the active byte, an empty name's NUL and the data size (an SP3X tagg,
+/// with its 64-byte name, is larger).
+const MIN_TAGG: usize = 1 + 1 + 4;
 
 pub(super) fn read_mlod(r: &mut Reader<'_, Le>) -> Result<Mlod> {
     let magic: [u8; 4] = r.array("MLOD magic")?;
@@ -33,8 +36,10 @@ pub(super) fn read_mlod(r: &mut Reader<'_, Le>) -> Result<Mlod> {
     let count = r.u32("LOD count")?;
     let count = r.count(count as u64, MIN_LOD, "LOD count")?;
     let mut lods = Vec::with_capacity(count);
+    // One name table for the whole file: the LODs mostly share their textures and selections.
+    let mut names = Names::default();
     for i in 0..count {
-        lods.push(read_lod(r, i)?);
+        lods.push(read_lod(r, i, &mut names)?);
     }
     Ok(Mlod {
         version,
@@ -43,7 +48,7 @@ pub(super) fn read_mlod(r: &mut Reader<'_, Le>) -> Result<Mlod> {
     })
 }
 
-fn read_lod(r: &mut Reader<'_, Le>, index: usize) -> Result<Lod> {
+fn read_lod(r: &mut Reader<'_, Le>, index: usize, names: &mut Names) -> Result<Lod> {
     let start = r.offset();
     let magic: [u8; 4] = r.array("LOD signature")?;
     let signature = match &magic {
@@ -96,10 +101,10 @@ fn read_lod(r: &mut Reader<'_, Le>, index: usize) -> Result<Lod> {
         Signature::Sp3x => FACE_SP3X,
     };
     let n_faces = checked(r, at + 8, n_faces, min_face, "face count")?;
-    let mut names = Names::default();
+    let mut last = FaceNames::default();
     let mut faces = Vec::with_capacity(n_faces);
     for _ in 0..n_faces {
-        faces.push(read_face(r, signature, &mut names)?);
+        read_face(r, signature, names, &mut last, &mut faces)?;
     }
 
     let tagg_at = r.offset();
@@ -110,10 +115,11 @@ fn read_lod(r: &mut Reader<'_, Le>, index: usize) -> Result<Lod> {
             format!("LOD {index}: expected \"TAGG\" after the faces, found {magic:02x?}"),
         ));
     }
-    let mut taggs = Vec::new();
+    // Room for a typical LOD's taggs up front, never more than the bytes left could hold.
+    let mut taggs = Vec::with_capacity((r.remaining() / MIN_TAGG).min(16));
     // Every tagg takes at least 5 bytes, so this loop ends with the input.
     loop {
-        let tagg = read_tagg(r, signature, n_points, n_faces, &faces, &mut names)?;
+        let tagg = read_tagg(r, signature, n_points, n_faces, &faces, names)?;
         let end = tagg.kind() == TaggKind::EndOfFile;
         taggs.push(tagg);
         if end {
@@ -165,11 +171,74 @@ pub(super) fn fixed_name(field: &[u8]) -> (&[u8], Bytes) {
 /// The fixed part of a face after an SP3X texture: n, 4 vertex slots, flags.
 const FACE_FIXED: usize = 4 + 64 + 4;
 
-fn read_face(r: &mut Reader<'_, Le>, signature: Signature, names: &mut Names) -> Result<Face> {
+/// The texture and material of the face read last: the next face mostly repeats them, which
+/// is checked right at the cursor before anything is scanned for its NUL or looked up.
+#[derive(Default)]
+struct FaceNames<'a> {
+    texture: LastName<'a>,
+    material: LastName<'a>,
+}
+
+/// A name field's value in the face read last: the shared `Text` and where its bytes were in
+/// the input (compared there, so the check reads only input bytes).
+#[derive(Default)]
+struct LastName<'a> {
+    text: Text,
+    bytes: &'a [u8],
+}
+
+/// Reads a NUL-terminated name, shared through `names`; `last` is the name the same field had
+/// in the previous face, and becomes this one.
+#[inline(always)]
+fn face_name<'a>(
+    r: &mut Reader<'a, Le>,
+    names: &mut Names,
+    last: &mut LastName<'a>,
+    what: &str,
+) -> Result<Text> {
+    let n = last.bytes.len();
+    let ahead = r.ahead();
+    // `last` holds no NUL, so a NUL right after a copy of it ends the same name.
+    if ahead.get(n) == Some(&0) && ahead[..n] == *last.bytes {
+        last.bytes = &ahead[..n];
+        r.skip(n + 1, what)?;
+        return Ok(last.text.clone());
+    }
+    new_face_name(r, names, last, what)
+}
+
+/// [`face_name`] when the name differs from the last one: kept out of line so the check for a
+/// repeat stays small.
+#[inline(never)]
+fn new_face_name<'a>(
+    r: &mut Reader<'a, Le>,
+    names: &mut Names,
+    last: &mut LastName<'a>,
+    what: &str,
+) -> Result<Text> {
+    let b = r.asciiz(what)?;
+    last.text = names.get(b);
+    last.bytes = b;
+    Ok(last.text.clone())
+}
+
+fn read_face<'a>(
+    r: &mut Reader<'a, Le>,
+    signature: Signature,
+    names: &mut Names,
+    last: &mut FaceNames<'a>,
+    faces: &mut Vec<Face>,
+) -> Result<()> {
     let mut sp3x_texture = None;
     if signature == Signature::Sp3x {
         let (t, p) = fixed_name(r.bytes(32, "face texture name")?);
-        sp3x_texture = Some((names.get(t), p));
+        let last = &mut last.texture;
+        if t != last.bytes {
+            last.text = names.get(t);
+            last.bytes = t;
+        }
+        let t = last.text.clone();
+        sp3x_texture = Some((t, p));
     }
     let (n, vertices, unused_slots, flags) = if r.remaining() >= FACE_FIXED {
         // The whole fixed part is there: decode it from one slice (the field-by-field path
@@ -184,15 +253,14 @@ fn read_face(r: &mut Reader<'_, Le>, signature: Signature, names: &mut Names) ->
             ));
         }
         let slots = &d[4..68];
-        let vertices = slots
-            .chunks_exact(16)
-            .take(n as usize)
-            .map(|c| VertexRef {
-                point: u32_at(c, 0),
-                normal: u32_at(c, 4),
-                uv: [f32_at(c, 8), f32_at(c, 12)],
-            })
-            .collect();
+        let slot = |i: usize| VertexRef {
+            point: u32_at(slots, 16 * i),
+            normal: u32_at(slots, 16 * i + 4),
+            uv: [f32_at(slots, 16 * i + 8), f32_at(slots, 16 * i + 12)],
+        };
+        // All four slots decode straight-line; the ones beyond `n` are dropped again.
+        let mut vertices = ArrayVec::from([slot(0), slot(1), slot(2), slot(3)]);
+        vertices.truncate(n as usize);
         (
             n,
             vertices,
@@ -207,7 +275,7 @@ fn read_face(r: &mut Reader<'_, Le>, signature: Signature, names: &mut Names) ->
                 format!("face vertex count {n}: a face has 3 or 4 vertices (4 slots)"),
             ));
         }
-        let mut vertices = ArrayVec::new();
+        let mut vertices = ArrayVec::<VertexRef, 4>::new();
         for _ in 0..n {
             vertices.push(VertexRef {
                 point: r.u32("face point index")?,
@@ -221,12 +289,14 @@ fn read_face(r: &mut Reader<'_, Le>, signature: Signature, names: &mut Names) ->
     let (texture, texture_padding, material) = match sp3x_texture {
         Some((t, p)) => (t, p, None),
         None => {
-            let t = names.get(r.asciiz("face texture name")?);
-            let m = names.get(r.asciiz("face material name")?);
+            let t = face_name(r, names, &mut last.texture, "face texture name")?;
+            let m = face_name(r, names, &mut last.material, "face material name")?;
             (t, Bytes::default(), Some(m))
         }
     };
-    Ok(Face {
+    // Pushed here rather than returned: the face is then built in the vector, not built on the
+    // stack and copied (which measurably stalled on every face).
+    faces.push(Face {
         n,
         vertices,
         unused_slots,
@@ -234,7 +304,8 @@ fn read_face(r: &mut Reader<'_, Le>, signature: Signature, names: &mut Names) ->
         texture,
         texture_padding,
         material,
-    })
+    });
+    Ok(())
 }
 
 /// The unused vertex slots of a face: all-zero slots (what most writers leave) are implied by

@@ -397,47 +397,70 @@ impl<'de> Deserialize<'de> for Bytes {
 ///
 /// The bytes are shared: the reader gives every face with the same texture or material, and
 /// every tagg with the same name, one copy (a LOD names a handful of textures over thousands
-/// of faces). Cloning is cheap; a changed name is a new `Text`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Text(Arc<[u8]>);
+/// of faces). Cloning is cheap; a changed name is a new `Text`. The empty name (a fifth of the
+/// face names in real files) holds nothing, so cloning and dropping it costs nothing at all.
+#[derive(Clone, Default)]
+pub struct Text(Option<Arc<[u8]>>);
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Text").field(&self.as_bytes()).finish()
+    }
+}
 
 impl Text {
+    /// The `Text` for `b`: `None` exactly when `b` is empty.
+    fn new(b: Arc<[u8]>) -> Self {
+        Text((!b.is_empty()).then_some(b))
+    }
+
     /// The raw bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        match &self.0 {
+            Some(a) => a,
+            None => &[],
+        }
     }
 
     /// The text, with invalid UTF-8 replaced.
     pub fn lossy(&self) -> String {
-        String::from_utf8_lossy(&self.0).into_owned()
+        String::from_utf8_lossy(self.as_bytes()).into_owned()
     }
 
     /// Number of bytes.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.as_bytes().len()
     }
 
     /// True when the name is empty.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.0.is_none()
     }
 }
 
+impl PartialEq for Text {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Text {}
+
 impl From<&str> for Text {
     fn from(s: &str) -> Self {
-        Text(s.as_bytes().into())
+        s.as_bytes().into()
     }
 }
 
 impl From<&[u8]> for Text {
     fn from(b: &[u8]) -> Self {
-        Text(b.into())
+        Text((!b.is_empty()).then(|| b.into()))
     }
 }
 
 impl From<Vec<u8>> for Text {
     fn from(b: Vec<u8>) -> Self {
-        Text(b.into())
+        Text::new(b.into())
     }
 }
 
@@ -454,16 +477,19 @@ pub(crate) struct Names {
 impl Names {
     /// The shared `Text` for `b`.
     pub(crate) fn get(&mut self, b: &[u8]) -> Text {
-        if let Some(i) = self.recent.iter().position(|t| *t.0 == *b) {
+        if b.is_empty() {
+            return Text::default();
+        }
+        if let Some(i) = self.recent.iter().position(|t| t.as_bytes() == b) {
             self.recent[..=i].rotate_right(1);
             return self.recent[0].clone();
         }
         let t = match self.seen.get(b) {
-            Some(a) => Text(a.clone()),
+            Some(a) => Text(Some(a.clone())),
             None => {
                 let a: Arc<[u8]> = b.into();
                 self.seen.insert(a.clone());
-                Text(a)
+                Text(Some(a))
             }
         };
         self.recent.rotate_right(1);
@@ -481,10 +507,10 @@ enum TextRepr {
 
 impl Serialize for Text {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match std::str::from_utf8(&self.0) {
+        match std::str::from_utf8(self.as_bytes()) {
             Ok(t) => s.serialize_str(t),
             Err(_) => TextRepr::Raw {
-                bytes: Bytes(self.0.to_vec()),
+                bytes: Bytes(self.as_bytes().to_vec()),
             }
             .serialize(s),
         }
@@ -494,8 +520,8 @@ impl Serialize for Text {
 impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(match TextRepr::deserialize(d)? {
-            TextRepr::Utf8(s) => Text(s.into_bytes().into()),
-            TextRepr::Raw { bytes } => Text(bytes.0.into()),
+            TextRepr::Utf8(s) => s.into_bytes().into(),
+            TextRepr::Raw { bytes } => bytes.0.into(),
         })
     }
 }

@@ -28,7 +28,7 @@ pub fn write(p3d: &P3d) -> Result<Vec<u8>> {
 
 /// Writes an MLOD file.
 pub fn write_mlod(m: &Mlod) -> Result<Vec<u8>> {
-    let mut w = Writer::le();
+    let mut w = Writer::with_capacity(mlod_size(m));
     w.bytes(b"MLOD");
     w.u32(m.version);
     w.u32(count(m.lods.len(), "LODs")?);
@@ -43,6 +43,50 @@ pub fn write_mlod(m: &Mlod) -> Result<Vec<u8>> {
     }
     w.bytes(&m.trailing.0);
     Ok(w.into_vec())
+}
+
+/// Nearly the size a valid model writes to, as the output's starting capacity: everything but
+/// the face names, which would take another pass over every face (slower than letting the
+/// output grow once or twice at the end).
+///
+/// Each product below is at most the memory of the vector it counts; the sums saturate (tagg
+/// names are shared, so their lengths are not bounded by memory), and the hint is capped.
+fn mlod_size(m: &Mlod) -> usize {
+    const MAX_HINT: usize = 1 << 30;
+    let lods = m.lods.iter().map(|lod| {
+        let face = match lod.signature {
+            Signature::P3dm => 72 + 2,
+            Signature::Sp3x => 32 + 72,
+        };
+        let taggs = lod.taggs.iter().map(|t| {
+            let head = match lod.signature {
+                Signature::P3dm => t.name.len().saturating_add(1 + 1 + 4),
+                Signature::Sp3x => 64 + 4,
+            };
+            head.saturating_add(match &t.data {
+                TaggData::Animation { positions, .. } => 4 + 12 * positions.len(),
+                TaggData::Selection { points, faces } => points.0.len() + faces.0.len(),
+                TaggData::Property { .. } => 128,
+                TaggData::Mass { masses } => 4 * masses.len(),
+                TaggData::UvSet { uvs, .. } => 4 + 8 * uvs.len(),
+                TaggData::SharpEdges { edges } => 8 * edges.len(),
+                TaggData::EndOfFile => 0,
+                TaggData::Raw { data } => data.0.len(),
+            })
+        });
+        [
+            28 + 4 + 4,
+            lod.header_extra.0.len(),
+            16 * lod.points.len(),
+            12 * lod.normals.len(),
+            face * lod.faces.len(),
+            taggs.fold(0, usize::saturating_add),
+        ]
+        .into_iter()
+        .fold(0, usize::saturating_add)
+    });
+    lods.fold(12 + m.trailing.0.len(), usize::saturating_add)
+        .min(MAX_HINT)
 }
 
 fn write_lod(w: &mut Writer<Le>, lod: &Lod) -> Result<()> {
