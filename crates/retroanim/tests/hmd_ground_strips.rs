@@ -82,13 +82,11 @@ fn strip_meshes_become_triangles() {
             for it in items {
                 match it {
                     PolygonItem::Strips(run) => {
-                        strip_triangles +=
-                            run.strips.iter().map(|s| 1 + s.extra.len()).sum::<usize>()
+                        strip_triangles += run.strips().map(|s| 1 + s.extra.len()).sum::<usize>()
                     }
                     PolygonItem::Packets(run) => {
                         packet_triangles += run
-                            .packets
-                            .iter()
+                            .packets()
                             .map(|p| p.vertices.len().saturating_sub(2))
                             .sum::<usize>()
                     }

@@ -448,8 +448,8 @@ fn every_polygon_type_decodes_into_packets() {
         "one run per listed type and the preset"
     );
     for (run, (code, _)) in runs.iter().zip(POLY_TYPES) {
-        assert_eq!(run.primitive_type, code as u16);
-        let p = &run.packets[0];
+        assert_eq!(run.primitive_type(), code as u16);
+        let p = run.get(0).unwrap();
         let quad = code & 0x10 != 0;
         assert_eq!(
             p.vertices.len(),
@@ -477,7 +477,7 @@ fn every_polygon_type_decodes_into_packets() {
     let preset = items
         .iter()
         .find_map(|i| match i {
-            PolygonItem::Packets(r) if r.primitive_type == 0x148 => Some(&r.packets[0]),
+            PolygonItem::Packets(r) if r.primitive_type() == 0x148 => r.get(0),
             _ => None,
         })
         .expect("the preset packet is typed");
@@ -495,9 +495,10 @@ fn every_polygon_type_decodes_into_packets() {
             _ => None,
         })
         .expect("the strip is typed");
-    assert_eq!(strip.strips[0].extra.len(), 1);
-    assert_eq!(strip.strips[0].extra[0].vertices.to_vec(), vec![4]);
-    assert_eq!(strip.strips[0].extra[0].normals.to_vec(), vec![1, 2, 3]);
+    let strips: Vec<_> = strip.strips().collect();
+    assert_eq!(strips[0].extra.len(), 1);
+    assert_eq!(strips[0].extra[0].vertices.to_vec(), vec![4]);
+    assert_eq!(strips[0].extra[0].normals.to_vec(), vec![1, 2, 3]);
     // The division parameter of the DIV primitive.
     let divs: Vec<u8> = m
         .primitives()
@@ -965,7 +966,9 @@ mod props {
                     }
                     (_, SectionData::Polygons(items)) => {
                         if let Some(PolygonItem::Packets(run)) = items.first_mut() {
-                            run.packets[0].colors[0] = color;
+                            let mut p = run.get(0).unwrap();
+                            p.colors[0] = color;
+                            run.set(0, &p).unwrap();
                         }
                     }
                     (_, SectionData::SequenceControl(ds)) => {

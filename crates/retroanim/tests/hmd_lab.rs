@@ -77,11 +77,12 @@ fn joint_matches_joint_lab() {
     let PolygonItem::Packets(run) = &items[0] else {
         panic!()
     };
-    assert_eq!(run.primitive_type, 0x08);
-    assert_eq!(run.packets.len(), 4);
-    assert_eq!(run.packets[0].colors.to_vec(), vec![[0, 0, 255, 0x20]]);
-    assert_eq!(run.packets[0].normals.to_vec(), vec![3]);
-    assert_eq!(run.packets[0].vertices.to_vec(), vec![0, 5, 6]);
+    assert_eq!(run.primitive_type(), 0x08);
+    assert_eq!(run.len(), 4);
+    let p0 = run.get(0).unwrap();
+    assert_eq!(p0.colors.to_vec(), vec![[0, 0, 255, 0x20]]);
+    assert_eq!(p0.normals.to_vec(), vec![3]);
+    assert_eq!(p0.vertices.to_vec(), vec![0, 5, 6]);
     // The POST-PROCESS shared quads: STP | QUAD | IIP, 4 of them.
     let (_, post) = m.primitives().find(|(at, _)| *at == m.blocks[3]).unwrap();
     assert_eq!(

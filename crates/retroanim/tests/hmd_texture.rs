@@ -64,14 +64,16 @@ fn textured_corpus_hmds_get_their_images() {
         );
         // Tiled packets (a texture window word) wrap their UVs inside the window on the
         // console; the export maps them as stored.
-        let tiled = m.regions.iter().any(|r| match &r.body {
+        let tiled = m.regions.iter().any(|r| {
+            match &r.body {
             RegionBody::Section(Section {
                 data: SectionData::Polygons(items),
                 ..
             }) => items.iter().any(|it| {
-                matches!(it, PolygonItem::Packets(run) if run.packets.iter().any(|p| p.window.is_some()))
+                matches!(it, PolygonItem::Packets(run) if run.packets().any(|p| p.window.is_some()))
             }),
             _ => false,
+        }
         });
         for (_, uv) in uvs.iter().filter(|_| !tiled) {
             assert!(
@@ -114,7 +116,7 @@ fn dice_faces_map_texel_for_texel() {
         {
             for it in items {
                 if let PolygonItem::Packets(run) = it {
-                    for p in &run.packets {
+                    for p in run.packets() {
                         for uv in &p.uvs {
                             packet_uvs.insert((uv.uv[0] as i64, uv.uv[1] as i64));
                         }

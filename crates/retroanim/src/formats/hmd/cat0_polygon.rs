@@ -12,6 +12,7 @@ use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 
 use crate::formats::is_default;
+use crate::{Error, Format, Result};
 
 /// A halfword slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,76 +206,150 @@ pub struct Strip {
 }
 
 /// Strips of one primitive type, back to back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// The run holds the strips' words as the file has them and decodes a strip when asked for
+/// ([`StripRun::strips`]): reading and writing copy words, nothing more. Made only by the
+/// reader or by [`StripRun::new`], so the words always hold whole strips of a typed strip
+/// layout.
+#[derive(Clone, PartialEq, Eq)]
 pub struct StripRun {
-    /// The PRIMITIVE TYPE bits.
-    pub primitive_type: u16,
-    /// The strips.
-    pub strips: Vec<Strip>,
+    primitive_type: u16,
+    count: usize,
+    words: Vec<u32>,
 }
 
 impl StripRun {
-    fn words(&self) -> usize {
-        let Some((a, b)) = strip_layout(self.primitive_type) else {
-            return 0;
-        };
-        self.strips
-            .iter()
-            .map(|s| 1 + a.len() + b.len() * s.extra.len())
-            .sum()
-    }
-
-    fn encode(&self, out: &mut Vec<u32>) -> Option<()> {
-        let (a, b) = strip_layout(self.primitive_type)?;
+    /// Encodes `strips` of type `primitive_type` (0x18 or 0x1c, the typed strip layouts);
+    /// fails when the type has no typed layout, a strip has no triangle or more than 65,535,
+    /// or a packet's lists do not match the layout.
+    pub fn new(primitive_type: u16, strips: &[Strip]) -> Result<StripRun> {
+        let (a, b) = strip_layout(primitive_type).ok_or_else(|| {
+            unencodable(format!(
+                "primitive type 0x{primitive_type:x} has no typed strip layout"
+            ))
+        })?;
         let (need_a, need_b) = (Needs::of(a), Needs::of(b));
-        out.reserve(self.words());
-        for s in &self.strips {
-            let num = u16::try_from(1 + s.extra.len()).ok()?;
-            out.push(num as u32 | (s.pad as u32) << 16);
-            s.first.encode(a, &need_a, out)?;
+        let mut words = Vec::new();
+        for (i, s) in strips.iter().enumerate() {
+            let num = u16::try_from(1 + s.extra.len())
+                .map_err(|_| unencodable(format!("strip {i} has more than 65,535 triangles")))?;
+            words.push(num as u32 | (s.pad as u32) << 16);
+            s.first
+                .encode(a, &need_a, &mut words)
+                .ok_or_else(|| mismatch(primitive_type, i))?;
             for e in &s.extra {
-                e.encode(b, &need_b, out)?;
+                e.encode(b, &need_b, &mut words)
+                    .ok_or_else(|| mismatch(primitive_type, i))?;
             }
         }
-        Some(())
+        Ok(StripRun {
+            primitive_type,
+            count: strips.len(),
+            words,
+        })
+    }
+
+    /// The PRIMITIVE TYPE bits.
+    pub fn primitive_type(&self) -> u16 {
+        self.primitive_type
+    }
+
+    /// Number of strips.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether the run has no strip.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The strips' words, as written to the file.
+    pub fn words(&self) -> &[u32] {
+        &self.words
+    }
+
+    /// The strips, decoded one at a time.
+    pub fn strips(&self) -> impl Iterator<Item = Strip> + '_ {
+        let layout =
+            strip_layout(self.primitive_type).map(|(a, b)| (a, b, Needs::of(a), Needs::of(b)));
+        let mut at = 0usize;
+        std::iter::from_fn(move || {
+            let (a, b, need_a, need_b) = layout.as_ref()?;
+            let head = *self.words.get(at)?;
+            let num = (head & 0xFFFF) as usize;
+            let first = self.words.get(at + 1..at + 1 + a.len())?;
+            let end = at + 1 + a.len() + num.checked_sub(1)? * b.len();
+            let extra = self.words.get(at + 1 + a.len()..end)?;
+            at = end;
+            Some(Strip {
+                pad: (head >> 16) as u16,
+                first: Packet::decode(a, need_a, first)?,
+                extra: extra
+                    .chunks_exact(b.len().max(1))
+                    .filter_map(|c| Packet::decode(b, need_b, c))
+                    .collect(),
+            })
+        })
+    }
+}
+
+impl std::fmt::Debug for StripRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StripRun")
+            .field("primitive_type", &self.primitive_type)
+            .field("strips", &self.strips().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// The JSON form of a [`StripRun`]: its type and the decoded strips.
+#[derive(Serialize, Deserialize)]
+struct StripRunJson {
+    primitive_type: u16,
+    strips: Vec<Strip>,
+}
+
+impl Serialize for StripRun {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        StripRunJson {
+            primitive_type: self.primitive_type,
+            strips: self.strips().collect(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for StripRun {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let j = StripRunJson::deserialize(d)?;
+        StripRun::new(j.primitive_type, &j.strips).map_err(serde::de::Error::custom)
     }
 }
 
 /// Decodes `count` strips of type `pt` from the start of `w`; returns them and the words used.
+/// Only the strip heads are walked: every strip's words are there and its packets fit the
+/// layout (a test checks every typed layout decodes).
 pub fn decode_strips(pt: u16, count: usize, w: &[u32]) -> Option<(StripRun, usize)> {
     let (a, b) = strip_layout(pt)?;
-    let (need_a, need_b) = (Needs::of(a), Needs::of(b));
     let mut at = 0usize;
-    // Each strip takes at least its head and first triangle: `count` is checked against the
-    // words before the list is sized by it.
-    if count > w.len() / (1 + a.len()) {
-        return None;
-    }
-    let mut strips = Vec::with_capacity(count);
     for _ in 0..count {
-        let head = *w.get(at)?;
-        let num = (head & 0xFFFF) as usize;
+        let num = (*w.get(at)? & 0xFFFF) as usize;
         if num == 0 {
             return None;
         }
-        let first = w.get(at + 1..at + 1 + a.len())?;
-        at += 1 + a.len();
-        let extra_words = w.get(at..at + (num - 1) * b.len())?;
-        let mut extra = Vec::with_capacity(num - 1);
-        for c in extra_words.chunks_exact(b.len()) {
-            extra.push(Packet::decode(b, &need_b, c)?);
+        at = at
+            .checked_add(1 + a.len())?
+            .checked_add((num - 1) * b.len())?;
+        if at > w.len() {
+            return None;
         }
-        strips.push(Strip {
-            pad: (head >> 16) as u16,
-            first: Packet::decode(a, &need_a, first)?,
-            extra,
-        });
-        at += extra_words.len();
     }
     Some((
         StripRun {
             primitive_type: pt,
-            strips,
+            count,
+            words: w[..at].to_vec(),
         },
         at,
     ))
@@ -492,12 +567,143 @@ fn max_index(s: &Slot, normal: bool) -> usize {
 }
 
 /// Packets of one primitive type, back to back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// The run holds the packets' words as the file has them and decodes a packet when asked for
+/// ([`PacketRun::get`], [`PacketRun::packets`]): reading and writing copy words, nothing
+/// more. Made only by the reader or by [`PacketRun::new`], so the words always hold whole
+/// packets of a known layout.
+#[derive(Clone, PartialEq, Eq)]
 pub struct PacketRun {
+    primitive_type: u16,
+    /// Words per packet (never 0).
+    size: usize,
+    words: Vec<u32>,
+}
+
+impl PacketRun {
+    /// Encodes `packets` of type `primitive_type`; fails when the type's layout is unknown
+    /// (strips, combinations the manual does not list) or a packet's lists do not match it.
+    pub fn new(primitive_type: u16, packets: &[Packet]) -> Result<PacketRun> {
+        let slots = layout(primitive_type)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| {
+                unencodable(format!(
+                    "primitive type 0x{primitive_type:x} has no packet layout"
+                ))
+            })?;
+        let need = Needs::of(&slots);
+        let mut words = Vec::with_capacity(slots.len() * packets.len());
+        for (i, p) in packets.iter().enumerate() {
+            p.encode(&slots, &need, &mut words)
+                .ok_or_else(|| mismatch(primitive_type, i))?;
+        }
+        Ok(PacketRun {
+            primitive_type,
+            size: slots.len(),
+            words,
+        })
+    }
+
     /// The PRIMITIVE TYPE bits the packets were decoded with (bits 15..0 of the type word).
-    pub primitive_type: u16,
-    /// The packets.
-    pub packets: Vec<Packet>,
+    pub fn primitive_type(&self) -> u16 {
+        self.primitive_type
+    }
+
+    /// Number of packets.
+    pub fn len(&self) -> usize {
+        self.words.len() / self.size
+    }
+
+    /// Whether the run has no packet.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// The packets' words, as written to the file.
+    pub fn words(&self) -> &[u32] {
+        &self.words
+    }
+
+    /// Packet `i`.
+    pub fn get(&self, i: usize) -> Option<Packet> {
+        let slots = layout(self.primitive_type)?;
+        let w = self
+            .words
+            .get(i.checked_mul(self.size)?..)?
+            .get(..self.size)?;
+        Packet::decode(&slots, &Needs::of(&slots), w)
+    }
+
+    /// The packets, decoded one at a time.
+    pub fn packets(&self) -> impl ExactSizeIterator<Item = Packet> + '_ {
+        let slots = layout(self.primitive_type).unwrap_or_default();
+        let need = Needs::of(&slots);
+        self.words
+            .chunks_exact(self.size)
+            .map(move |w| Packet::decode(&slots, &need, w).unwrap_or_default())
+    }
+
+    /// Replaces packet `i`; fails when there is no packet `i` or `packet`'s lists do not match
+    /// the run's layout (the run is then unchanged).
+    pub fn set(&mut self, i: usize, packet: &Packet) -> Result<()> {
+        let slots = layout(self.primitive_type).unwrap_or_default();
+        let mut w = Vec::with_capacity(self.size);
+        packet
+            .encode(&slots, &Needs::of(&slots), &mut w)
+            .ok_or_else(|| mismatch(self.primitive_type, i))?;
+        let at = i
+            .checked_mul(self.size)
+            .and_then(|at| self.words.get_mut(at..)?.get_mut(..self.size))
+            .ok_or_else(|| unencodable(format!("packet run has no packet {i}")))?;
+        at.copy_from_slice(&w);
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for PacketRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PacketRun")
+            .field("primitive_type", &self.primitive_type)
+            .field("packets", &self.packets().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// The JSON form of a [`PacketRun`]: its type and the decoded packets.
+#[derive(Serialize, Deserialize)]
+struct PacketRunJson {
+    primitive_type: u16,
+    packets: Vec<Packet>,
+}
+
+impl Serialize for PacketRun {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        PacketRunJson {
+            primitive_type: self.primitive_type,
+            packets: self.packets().collect(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for PacketRun {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let j = PacketRunJson::deserialize(d)?;
+        PacketRun::new(j.primitive_type, &j.packets).map_err(serde::de::Error::custom)
+    }
+}
+
+fn unencodable(what: String) -> Error {
+    Error::Unencodable {
+        format: Format::Hmd,
+        what,
+    }
+}
+
+fn mismatch(pt: u16, i: usize) -> Error {
+    unencodable(format!(
+        "packet {i} of type 0x{pt:x}: its colours, UVs or indices do not match the type's layout"
+    ))
 }
 
 /// One item of a polygon section.
@@ -514,54 +720,23 @@ pub enum PolygonItem {
 
 impl PolygonItem {
     /// Words the item takes.
-    pub fn words(&self) -> usize {
+    pub fn words(&self) -> &[u32] {
         match self {
-            PolygonItem::Packets(r) => {
-                packet_words(r.primitive_type).unwrap_or(0) * r.packets.len()
-            }
-            PolygonItem::Strips(r) => r.words(),
-            PolygonItem::Raw(w) => w.len(),
-        }
-    }
-
-    /// Encodes the item; `None` when a packet does not match its type's layout.
-    pub fn encode(&self, out: &mut Vec<u32>) -> Option<()> {
-        match self {
-            PolygonItem::Packets(r) => {
-                let slots = layout(r.primitive_type)?;
-                let need = Needs::of(&slots);
-                out.reserve(slots.len() * r.packets.len());
-                r.packets
-                    .iter()
-                    .try_for_each(|p| p.encode(&slots, &need, out))
-            }
-            PolygonItem::Strips(r) => r.encode(out),
-            PolygonItem::Raw(w) => {
-                out.extend_from_slice(w);
-                Some(())
-            }
+            PolygonItem::Packets(r) => &r.words,
+            PolygonItem::Strips(r) => &r.words,
+            PolygonItem::Raw(w) => w,
         }
     }
 }
 
 /// Decodes `count` packets of type `pt` from the start of `w`, when the layout is known and
-/// they fit.
+/// they fit. Only the words are copied: every layout decodes any words (a test checks).
 pub fn decode_run(pt: u16, count: usize, w: &[u32]) -> Option<PacketRun> {
-    let slots = layout(pt)?;
-    let n = slots.len();
-    if n == 0 {
-        return None;
-    }
-    // The words are there before the list is sized by `count`.
-    let all = w.get(..n.checked_mul(count)?)?;
-    let need = Needs::of(&slots);
-    let mut packets = Vec::with_capacity(count);
-    for c in all.chunks_exact(n) {
-        packets.push(Packet::decode(&slots, &need, c)?);
-    }
+    let n = packet_words(pt).filter(|&n| n > 0)?;
     Some(PacketRun {
         primitive_type: pt,
-        packets,
+        size: n,
+        words: w.get(..n.checked_mul(count)?)?.to_vec(),
     })
 }
 
@@ -669,9 +844,9 @@ mod tests {
                 .map(|i| i.wrapping_mul(0x9E37_79B9))
                 .collect();
             let run = decode_run(pt, 2, &words).unwrap();
-            let mut out = Vec::new();
-            PolygonItem::Packets(run).encode(&mut out).unwrap();
-            assert_eq!(out, words, "type 0x{pt:x}");
+            let packets: Vec<Packet> = run.packets().collect();
+            let rebuilt = PacketRun::new(pt, &packets).unwrap();
+            assert_eq!(rebuilt.words(), words, "type 0x{pt:x}");
         }
     }
 
@@ -680,9 +855,77 @@ mod tests {
         // [r g b 0x20] [n0 v0] [v1 v2]
         let w = [0x2000_00FF, 0x0005_0003, 0x0007_0006];
         let run = decode_run(0x08, 1, &w).unwrap();
-        let p = &run.packets[0];
+        let p = run.get(0).unwrap();
         assert_eq!(p.colors[..], [[0xFF, 0, 0, 0x20]]);
         assert_eq!(p.normals[..], [3]);
         assert_eq!(p.vertices[..], [5, 6, 7]);
+    }
+
+    #[test]
+    fn a_packet_edit_lands_in_the_words_and_a_mismatched_one_is_refused() {
+        // Two flat triangles: [r g b 0x20] [n0 v0] [v1 v2].
+        let w = [
+            0x2000_00FF,
+            0x0005_0003,
+            0x0007_0006,
+            0x2000_FF00,
+            0x0001_0000,
+            0x0003_0002,
+        ];
+        let mut run = decode_run(0x08, 2, &w).unwrap();
+        let mut p = run.get(1).unwrap();
+        p.vertices[2] = 9;
+        run.set(1, &p).unwrap();
+        assert_eq!(run.words()[..3], w[..3], "packet 0 untouched");
+        assert_eq!(run.words()[5], 0x0009_0002);
+        assert_eq!(run.get(1).unwrap().vertices[..], [1, 2, 9]);
+
+        // A quad's four vertices do not fit a triangle's layout: refused, nothing changed.
+        let before = run.clone();
+        p.vertices.push(10);
+        assert!(run.set(1, &p).is_err());
+        assert!(run.set(2, &run.get(0).unwrap()).is_err(), "no packet 2");
+        assert_eq!(run, before);
+        assert!(PacketRun::new(0x08, &[p]).is_err());
+        assert!(
+            PacketRun::new(0x18, &[]).is_err(),
+            "strips have no packet layout"
+        );
+    }
+
+    #[test]
+    fn runs_read_from_json_are_checked_against_their_layout() {
+        let w = [0x2000_00FF, 0x0005_0003, 0x0007_0006];
+        let run = decode_run(0x08, 1, &w).unwrap();
+        let json = serde_json::to_string(&run).unwrap();
+        assert!(json.contains("\"packets\":[{"), "{json}");
+        let back: PacketRun = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, run);
+        let quad = json.replace("\"vertices\":[5,6,7]", "\"vertices\":[5,6,7,8]");
+        assert_ne!(quad, json);
+        let err = serde_json::from_str::<PacketRun>(&quad).unwrap_err();
+        assert!(err.to_string().contains("0x8"), "{err}");
+
+        // A flat strip: [num pad] [colour] [n0 v0] [v1 v2], then [colour] [n0 v0] per vertex.
+        let sw = [
+            2,
+            0x2000_0000,
+            0x0001_0000,
+            0x0003_0002,
+            0x2000_0001,
+            0x0004_0005,
+        ];
+        let (strips, used) = decode_strips(0x18, 1, &sw).unwrap();
+        assert_eq!(used, sw.len());
+        let json = serde_json::to_string(&strips).unwrap();
+        let back: StripRun = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.words(), sw);
+        let list: Vec<Strip> = back.strips().collect();
+        assert_eq!(list[0].extra[0].vertices[..], [4]);
+        assert!(
+            decode_strips(0x18, 2, &sw).is_none(),
+            "a second strip is not there"
+        );
+        assert!(decode_strips(0x18, 1, &[0, 0, 0, 0]).is_none(), "num 0");
     }
 }

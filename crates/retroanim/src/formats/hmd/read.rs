@@ -99,7 +99,7 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     let words: Vec<u32> = r
         .bytes(4 * n, "file words")?
         .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .map(|c| c.try_into().map_or(0, u32::from_le_bytes))
         .collect();
     let trailing = r.rest().to_vec();
     let cx = Ctx {

@@ -131,7 +131,7 @@ fn items_by_offset(items: &[PolygonItem]) -> BTreeMap<u32, &PolygonItem> {
     let mut out = BTreeMap::new();
     for i in items {
         out.insert(at, i);
-        at = at.saturating_add(i.words() as u32);
+        at = at.saturating_add(i.words().len() as u32);
     }
     out
 }
@@ -187,7 +187,7 @@ fn mesh_of_block(
             };
             let (vectors, normals) = (&run_on(1), &run_on(2));
             let packets = match items_by_offset(items).get(&index).copied() {
-                Some(PolygonItem::Packets(run)) => run.packets.clone(),
+                Some(PolygonItem::Packets(run)) => run.packets().collect(),
                 Some(PolygonItem::Strips(run)) => strip_triangles(run),
                 _ => continue,
             };
@@ -224,7 +224,7 @@ fn mesh_of_block(
 /// one's facing (the usual strip order; notes §4 flag the strip layout as partly uncertain).
 fn strip_triangles(run: &super::StripRun) -> Vec<Packet> {
     let mut out = Vec::new();
-    for s in &run.strips {
+    for s in run.strips() {
         out.push(s.first.clone());
         let (Some(&a), Some(&b)) = (s.first.vertices.get(1), s.first.vertices.get(2)) else {
             continue;

@@ -447,7 +447,7 @@ impl SectionData {
             SectionData::Vectors { vectors, odd_word } => {
                 vectors.len() * 2 + usize::from(odd_word.is_some())
             }
-            SectionData::Polygons(items) => items.iter().map(PolygonItem::words).sum(),
+            SectionData::Polygons(items) => items.iter().map(|i| i.words().len()).sum(),
             SectionData::InterpolationTable {
                 types, extra_words, ..
             } => 1 + types.len() + extra_words.len(),

@@ -232,15 +232,9 @@ fn section(d: &SectionData, out: &mut Vec<u32>) -> Result<()> {
             vectors.iter().for_each(|v| svector(v, out));
             out.extend(odd_word);
         }
-        SectionData::Polygons(items) => {
-            for (i, it) in items.iter().enumerate() {
-                it.encode(out).ok_or_else(|| {
-                    unencodable(format!(
-                        "polygon item {i}: a packet's colours, UVs or indices do not match its type's layout"
-                    ))
-                })?;
-            }
-        }
+        SectionData::Polygons(items) => items
+            .iter()
+            .for_each(|it| out.extend_from_slice(it.words())),
         SectionData::InterpolationTable {
             unscanned,
             types,

@@ -203,11 +203,11 @@ pub(super) fn add(
                 let empty = Vec::new();
                 let verts = ptr(2).and_then(|s| calc.get(&(s, false))).unwrap_or(&empty);
                 let norms = ptr(4).and_then(|s| calc.get(&(s, true))).unwrap_or(&empty);
-                for packet in &run.packets {
+                for packet in run.packets() {
                     add_packet(
                         &mut prim,
                         (&mut joint_of_vertex, &mut keys),
-                        packet,
+                        &packet,
                         (verts, norms),
                         (conv, &*tex),
                         &worlds,
