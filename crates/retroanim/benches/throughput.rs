@@ -39,16 +39,22 @@ fn corpus(kind: &str) -> Vec<(PathBuf, Vec<u8>)> {
         .collect()
 }
 
-/// Mean time of `f` over at least `budget`.
+/// Time of one call of `f`: the best of five rounds, each the mean over at least a fifth of
+/// `budget` (the best round is the one least disturbed by whatever else the machine runs).
 fn time(budget: Duration, mut f: impl FnMut()) -> Duration {
     f();
-    let start = Instant::now();
-    let mut n = 0u32;
-    while start.elapsed() < budget {
-        f();
-        n += 1;
-    }
-    start.elapsed() / n.max(1)
+    (0..5)
+        .map(|_| {
+            let start = Instant::now();
+            let mut n = 0u32;
+            while start.elapsed() < budget / 5 {
+                f();
+                n += 1;
+            }
+            start.elapsed() / n.max(1)
+        })
+        .min()
+        .unwrap_or_default()
 }
 
 /// One format's codec as seen by the benchmark: bytes → model → bytes.
@@ -103,7 +109,7 @@ fn bench_codec<M>(c: &mut Criterion, codec: &Codec<M>, ratios: &mut Vec<String>)
     g.bench_function("write", |b| b.iter(write));
     g.finish();
 
-    let budget = Duration::from_millis(500);
+    let budget = Duration::from_millis(1500);
     let (tc, tf) = (time(budget, copy), time(budget, fs_read));
     let (tr, tw) = (time(budget, read), time(budget, write));
     let mbs = |t: Duration| total as f64 / t.as_secs_f64() / 1e6;

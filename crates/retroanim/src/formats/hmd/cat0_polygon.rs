@@ -731,12 +731,18 @@ impl PolygonItem {
 
 /// Decodes `count` packets of type `pt` from the start of `w`, when the layout is known and
 /// they fit. Only the words are copied: every layout decodes any words (a test checks).
-pub fn decode_run(pt: u16, count: usize, w: &[u32]) -> Option<PacketRun> {
-    let n = packet_words(pt).filter(|&n| n > 0)?;
-    Some(PacketRun {
+#[cfg(test)]
+fn decode_run(pt: u16, count: usize, w: &[u32]) -> Option<PacketRun> {
+    let n = packet_words(pt)?;
+    run_of_words(pt, n, w.get(..n.checked_mul(count)?)?)
+}
+
+/// The packets of type `pt` whose layout takes `n` words ([`packet_words`]) held in `w`.
+pub(crate) fn run_of_words(pt: u16, n: usize, w: &[u32]) -> Option<PacketRun> {
+    (n > 0 && w.len() % n == 0).then(|| PacketRun {
         primitive_type: pt,
         size: n,
-        words: w.get(..n.checked_mul(count)?)?.to_vec(),
+        words: w.to_vec(),
     })
 }
 

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::Format;
 
-use super::cat0_polygon::{decode_run, decode_strips, packet_words};
+use super::cat0_polygon::{decode_strips, packet_words, run_of_words};
 use super::cat3_anim::{
     KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer, CONTROL_WORK,
 };
@@ -90,20 +90,38 @@ impl Ctx<'_> {
     }
 }
 
+/// The little-endian words of `b` as they lie in memory: only on a little-endian machine, and
+/// only when `b` starts on a 4-byte boundary and holds whole words.
+fn native_words(b: &[u8]) -> Option<&[u32]> {
+    if cfg!(target_endian = "little") {
+        bytemuck::try_cast_slice(b).ok()
+    } else {
+        None
+    }
+}
+
 /// Reads an HMD file with the given limits.
 pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     let mut r = Reader::le(data, Format::Hmd).with_limits(*limits);
     let n = r.count((data.len() / 4) as u64, 4, "file words")?;
-    // The count check above guarantees the bytes; converting them in one pass is much faster
-    // than word by word.
-    let words: Vec<u32> = r
-        .bytes(4 * n, "file words")?
-        .chunks_exact(4)
-        .map(|c| c.try_into().map_or(0, u32::from_le_bytes))
-        .collect();
+    // The count check above guarantees the bytes. On a little-endian machine 4-aligned bytes
+    // are the words already (no copy); otherwise they are converted in one pass, which is much
+    // faster than word by word.
+    let bytes = r.bytes(4 * n, "file words")?;
+    let converted: Vec<u32>;
+    let words: &[u32] = match native_words(bytes) {
+        Some(w) => w,
+        None => {
+            converted = bytes
+                .chunks_exact(4)
+                .map(|c| c.try_into().map_or(0, u32::from_le_bytes))
+                .collect();
+            &converted
+        }
+    };
     let trailing = r.rest().to_vec();
     let cx = Ctx {
-        w: &words,
+        w: words,
         limits: *limits,
     };
     let version = cx.get(0, "version ID")?;
@@ -237,6 +255,12 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
         }
     }
 
+    // Polygon sections are decoded as they are cut, straight from the file's words.
+    let runs = polygon_runs(primitives.values(), |h| {
+        let e = headers.get(*header_at.get(&(h as usize))?)?.words.first()?;
+        e.pointer()
+    });
+
     // Cut the file into regions.
     let mut starts: BTreeSet<usize> = structural.iter().map(|s| s.0).collect();
     starts.extend(sections.keys());
@@ -274,6 +298,14 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
                 continue;
             }
             _ => match sections.get(&pos) {
+                Some(&SectionRole::Polygon) => {
+                    let w = &words[pos..next_start];
+                    RegionBody::Section(Section {
+                        role: SectionRole::Polygon,
+                        data: decode_polygons(w, pos as u64, &runs)
+                            .map_or_else(|| SectionData::Raw(w.to_vec()), SectionData::Polygons),
+                    })
+                }
                 Some(&role) => RegionBody::Section(decode_section(role, &words[pos..next_start])),
                 None => RegionBody::Gap(words[pos..next_start].to_vec()),
             },
@@ -292,7 +324,6 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
         regions,
         trailing,
     };
-    decode_polygon_sections(&mut hmd);
     decode_parameter_sections(&mut hmd);
     decode_device_sections(&mut hmd);
     decode_mime_sections(&mut hmd);
@@ -484,7 +515,13 @@ fn decode_section(role: SectionRole, w: &[u32]) -> Section {
     let data = match role {
         Vertex | Normal | CalculatedVertex | CalculatedNormal | MimeOriginal => {
             SectionData::Vectors {
-                vectors: w.chunks_exact(2).map(|c| svector(c[0], c[1])).collect(),
+                vectors: w
+                    .chunks_exact(2)
+                    .map(|c| match *c {
+                        [a, b] => svector(a, b),
+                        _ => SVector::default(),
+                    })
+                    .collect(),
                 odd_word: (w.len() % 2 == 1).then(|| w[w.len() - 1]),
             }
         }
@@ -560,82 +597,70 @@ pub(crate) fn headers_by_offset(hmd: &Hmd) -> BTreeMap<u32, &PrimitiveHeader> {
     out
 }
 
-/// Turns raw polygon sections into packet runs where the primitives pointing into them say
-/// which packets start where. A polygon index is relative to the section its header names but
-/// may land in a later section (BALLOON.HMD indexes packets that follow the shared polygon
-/// section from the non-shared one), so runs are placed by absolute word.
-fn decode_polygon_sections(hmd: &mut Hmd) {
-    // absolute word → (primitive type, packet count)
-    let mut runs: BTreeMap<u64, (u16, usize)> = BTreeMap::new();
-    {
-        let headers = headers_by_offset(hmd);
-        for r in &hmd.regions {
-            let RegionBody::Primitive(p) = &r.body else {
-                continue;
-            };
-            let Some(section) = headers
-                .get(&p.header)
-                .and_then(|h| h.words.first())
-                .and_then(|e| e.pointer())
-            else {
-                continue;
-            };
-            for t in &p.types {
-                if let TypeData::PolygonIndex { index, .. } = t.data {
-                    let mut pt = t.kind().primitive_type();
-                    // Shared drivers do not implement COL for flat polygons: their packets
-                    // have the Gouraud layout without per-vertex colours (TILED.LAB,
-                    // SharedPoly_0008/0009).
-                    if t.kind().category() == 1 && pt & 0x6 == 0x2 {
-                        pt = (pt & !0x2) | 0x4;
-                    }
-                    runs.entry(section as u64 + index as u64)
-                        .or_insert((pt, t.count as usize));
+/// Where packet runs start: absolute word → (primitive type, packet count), from the polygon
+/// primitives and the polygon section their header names (`section_of` maps a header offset to
+/// it). A polygon index is relative to the section its header names but may land in a later
+/// section (BALLOON.HMD indexes packets that follow the shared polygon section from the
+/// non-shared one), so runs are placed by absolute word.
+fn polygon_runs<'a>(
+    primitives: impl Iterator<Item = &'a Primitive>,
+    section_of: impl Fn(u32) -> Option<u32>,
+) -> Vec<(u64, u16, usize)> {
+    let mut runs = Vec::new();
+    for p in primitives {
+        let Some(section) = section_of(p.header) else {
+            continue;
+        };
+        for t in &p.types {
+            if let TypeData::PolygonIndex { index, .. } = t.data {
+                let mut pt = t.kind().primitive_type();
+                // Shared drivers do not implement COL for flat polygons: their packets have the
+                // Gouraud layout without per-vertex colours (TILED.LAB, SharedPoly_0008/0009).
+                if t.kind().category() == 1 && pt & 0x6 == 0x2 {
+                    pt = (pt & !0x2) | 0x4;
                 }
+                runs.push((section as u64 + index as u64, pt, t.count as usize));
             }
         }
     }
-    for region in &mut hmd.regions {
-        let base = region.offset as u64;
-        let RegionBody::Section(s) = &mut region.body else {
-            continue;
-        };
-        let SectionData::Raw(w) = &s.data else {
-            continue;
-        };
-        if s.role != SectionRole::Polygon {
-            continue;
-        }
-        let starts: Vec<(usize, (u16, usize))> = runs
-            .range(base..base + w.len() as u64)
-            .map(|(&a, &v)| ((a - base) as usize, v))
-            .collect();
-        if starts.is_empty() {
-            continue;
-        }
-        let items = lay_out(
-            w,
-            starts.iter().enumerate().map(|(i, &(start, _))| (start, i)),
-            |start, i| {
-                let (pt, count) = starts[i].1;
-                let limit = starts.get(i + 1).map_or(w.len(), |n| n.0);
-                if count == 0 {
-                    return None;
-                }
-                match packet_words(pt) {
-                    Some(n) if start + n * count <= limit => {
-                        decode_run(pt, count, &w[start..limit])
-                            .map(|r| (PolygonItem::Packets(r), n * count))
-                    }
-                    Some(_) => None,
-                    None => decode_strips(pt, count, &w[start..limit])
-                        .map(|(r, n)| (PolygonItem::Strips(r), n)),
-                }
-            },
-            PolygonItem::Raw,
-        );
-        s.data = SectionData::Polygons(items);
+    // By start; of runs starting at one word the first one read wins (stable sort).
+    runs.sort_by_key(|r| r.0);
+    runs.dedup_by_key(|r| r.0);
+    runs
+}
+
+/// A polygon section at word `base` as packet runs where [`polygon_runs`] says they start, and
+/// raw words elsewhere; `None` when no run starts in it.
+fn decode_polygons(w: &[u32], base: u64, runs: &[(u64, u16, usize)]) -> Option<Vec<PolygonItem>> {
+    let end = base + w.len() as u64;
+    let starts = &runs[runs.partition_point(|r| r.0 < base)..runs.partition_point(|r| r.0 < end)];
+    if starts.is_empty() {
+        return None;
     }
+    Some(lay_out(
+        w,
+        starts
+            .iter()
+            .enumerate()
+            .map(|(i, &(start, _, _))| ((start - base) as usize, i)),
+        |start, i| {
+            let (_, pt, count) = starts[i];
+            let limit = starts.get(i + 1).map_or(w.len(), |n| (n.0 - base) as usize);
+            if count == 0 {
+                return None;
+            }
+            match packet_words(pt) {
+                Some(n) if start + n * count <= limit => {
+                    run_of_words(pt, n, &w[start..start + n * count])
+                        .map(|r| (PolygonItem::Packets(r), n * count))
+                }
+                Some(_) => None,
+                None => decode_strips(pt, count, &w[start..limit])
+                    .map(|(r, n)| (PolygonItem::Strips(r), n)),
+            }
+        },
+        PolygonItem::Raw,
+    ))
 }
 
 /// Decodes parameter sections into key frames and work areas, using the descriptors and the
