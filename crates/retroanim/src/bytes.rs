@@ -8,6 +8,7 @@
 //! A [`Writer`] appends in the same fixed byte order, aligns, and back-patches words whose value
 //! is known only later (sizes, pointers).
 
+use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use crate::error::{Error, Result};
@@ -97,6 +98,26 @@ impl<'a> Reader<'a, Le> {
     /// A little-endian reader over the whole input.
     pub fn le(data: &'a [u8], format: Format) -> Self {
         Reader::new(data, format)
+    }
+
+    /// `n` little-endian `u32` words (`n` already checked, e.g. by [`Reader::count`]). On a
+    /// little-endian machine, bytes that start on a 4-byte boundary are the words already and
+    /// are borrowed; otherwise they are converted in one pass.
+    pub fn u32_words(&mut self, n: usize, what: &str) -> Result<Cow<'a, [u32]>> {
+        let len = n
+            .checked_mul(4)
+            .ok_or_else(|| self.malformed(format!("{what}: {n} words")))?;
+        let b = self.bytes(len, what)?;
+        if cfg!(target_endian = "little") {
+            if let Ok(w) = bytemuck::try_cast_slice(b) {
+                return Ok(Cow::Borrowed(w));
+            }
+        }
+        Ok(Cow::Owned(
+            b.chunks_exact(4)
+                .map(|c| c.try_into().map_or(0, u32::from_le_bytes))
+                .collect(),
+        ))
     }
 }
 
@@ -387,6 +408,15 @@ impl Writer<Le> {
     /// A little-endian writer.
     pub fn le() -> Self {
         Writer::with_capacity(0)
+    }
+
+    /// Appends `u32` words (one copy of memory on a little-endian machine).
+    pub fn u32_words(&mut self, w: &[u32]) {
+        if cfg!(target_endian = "little") {
+            self.buf.extend_from_slice(bytemuck::cast_slice(w));
+        } else {
+            w.iter().for_each(|&x| self.u32(x));
+        }
     }
 }
 

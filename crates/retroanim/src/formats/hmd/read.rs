@@ -90,35 +90,12 @@ impl Ctx<'_> {
     }
 }
 
-/// The little-endian words of `b` as they lie in memory: only on a little-endian machine, and
-/// only when `b` starts on a 4-byte boundary and holds whole words.
-fn native_words(b: &[u8]) -> Option<&[u32]> {
-    if cfg!(target_endian = "little") {
-        bytemuck::try_cast_slice(b).ok()
-    } else {
-        None
-    }
-}
-
 /// Reads an HMD file with the given limits.
 pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     let mut r = Reader::le(data, Format::Hmd).with_limits(*limits);
     let n = r.count((data.len() / 4) as u64, 4, "file words")?;
-    // The count check above guarantees the bytes. On a little-endian machine 4-aligned bytes
-    // are the words already (no copy); otherwise they are converted in one pass, which is much
-    // faster than word by word.
-    let bytes = r.bytes(4 * n, "file words")?;
-    let converted: Vec<u32>;
-    let words: &[u32] = match native_words(bytes) {
-        Some(w) => w,
-        None => {
-            converted = bytes
-                .chunks_exact(4)
-                .map(|c| c.try_into().map_or(0, u32::from_le_bytes))
-                .collect();
-            &converted
-        }
-    };
+    let words = r.u32_words(n, "file words")?;
+    let words: &[u32] = &words;
     let trailing = r.rest().to_vec();
     let cx = Ctx {
         w: words,

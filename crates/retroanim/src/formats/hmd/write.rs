@@ -92,9 +92,7 @@ pub fn write(hmd: &Hmd) -> Result<Vec<u8>> {
         }
     }
     let mut w: Writer<Le> = Writer::with_capacity(out.len() * 4 + hmd.trailing.len());
-    for x in out {
-        w.u32(x);
-    }
+    w.u32_words(&out);
     w.bytes(&hmd.trailing);
     Ok(w.into_vec())
 }
