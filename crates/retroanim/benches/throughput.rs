@@ -39,22 +39,25 @@ fn corpus(kind: &str) -> Vec<(PathBuf, Vec<u8>)> {
         .collect()
 }
 
-/// Time of one call of `f`: the best of five rounds, each the mean over at least a fifth of
-/// `budget` (the best round is the one least disturbed by whatever else the machine runs).
-fn time(budget: Duration, mut f: impl FnMut()) -> Duration {
-    f();
-    (0..5)
-        .map(|_| {
+/// Time of one call of each of `fs`. They take turns over seven rounds, each spending a
+/// seventh of `budget` on every function, and each keeps its best round: all see the same
+/// conditions on a machine that is running other work too.
+fn times(budget: Duration, fs: &[&dyn Fn()]) -> Vec<Duration> {
+    const ROUNDS: u32 = 7;
+    fs.iter().for_each(|f| f());
+    let mut best = vec![Duration::MAX; fs.len()];
+    for _ in 0..ROUNDS {
+        for (f, b) in fs.iter().zip(&mut best) {
             let start = Instant::now();
             let mut n = 0u32;
-            while start.elapsed() < budget / 5 {
+            while start.elapsed() < budget / ROUNDS {
                 f();
                 n += 1;
             }
-            start.elapsed() / n.max(1)
-        })
-        .min()
-        .unwrap_or_default()
+            *b = (*b).min(start.elapsed() / n.max(1));
+        }
+    }
+    best
 }
 
 /// One format's codec as seen by the benchmark: bytes → model → bytes.
@@ -109,9 +112,11 @@ fn bench_codec<M>(c: &mut Criterion, codec: &Codec<M>, ratios: &mut Vec<String>)
     g.bench_function("write", |b| b.iter(write));
     g.finish();
 
-    let budget = Duration::from_millis(1500);
-    let (tc, tf) = (time(budget, copy), time(budget, fs_read));
-    let (tr, tw) = (time(budget, read), time(budget, write));
+    let t = times(
+        Duration::from_millis(1500),
+        &[&copy, &fs_read, &read, &write],
+    );
+    let (tc, tf, tr, tw) = (t[0], t[1], t[2], t[3]);
     let mbs = |t: Duration| total as f64 / t.as_secs_f64() / 1e6;
     let x = |t: Duration, base: Duration| t.as_secs_f64() / base.as_secs_f64();
     ratios.push(format!(

@@ -156,10 +156,11 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     for (bi, &b) in blocks.iter().enumerate() {
         let mut p = b;
         let mut field = 4 + bi;
-        let mut chain = BTreeSet::new();
         while p != 0 && p != TERMINATE {
             let at = cx.pointer(p, field, "primitive pointer")?;
-            if !chain.insert(at) || primitives.contains_key(&at) {
+            // Every primitive read is in `primitives`, so a chain that loops back on itself
+            // stops here too.
+            if primitives.contains_key(&at) {
                 // Shared tail (or a loop, which validate reports): already read.
                 break;
             }
@@ -197,20 +198,17 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
 
     // Section starts and their roles, from the headers and the types of the primitives using
     // them.
-    let mut users: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
-    for prim in primitives.values() {
-        if let Some(types) = users.get_mut(&(prim.header as usize)) {
-            types.extend(prim.types.iter().map(|t| t.type_code));
-        } else {
-            users.insert(
-                prim.header as usize,
-                prim.types.iter().map(|t| t.type_code).collect(),
-            );
-        }
-    }
+    // (header offset, type code) of every data section, by header; stable, so each header's
+    // types stay in the order the primitives were read.
+    let mut users: Vec<(usize, u32)> = primitives
+        .values()
+        .flat_map(|p| p.types.iter().map(|t| (p.header as usize, t.type_code)))
+        .collect();
+    users.sort_by_key(|u| u.0);
     let mut sections: BTreeMap<usize, SectionRole> = BTreeMap::new();
     for (&at, &hi) in &header_at {
-        let types = users.get(&at).map(Vec::as_slice).unwrap_or(&[]);
+        let types =
+            &users[users.partition_point(|u| u.0 < at)..users.partition_point(|u| u.0 <= at)];
         for (i, e) in headers[hi].words.iter().enumerate() {
             let Some(p) = e.pointer() else { continue };
             let p = p as usize;
@@ -219,7 +217,7 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
             }
             let role = types
                 .iter()
-                .find_map(|&t| role_of(t, i))
+                .find_map(|&(_, t)| role_of(t, i))
                 .unwrap_or(SectionRole::Unknown);
             let slot = sections.entry(p).or_insert(role);
             // An animation target is also whatever else points to it (PP_AIM animates a
