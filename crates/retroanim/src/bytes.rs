@@ -121,6 +121,18 @@ impl<'a> Reader<'a, Le> {
     }
 }
 
+/// The halfwords of little-endian words, low half first: how a PlayStation file stores
+/// halfword arrays (pixels, heights, vectors) in its words. One copy on a little-endian machine.
+pub fn le_halfwords(w: &[u32]) -> Vec<u16> {
+    if cfg!(target_endian = "little") {
+        bytemuck::cast_slice(w).to_vec()
+    } else {
+        w.iter()
+            .flat_map(|&x| [x as u16, (x >> 16) as u16])
+            .collect()
+    }
+}
+
 impl<'a> Reader<'a, Be> {
     /// A big-endian reader over the whole input.
     pub fn be(data: &'a [u8], format: Format) -> Self {

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::bytes::Reader;
+use crate::bytes::{le_halfwords, Reader};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::Format;
@@ -237,16 +237,17 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     });
 
     // Cut the file into regions.
-    let mut starts: BTreeSet<usize> = structural.iter().map(|s| s.0).collect();
+    let mut starts: Vec<usize> = structural.iter().map(|s| s.0).collect();
     starts.extend(sections.keys());
-    let mut regions = Vec::new();
+    starts.sort_unstable();
+    starts.dedup();
+    let mut regions = Vec::with_capacity(starts.len());
     let mut structural_iter = structural.iter().skip(1).peekable();
     let mut pos = header_end;
     let mut headers = Some(headers);
     while pos < words.len() {
-        let next_start = starts
-            .range(pos + 1..)
-            .next()
+        let next_start = starts[starts.partition_point(|&s| s <= pos)..]
+            .first()
             .copied()
             .unwrap_or(words.len());
         let body = match structural_iter.peek() {
@@ -519,11 +520,7 @@ fn decode_section(role: SectionRole, w: &[u32]) -> Section {
                 .collect(),
         ),
         MimeWeights => SectionData::Weights(w.iter().map(|&x| x as i32).collect()),
-        Image | Clut => SectionData::Vram(
-            w.iter()
-                .flat_map(|&x| [x as u16, (x >> 16) as u16])
-                .collect(),
-        ),
+        Image | Clut => SectionData::Vram(le_halfwords(w)),
         GroundUv => match super::cat5_ground::UvGroup::decode_all(w) {
             Some(g) => SectionData::GroundUv(g),
             None => SectionData::Raw(w.to_vec()),
@@ -535,10 +532,7 @@ fn decode_section(role: SectionRole, w: &[u32]) -> Section {
         // Heights are halfwords; the last one of an odd count is the pad halfword, kept as a
         // height so the section stays exact.
         GroundVertex => SectionData::Heights {
-            heights: w
-                .iter()
-                .flat_map(|&x| [x as i16, (x >> 16) as i16])
-                .collect(),
+            heights: le_halfwords(w).into_iter().map(|h| h as i16).collect(),
         },
         _ => SectionData::Raw(w.to_vec()),
     };
