@@ -441,10 +441,10 @@ impl KeyFrame {
     /// Decodes a key frame of `layout` from the start of `w` (the caller checked the length).
     pub fn decode(layout: Layout, w: &[u32]) -> Option<KeyFrame> {
         let w = w.get(..layout.words())?;
-        let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
         match layout {
             Layout::Coordinate { t32, t16, r, s } => {
-                let hw = |i: usize| i16::from_le_bytes([bytes[i * 2], bytes[i * 2 + 1]]);
+                // Halfword i of the words, low half first (the layout's words hold them all).
+                let hw = |i: usize| w.get(i / 2).map_or(0, |&x| (x >> (16 * (i % 2))) as i16);
                 let base = t32 * 2;
                 let mut translation: Vec<i32> = w[..t32].iter().map(|&x| x as i32).collect();
                 translation.extend((0..t16).map(|i| hw(base + i) as i32));
@@ -460,6 +460,7 @@ impl KeyFrame {
                 })
             }
             Layout::General { values, bytes: b } => {
+                let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
                 let v = (0..values)
                     .map(|i| {
                         let s = &bytes[i * b..i * b + b];
