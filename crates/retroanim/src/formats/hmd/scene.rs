@@ -292,27 +292,38 @@ fn add_packet(
                 .map(|n| conv.dir(n.v.map(f64::from)).map(|x| x as f32))
                 .unwrap_or([0.0, 1.0, 0.0]);
             prim.normals.push(n);
-            let col = p.colors.get(c).or_else(|| p.colors.first());
-            let rgba = match col {
-                Some(cw) if p.uvs.is_empty() => [
-                    srgb_to_linear(cw[0] as f32 / 255.0),
-                    srgb_to_linear(cw[1] as f32 / 255.0),
-                    srgb_to_linear(cw[2] as f32 / 255.0),
-                    1.0,
-                ],
-                _ => [1.0; 4],
-            };
-            prim.colors.push(rgba);
-            match (&texels, p.uvs.get(c)) {
-                (Some(s), Some(uv)) => {
-                    prim.uvs.push(tex.uv(s, uv.uv));
-                    keys.push(Some(s.key()));
-                }
-                _ => {
-                    prim.uvs.push([0.0; 2]);
-                    keys.push(None);
-                }
-            }
+            push_corner_surface(prim, keys, (p, c), tex, texels.as_ref());
+        }
+    }
+}
+
+/// Corner `c` of packet `p`: its colour (its own, else the packet's first; white under a
+/// texture) and texture coordinate, pushed onto `prim`, with the texture key onto `keys`.
+fn push_corner_surface(
+    prim: &mut Primitive,
+    keys: &mut Vec<Option<TexKey>>,
+    (p, c): (&Packet, usize),
+    tex: &Texturing,
+    texels: Option<&texture::Texels>,
+) {
+    let rgba = match p.colors.get(c).or_else(|| p.colors.first()) {
+        Some(cw) if p.uvs.is_empty() => [
+            srgb_to_linear(cw[0] as f32 / 255.0),
+            srgb_to_linear(cw[1] as f32 / 255.0),
+            srgb_to_linear(cw[2] as f32 / 255.0),
+            1.0,
+        ],
+        _ => [1.0; 4],
+    };
+    prim.colors.push(rgba);
+    match (texels, p.uvs.get(c)) {
+        (Some(s), Some(uv)) => {
+            prim.uvs.push(tex.uv(s, uv.uv));
+            keys.push(Some(s.key()));
+        }
+        _ => {
+            prim.uvs.push([0.0; 2]);
+            keys.push(None);
         }
     }
 }

@@ -19,9 +19,9 @@ use std::collections::BTreeMap;
 use super::super::shared::{calculated_vectors, contiguous_vectors, file_vectors};
 use super::super::types::{Hmd, SectionData, TypeData, TERMINATE};
 use super::super::{Packet, PlayOptions, Player, PolygonItem};
-use super::items_by_offset;
 use super::texture::{TexKey, Texturing};
-use crate::import::psx::{srgb_to_linear, Conv};
+use super::{items_by_offset, push_corner_surface};
+use crate::import::psx::Conv;
 use crate::scene::{Mesh, Node, Primitive, Scene, Skin, Transform};
 
 /// A column-major 4×4 matrix in f64.
@@ -323,27 +323,7 @@ fn add_packet(
                 })
                 .unwrap_or([0.0, 1.0, 0.0]);
             prim.normals.push(n);
-            let col = p.colors.get(c).or_else(|| p.colors.first());
-            let rgba = match col {
-                Some(cw) if p.uvs.is_empty() => [
-                    srgb_to_linear(cw[0] as f32 / 255.0),
-                    srgb_to_linear(cw[1] as f32 / 255.0),
-                    srgb_to_linear(cw[2] as f32 / 255.0),
-                    1.0,
-                ],
-                _ => [1.0; 4],
-            };
-            prim.colors.push(rgba);
-            match (&texels, p.uvs.get(c)) {
-                (Some(s), Some(uv)) => {
-                    prim.uvs.push(tex.uv(s, uv.uv));
-                    keys.push(Some(s.key()));
-                }
-                _ => {
-                    prim.uvs.push([0.0; 2]);
-                    keys.push(None);
-                }
-            }
+            push_corner_surface(prim, keys, (p, c), tex, texels.as_ref());
         }
     }
 }
