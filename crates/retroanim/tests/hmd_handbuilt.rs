@@ -581,9 +581,9 @@ fn animation_key_frames_of_both_targets_decode() {
     assert_eq!(
         kf,
         &KeyFrame::Coordinate {
-            translation: vec![1, -2, 3],
-            rotation: vec![],
-            scale: vec![],
+            translation: [1, -2, 3].into_iter().collect(),
+            rotation: Default::default(),
+            scale: Default::default(),
             pad: 0
         }
     );
@@ -593,8 +593,8 @@ fn animation_key_frames_of_both_targets_decode() {
         kf,
         &KeyFrame::Coordinate {
             translation: (0..9).collect(),
-            rotation: vec![9, 10, 11],
-            scale: vec![12],
+            rotation: [9, 10, 11].into_iter().collect(),
+            scale: [12].into_iter().collect(),
             pad: 13
         }
     );
@@ -602,8 +602,8 @@ fn animation_key_frames_of_both_targets_decode() {
     assert_eq!(
         kf,
         &KeyFrame::General {
-            values: vec![100, -100, 300],
-            pad: vec![0, 0]
+            values: [100, -100, 300].into_iter().collect(),
+            pad: [0, 0].into_iter().collect()
         }
     );
     assert!(items
@@ -613,9 +613,9 @@ fn animation_key_frames_of_both_targets_decode() {
     assert_eq!(
         kf,
         &KeyFrame::Coordinate {
-            translation: vec![7, 8, 9],
-            rotation: vec![],
-            scale: vec![],
+            translation: [7, 8, 9].into_iter().collect(),
+            rotation: Default::default(),
+            scale: Default::default(),
             pad: 0
         }
     );

@@ -174,9 +174,9 @@ fn ufo_animation_matches_ufo_lab() {
     assert_eq!(
         kf,
         &KeyFrame::Coordinate {
-            translation: vec![0, -147, 424],
-            rotation: vec![],
-            scale: vec![],
+            translation: [0, -147, 424].into_iter().collect(),
+            rotation: Default::default(),
+            scale: Default::default(),
             pad: 0
         }
     );
@@ -184,9 +184,9 @@ fn ufo_animation_matches_ufo_lab() {
     assert_eq!(
         kf,
         &KeyFrame::Coordinate {
-            translation: vec![],
-            rotation: vec![0, 1024, 0],
-            scale: vec![],
+            translation: Default::default(),
+            rotation: [0, 1024, 0].into_iter().collect(),
+            scale: Default::default(),
             pad: 0
         }
     );
@@ -278,9 +278,9 @@ fn editing_a_key_frame_changes_only_its_words() {
     assert_eq!(
         key_frame_at(items, 0).unwrap().1,
         &KeyFrame::Coordinate {
-            translation: vec![0, -147, 1000],
-            rotation: vec![],
-            scale: vec![],
+            translation: [0, -147, 1000].into_iter().collect(),
+            rotation: Default::default(),
+            scale: Default::default(),
             pad: 0
         }
     );
@@ -398,9 +398,9 @@ fn ufo_animation_view_walks_from_a_sequence_to_its_key_frames() {
     assert_eq!(
         kf,
         &KeyFrame::Coordinate {
-            translation: vec![0, -147, 424],
-            rotation: vec![],
-            scale: vec![],
+            translation: [0, -147, 424].into_iter().collect(),
+            rotation: Default::default(),
+            scale: Default::default(),
             pad: 0
         }
     );

@@ -5,6 +5,7 @@
 //! starts at and the section word it updates; each [`SequenceDescriptor::KeyFrame`] names an
 //! interpolation type (by index into the table) and a [`KeyFrame`] in the parameter section.
 
+use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 
 use crate::formats::is_default;
@@ -408,21 +409,23 @@ impl Layout {
     }
 }
 
-/// The values of one key frame.
+/// The values of one key frame, held inline: a layout has at most 9 values per TGT = 0 channel
+/// (three control points of x, y, z) and 12 TGT = 1 values (4 units of 3 control points), so a
+/// key frame needs no allocation of its own.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum KeyFrame {
     /// TGT = 0. Bezier channels hold three control points (P0, P1, P2) of x, y, z each.
     Coordinate {
         /// Translation (x, y, z per control point); int16 in the "short" types.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        translation: Vec<i32>,
+        #[serde(default, skip_serializing_if = "ArrayVec::is_empty")]
+        translation: ArrayVec<i32, 9>,
         /// Rotation, 4096 = 360°.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        rotation: Vec<i16>,
+        #[serde(default, skip_serializing_if = "ArrayVec::is_empty")]
+        rotation: ArrayVec<i16, 9>,
         /// Scale, 4096 = 1.0 (one value in the one-parameter types).
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        scale: Vec<i16>,
+        #[serde(default, skip_serializing_if = "ArrayVec::is_empty")]
+        scale: ArrayVec<i16, 9>,
         /// The padding halfword when the halfwords are odd in number.
         #[serde(default, skip_serializing_if = "is_default")]
         pad: u16,
@@ -430,10 +433,10 @@ pub enum KeyFrame {
     /// TGT = 1: the unit values (16- and 8-bit units sign-extended), then padding bytes.
     General {
         /// Values, three control points per unit for Bezier.
-        values: Vec<i32>,
+        values: ArrayVec<i32, 12>,
         /// Bytes after the values up to the word boundary.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        pad: Vec<u8>,
+        #[serde(default, skip_serializing_if = "ArrayVec::is_empty")]
+        pad: ArrayVec<u8, 3>,
     },
 }
 
@@ -446,10 +449,19 @@ impl KeyFrame {
                 // Halfword i of the words, low half first (the layout's words hold them all).
                 let hw = |i: usize| w.get(i / 2).map_or(0, |&x| (x >> (16 * (i % 2))) as i16);
                 let base = t32 * 2;
-                let mut translation: Vec<i32> = w[..t32].iter().map(|&x| x as i32).collect();
-                translation.extend((0..t16).map(|i| hw(base + i) as i32));
-                let rotation = (0..r).map(|i| hw(base + t16 + i)).collect();
-                let scale = (0..s).map(|i| hw(base + t16 + r + i)).collect();
+                let mut translation = ArrayVec::new();
+                translation.extend(w.get(..t32)?.iter().map(|&x| x as i32));
+                for i in 0..t16 {
+                    translation.try_push(hw(base + i) as i32).ok()?;
+                }
+                let mut rotation = ArrayVec::new();
+                let mut scale = ArrayVec::new();
+                for i in 0..r {
+                    rotation.try_push(hw(base + t16 + i)).ok()?;
+                }
+                for i in 0..s {
+                    scale.try_push(hw(base + t16 + r + i)).ok()?;
+                }
                 let n = t16 + r + s;
                 let pad = if n % 2 == 1 { hw(base + n) as u16 } else { 0 };
                 Some(KeyFrame::Coordinate {
@@ -460,21 +472,25 @@ impl KeyFrame {
                 })
             }
             Layout::General { values, bytes: b } => {
-                let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
-                let v = (0..values)
-                    .map(|i| {
-                        let s = &bytes[i * b..i * b + b];
-                        match b {
-                            4 => i32::from_le_bytes([s[0], s[1], s[2], s[3]]),
-                            2 => i16::from_le_bytes([s[0], s[1]]) as i32,
-                            _ => s[0] as i8 as i32,
+                // Byte i of the words, little-endian.
+                let byte = |i: usize| (w[i / 4] >> (8 * (i % 4))) as u8;
+                let mut v = ArrayVec::new();
+                for i in 0..values {
+                    let at = i * b;
+                    let x = match b {
+                        4 => {
+                            i32::from_le_bytes([byte(at), byte(at + 1), byte(at + 2), byte(at + 3)])
                         }
-                    })
-                    .collect();
-                Some(KeyFrame::General {
-                    values: v,
-                    pad: bytes[values * b..].to_vec(),
-                })
+                        2 => i16::from_le_bytes([byte(at), byte(at + 1)]) as i32,
+                        _ => byte(at) as i8 as i32,
+                    };
+                    v.try_push(x).ok()?;
+                }
+                let mut pad = ArrayVec::new();
+                for i in values * b..w.len() * 4 {
+                    pad.try_push(byte(i)).ok()?;
+                }
+                Some(KeyFrame::General { values: v, pad })
             }
         }
     }
@@ -594,4 +610,56 @@ pub fn key_frame_at(items: &[ParameterItem], index: u16) -> Option<(u32, &KeyFra
         } if *at == index => Some((*type_code, frame)),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every type code with a known layout: TGT = 0 channels and TGT = 1 units.
+    fn codes_with_layouts() -> Vec<u32> {
+        let mut codes = Vec::new();
+        for s in [0u32, 1, 2, 3, 9, 0xA, 0xB] {
+            for r in [0u32, 1, 2, 3] {
+                for t in [0u32, 1, 2, 3, 9, 0xA, 0xB] {
+                    codes.push((s << 8) | (r << 4) | t);
+                }
+            }
+        }
+        for alg in 1u32..=3 {
+            for mask in 0u32..=0xF {
+                for len in 0u32..=2 {
+                    codes.push((1 << 16) | (alg << 8) | (mask << 4) | len);
+                }
+            }
+        }
+        codes
+    }
+
+    #[test]
+    fn every_layout_fits_inline_and_round_trips() {
+        for code in codes_with_layouts() {
+            let layout = InterpolationType::from_code(code)
+                .layout()
+                .unwrap_or_else(|| panic!("type 0x{code:08x} has a layout"));
+            let words: Vec<u32> = (0..layout.words() as u32)
+                .map(|i| 0x8123_4567u32.rotate_left(i * 7) ^ code)
+                .collect();
+            let frame = KeyFrame::decode(layout, &words)
+                .unwrap_or_else(|| panic!("type 0x{code:08x} decodes"));
+            let mut back = Vec::new();
+            frame.encode(layout, &mut back).unwrap();
+            assert_eq!(back, words, "type 0x{code:08x}");
+        }
+    }
+
+    #[test]
+    fn json_key_frame_longer_than_any_layout_is_refused() {
+        let ok = r#"{"coordinate":{"translation":[1,2,3,4,5,6,7,8,9]}}"#;
+        assert!(serde_json::from_str::<KeyFrame>(ok).is_ok());
+        let long = r#"{"coordinate":{"translation":[1,2,3,4,5,6,7,8,9,10]}}"#;
+        assert!(serde_json::from_str::<KeyFrame>(long).is_err());
+        let long = r#"{"general":{"values":[0,0,0,0,0,0,0,0,0,0,0,0,0]}}"#;
+        assert!(serde_json::from_str::<KeyFrame>(long).is_err());
+    }
 }

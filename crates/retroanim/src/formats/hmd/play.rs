@@ -954,7 +954,7 @@ impl<'a> Player<'a> {
                 })
             };
         let trans = |k: &KeyFrame| match k {
-            KeyFrame::Coordinate { translation, .. } => translation.clone(),
+            KeyFrame::Coordinate { translation, .. } => translation.to_vec(),
             _ => Vec::new(),
         };
         let rots = |k: &KeyFrame| match k {
@@ -1044,7 +1044,7 @@ impl<'a> Player<'a> {
             return Ok(false);
         }
         let vals = |p: Option<u16>| match p.and_then(|p| a.params.get(&p)) {
-            Some(KeyFrame::General { values, .. }) => Some(values.clone()),
+            Some(KeyFrame::General { values, .. }) => Some(values.to_vec()),
             _ => None,
         };
         let (Some(sv), Some(dv)) = (vals(src), vals(dst)) else {
