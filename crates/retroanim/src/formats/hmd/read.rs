@@ -137,12 +137,13 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
         ));
     }
     let mut headers = Vec::with_capacity(count);
-    let mut header_at = BTreeMap::new();
+    // Word offset of each header, ascending (they follow one another).
+    let mut header_at = Vec::with_capacity(count);
     let mut q = phs_at + 1;
-    for i in 0..count {
+    for _ in 0..count {
         let size = cx.get(q, "primitive header size")?;
         let s = cx.slice(q + 1, size as u64, q, "primitive header")?;
-        header_at.insert(q, i);
+        header_at.push(q);
         headers.push(PrimitiveHeader {
             words: s.iter().map(|&x| HeaderEntry::from_word(x)).collect(),
         });
@@ -150,30 +151,32 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     }
     structural.push((phs_at, q, Kind::Headers));
 
-    // Primitive chains.
-    let mut primitives: BTreeMap<usize, Primitive> = BTreeMap::new();
+    // Primitive chains. Every primitive read is marked in `read_at` (a bit per word), so a
+    // chain that reaches one again (a shared tail, or a loop, which validate reports) stops.
+    let mut primitives: Vec<(usize, Primitive)> = Vec::new();
+    let mut read_at = vec![0u64; words.len().div_ceil(64)];
     let mut steps = 0u64;
     for (bi, &b) in blocks.iter().enumerate() {
         let mut p = b;
         let mut field = 4 + bi;
         while p != 0 && p != TERMINATE {
             let at = cx.pointer(p, field, "primitive pointer")?;
-            // Every primitive read is in `primitives`, so a chain that loops back on itself
-            // stops here too.
-            if primitives.contains_key(&at) {
-                // Shared tail (or a loop, which validate reports): already read.
+            let (bit, mask) = (at / 64, 1u64 << (at % 64));
+            if read_at[bit] & mask != 0 {
                 break;
             }
+            read_at[bit] |= mask;
             steps += 1;
             cx.limits.steps("primitive chain", steps)?;
-            let prim = read_primitive(&cx, at)?;
-            let end = at + prim.words();
+            let (prim, end) = read_primitive(&cx, at)?;
             structural.push((at, end, Kind::Primitive));
             p = prim.next;
             field = at;
-            primitives.insert(at, prim);
+            primitives.push((at, prim));
         }
     }
+    primitives.sort_unstable_by_key(|p| p.0);
+    let header_index = |h: u32| header_at.binary_search(&(h as usize)).ok();
 
     structural.sort();
     for pair in structural.windows(2) {
@@ -199,17 +202,18 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     // Section starts and their roles, from the headers and the types of the primitives using
     // them.
     // (header offset, type code) of every data section, by header; stable, so each header's
-    // types stay in the order the primitives were read.
+    // types stay in the order of the primitives' offsets.
     let mut users: Vec<(usize, u32)> = primitives
-        .values()
-        .flat_map(|p| p.types.iter().map(|t| (p.header as usize, t.type_code)))
+        .iter()
+        .flat_map(|(_, p)| p.types.iter().map(|t| (p.header as usize, t.type_code)))
         .collect();
     users.sort_by_key(|u| u.0);
-    let mut sections: BTreeMap<usize, SectionRole> = BTreeMap::new();
-    for (&at, &hi) in &header_at {
+    // (section, role) as each header word names it, in header order.
+    let mut named: Vec<(usize, SectionRole)> = Vec::new();
+    for (&at, h) in header_at.iter().zip(&headers) {
         let types =
             &users[users.partition_point(|u| u.0 < at)..users.partition_point(|u| u.0 <= at)];
-        for (i, e) in headers[hi].words.iter().enumerate() {
+        for (i, e) in h.words.iter().enumerate() {
             let Some(p) = e.pointer() else { continue };
             let p = p as usize;
             if p >= words.len() || inside(p) {
@@ -219,32 +223,49 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
                 .iter()
                 .find_map(|&(_, t)| role_of(t, i))
                 .unwrap_or(SectionRole::Unknown);
-            let slot = sections.entry(p).or_insert(role);
-            // An animation target is also whatever else points to it (PP_AIM animates a
-            // vertex section); other disagreements leave the section untyped.
-            if *slot == SectionRole::AnimationTarget {
-                *slot = role;
-            } else if *slot != role && role != SectionRole::AnimationTarget {
-                *slot = SectionRole::Unknown;
-            }
+            named.push((p, role));
         }
     }
+    named.sort_by_key(|n| n.0);
+    // Each section's role: the first naming's, then merged with the others in order.
+    let mut sections: Vec<(usize, SectionRole)> = Vec::with_capacity(named.len());
+    for (p, role) in named {
+        match sections.last_mut() {
+            Some((q, slot)) if *q == p => {
+                // An animation target is also whatever else points to it (PP_AIM animates
+                // a vertex section); other disagreements leave the section untyped.
+                if *slot == SectionRole::AnimationTarget {
+                    *slot = role;
+                } else if *slot != role && role != SectionRole::AnimationTarget {
+                    *slot = SectionRole::Unknown;
+                }
+            }
+            _ => sections.push((p, role)),
+        }
+    }
+    let role_at = |p: usize| {
+        sections
+            .binary_search_by_key(&p, |s| s.0)
+            .ok()
+            .map(|i| sections[i].1)
+    };
 
     // Polygon sections are decoded as they are cut, straight from the file's words.
-    let runs = polygon_runs(primitives.values(), |h| {
-        let e = headers.get(*header_at.get(&(h as usize))?)?.words.first()?;
-        e.pointer()
+    let runs = polygon_runs(primitives.iter().map(|(_, p)| p), |h| {
+        headers.get(header_index(h)?)?.words.first()?.pointer()
     });
 
     // Cut the file into regions.
     let mut starts: Vec<usize> = structural.iter().map(|s| s.0).collect();
-    starts.extend(sections.keys());
+    starts.extend(sections.iter().map(|s| s.0));
     starts.sort_unstable();
     starts.dedup();
     let mut regions = Vec::with_capacity(starts.len());
     let mut structural_iter = structural.iter().skip(1).peekable();
     let mut pos = header_end;
     let mut headers = Some(headers);
+    // The primitives, in the order of their offsets as the structural regions are.
+    let mut primitives = primitives.into_iter().peekable();
     while pos < words.len() {
         let next_start = starts[starts.partition_point(|&s| s <= pos)..]
             .first()
@@ -260,8 +281,8 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
                     Kind::Headers => {
                         RegionBody::PrimitiveHeaders(headers.take().unwrap_or_default())
                     }
-                    Kind::Primitive => match primitives.remove(&pos) {
-                        Some(p) => RegionBody::Primitive(p),
+                    Kind::Primitive => match primitives.next_if(|p| p.0 == pos) {
+                        Some((_, p)) => RegionBody::Primitive(p),
                         None => RegionBody::Gap(words[s..e].to_vec()),
                     },
                     Kind::Header => RegionBody::Gap(words[s..e].to_vec()),
@@ -273,8 +294,8 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
                 pos = e;
                 continue;
             }
-            _ => match sections.get(&pos) {
-                Some(&SectionRole::Polygon) => {
+            _ => match role_at(pos) {
+                Some(SectionRole::Polygon) => {
                     let w = &words[pos..next_start];
                     RegionBody::Section(Section {
                         role: SectionRole::Polygon,
@@ -282,7 +303,7 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
                             .map_or_else(|| SectionData::Raw(w.to_vec()), SectionData::Polygons),
                     })
                 }
-                Some(&role) => RegionBody::Section(decode_section(role, &words[pos..next_start])),
+                Some(role) => RegionBody::Section(decode_section(role, &words[pos..next_start])),
                 None => RegionBody::Gap(words[pos..next_start].to_vec()),
             },
         };
@@ -300,10 +321,7 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
         regions,
         trailing,
     };
-    decode_parameter_sections(&mut hmd);
-    decode_device_sections(&mut hmd);
-    decode_mime_sections(&mut hmd);
-    decode_grid_sections(&mut hmd);
+    decode_referenced_sections(&mut hmd);
     Ok(hmd)
 }
 
@@ -337,7 +355,8 @@ fn svector(a: u32, b: u32) -> SVector {
     }
 }
 
-fn read_primitive(cx: &Ctx<'_>, at: usize) -> Result<Primitive> {
+/// The primitive at word `at`, and the word after it.
+fn read_primitive(cx: &Ctx<'_>, at: usize) -> Result<(Primitive, usize)> {
     let control = cx.slice(at, 3, at, "primitive control section")?;
     let (next, header, tc) = (control[0], control[1], control[2]);
     let ntypes = (tc & 0x7FFF_FFFF) as u64;
@@ -387,12 +406,13 @@ fn read_primitive(cx: &Ctx<'_>, at: usize) -> Result<Primitive> {
         });
         t += 1 + size as usize;
     }
-    Ok(Primitive {
+    let prim = Primitive {
         next,
         header,
         unmapped: tc & 0x8000_0000 != 0,
         types,
-    })
+    };
+    Ok((prim, t))
 }
 
 /// An animation primitive's last data section whose `count` sequence pointers take more words
@@ -539,31 +559,30 @@ fn decode_section(role: SectionRole, w: &[u32]) -> Section {
     Section { role, data }
 }
 
-/// Region index by the word offset it starts at.
-fn region_index(hmd: &Hmd) -> BTreeMap<u32, usize> {
-    hmd.regions
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.offset, i))
-        .collect()
-}
-
 /// Primitive headers by their word offset.
 pub(crate) fn headers_by_offset(hmd: &Hmd) -> BTreeMap<u32, &PrimitiveHeader> {
+    header_list(hmd).into_iter().collect()
+}
+
+/// Primitive headers with their word offsets, ascending.
+fn header_list(hmd: &Hmd) -> Vec<(u32, &PrimitiveHeader)> {
     let phs = hmd.primitive_header_section & 0x7FFF_FFFF;
-    let mut out = BTreeMap::new();
-    let Some(region) = hmd.regions.iter().find(|r| r.offset == phs) else {
-        return out;
-    };
-    let RegionBody::PrimitiveHeaders(hs) = &region.body else {
-        return out;
+    let Some(RegionBody::PrimitiveHeaders(hs)) = hmd
+        .regions
+        .iter()
+        .find(|r| r.offset == phs)
+        .map(|r| &r.body)
+    else {
+        return Vec::new();
     };
     let mut q = phs + 1;
-    for h in hs {
-        out.insert(q, h);
-        q = q.saturating_add(1 + h.words.len() as u32);
-    }
-    out
+    hs.iter()
+        .map(|h| {
+            let at = q;
+            q = q.saturating_add(1 + h.words.len() as u32);
+            (at, h)
+        })
+        .collect()
 }
 
 /// Where packet runs start: absolute word → (primitive type, packet count), from the polygon
@@ -632,175 +651,98 @@ fn decode_polygons(w: &[u32], base: u64, runs: &[(u64, u16, usize)]) -> Option<V
     ))
 }
 
-/// Decodes parameter sections into key frames and work areas, using the descriptors and the
-/// interpolation table of every animation header pointing to them.
-fn decode_parameter_sections(hmd: &mut Hmd) {
-    let index = region_index(hmd);
-    let mut refs: BTreeMap<u32, BTreeMap<usize, Option<u32>>> = BTreeMap::new();
-    {
-        let headers = headers_by_offset(hmd);
-        let section = |at: Option<u32>| -> Option<&SectionData> {
-            match &hmd.regions[*index.get(&at?)?].body {
-                RegionBody::Section(s) => Some(&s.data),
-                _ => None,
-            }
-        };
-        let mut seen = BTreeSet::new();
-        for r in &hmd.regions {
-            let RegionBody::Primitive(p) = &r.body else {
-                continue;
-            };
-            if !p
-                .types
-                .iter()
-                .any(|t| t.kind().category() == 3 && t.kind().developer() == 0)
-            {
-                continue;
-            }
-            let Some(h) = headers.get(&p.header) else {
-                continue;
-            };
-            let ptr = |i: usize| h.words.get(i).and_then(|e| e.pointer());
-            if !seen.insert((ptr(1), ptr(2), ptr(3))) {
-                continue;
-            }
-            let (
-                Some(SectionData::InterpolationTable { types, .. }),
-                Some(SectionData::SequenceControl(ds)),
-                Some(params),
-            ) = (section(ptr(1)), section(ptr(2)), ptr(3))
-            else {
-                continue;
-            };
-            let entry = refs.entry(params).or_default();
-            for d in ds {
-                match *d {
-                    SequenceDescriptor::KeyFrame {
-                        type_idx,
-                        param_idx,
-                        ..
-                    } => {
-                        if let Some(&code) = types.get(type_idx as usize) {
-                            entry.entry(param_idx as usize).or_insert(Some(code));
-                        }
-                    }
-                    SequenceDescriptor::Control { code, p2, .. } if code == CONTROL_WORK => {
-                        entry.entry(p2 as usize).or_insert(None);
-                    }
-                    _ => {}
-                }
-            }
+/// What the second pass of the reader looks things up in: the regions the first pass cut
+/// (ascending by offset) and the primitive headers.
+struct Lookup<'a> {
+    regions: &'a [Region],
+    headers: Vec<(u32, &'a PrimitiveHeader)>,
+}
+
+impl<'a> Lookup<'a> {
+    fn new(hmd: &'a Hmd) -> Self {
+        Lookup {
+            regions: &hmd.regions,
+            headers: header_list(hmd),
         }
     }
-    for (at, starts) in refs {
-        let Some(&ri) = index.get(&at) else { continue };
-        let RegionBody::Section(s) = &mut hmd.regions[ri].body else {
-            continue;
-        };
-        let SectionData::Raw(w) = &s.data else {
-            continue;
-        };
-        if s.role != SectionRole::Parameters {
-            continue;
+
+    fn primitives(&self) -> impl Iterator<Item = &'a Primitive> {
+        self.regions.iter().filter_map(|r| match &r.body {
+            RegionBody::Primitive(p) => Some(p),
+            _ => None,
+        })
+    }
+
+    /// Section pointer `i` of the header at word `at`.
+    fn pointer(&self, at: u32, i: usize) -> Option<u32> {
+        let h = self.headers[self.headers.binary_search_by_key(&at, |h| h.0).ok()?].1;
+        h.words.get(i)?.pointer()
+    }
+
+    fn section(&self, at: Option<u32>) -> Option<&'a SectionData> {
+        match &self.regions[region_at(self.regions, at?)?].body {
+            RegionBody::Section(s) => Some(&s.data),
+            _ => None,
         }
-        let mut items = Vec::new();
-        let mut pos = 0usize;
-        let mut raw_from = 0usize;
-        for (&start, &code) in &starts {
-            if start < pos || start >= w.len() || start > u16::MAX as usize {
-                continue;
-            }
-            let decoded = match code {
-                Some(code) => super::cat3_anim::InterpolationType::from_code(code)
-                    .layout()
-                    .filter(|l| l.words() > 0 && start + l.words() <= w.len())
-                    .and_then(|l| KeyFrame::decode(l, &w[start..]).map(|f| (l.words(), f)))
-                    .map(|(n, frame)| {
-                        (
-                            n,
-                            ParameterItem::KeyFrame {
-                                index: start as u16,
-                                type_code: code,
-                                frame,
-                            },
-                        )
-                    }),
-                None => (start + 4 <= w.len()).then(|| {
-                    (
-                        4,
-                        ParameterItem::Work {
-                            index: start as u16,
-                            words: [w[start], w[start + 1], w[start + 2], w[start + 3]],
-                        },
-                    )
-                }),
-            };
-            if let Some((n, item)) = decoded {
-                if start > raw_from {
-                    items.push(ParameterItem::Raw(w[raw_from..start].to_vec()));
-                }
-                items.push(item);
-                pos = start + n;
-                raw_from = pos;
-            }
-        }
-        if raw_from < w.len() {
-            items.push(ParameterItem::Raw(w[raw_from..].to_vec()));
-        }
-        s.data = SectionData::Parameters(items);
     }
 }
 
-/// Decodes camera and light parameter sections at the offsets the device primitives read.
-fn decode_device_sections(hmd: &mut Hmd) {
-    let mut refs: BTreeMap<u32, BTreeMap<usize, DeviceKind>> = BTreeMap::new();
-    {
-        let headers = headers_by_offset(hmd);
-        for (_, p) in hmd.primitives() {
-            let Some(section) = headers
-                .get(&p.header)
-                .and_then(|h| h.words.first())
-                .and_then(|e| e.pointer())
-            else {
-                continue;
-            };
-            for t in &p.types {
-                if t.kind().developer() != 0 || t.kind().category() != 7 {
-                    continue;
-                }
-                let Some(kind) = DeviceKind::from_code(t.type_code) else {
-                    continue;
-                };
-                let index = match (&t.data, kind.is_light()) {
-                    (TypeData::Light(l), true) => l.parameter_index as usize,
-                    (_, false) => 0,
-                    _ => continue,
-                };
-                // A projection reads only word 0 of the camera parameters; it is decoded
-                // with the other camera kinds' 8 words.
-                refs.entry(section)
-                    .or_default()
-                    .entry(index)
-                    .or_insert(kind);
-            }
+/// The region starting at word `at` (the reader cuts regions in ascending order).
+fn region_at(regions: &[Region], at: u32) -> Option<usize> {
+    regions.binary_search_by_key(&at, |r| r.offset).ok()
+}
+
+/// Sorts `(section, start, what)` references by section and start; of those naming one start,
+/// the first one found is kept.
+fn sorted_refs<T>(mut refs: Vec<(u32, usize, T)>) -> Vec<(u32, usize, T)> {
+    refs.sort_by_key(|r| (r.0, r.1));
+    refs.dedup_by_key(|r| (r.0, r.1));
+    refs
+}
+
+/// Replaces every raw section of `role` that `refs` (sorted) reference with what `decode`
+/// makes of its words and the references into it.
+fn decode_referenced<T: Copy>(
+    hmd: &mut Hmd,
+    role: SectionRole,
+    refs: &[(u32, usize, T)],
+    mut decode: impl FnMut(&[u32], &[(u32, usize, T)]) -> SectionData,
+) {
+    for group in refs.chunk_by(|a, b| a.0 == b.0) {
+        let Some(ri) = region_at(&hmd.regions, group[0].0) else {
+            continue;
+        };
+        let RegionBody::Section(s) = &mut hmd.regions[ri].body else {
+            continue;
+        };
+        if s.role != role {
+            continue;
+        }
+        if let SectionData::Raw(w) = &s.data {
+            s.data = decode(w, group);
         }
     }
-    for region in &mut hmd.regions {
-        let Some(starts) = refs.get(&region.offset) else {
-            continue;
-        };
-        let RegionBody::Section(s) = &mut region.body else {
-            continue;
-        };
-        let SectionData::Raw(w) = &s.data else {
-            continue;
-        };
-        if s.role != SectionRole::DeviceParameters {
-            continue;
-        }
-        let items = lay_out(
+}
+
+/// Decodes the sections that primitives read at word offsets of their own: key frames of
+/// parameter sections, camera and light parameters, MIMe DIFF blocks and ground grids.
+fn decode_referenced_sections(hmd: &mut Hmd) {
+    let (params, devices, mimes, grids) = {
+        let cx = Lookup::new(hmd);
+        (
+            parameter_refs(&cx),
+            device_refs(&cx),
+            mime_refs(&cx),
+            grid_refs(&cx),
+        )
+    };
+    decode_referenced(hmd, SectionRole::Parameters, &params, |w, refs| {
+        SectionData::Parameters(parameter_items(w, refs))
+    });
+    decode_referenced(hmd, SectionRole::DeviceParameters, &devices, |w, refs| {
+        SectionData::Devices(lay_out(
             w,
-            starts.iter().map(|(&start, &kind)| (start, kind)),
+            refs.iter().map(|r| (r.1, r.2)),
             |start, kind| {
                 if start > u16::MAX as usize {
                     return None;
@@ -810,9 +752,230 @@ fn decode_device_sections(hmd: &mut Hmd) {
                 Some((item, n))
             },
             DeviceItem::Raw,
-        );
-        s.data = SectionData::Devices(items);
+        ))
+    });
+    decode_referenced(hmd, SectionRole::MimeDiff, &mimes, |w, refs| {
+        use super::cat4_mime::{JointDiff, MimeDiffItem, MimeKind, VertexDiff, VertexResetDiff};
+        SectionData::MimeDiff(lay_out(
+            w,
+            refs.iter().map(|r| (r.1, r.2)),
+            |st, (kind, reset)| {
+                let rest = w.get(st..).filter(|r| !r.is_empty())?;
+                let start = st as u32;
+                let item = match (kind, reset) {
+                    (MimeKind::JointAxes | MimeKind::JointRpy, _) => {
+                        JointDiff::decode(kind, start, rest).map(MimeDiffItem::Joint)
+                    }
+                    (_, false) => VertexDiff::decode(start, rest).map(MimeDiffItem::Vertex),
+                    (_, true) => {
+                        VertexResetDiff::decode(start, rest).map(MimeDiffItem::VertexReset)
+                    }
+                }?;
+                let n = item.words();
+                Some((item, n))
+            },
+            MimeDiffItem::Raw,
+        ))
+    });
+    decode_referenced(hmd, SectionRole::GroundGrid, &grids, |w, refs| {
+        use super::cat5_ground::GridItem;
+        SectionData::Grid(lay_out(
+            w,
+            refs.iter().map(|r| (r.1, r.2)),
+            |st, (textured, n)| {
+                let item = GridItem::decode(st as u32, textured, n, w.get(st..)?)?;
+                let words = item.words();
+                Some((item, words))
+            },
+            GridItem::Raw,
+        ))
+    });
+}
+
+/// Key frames (with their type word) and WORK areas (`None`) of parameter sections, from the
+/// descriptors and the interpolation table of every animation header pointing to them.
+fn parameter_refs(cx: &Lookup<'_>) -> Vec<(u32, usize, Option<u32>)> {
+    let mut refs = Vec::new();
+    let mut seen = BTreeSet::new();
+    for p in cx.primitives() {
+        if !p
+            .types
+            .iter()
+            .any(|t| t.kind().category() == 3 && t.kind().developer() == 0)
+        {
+            continue;
+        }
+        let ptr = |i: usize| cx.pointer(p.header, i);
+        // Headers naming the same sections give the same references.
+        if !seen.insert((ptr(1), ptr(2), ptr(3))) {
+            continue;
+        }
+        let (
+            Some(SectionData::InterpolationTable { types, .. }),
+            Some(SectionData::SequenceControl(ds)),
+            Some(params),
+        ) = (cx.section(ptr(1)), cx.section(ptr(2)), ptr(3))
+        else {
+            continue;
+        };
+        for d in ds {
+            match *d {
+                SequenceDescriptor::KeyFrame {
+                    type_idx,
+                    param_idx,
+                    ..
+                } => {
+                    if let Some(&code) = types.get(type_idx as usize) {
+                        refs.push((params, param_idx as usize, Some(code)));
+                    }
+                }
+                SequenceDescriptor::Control { code, p2, .. } if code == CONTROL_WORK => {
+                    refs.push((params, p2 as usize, None));
+                }
+                _ => {}
+            }
+        }
     }
+    sorted_refs(refs)
+}
+
+/// A parameter section's words as the key frames and WORK areas `refs` (sorted) name, and
+/// raw words elsewhere.
+fn parameter_items(w: &[u32], refs: &[(u32, usize, Option<u32>)]) -> Vec<ParameterItem> {
+    let mut items = Vec::with_capacity(2 * refs.len() + 1);
+    let mut pos = 0usize;
+    let mut raw_from = 0usize;
+    for &(_, start, code) in refs {
+        if start < pos || start >= w.len() || start > u16::MAX as usize {
+            continue;
+        }
+        let decoded = match code {
+            Some(code) => super::cat3_anim::InterpolationType::from_code(code)
+                .layout()
+                .filter(|l| l.words() > 0 && start + l.words() <= w.len())
+                .and_then(|l| KeyFrame::decode(l, &w[start..]).map(|f| (l.words(), f)))
+                .map(|(n, frame)| {
+                    (
+                        n,
+                        ParameterItem::KeyFrame {
+                            index: start as u16,
+                            type_code: code,
+                            frame,
+                        },
+                    )
+                }),
+            None => (start + 4 <= w.len()).then(|| {
+                (
+                    4,
+                    ParameterItem::Work {
+                        index: start as u16,
+                        words: [w[start], w[start + 1], w[start + 2], w[start + 3]],
+                    },
+                )
+            }),
+        };
+        if let Some((n, item)) = decoded {
+            if start > raw_from {
+                items.push(ParameterItem::Raw(w[raw_from..start].to_vec()));
+            }
+            items.push(item);
+            pos = start + n;
+            raw_from = pos;
+        }
+    }
+    if raw_from < w.len() {
+        items.push(ParameterItem::Raw(w[raw_from..].to_vec()));
+    }
+    items
+}
+
+/// Camera and light parameters at the offsets the device primitives read.
+fn device_refs(cx: &Lookup<'_>) -> Vec<(u32, usize, DeviceKind)> {
+    let mut refs = Vec::new();
+    for p in cx.primitives() {
+        let Some(section) = cx.pointer(p.header, 0) else {
+            continue;
+        };
+        for t in &p.types {
+            if t.kind().developer() != 0 || t.kind().category() != 7 {
+                continue;
+            }
+            let Some(kind) = DeviceKind::from_code(t.type_code) else {
+                continue;
+            };
+            let index = match (&t.data, kind.is_light()) {
+                (TypeData::Light(l), true) => l.parameter_index as usize,
+                (_, false) => 0,
+                _ => continue,
+            };
+            // A projection reads only word 0 of the camera parameters; it is decoded with
+            // the other camera kinds' 8 words.
+            refs.push((section, index, kind));
+        }
+    }
+    sorted_refs(refs)
+}
+
+/// DIFF blocks of MIMe DIFF sections at the offsets the MIMe primitives name.
+fn mime_refs(cx: &Lookup<'_>) -> Vec<(u32, usize, (super::cat4_mime::MimeKind, bool))> {
+    use super::cat4_mime::MimeKind;
+    let mut refs = Vec::new();
+    for p in cx.primitives() {
+        for t in &p.types {
+            let (TypeData::Offsets(offsets), 0, 4) =
+                (&t.data, t.kind().developer(), t.kind().category())
+            else {
+                continue;
+            };
+            let Some((kind, reset)) = MimeKind::from_code(t.type_code) else {
+                continue;
+            };
+            let joint = matches!(kind, MimeKind::JointAxes | MimeKind::JointRpy);
+            let diff_word = match (joint, reset) {
+                (true, false) => 4,
+                (true, true) => 2,
+                (false, false) => 3,
+                (false, true) => 1,
+            };
+            let Some(section) = cx.pointer(p.header, diff_word) else {
+                continue;
+            };
+            refs.extend(
+                offsets
+                    .iter()
+                    .map(|&o| (section, o as usize, (kind, reset))),
+            );
+        }
+    }
+    sorted_refs(refs)
+}
+
+/// Ground grids: each ground primitive reads one entry per grid cell of its polygon section,
+/// at its grid offset, one word (textured) or two (flat) each.
+fn grid_refs(cx: &Lookup<'_>) -> Vec<(u32, usize, (bool, usize))> {
+    let mut refs = Vec::new();
+    for p in cx.primitives() {
+        for t in &p.types {
+            let (TypeData::Offsets(o), 0, 5) = (&t.data, t.kind().developer(), t.kind().category())
+            else {
+                continue;
+            };
+            let (Some(&[0, grid_off, _]), Some(poly), Some(grid)) = (
+                o.get(..3).and_then(|s| <&[u32; 3]>::try_from(s).ok()),
+                cx.pointer(p.header, 0),
+                cx.pointer(p.header, 1),
+            ) else {
+                continue;
+            };
+            let Some(SectionData::GroundPolygon(g)) = cx.section(Some(poly)) else {
+                continue;
+            };
+            let cells: usize = g.rows.iter().map(|r| r.grids as usize).sum();
+            let textured = t.kind().primitive_type() & 1 != 0;
+            refs.push((grid, grid_off as usize, (textured, cells)));
+        }
+    }
+    sorted_refs(refs)
 }
 
 /// Lays out a section's words as the items decoded at ascending word offsets, keeping the words
@@ -844,151 +1007,4 @@ fn lay_out<K, T>(
         items.push(raw(w[pos..].to_vec()));
     }
     items
-}
-
-/// Decodes joint DIFF blocks of MIMe DIFF sections at the offsets the joint MIMe primitives
-/// name.
-fn decode_mime_sections(hmd: &mut Hmd) {
-    use super::cat4_mime::{JointDiff, MimeDiffItem, MimeKind, VertexDiff, VertexResetDiff};
-    let mut refs: BTreeMap<u32, BTreeMap<u32, (MimeKind, bool)>> = BTreeMap::new();
-    {
-        let headers = headers_by_offset(hmd);
-        for (_, p) in hmd.primitives() {
-            for t in &p.types {
-                let (TypeData::Offsets(offsets), 0, 4) =
-                    (&t.data, t.kind().developer(), t.kind().category())
-                else {
-                    continue;
-                };
-                let Some((kind, reset)) = MimeKind::from_code(t.type_code) else {
-                    continue;
-                };
-                let joint = matches!(kind, MimeKind::JointAxes | MimeKind::JointRpy);
-                let diff_word = match (joint, reset) {
-                    (true, false) => 4,
-                    (true, true) => 2,
-                    (false, false) => 3,
-                    (false, true) => 1,
-                };
-                let Some(section) = headers
-                    .get(&p.header)
-                    .and_then(|h| h.words.get(diff_word))
-                    .and_then(|e| e.pointer())
-                else {
-                    continue;
-                };
-                let entry = refs.entry(section).or_default();
-                for &o in offsets {
-                    entry.entry(o).or_insert((kind, reset));
-                }
-            }
-        }
-    }
-    for region in &mut hmd.regions {
-        let Some(starts) = refs.get(&region.offset) else {
-            continue;
-        };
-        let RegionBody::Section(s) = &mut region.body else {
-            continue;
-        };
-        let SectionData::Raw(w) = &s.data else {
-            continue;
-        };
-        if s.role != SectionRole::MimeDiff {
-            continue;
-        }
-        let items = lay_out(
-            w,
-            starts
-                .iter()
-                .map(|(&start, &k)| (start as usize, (start, k))),
-            |st, (start, (kind, reset))| {
-                let rest = w.get(st..).filter(|r| !r.is_empty())?;
-                let item = match (kind, reset) {
-                    (MimeKind::JointAxes | MimeKind::JointRpy, _) => {
-                        JointDiff::decode(kind, start, rest).map(MimeDiffItem::Joint)
-                    }
-                    (_, false) => VertexDiff::decode(start, rest).map(MimeDiffItem::Vertex),
-                    (_, true) => {
-                        VertexResetDiff::decode(start, rest).map(MimeDiffItem::VertexReset)
-                    }
-                }?;
-                let n = item.words();
-                Some((item, n))
-            },
-            MimeDiffItem::Raw,
-        );
-        s.data = SectionData::MimeDiff(items);
-    }
-}
-
-/// Decodes ground grid sections: each ground primitive reads one entry per grid cell of its
-/// polygon section, at its grid offset, one word (textured) or two (flat) each.
-fn decode_grid_sections(hmd: &mut Hmd) {
-    use super::cat5_ground::GridItem;
-    let mut refs: BTreeMap<u32, BTreeMap<u32, (bool, usize)>> = BTreeMap::new();
-    {
-        let headers = headers_by_offset(hmd);
-        let index = region_index(hmd);
-        for (_, p) in hmd.primitives() {
-            let Some(h) = headers.get(&p.header) else {
-                continue;
-            };
-            let ptr = |i: usize| h.words.get(i).and_then(|e| e.pointer());
-            for t in &p.types {
-                let (TypeData::Offsets(o), 0, 5) =
-                    (&t.data, t.kind().developer(), t.kind().category())
-                else {
-                    continue;
-                };
-                let (Some(&[0, grid_off, _]), Some(poly), Some(grid)) = (
-                    o.get(..3).and_then(|s| <&[u32; 3]>::try_from(s).ok()),
-                    ptr(0),
-                    ptr(1),
-                ) else {
-                    continue;
-                };
-                let Some(RegionBody::Section(Section {
-                    data: SectionData::GroundPolygon(g),
-                    ..
-                })) = index.get(&poly).map(|&i| &hmd.regions[i].body)
-                else {
-                    continue;
-                };
-                let cells: usize = g.rows.iter().map(|r| r.grids as usize).sum();
-                let textured = t.kind().primitive_type() & 1 != 0;
-                refs.entry(grid)
-                    .or_default()
-                    .entry(grid_off)
-                    .or_insert((textured, cells));
-            }
-        }
-    }
-    for region in &mut hmd.regions {
-        let Some(starts) = refs.get(&region.offset) else {
-            continue;
-        };
-        let RegionBody::Section(s) = &mut region.body else {
-            continue;
-        };
-        let SectionData::Raw(w) = &s.data else {
-            continue;
-        };
-        if s.role != SectionRole::GroundGrid {
-            continue;
-        }
-        let items = lay_out(
-            w,
-            starts
-                .iter()
-                .map(|(&start, &k)| (start as usize, (start, k))),
-            |st, (start, (textured, n))| {
-                let item = GridItem::decode(start, textured, n, w.get(st..)?)?;
-                let words = item.words();
-                Some((item, words))
-            },
-            GridItem::Raw,
-        );
-        s.data = SectionData::Grid(items);
-    }
 }
