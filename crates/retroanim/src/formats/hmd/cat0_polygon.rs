@@ -8,6 +8,8 @@
 //! Strip meshes are typed for 0x18 and 0x1c, the only pattern the samples pin down (notes §13);
 //! other strips and preset strips are kept as raw words.
 
+use std::sync::OnceLock;
+
 use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 
@@ -133,6 +135,31 @@ fn layout(pt: u16) -> Option<Slots> {
         }
     }
     Some(s)
+}
+
+/// A type's packet slots with what a packet's lists need to fill them.
+struct PacketLayout {
+    slots: Slots,
+    need: Needs,
+}
+
+/// The packet layout of the PRIMITIVE TYPE bits `pt` ([`layout`]), built once for every type
+/// on first use: every type with a layout is below 0x400 (a test checks).
+fn packet_layout(pt: u16) -> Option<&'static PacketLayout> {
+    static TABLE: OnceLock<Vec<Option<PacketLayout>>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| {
+            (0..0x400)
+                .map(|pt| {
+                    layout(pt).map(|slots| PacketLayout {
+                        need: Needs::of(&slots),
+                        slots,
+                    })
+                })
+                .collect()
+        })
+        .get(usize::from(pt))?
+        .as_ref()
 }
 
 /// Slots of a preset packet: two GPU packets, then the vertex indices (unlit types only).
@@ -357,7 +384,7 @@ pub fn decode_strips(pt: u16, count: usize, w: &[u32]) -> Option<(StripRun, usiz
 
 /// Words one packet of primitive type `pt` takes, when the layout is known.
 pub fn packet_words(pt: u16) -> Option<usize> {
-    layout(pt).map(|s| s.len())
+    packet_layout(pt).map(|l| l.slots.len())
 }
 
 /// A texture coordinate word's `u` and `v`.
@@ -584,17 +611,16 @@ impl PacketRun {
     /// Encodes `packets` of type `primitive_type`; fails when the type's layout is unknown
     /// (strips, combinations the manual does not list) or a packet's lists do not match it.
     pub fn new(primitive_type: u16, packets: &[Packet]) -> Result<PacketRun> {
-        let slots = layout(primitive_type)
-            .filter(|s| !s.is_empty())
+        let PacketLayout { slots, need } = packet_layout(primitive_type)
+            .filter(|l| !l.slots.is_empty())
             .ok_or_else(|| {
                 unencodable(format!(
                     "primitive type 0x{primitive_type:x} has no packet layout"
                 ))
             })?;
-        let need = Needs::of(&slots);
         let mut words = Vec::with_capacity(slots.len() * packets.len());
         for (i, p) in packets.iter().enumerate() {
-            p.encode(&slots, &need, &mut words)
+            p.encode(slots, need, &mut words)
                 .ok_or_else(|| mismatch(primitive_type, i))?;
         }
         Ok(PacketRun {
@@ -626,30 +652,29 @@ impl PacketRun {
 
     /// Packet `i`.
     pub fn get(&self, i: usize) -> Option<Packet> {
-        let slots = layout(self.primitive_type)?;
+        let l = packet_layout(self.primitive_type)?;
         let w = self
             .words
             .get(i.checked_mul(self.size)?..)?
             .get(..self.size)?;
-        Packet::decode(&slots, &Needs::of(&slots), w)
+        Packet::decode(&l.slots, &l.need, w)
     }
 
     /// The packets, decoded one at a time.
     pub fn packets(&self) -> impl ExactSizeIterator<Item = Packet> + '_ {
-        let slots = layout(self.primitive_type).unwrap_or_default();
-        let need = Needs::of(&slots);
-        self.words
-            .chunks_exact(self.size)
-            .map(move |w| Packet::decode(&slots, &need, w).unwrap_or_default())
+        let l = packet_layout(self.primitive_type);
+        self.words.chunks_exact(self.size).map(move |w| {
+            l.and_then(|l| Packet::decode(&l.slots, &l.need, w))
+                .unwrap_or_default()
+        })
     }
 
     /// Replaces packet `i`; fails when there is no packet `i` or `packet`'s lists do not match
     /// the run's layout (the run is then unchanged).
     pub fn set(&mut self, i: usize, packet: &Packet) -> Result<()> {
-        let slots = layout(self.primitive_type).unwrap_or_default();
         let mut w = Vec::with_capacity(self.size);
-        packet
-            .encode(&slots, &Needs::of(&slots), &mut w)
+        packet_layout(self.primitive_type)
+            .and_then(|l| packet.encode(&l.slots, &l.need, &mut w))
             .ok_or_else(|| mismatch(self.primitive_type, i))?;
         let at = i
             .checked_mul(self.size)
@@ -820,6 +845,7 @@ mod tests {
         for pt in 0..=u16::MAX {
             // Building a layout with more than MAX_SLOTS slots would panic here.
             if let Some(slots) = layout(pt) {
+                assert!(pt < 0x400, "type 0x{pt:x} is outside the layout table");
                 most_slots = most_slots.max(slots.len());
                 assert!(fits(&slots), "type 0x{pt:x}");
                 let words: Vec<u32> = (0..slots.len() as u32).collect();
