@@ -852,6 +852,22 @@ fn a_grown_section_moves_everything_after_it_and_every_pointer_follows() {
     assert!(hmd::validate(&back).iter().all(|i| i.code != "pointer"));
 }
 
+#[test]
+fn two_regions_claiming_one_offset_are_refused_by_the_writer() {
+    let (_, mut m) = read_everything();
+    let last = m.regions.len() - 1;
+    m.regions[last].offset = m.regions[1].offset;
+    match hmd::write(&m) {
+        Err(retroanim::Error::Unencodable { what, .. }) => {
+            assert!(
+                what.contains(&format!("two regions have offset {}", m.regions[1].offset)),
+                "{what}"
+            )
+        }
+        other => panic!("expected Unencodable, got {other:?}"),
+    }
+}
+
 fn malformed_offset(data: &[u8]) -> u64 {
     match hmd::read(data) {
         Err(retroanim::Error::Malformed { offset, .. }) => offset,

@@ -8,8 +8,6 @@
 //! region moved. An unchanged model therefore writes its original bytes, and an edited one (a
 //! region grown or shrunk, a region added) gets every pointer recomputed.
 
-use std::collections::BTreeMap;
-
 use crate::bytes::{Le, Writer};
 use crate::error::{Error, Result};
 use crate::Format;
@@ -27,8 +25,10 @@ fn unencodable(what: impl Into<String>) -> Error {
 
 /// Maps old word offsets to new ones.
 struct Relocation {
-    /// old offset → new offset, per region start.
-    starts: BTreeMap<u32, u32>,
+    /// (old offset, new offset) per region start, ascending by old offset.
+    starts: Vec<(u32, u32)>,
+    /// No region moved: every pointer stays as it is.
+    identity: bool,
 }
 
 impl Relocation {
@@ -36,9 +36,15 @@ impl Relocation {
     /// pointers that lie outside the file (which `validate` reports) exactly as they were when
     /// nothing moved.
     fn map(&self, p: u32) -> u32 {
-        match self.starts.range(..=p).next_back() {
-            Some((&old, &new)) => p.wrapping_sub(old).wrapping_add(new),
-            None => p,
+        if self.identity {
+            return p;
+        }
+        match self.starts.partition_point(|s| s.0 <= p) {
+            0 => p,
+            i => {
+                let (old, new) = self.starts[i - 1];
+                p.wrapping_sub(old).wrapping_add(new)
+            }
         }
     }
 
@@ -51,19 +57,24 @@ impl Relocation {
 /// Writes an HMD file.
 pub fn write(hmd: &Hmd) -> Result<Vec<u8>> {
     let header_words = 4 + hmd.blocks.len();
-    let mut starts = BTreeMap::new();
+    let mut starts = Vec::with_capacity(hmd.regions.len());
+    let mut sizes = Vec::with_capacity(hmd.regions.len());
     let mut at = header_words;
     for r in &hmd.regions {
         let new = u32::try_from(at).map_err(|_| unencodable("the file exceeds 2^32 words"))?;
-        if starts.insert(r.offset, new).is_some() {
-            return Err(unencodable(format!(
-                "two regions have offset {}; every region needs its own",
-                r.offset
-            )));
-        }
+        starts.push((r.offset, new));
+        sizes.push(r.body.words());
         at += r.body.words();
     }
-    let rel = Relocation { starts };
+    let identity = starts.iter().all(|&(old, new)| old == new);
+    starts.sort_unstable();
+    if let Some(w) = starts.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(unencodable(format!(
+            "two regions have offset {}; every region needs its own",
+            w[0].0
+        )));
+    }
+    let rel = Relocation { starts, identity };
     let mut out: Vec<u32> = Vec::with_capacity(at);
     out.push(VERSION);
     out.push(hmd.map_flag);
@@ -72,7 +83,7 @@ pub fn write(hmd: &Hmd) -> Result<Vec<u8>> {
     for &b in &hmd.blocks {
         out.push(if b == 0 { 0 } else { rel.map(b) });
     }
-    for (i, r) in hmd.regions.iter().enumerate() {
+    for (i, (r, &size)) in hmd.regions.iter().zip(&sizes).enumerate() {
         let before = out.len();
         encode_region(&r.body, &rel, &mut out).map_err(|e| match e {
             Error::Unencodable { format, what } => Error::Unencodable {
@@ -81,13 +92,12 @@ pub fn write(hmd: &Hmd) -> Result<Vec<u8>> {
             },
             e => e,
         })?;
-        if out.len() - before != r.body.words() {
+        if out.len() - before != size {
             // Pointers were computed from `words()`; a disagreement would misplace them.
             return Err(unencodable(format!(
-                "region {i} (read at word {}) encodes to {} words but its size is {}",
+                "region {i} (read at word {}) encodes to {} words but its size is {size}",
                 r.offset,
                 out.len() - before,
-                r.body.words()
             )));
         }
     }
@@ -159,16 +169,19 @@ fn count32(n: usize, what: &str) -> Result<u32> {
 }
 
 fn matrix(m: &Matrix, out: &mut Vec<u32>) {
-    let h: Vec<u16> =
-        m.m.iter()
-            .flatten()
-            .map(|&x| x as u16)
-            .chain([m.pad])
-            .collect();
-    for c in h.chunks_exact(2) {
-        out.push(c[0] as u32 | (c[1] as u32) << 16);
-    }
-    out.extend(m.t.iter().map(|&x| x as u32));
+    let [[a, b, c], [d, e, f], [g, h, i]] = m.m.map(|r| r.map(|x| x as u16));
+    out.extend(
+        [[a, b], [c, d], [e, f], [g, h], [i, m.pad]].map(|[lo, hi]| lo as u32 | (hi as u32) << 16),
+    );
+    out.extend(m.t.map(|x| x as u32));
+}
+
+/// Halfwords two to a word, low half first; an odd last one with a zero high half.
+fn halfwords(h: &[u16], out: &mut Vec<u32>) {
+    let pairs = h.chunks_exact(2);
+    let odd = pairs.remainder().first().map(|&lo| lo as u32);
+    out.extend(pairs.map(|c| c[0] as u32 | (c[1] as u32) << 16));
+    out.extend(odd);
 }
 
 fn svector(v: &SVector, out: &mut Vec<u32>) {
@@ -227,7 +240,12 @@ fn data_section(t: &DataSection, out: &mut Vec<u32>) -> Result<()> {
 fn section(d: &SectionData, out: &mut Vec<u32>) -> Result<()> {
     match d {
         SectionData::Vectors { vectors, odd_word } => {
-            vectors.iter().for_each(|v| svector(v, out));
+            out.extend(vectors.iter().flat_map(|v| {
+                [
+                    v.v[0] as u16 as u32 | (v.v[1] as u16 as u32) << 16,
+                    v.v[2] as u16 as u32 | (v.pad as u16 as u32) << 16,
+                ]
+            }));
             out.extend(odd_word);
         }
         SectionData::Polygons(items) => items
@@ -321,11 +339,7 @@ fn section(d: &SectionData, out: &mut Vec<u32>) -> Result<()> {
             }
         }
         SectionData::Weights(w) => out.extend(w.iter().map(|&x| x as u32)),
-        SectionData::Vram(v) => {
-            for c in v.chunks(2) {
-                out.push(c[0] as u32 | (c.get(1).copied().unwrap_or(0) as u32) << 16);
-            }
-        }
+        SectionData::Vram(v) => halfwords(v, out),
         SectionData::Grid(items) => {
             let start = out.len();
             for (i, it) in items.iter().enumerate() {
@@ -343,12 +357,7 @@ fn section(d: &SectionData, out: &mut Vec<u32>) -> Result<()> {
         SectionData::GroundPolygon(g) => g
             .encode(out)
             .ok_or_else(|| unencodable("a ground polygon section holds at most 65535 rows"))?,
-        SectionData::Heights { heights } => {
-            for c in heights.chunks(2) {
-                let hi = c.get(1).copied().unwrap_or(0);
-                out.push(c[0] as u16 as u32 | (hi as u16 as u32) << 16);
-            }
-        }
+        SectionData::Heights { heights } => halfwords(bytemuck::cast_slice(heights), out),
         SectionData::Raw(w) => out.extend_from_slice(w),
     }
     Ok(())
