@@ -1,8 +1,11 @@
 //! HMD reader: `&[u8]` → [`Hmd`].
 //!
-//! The file is read into words through [`Reader`] once; then the structure is found by following
-//! pointers (each checked to lie inside the file; chains followed with a visited set and the
-//! step limit), the file is cut into regions, and each region is decoded by what points to it.
+//! The file is read into words through [`Reader`] once (borrowed in place when it is aligned on
+//! a little-endian machine); then the structure is found by following pointers (each checked to
+//! lie inside the file; chains followed with a mark per primitive read and the step limit), the
+//! file is cut into regions, each decoded by what points to it, and a second pass decodes the
+//! sections that primitives read at offsets of their own (key frames, camera and light
+//! parameters, MIMe DIFF blocks, ground grids).
 
 use std::collections::{BTreeMap, BTreeSet};
 
