@@ -6,7 +6,7 @@
 //! (3,000 frames × 5,500 points is about 200 MB).
 
 use retroanim::formats::p3d::{
-    self, Bytes, Face, Lod, Mlod, P3d, Point, Signature, Tagg, TaggData, Text, VertexRef,
+    self, Bytes, Face, Lod, Mlod, P3d, Point, Signature, SlotBytes, Tagg, TaggData, Text, VertexRef,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -36,7 +36,7 @@ fn synthetic(frames: usize, points: usize) -> P3d {
         .map(|i| Face {
             n: 4,
             vertices: [v(i), v(i + width), v(i + width + 1), v(i + 1)].into(),
-            unused_slots: Bytes::default(),
+            unused_slots: SlotBytes::default(),
             flags: 0,
             texture: Text::from("data\\flag_co.paa"),
             texture_padding: Bytes::default(),

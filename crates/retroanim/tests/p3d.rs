@@ -4,8 +4,8 @@ mod common;
 
 use proptest::prelude::*;
 use retroanim::formats::p3d::{
-    self, frames::NewFrame, scene, Bytes, Face, Lod, Mlod, P3d, Point, Signature, Tagg, TaggData,
-    Text, VertexRef,
+    self, frames::NewFrame, scene, Bytes, Face, Lod, Mlod, P3d, Point, Signature, SlotBytes, Tagg,
+    TaggData, Text, VertexRef,
 };
 use retroanim::{Error, Limits, Severity};
 
@@ -311,7 +311,7 @@ fn tiny_mlod(signature: Signature) -> Mlod {
     let face = Face {
         n: 3,
         vertices: [v(0), v(1), v(2)].into_iter().collect(),
-        unused_slots: Bytes((0..16).collect()),
+        unused_slots: SlotBytes::new(&(0..16).collect::<Vec<u8>>()),
         flags: 0,
         texture: Text::from("data\\tex_co.paa"),
         texture_padding: if sp3x {
@@ -582,7 +582,7 @@ prop_compose! {
         let faces: Vec<Face> = (0..nf).map(|i| Face {
             n: 3 + (i as u32 % 2),
             vertices: (0..3 + i % 2).map(|k| VertexRef { point: (k % np) as u32, normal: 0, uv: [seed[k][0], seed[k][1]] }).collect(),
-            unused_slots: if i % 2 == 0 && i > 0 { Bytes(vec![i as u8; 16]) } else { Bytes::default() },
+            unused_slots: if i % 2 == 0 && i > 0 { SlotBytes::new(&[i as u8; 16]) } else { SlotBytes::default() },
             flags,
             texture: Text::from(names[0].as_str()),
             texture_padding: Bytes::default(),
@@ -694,4 +694,39 @@ fn names_in_windows_code_pages_survive_the_json_dump() {
     assert!(json.contains("6b6f6c65e86b6f"), "shown as hex bytes");
     let back = retroanim::Model::from_json(json.as_bytes()).unwrap();
     assert_eq!(back.write().unwrap(), model.write().unwrap());
+}
+
+/// A face with fewer than 3 vertices leaves 2 or more slots; whatever stale bytes they hold
+/// are written back as they were read, and a wrong length is refused.
+#[test]
+fn unused_slot_bytes_of_any_face_size_round_trip() {
+    for (n, unused) in [(3u32, 16usize), (2, 32), (1, 48), (0, 64)] {
+        let mut mlod = tiny_mlod(Signature::P3dm);
+        // Only the end tagg: the UV set's size follows the faces' vertex counts.
+        mlod.lods[0]
+            .taggs
+            .retain(|t| t.name.as_bytes() == b"#EndOfFile#");
+        let face = &mut mlod.lods[0].faces[0];
+        face.n = n;
+        face.vertices.truncate(n as usize);
+        let stale: Vec<u8> = (0..unused).map(|i| 0x80 | i as u8).collect();
+        face.unused_slots = SlotBytes::new(&stale);
+        let mut m = P3d::Mlod(mlod);
+        let bytes = p3d::write(&m).unwrap();
+        let back = p3d::read(&bytes).unwrap();
+        let P3d::Mlod(b) = &back else { panic!() };
+        assert_eq!(
+            b.lods[0].faces[0].unused_slots.as_bytes(),
+            &stale[..],
+            "n = {n}"
+        );
+        assert_eq!(p3d::write(&back).unwrap(), bytes);
+
+        let P3d::Mlod(mlod) = &mut m else { panic!() };
+        mlod.lods[0].faces[0].unused_slots = SlotBytes::new(&stale[..unused - 1]);
+        assert!(
+            p3d::write(&m).is_err(),
+            "n = {n}: wrong slot length refused"
+        );
+    }
 }

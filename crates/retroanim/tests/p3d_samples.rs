@@ -5,7 +5,7 @@ mod common;
 
 use common::samples::{check_sample, sine_4096};
 use retroanim::formats::p3d::{
-    self, Bytes, Face, Lod, Mlod, P3d, Point, Signature, Tagg, TaggData, Text, VertexRef,
+    self, Bytes, Face, Lod, Mlod, P3d, Point, Signature, SlotBytes, Tagg, TaggData, Text, VertexRef,
 };
 
 const COLS: u32 = 6;
@@ -54,7 +54,7 @@ fn waving_flag() -> P3d {
             faces.push(Face {
                 n: 4,
                 vertices: [v(i), v(i + COLS), v(i + COLS + 1), v(i + 1)].into(),
-                unused_slots: Bytes::default(),
+                unused_slots: SlotBytes::default(),
                 flags: 0,
                 texture: Text::from("samples\\flag_co.paa"),
                 texture_padding: Bytes::default(),

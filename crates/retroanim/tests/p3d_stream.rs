@@ -6,8 +6,8 @@ mod common;
 use std::io::{BufReader, Cursor};
 
 use retroanim::formats::p3d::{
-    self, scene, stream::MlodFrames, Bytes, Face, Lod, Mlod, P3d, Point, Signature, Tagg, TaggData,
-    Text, VertexRef,
+    self, scene, stream::MlodFrames, Bytes, Face, Lod, Mlod, P3d, Point, Signature, SlotBytes,
+    Tagg, TaggData, Text, VertexRef,
 };
 use retroanim::Error;
 
@@ -120,7 +120,7 @@ fn synthetic(frames: usize, points: usize) -> P3d {
                 .map(|f| Face {
                     n: 3,
                     vertices: [v(3 * f), v(3 * f + 1), v(3 * f + 2)].into_iter().collect(),
-                    unused_slots: Bytes::default(),
+                    unused_slots: SlotBytes::default(),
                     flags: 0,
                     texture: Text::from("t.paa"),
                     texture_padding: Bytes::default(),

@@ -310,13 +310,13 @@ fn read_face<'a>(
 
 /// The unused vertex slots of a face: all-zero slots (what most writers leave) are implied by
 /// an empty field.
-fn unused(slots: &[u8]) -> Bytes {
+fn unused(slots: &[u8]) -> SlotBytes {
     const ZEROS: [u8; 64] = [0; 64];
-    Bytes(if ZEROS.get(..slots.len()) == Some(slots) {
-        Vec::new()
+    if ZEROS.get(..slots.len()) == Some(slots) {
+        SlotBytes::default()
     } else {
-        slots.to_vec()
-    })
+        SlotBytes::new(slots)
+    }
 }
 
 fn read_tagg(

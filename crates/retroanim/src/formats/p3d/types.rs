@@ -124,8 +124,8 @@ pub struct Face {
     pub vertices: ArrayVec<VertexRef, 4>,
     /// The bytes of the slots beyond `n` (16 per slot), verbatim: writers that never cleared
     /// them leave earlier data there.
-    #[serde(default, skip_serializing_if = "Bytes::is_empty")]
-    pub unused_slots: Bytes,
+    #[serde(default, skip_serializing_if = "SlotBytes::is_empty")]
+    pub unused_slots: SlotBytes,
     /// Face flags (lighting, shadow, z-bias, user value; see the module docs).
     #[serde(default, skip_serializing_if = "is_default")]
     pub flags: u32,
@@ -363,32 +363,103 @@ impl Bytes {
 
 impl Serialize for Bytes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut out = String::with_capacity(self.0.len() * 2);
-        for b in &self.0 {
-            out.push(HEX[(b >> 4) as usize] as char);
-            out.push(HEX[(b & 15) as usize] as char);
-        }
-        s.serialize_str(&out)
+        s.serialize_str(&to_hex(&self.0))
     }
 }
 
 impl<'de> Deserialize<'de> for Bytes {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        let digit = |c: u8| -> Result<u8, D::Error> {
-            (c as char).to_digit(16).map(|v| v as u8).ok_or_else(|| {
-                serde::de::Error::custom(format!("not a hex digit: {:?}", c as char))
-            })
-        };
-        let b = s.as_bytes();
-        if b.len() % 2 != 0 {
-            return Err(serde::de::Error::custom("hex string of odd length"));
-        }
-        b.chunks(2)
-            .map(|p| Ok(digit(p[0])? << 4 | digit(p[1])?))
-            .collect::<Result<Vec<u8>, _>>()
+        from_hex(&String::deserialize(d)?)
             .map(Bytes)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(HEX[(b >> 4) as usize] as char);
+        out.push(HEX[(b & 15) as usize] as char);
+    }
+    out
+}
+
+fn from_hex(s: &str) -> Result<Vec<u8>, String> {
+    let digit = |c: u8| -> Result<u8, String> {
+        (c as char)
+            .to_digit(16)
+            .map(|v| v as u8)
+            .ok_or_else(|| format!("not a hex digit: {:?}", c as char))
+    };
+    let b = s.as_bytes();
+    if b.len() % 2 != 0 {
+        return Err("hex string of odd length".into());
+    }
+    b.chunks(2)
+        .map(|p| Ok(digit(p[0])? << 4 | digit(p[1])?))
+        .collect()
+}
+
+/// The bytes of a face's unused vertex slots (16 per slot): none when they are all zero, as
+/// writers that cleared them leave them. One slot (a triangle's fourth, the common case) is
+/// held inline, so reading a face allocates nothing; JSON shows them as a hex string, like
+/// [`Bytes`].
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct SlotBytes(Slots);
+
+#[derive(Clone, PartialEq, Eq, Default)]
+enum Slots {
+    #[default]
+    None,
+    One([u8; 16]),
+    More(Box<[u8]>),
+}
+
+impl SlotBytes {
+    /// The bytes as given (empty: none kept).
+    pub fn new(bytes: &[u8]) -> Self {
+        SlotBytes(match bytes {
+            [] => Slots::None,
+            b => match <[u8; 16]>::try_from(b) {
+                Ok(one) => Slots::One(one),
+                Err(_) => Slots::More(b.into()),
+            },
+        })
+    }
+
+    /// The bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            Slots::None => &[],
+            Slots::One(b) => b,
+            Slots::More(b) => b,
+        }
+    }
+
+    /// True when there are no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.as_bytes().is_empty()
+    }
+}
+
+impl std::fmt::Debug for SlotBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("SlotBytes").field(&self.as_bytes()).finish()
+    }
+}
+
+impl Serialize for SlotBytes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&to_hex(self.as_bytes()))
+    }
+}
+
+impl<'de> Deserialize<'de> for SlotBytes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        from_hex(&String::deserialize(d)?)
+            .map(|b| SlotBytes::new(&b))
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -633,5 +704,25 @@ pub(crate) mod float {
                 .map(|a| a.0)
                 .collect())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slot_bytes_keep_any_length_and_show_as_hex_like_bytes() {
+        for n in [0usize, 16, 32, 48, 64] {
+            let b: Vec<u8> = (0..n as u8).map(|i| i.wrapping_mul(37)).collect();
+            let s = SlotBytes::new(&b);
+            assert_eq!(s.as_bytes(), &b[..]);
+            assert_eq!(s.is_empty(), n == 0);
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(json, serde_json::to_string(&Bytes(b.clone())).unwrap());
+            assert_eq!(serde_json::from_str::<SlotBytes>(&json).unwrap(), s);
+        }
+        assert!(serde_json::from_str::<SlotBytes>("\"0g\"").is_err());
+        assert!(serde_json::from_str::<SlotBytes>("\"012\"").is_err());
     }
 }

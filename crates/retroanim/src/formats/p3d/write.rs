@@ -190,10 +190,10 @@ fn write_face(w: &mut Writer<Le>, f: &Face, signature: Signature) -> Result<()> 
         )));
     }
     let unused = 16 * (4 - f.vertices.len());
-    if !f.unused_slots.is_empty() && f.unused_slots.0.len() != unused {
+    if !f.unused_slots.is_empty() && f.unused_slots.as_bytes().len() != unused {
         return Err(unencodable(format!(
             "{} bytes of unused vertex slots; {} vertices leave {unused}",
-            f.unused_slots.0.len(),
+            f.unused_slots.as_bytes().len(),
             f.vertices.len()
         )));
     }
@@ -213,7 +213,7 @@ fn write_face(w: &mut Writer<Le>, f: &Face, signature: Signature) -> Result<()> 
     if f.unused_slots.is_empty() {
         w.bytes(&[0; 64][..unused]);
     } else {
-        w.bytes(&f.unused_slots.0);
+        w.bytes(f.unused_slots.as_bytes());
     }
     w.u32(f.flags);
     if signature == Signature::P3dm {
