@@ -62,9 +62,10 @@ pub fn write(hmd: &Hmd) -> Result<Vec<u8>> {
     let mut at = header_words;
     for r in &hmd.regions {
         let new = u32::try_from(at).map_err(|_| unencodable("the file exceeds 2^32 words"))?;
+        let size = r.body.words();
         starts.push((r.offset, new));
-        sizes.push(r.body.words());
-        at += r.body.words();
+        sizes.push(size);
+        at += size;
     }
     let identity = starts.iter().all(|&(old, new)| old == new);
     starts.sort_unstable();
