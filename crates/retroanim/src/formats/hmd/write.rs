@@ -116,7 +116,7 @@ fn encode_region(body: &RegionBody, rel: &Relocation, out: &mut Vec<u32>) -> Res
                 out.push(u.flg);
                 matrix(&u.matrix, out);
                 matrix(&u.workm, out);
-                svector(&u.rot, out);
+                out.extend(svector(&u.rot));
                 out.push(if u.parent == 0 { 0 } else { rel.map(u.parent) });
             }
         }
@@ -185,9 +185,12 @@ fn halfwords(h: &[u16], out: &mut Vec<u32>) {
     out.extend(odd);
 }
 
-fn svector(v: &SVector, out: &mut Vec<u32>) {
-    out.push(v.v[0] as u16 as u32 | (v.v[1] as u16 as u32) << 16);
-    out.push(v.v[2] as u16 as u32 | (v.pad as u16 as u32) << 16);
+/// The two words of a short vector: x, y, then z and the pad halfword.
+fn svector(v: &SVector) -> [u32; 2] {
+    [
+        v.v[0] as u16 as u32 | (v.v[1] as u16 as u32) << 16,
+        v.v[2] as u16 as u32 | (v.pad as u16 as u32) << 16,
+    ]
 }
 
 fn data_section(t: &DataSection, out: &mut Vec<u32>) -> Result<()> {
@@ -241,12 +244,7 @@ fn data_section(t: &DataSection, out: &mut Vec<u32>) -> Result<()> {
 fn section(d: &SectionData, out: &mut Vec<u32>) -> Result<()> {
     match d {
         SectionData::Vectors { vectors, odd_word } => {
-            out.extend(vectors.iter().flat_map(|v| {
-                [
-                    v.v[0] as u16 as u32 | (v.v[1] as u16 as u32) << 16,
-                    v.v[2] as u16 as u32 | (v.pad as u16 as u32) << 16,
-                ]
-            }));
+            out.extend(vectors.iter().flat_map(svector));
             out.extend(odd_word);
         }
         SectionData::Polygons(items) => items
