@@ -797,8 +797,13 @@ fn decode_referenced_sections(hmd: &mut Hmd) {
 
 /// Key frames (with their type word) and WORK areas (`None`) of parameter sections, from the
 /// descriptors and the interpolation table of every animation header pointing to them.
+///
+/// Only offsets inside a still-raw parameter section are kept, each once (the first header
+/// naming it gives its type): many headers sharing one descriptor section then add nothing
+/// beyond the section's own words.
 fn parameter_refs(cx: &Lookup<'_>) -> Vec<(u32, usize, Option<u32>)> {
     let mut refs = Vec::new();
+    let mut claimed = BTreeSet::new();
     let mut seen = BTreeSet::new();
     for p in cx.primitives() {
         if !p
@@ -821,21 +826,26 @@ fn parameter_refs(cx: &Lookup<'_>) -> Vec<(u32, usize, Option<u32>)> {
         else {
             continue;
         };
+        let Some(SectionData::Raw(words)) = cx.section(Some(params)) else {
+            continue;
+        };
         for d in ds {
-            match *d {
+            let (at, code) = match *d {
                 SequenceDescriptor::KeyFrame {
                     type_idx,
                     param_idx,
                     ..
-                } => {
-                    if let Some(&code) = types.get(type_idx as usize) {
-                        refs.push((params, param_idx as usize, Some(code)));
-                    }
-                }
+                } => match types.get(type_idx as usize) {
+                    Some(&code) => (param_idx as usize, Some(code)),
+                    None => continue,
+                },
                 SequenceDescriptor::Control { code, p2, .. } if code == CONTROL_WORK => {
-                    refs.push((params, p2 as usize, None));
+                    (p2 as usize, None)
                 }
-                _ => {}
+                _ => continue,
+            };
+            if at < words.len() && claimed.insert((params, at)) {
+                refs.push((params, at, code));
             }
         }
     }
