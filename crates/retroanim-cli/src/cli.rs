@@ -8,9 +8,34 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "retroanim", version, about, long_about = None, arg_required_else_help = true)]
 pub struct Cli {
+    /// Options every command takes.
+    #[command(flatten)]
+    pub global: Global,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, Clone, Default, Args)]
+pub struct Global {
+    /// Print only errors (no per-file success lines, notes or summary).
+    #[arg(long, short, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print more: every note, and a summary line even for one file.
+    #[arg(long, short, global = true)]
+    pub verbose: bool,
+    /// Read every input as this format instead of detecting it from the content (for a damaged
+    /// file whose magic number is gone): tod, hmd, tmd, tim, p3d, mdd, pc2, json.
+    #[arg(long, global = true, value_name = "FMT")]
+    pub from: Option<String>,
+    /// Walk folders given as inputs, and their subfolders (files of no known format found in
+    /// them are skipped and counted).
+    #[arg(long, short, global = true)]
+    pub recursive: bool,
+    /// Files processed in parallel (default: one per core).
+    #[arg(long, short, global = true, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 /// The commands.
@@ -28,6 +53,18 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Play a file's animation (TOD, HMD) as the console does and print each frame's pose.
     Play(PlayArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff), e.g. `retroanim man > retroanim.1`.
+    Man,
+}
+
+/// `retroanim completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// `retroanim play`.
@@ -84,9 +121,10 @@ pub struct PlayArgs {
 /// `retroanim info`.
 #[derive(Debug, Args)]
 pub struct InfoArgs {
-    /// The file to summarise.
-    pub file: PathBuf,
-    /// Print JSON instead of text.
+    /// The files (or, with --recursive, folders) to summarise; `-` reads standard input.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Print JSON instead of text (an array when there are several files).
     #[arg(long)]
     pub json: bool,
 }
@@ -104,21 +142,18 @@ pub struct DumpArgs {
 /// `retroanim validate`.
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// Files to check.
+    /// Files (or, with --recursive, folders) to check.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Print JSON (one array with an entry per file).
     #[arg(long)]
     pub json: bool,
-    /// Only print errors (and the per-file verdict).
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 /// `retroanim roundtrip`.
 #[derive(Debug, Args)]
 pub struct RoundtripArgs {
-    /// Files to read, write and compare.
+    /// Files (or, with --recursive, folders) to read, write and compare.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
@@ -126,10 +161,15 @@ pub struct RoundtripArgs {
 /// `retroanim convert`.
 #[derive(Debug, Args)]
 pub struct ConvertArgs {
-    /// Input file (format detected from its content).
-    pub input: PathBuf,
-    /// Output file, or `-` for standard output (then --to is required).
-    pub output: PathBuf,
+    /// `IN OUT`: one input file and the output file (`-` for standard output, then --to is
+    /// required). With --out-dir: every argument is an input (files, or folders with
+    /// --recursive).
+    #[arg(required = true, value_name = "IN... [OUT]")]
+    pub paths: Vec<PathBuf>,
+    /// Write each output into this folder, named after its input with the target's extension
+    /// (needs --to).
+    #[arg(long, value_name = "DIR", requires = "to")]
+    pub out_dir: Option<PathBuf>,
     /// Output format (default: from OUT's extension): tod, hmd, tmd, tim, p3d, mdd, pc2, gltf, glb, json, png (from a TIM).
     #[arg(long, value_name = "FMT")]
     pub to: Option<String>,
@@ -152,14 +192,14 @@ pub struct ConvertArgs {
     /// Axes: `default` or `raw` (coordinates as stored). P3D: point caches in Arma 3 Object
     /// Builder's Blender axes, glTF right-handed +Y up with the model facing +Z. TOD/TMD/HMD → glTF:
     /// the PlayStation's Y-down axes turned 180° about X into glTF's +Y up.
-    #[arg(long, value_enum, default_value_t = Axes::Default)]
-    pub axes: Axes,
+    #[arg(long, value_enum)]
+    pub axes: Option<Axes>,
     /// Allow the output to replace the input file.
     #[arg(long)]
     pub force: bool,
-    /// TIM → PNG: which CLUT row to use when the TIM stacks several CLUTs.
-    #[arg(long, default_value_t = 0, value_name = "ROW")]
-    pub clut: usize,
+    /// TIM → PNG: which CLUT row to use when the TIM stacks several CLUTs (default 0).
+    #[arg(long, value_name = "ROW")]
+    pub clut: Option<usize>,
     /// TIM → PNG: show STP pixels semi-transparent (alpha 128), as primitives with ABE set do.
     #[arg(long)]
     pub semi_transparent: bool,
@@ -185,8 +225,8 @@ pub struct ConvertArgs {
     #[arg(long, value_name = "S")]
     pub stream_id: Option<u8>,
     /// TOD/TMD/HMD → glTF: metres per PlayStation unit (default 1/4096: 4096 units = 1 m).
-    #[arg(long, value_name = "METRES", default_value_t = 1.0 / 4096.0)]
-    pub scale: f32,
+    #[arg(long, value_name = "METRES")]
+    pub scale: Option<f32>,
 }
 
 /// `--axes`.

@@ -62,6 +62,16 @@ pub enum Error {
     #[error("unknown format: {0}")]
     UnknownFormat(String),
 
+    /// An option the caller gave does not apply, or its value is out of range (the caller's
+    /// fault, not the input's).
+    #[error("--{option}: {what}")]
+    Option {
+        /// The option's name as the command line spells it, without the dashes (`lod`).
+        option: &'static str,
+        /// What is wrong with it.
+        what: String,
+    },
+
     /// A conversion between two formats that retroanim does not offer.
     #[error("cannot convert {from} to {to}: {why}")]
     Conversion {

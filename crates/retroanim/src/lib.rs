@@ -34,6 +34,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bytes;
+pub mod convert;
 mod detect;
 mod error;
 pub mod export;
@@ -168,7 +169,13 @@ pub fn read_any(data: &[u8]) -> Result<Model> {
 
 /// [`read_any`] with explicit limits.
 pub fn read_any_with(data: &[u8], limits: &Limits) -> Result<Model> {
-    match detect(data) {
+    read_as(data, None, limits)
+}
+
+/// Reads `data` as `format` when given (the caller knows better than detection, e.g. for a
+/// damaged file whose magic is gone), else as the format detected from the content.
+pub fn read_as(data: &[u8], format: Option<Format>, limits: &Limits) -> Result<Model> {
+    match format.or_else(|| detect(data)) {
         Some(Format::Tod) => formats::tod::read_with(data, limits).map(Model::Tod),
         Some(Format::Tmd) => formats::tmd::read_with(data, limits).map(Model::Tmd),
         Some(Format::Tim) => formats::tim::read_with(data, limits).map(Model::Tim),

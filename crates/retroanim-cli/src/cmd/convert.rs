@@ -1,189 +1,167 @@
-//! `retroanim convert IN OUT [--to FMT]`.
+//! `retroanim convert IN OUT [--to FMT]` and `retroanim convert IN... --out-dir DIR --to FMT`.
+//!
+//! Argument parsing and printing only: the options become a [`retroanim::convert::Options`],
+//! the library converts and says what it left out; this prints its notes and a one-line
+//! success message. The large point-cache cases go through [`retroanim::convert::stream`] with
+//! one frame in memory.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
+use retroanim::convert::{self, stream, Options};
 use retroanim::{Format, Model};
 
-use crate::cli::ConvertArgs;
+use crate::cli::{Axes, ConvertArgs};
 use crate::Outcome;
 
 pub fn run(args: &ConvertArgs) -> Result<Outcome> {
-    let target = target_format(args)?;
-    if super::p3d::convert_streamed(target, args)? {
-        return Ok(Outcome::Clean);
-    }
-    let (_, model) = super::load(&args.input)?;
-    let bytes = convert(&model, target, args).with_context(|| args.input.display().to_string())?;
-    crate::io::write_output(&args.output, &bytes, Some(&args.input), args.force)?;
-    Ok(Outcome::Clean)
-}
-
-fn target_format(args: &ConvertArgs) -> Result<Format> {
-    if let Some(name) = &args.to {
-        return Format::from_name(name).ok_or_else(|| anyhow!("--to {name}: unknown format"));
-    }
-    let ext = args
-        .output
-        .extension()
-        .and_then(|e| e.to_str())
-        .ok_or_else(|| {
-            anyhow!(
-                "{}: no extension to choose the output format from; pass --to FMT",
-                args.output.display()
-            )
-        })?;
-    Format::from_name(ext).ok_or_else(|| {
-        anyhow!(
-            "{}: unknown output extension .{ext}; pass --to FMT",
-            args.output.display()
-        )
-    })
-}
-
-fn convert(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>> {
-    if target == Format::Json {
-        let mut s = model.to_json()?;
-        s.push('\n');
-        return Ok(s.into_bytes());
-    }
-    if target == model.format() {
-        return Ok(model.write()?);
-    }
-    if let Some(fps) = args.fps {
-        if !(fps.is_finite() && fps > 0.0) {
-            bail!("--fps {fps}: must be a positive number");
-        }
-    }
-    if let Some(bytes) = super::p3d::convert(model, target, args)? {
-        return Ok(bytes);
-    }
-    match (model, target) {
-        (Model::Mdd(_), Format::Pc2) => {
-            let bytes = model.write()?;
-            let mut out = Vec::new();
-            let limits = retroanim::Limits::default();
-            let done = retroanim::export::mdd_to_pc2(
-                &bytes[..],
-                bytes.len() as u64,
-                &mut out,
-                args.fps,
-                &limits,
-            )?;
-            if done.rest_frame_dropped {
-                eprintln!(
-                    "retroanim: note: the MDD's uncounted rest frame has no place in PC2 and is left out"
-                );
-            }
-            if !done.times_exact {
-                eprintln!(
-                    "retroanim: note: the MDD's frame times are not evenly spaced whole frames at {} fps; PC2 keeps only a start frame and a sample rate",
-                    done.fps
-                );
-            }
-            return Ok(out);
-        }
-        (Model::Mdd(_) | Model::Pc2(_), Format::Gltf | Format::Glb) => {
-            let cache = match model {
-                Model::Mdd(m) => m.to_point_cache(),
-                Model::Pc2(p) => {
-                    p.to_point_cache(args.fps.unwrap_or(retroanim::export::DEFAULT_FPS))
-                }
-                _ => unreachable!("matched above"),
-            };
-            let name = args
-                .input
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "point cache".into());
-            let scene = retroanim::export::point_cache_scene(
-                &cache,
-                &name,
-                retroanim::scene::Interpolation::Linear,
+    let opts = options(args)?;
+    let Some(dir) = &args.out_dir else {
+        let [input, output] = &args.paths[..] else {
+            bail!(
+                "convert takes IN OUT (one input, one output), or inputs with --out-dir DIR --to FMT"
             );
-            return Ok(retroanim::export::gltf::write(&scene, target)?);
+        };
+        let target = target_format(args.to.as_deref(), Some(output))?;
+        let input = super::batch::Input {
+            path: input.clone(),
+            root: None,
+        };
+        let (outcome, _) = super::batch::run::<()>(std::slice::from_ref(&input), |_| {
+            one(&input.path, output, target, args, &opts)
+        })?;
+        return Ok(outcome);
+    };
+    let target = target_format(args.to.as_deref(), None)?;
+    let inputs = super::batch::expand(&args.paths)?;
+    let outputs = output_names(&inputs, dir, target);
+    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+    let (outcome, _) = super::batch::run::<()>(&inputs, |input| {
+        let out = &outputs[&input.path];
+        if let Some(parent) = out.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("{}: cannot create", parent.display()))?;
         }
-        (Model::Pc2(_), Format::Mdd) => {
-            let bytes = model.write()?;
-            let mut out = Vec::new();
-            let fps = args.fps.unwrap_or(retroanim::export::DEFAULT_FPS);
-            let limits = retroanim::Limits::default();
-            retroanim::export::pc2_to_mdd(&bytes[..], bytes.len() as u64, &mut out, fps, &limits)?;
-            return Ok(out);
-        }
-        (Model::Tod(_) | Model::Tmd(_), Format::Gltf | Format::Glb) => {
-            return psx_gltf(model, target, args);
-        }
-        (Model::Tim(tim), Format::Png) => {
-            use retroanim::formats::tim;
-            let opts = tim::DecodeOptions {
-                clut_row: args.clut,
-                stp: if args.semi_transparent {
-                    tim::Stp::SemiTransparent
-                } else {
-                    tim::Stp::Opaque
-                },
-            };
-            return Ok(tim::encode_png(&tim.to_rgba(&opts)?)?);
-        }
-        (Model::Hmd(h), Format::Gltf | Format::Glb) => {
-            if args.stream_id.is_some_and(|s| s > 127) {
-                bail!("--stream-id: stream IDs are 0..=127");
-            }
-            if !(args.scale.is_finite() && args.scale > 0.0) {
-                bail!("--scale {}: must be a positive number", args.scale);
-            }
-            let mut tims = Vec::new();
-            for path in &args.tim {
-                match super::load(path)? {
-                    (_, Model::Tim(t)) => tims.push(t),
+        one(&input.path, out, target, args, &opts)
+    })?;
+    Ok(outcome)
+}
+
+/// One conversion, `input` → `output`.
+fn one(
+    input: &Path,
+    output: &Path,
+    target: Format,
+    args: &ConvertArgs,
+    opts: &Options,
+) -> Result<(Outcome, Option<()>)> {
+    let ctx = || input.display().to_string();
+    let (notes, size) = match streamed(input, output, target, args, opts)? {
+        Some(done) => done,
+        None => {
+            let (_, model) = super::load(input)?;
+            let mut opts = opts.clone();
+            if let Some(base) = &args.base {
+                match super::load(base)? {
+                    (_, Model::P3d(p)) => opts.p3d.base = Some(p),
                     (_, m) => bail!(
-                        "{}: a {} file; --tim needs a TIM",
-                        path.display(),
+                        "{}: --base must be a P3D model, this is {}",
+                        base.display(),
                         m.format()
                     ),
                 }
             }
-            let options = retroanim::formats::hmd::SceneOptions {
-                tims,
-                axes: match args.axes {
-                    crate::cli::Axes::Default => retroanim::formats::hmd::Axes::YUp,
-                    crate::cli::Axes::Raw => retroanim::formats::hmd::Axes::Raw,
-                },
-                scale: args.scale,
-                fps: args.fps.unwrap_or(60.0),
-                sequence: args.sequence,
-                stream_id: args.stream_id,
-                ..Default::default()
-            };
-            let scene = h.to_scene(&options)?;
-            return Ok(retroanim::export::gltf::write(&scene, target)?);
+            if opts.name.is_none() && matches!(model, Model::Mdd(_) | Model::Pc2(_)) {
+                opts.name = input.file_stem().map(|s| s.to_string_lossy().into_owned());
+            }
+            let done = convert::convert(&model, target, &opts).with_context(ctx)?;
+            crate::io::write_output(output, &done.bytes, Some(input), args.force)?;
+            (done.notes, Some(done.bytes.len()))
         }
-        _ => {}
+    };
+    for n in &notes {
+        note!("{n}");
     }
-    bail!(retroanim::Error::Conversion {
-        from: model.format(),
-        to: target,
-        why: "no such conversion".into(),
+    if !super::global().quiet && output != Path::new("-") {
+        let size = size.map_or(String::new(), |s| format!(", {s} bytes"));
+        errln!(
+            "retroanim: wrote {} ({target}{size}) from {}",
+            output.display(),
+            input.display()
+        );
+    }
+    Ok((Outcome::Clean, None))
+}
+
+/// The output format: `--to`, else OUT's extension.
+fn target_format(to: Option<&str>, output: Option<&Path>) -> Result<Format> {
+    if let Some(name) = to {
+        return Format::from_name(name).ok_or_else(|| anyhow!("--to {name}: unknown format"));
+    }
+    let output = output.ok_or_else(|| anyhow!("--out-dir needs --to FMT"))?;
+    let ext = output.extension().and_then(|e| e.to_str()).ok_or_else(|| {
+        anyhow!(
+            "{}: no extension to choose the output format from; pass --to FMT",
+            output.display()
+        )
+    })?;
+    Format::from_name(ext).ok_or_else(|| {
+        anyhow!(
+            "{}: unknown output extension .{ext}; pass --to FMT",
+            output.display()
+        )
     })
 }
 
-/// TOD (with `--tmd`) or TMD → glTF through the neutral scene.
-fn psx_gltf(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>> {
-    use retroanim::import::psx;
-    if !(args.scale.is_finite() && args.scale > 0.0) {
-        bail!("--scale {}: must be a positive number", args.scale);
+/// Where each input's output goes under `dir`: its path below the folder it was found in (its
+/// file name for a file named directly), with the target's extension instead of its own. Two
+/// inputs that would share an output (`a.tod`, `a.tmd` → `a.glb`) keep their extension too
+/// (`a.tod.glb`, `a.tmd.glb`).
+fn output_names(
+    inputs: &[super::batch::Input],
+    dir: &Path,
+    target: Format,
+) -> HashMap<PathBuf, PathBuf> {
+    let ext = target.name();
+    let plain = |i: &super::batch::Input| dir.join(i.relative().with_extension(ext));
+    let mut count: HashMap<PathBuf, usize> = HashMap::new();
+    for i in inputs {
+        *count.entry(plain(i)).or_default() += 1;
     }
-    let mut opts = psx::PsxOptions {
-        axes: match args.axes {
-            crate::cli::Axes::Default => psx::Axes::YUp,
-            crate::cli::Axes::Raw => psx::Axes::Raw,
-        },
-        scale: args.scale,
-        smooth: args.smooth,
-        ..psx::PsxOptions::default()
-    };
+    inputs
+        .iter()
+        .map(|i| {
+            let p = plain(i);
+            let out = if count[&p] > 1 {
+                let mut name = i.relative().into_os_string();
+                name.push(".");
+                name.push(ext);
+                dir.join(name)
+            } else {
+                p
+            };
+            (i.path.clone(), out)
+        })
+        .collect()
+}
+
+/// The library options from the command line; files named by options are read here.
+fn options(args: &ConvertArgs) -> Result<Options> {
+    let mut o = Options::default();
+    o.geometry.axes = args.axes.map(|a| match a {
+        Axes::Default => convert::Axes::Default,
+        Axes::Raw => convert::Axes::Raw,
+    });
+    o.geometry.scale = args.scale;
+    o.timing.fps = args.fps;
+    o.timing.duration = args.duration;
+    o.timing.smooth = args.smooth;
+    o.tod.tmd = super::load_tmd(args.tmd.as_deref())?;
+    o.tod.after = super::load_tods(&args.after)?;
     for path in &args.tim {
         match super::load(path)? {
-            (_, Model::Tim(t)) => opts.tims.push(t),
+            (_, Model::Tim(t)) => o.textures.tims.push(t),
             (_, m) => bail!(
                 "{}: a {} file; --tim needs a TIM",
                 path.display(),
@@ -191,20 +169,94 @@ fn psx_gltf(model: &Model, target: Format, args: &ConvertArgs) -> Result<Vec<u8>
             ),
         }
     }
-    let scene = match model {
-        Model::Tmd(t) => {
-            if args.tmd.is_some() || !args.after.is_empty() {
-                bail!("--tmd and --after are for TOD input; the input is a TMD");
-            }
-            psx::tmd_scene(t, &opts)?
-        }
-        Model::Tod(anim) => {
-            let tmd = super::load_tmd(args.tmd.as_deref())?;
-            let before = super::load_tods(&args.after)?;
-            let before: Vec<&retroanim::formats::tod::Tod> = before.iter().collect();
-            psx::tod_scene_after(&before, anim, tmd.as_ref(), &opts)?
-        }
-        _ => unreachable!("only TOD and TMD reach psx_gltf"),
-    };
-    Ok(retroanim::export::gltf::write(&scene, target)?)
+    o.textures.clut = args.clut;
+    o.textures.semi_transparent = args.semi_transparent;
+    o.hmd.sequence = args.sequence;
+    o.hmd.stream_id = args.stream_id;
+    o.p3d.lod = args.lod;
+    Ok(o)
+}
+
+/// The streamed conversions: MLOD → MDD/PC2, and MDD/PC2 → P3D into an MLOD base. `None`
+/// when this conversion is not one of them (or the input turns out not to be streamable).
+fn streamed(
+    input: &Path,
+    output: &Path,
+    target: Format,
+    args: &ConvertArgs,
+    opts: &Options,
+) -> Result<Option<(Vec<convert::Note>, Option<usize>)>> {
+    if super::forced_format()?.is_some() {
+        return Ok(None);
+    }
+    let ctx = || input.display().to_string();
+    if target == Format::P3d {
+        let Some(base) = args.base.as_deref().filter(|b| starts_with(b, b"MLOD")) else {
+            return Ok(None);
+        };
+        let Some(cache) = cache_reader(input, opts)? else {
+            return Ok(None);
+        };
+        let mut notes = Vec::new();
+        crate::io::write_output_with(output, Some(input), args.force, |w| {
+            notes = stream::cache_into_mlod(cache, open_buffered(base)?, opts, w)
+                .with_context(|| base.display().to_string())?;
+            Ok(())
+        })
+        .with_context(ctx)?;
+        return Ok(Some((notes, None)));
+    }
+    if !matches!(target, Format::Mdd | Format::Pc2) || !starts_with(input, b"MLOD") {
+        return Ok(None);
+    }
+    let mut notes = Vec::new();
+    crate::io::write_output_with(output, Some(input), args.force, |w| {
+        notes = stream::mlod_frames(open_buffered(input)?, target, opts, w).with_context(ctx)?;
+        Ok(())
+    })?;
+    Ok(Some((notes, None)))
+}
+
+/// A PC2 (by its magic) or a `.mdd` whose header fits its size, opened for streaming.
+fn cache_reader(
+    input: &Path,
+    opts: &Options,
+) -> Result<Option<stream::CacheReader<std::io::BufReader<std::fs::File>>>> {
+    use retroanim::formats::{mdd, pc2};
+    let ctx = || input.display().to_string();
+    if starts_with(input, b"POINTCACHE2\0") {
+        let r = pc2::StreamReader::new(open_buffered(input)?, &opts.limits).with_context(ctx)?;
+        return Ok(Some(stream::CacheReader::Pc2(r)));
+    }
+    let is_mdd_name = input
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("mdd"));
+    if !is_mdd_name {
+        return Ok(None);
+    }
+    let len = std::fs::metadata(input)
+        .with_context(|| format!("{}: cannot read", input.display()))?
+        .len();
+    // Not an MDD after all: the in-memory path detects what it is.
+    Ok(
+        mdd::StreamReader::new(open_buffered(input)?, len, &opts.limits)
+            .ok()
+            .map(stream::CacheReader::Mdd),
+    )
+}
+
+fn starts_with(path: &Path, magic: &[u8]) -> bool {
+    use std::io::Read;
+    let mut head = vec![0u8; magic.len()];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && head == magic
+}
+
+fn open_buffered(path: &Path) -> Result<std::io::BufReader<std::fs::File>> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    Ok(std::io::BufReader::with_capacity(1 << 16, file))
 }

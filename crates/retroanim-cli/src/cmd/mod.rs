@@ -4,29 +4,68 @@
 /// instead of panicking; any other write error is an error.
 macro_rules! outln {
     ($($arg:tt)*) => {
-        $crate::cmd::emit(&format!("{}\n", format_args!($($arg)*)))?
+        $crate::cmd::batch::out(&format!("{}\n", format_args!($($arg)*)))?
     };
 }
 
+/// `eprintln!` for messages about one file, kept with that file's output in a batch.
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::cmd::batch::err(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// A `note:` line, unless `--quiet`.
+macro_rules! note {
+    ($($arg:tt)*) => {
+        if !$crate::cmd::global().quiet {
+            errln!("retroanim: note: {}", format_args!($($arg)*));
+        }
+    };
+}
+
+mod batch;
 mod convert;
 mod dump;
 mod info;
-mod p3d;
 mod play;
 mod play_hmd;
 mod roundtrip;
 mod validate;
 
 use std::path::Path;
+use std::sync::OnceLock;
 
-use anyhow::{Context, Result};
-use retroanim::Model;
+use anyhow::{anyhow, Context, Result};
+use retroanim::{Format, Model};
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, Global};
 use crate::Outcome;
+
+static GLOBAL: OnceLock<Global> = OnceLock::new();
+
+/// The options every command takes (set once, before the command runs).
+pub fn global() -> &'static Global {
+    GLOBAL.get_or_init(Global::default)
+}
+
+/// The format `--from` forces, if any.
+pub fn forced_format() -> Result<Option<Format>> {
+    match &global().from {
+        None => Ok(None),
+        Some(name) => match Format::from_name(name) {
+            Some(f) if !matches!(f, Format::Gltf | Format::Glb | Format::Png) => Ok(Some(f)),
+            _ => Err(anyhow!(
+                "--from {name}: not a format retroanim reads (tod, hmd, tmd, tim, p3d, mdd, pc2, json)"
+            )),
+        },
+    }
+}
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<Outcome> {
+    let _ = GLOBAL.set(cli.global.clone());
+    forced_format()?;
     match cli.command {
         Command::Info(a) => info::run(&a),
         Command::Dump(a) => dump::run(&a),
@@ -34,13 +73,30 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Roundtrip(a) => roundtrip::run(&a),
         Command::Convert(a) => convert::run(&a),
         Command::Play(a) => play::run(&a),
+        Command::Completions(a) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_complete::generate(a.shell, &mut cmd, "retroanim", &mut out);
+            emit(&String::from_utf8_lossy(&out))?;
+            Ok(Outcome::Clean)
+        }
+        Command::Man => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_mangen::Man::new(cmd)
+                .render(&mut out)
+                .context("cannot render the manual page")?;
+            emit(&String::from_utf8_lossy(&out))?;
+            Ok(Outcome::Clean)
+        }
     }
 }
 
 /// Reads and parses one input, naming the path in any error.
 pub fn load(path: &Path) -> Result<(Vec<u8>, Model)> {
     let bytes = crate::io::read_input(path)?;
-    let model = retroanim::read_any(&bytes).with_context(|| path.display().to_string())?;
+    let model = retroanim::read_as(&bytes, forced_format()?, &retroanim::Limits::default())
+        .with_context(|| path.display().to_string())?;
     Ok((bytes, model))
 }
 

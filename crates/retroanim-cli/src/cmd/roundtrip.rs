@@ -6,8 +6,9 @@ use crate::cli::RoundtripArgs;
 use crate::Outcome;
 
 pub fn run(args: &RoundtripArgs) -> Result<Outcome> {
-    let mut outcome = Outcome::Clean;
-    for path in &args.files {
+    let inputs = super::batch::expand(&args.files)?;
+    let (outcome, _) = super::batch::run::<()>(&inputs, |input| {
+        let path = &input.path;
         let shown = path.display();
         let result = super::load(path).and_then(|(bytes, model)| {
             if retroanim::detect(&bytes) == Some(retroanim::Format::Json) {
@@ -18,30 +19,30 @@ pub fn run(args: &RoundtripArgs) -> Result<Outcome> {
             let written = model.write()?;
             Ok((bytes, written))
         });
-        match result {
-            Err(e) => {
-                eprintln!("retroanim: error: {e:#}");
-                outcome = outcome.worst(Outcome::Failed);
+        let (original, written) = result?;
+        match first_difference(&original, &written) {
+            None => {
+                if !super::global().quiet {
+                    outln!("{shown}: identical ({} bytes)", original.len());
+                }
+                Ok((Outcome::Clean, None))
             }
-            Ok((original, written)) => match first_difference(&original, &written) {
-                None => outln!("{shown}: identical ({} bytes)", original.len()),
-                Some(at) => {
-                    outcome = outcome.worst(Outcome::Findings);
-                    let byte = |b: &[u8]| {
-                        b.get(at)
-                            .map_or("end of file".to_string(), |x| format!("0x{x:02x}"))
-                    };
-                    outln!(
+            Some(at) => {
+                let byte = |b: &[u8]| {
+                    b.get(at)
+                        .map_or("end of file".to_string(), |x| format!("0x{x:02x}"))
+                };
+                outln!(
                         "{shown}: differs at byte {at} (0x{at:x}): original {}, written {} ({} vs {} bytes)",
                         byte(&original),
                         byte(&written),
-                        original.len(),
-                        written.len()
-                    );
-                }
-            },
+                    original.len(),
+                    written.len()
+                );
+                Ok((Outcome::Findings, None))
+            }
         }
-    }
+    })?;
     Ok(outcome)
 }
 

@@ -8,57 +8,65 @@ use crate::cli::ValidateArgs;
 use crate::Outcome;
 
 pub fn run(args: &ValidateArgs) -> Result<Outcome> {
-    let mut outcome = Outcome::Clean;
-    let mut reports = Vec::new();
-    for path in &args.files {
+    let inputs = super::batch::expand(&args.files)?;
+    let quiet = super::global().quiet;
+    let (outcome, reports) = super::batch::run(&inputs, |input| {
+        let path = &input.path;
         let shown = path.display();
-        match super::load(path) {
-            Err(e) => {
-                outcome = outcome.worst(Outcome::Failed);
-                if args.json {
-                    reports.push(json!({"path": shown.to_string(), "error": format!("{e:#}")}));
-                } else {
-                    eprintln!("retroanim: error: {e:#}");
-                }
+        let model = match super::load(path) {
+            Err(e) if args.json && !is_skip(input, &e) => {
+                errln!("retroanim: error: {e:#}");
+                let report = json!({"path": shown.to_string(), "error": format!("{e:#}")});
+                return Ok((Outcome::Failed, Some(report)));
             }
-            Ok((_, model)) => {
-                let issues = model.validate();
-                let errors = issues
-                    .iter()
-                    .filter(|i| i.severity == Severity::Error)
-                    .count();
-                let warnings = issues
-                    .iter()
-                    .filter(|i| i.severity == Severity::Warning)
-                    .count();
-                if has_errors(&issues) {
-                    outcome = outcome.worst(Outcome::Findings);
-                }
-                if args.json {
-                    reports.push(json!({
-                        "path": shown.to_string(),
-                        "format": model.format(),
-                        "errors": errors,
-                        "warnings": warnings,
-                        "issues": issues,
-                    }));
-                    continue;
-                }
-                for i in &issues {
-                    if !args.quiet || i.severity == Severity::Error {
-                        outln!("{shown}: {i}");
-                    }
-                }
-                let verdict = if errors > 0 { "invalid" } else { "ok" };
-                outln!(
-                    "{shown}: {verdict} ({}, {errors} errors, {warnings} warnings)",
-                    model.format()
-                );
+            Err(e) => return Err(e),
+            Ok((_, model)) => model,
+        };
+        let issues = model.validate();
+        let count = |s: Severity| issues.iter().filter(|i| i.severity == s).count();
+        let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
+        let outcome = if has_errors(&issues) {
+            Outcome::Findings
+        } else {
+            Outcome::Clean
+        };
+        if args.json {
+            let report = json!({
+                "path": shown.to_string(),
+                "format": model.format(),
+                "errors": errors,
+                "warnings": warnings,
+                "issues": issues,
+            });
+            return Ok((outcome, Some(report)));
+        }
+        for i in &issues {
+            if !quiet || i.severity == Severity::Error {
+                outln!("{shown}: {i}");
             }
         }
-    }
+        if !quiet || errors > 0 {
+            let verdict = if errors > 0 { "invalid" } else { "ok" };
+            outln!(
+                "{shown}: {verdict} ({}, {errors} errors, {warnings} warnings)",
+                model.format()
+            );
+        }
+        Ok((outcome, None))
+    })?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&reports)?);
     }
     Ok(outcome)
+}
+
+/// Whether an error is one a batch skips (a file of no known format found in a folder).
+fn is_skip(input: &super::batch::Input, e: &anyhow::Error) -> bool {
+    input.root.is_some()
+        && e.chain().any(|c| {
+            matches!(
+                c.downcast_ref::<retroanim::Error>(),
+                Some(retroanim::Error::UnknownFormat(_))
+            )
+        })
 }

@@ -1,0 +1,532 @@
+//! Every conversion retroanim offers, in one place: source format × target format × typed
+//! options → output bytes + notes.
+//!
+//! The command line, the Python package and any other program call [`convert`] (a model already
+//! read) or [`convert_bytes`] (a file's bytes, the format detected or forced); none of them
+//! needs to know which exporter a pair takes or which options it reads. [`targets`] lists what
+//! a source format converts to, for "no such conversion" messages and menus.
+//!
+//! # Options
+//!
+//! [`Options`] holds one struct per concern: [`Geometry`] (axes, scale), [`Timing`] (frame rate,
+//! phase duration, interpolation), [`TodInput`] (the TMD a TOD drives, TODs played first),
+//! [`Textures`] (TIMs for textured polygons, CLUT and STP choice for TIM → PNG),
+//! [`HmdSelection`] (sequence and stream ID) and [`P3dSelection`] (LOD, base model). Every field
+//! is unset by default; a conversion refuses an option it does not read with
+//! [`Error::Option`] naming it, so that nothing the caller asked for is silently ignored.
+//!
+//! # Notes
+//!
+//! A conversion that leaves something of the input out, or cannot express it exactly, says so
+//! in [`Conversion::notes`] (what and how many); the CLI prints them as `note:` lines.
+//!
+//! # Streaming
+//!
+//! [`stream`] converts the large point-cache cases (MLOD → MDD/PC2, cache → P3D with a base)
+//! from readers to a writer, with one frame in memory; the output is byte-identical to
+//! [`convert`]'s.
+
+mod p3d;
+pub mod stream;
+
+use crate::error::{Error, Result};
+use crate::formats::{tim, tmd::Tmd, tod::Tod};
+use crate::{Format, Limits, Model};
+
+/// Axis convention of the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Axes {
+    /// The target's usual axes: glTF's +Y up for PlayStation and P3D scenes, Arma 3 Object
+    /// Builder's Blender axes for P3D point caches.
+    #[default]
+    Default,
+    /// Coordinates exactly as stored.
+    Raw,
+}
+
+/// Geometry options: axes and scale.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Geometry {
+    /// Axis convention (TOD/TMD/HMD/P3D → glTF, P3D ↔ MDD/PC2).
+    pub axes: Option<Axes>,
+    /// Metres per PlayStation unit (TOD/TMD/HMD → glTF; default 1/4096).
+    pub scale: Option<f32>,
+}
+
+/// Timing options.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Timing {
+    /// Frames per second: of point caches (MDD ↔ PC2, PC2 → glTF, P3D), of HMD animation keys.
+    pub fps: Option<f32>,
+    /// P3D: seconds one phase unit (LOD frame time 0..1) lasts.
+    pub duration: Option<f32>,
+    /// TOD → glTF: LINEAR keys instead of STEP.
+    pub smooth: bool,
+}
+
+/// What a TOD animation needs besides itself.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TodInput {
+    /// The TMD model the animation drives (TMD ID k shows TMD object k-1).
+    pub tmd: Option<Tmd>,
+    /// Animations played first on the same object table (only the input's frames become keys).
+    pub after: Vec<Tod>,
+}
+
+/// Texture options.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Textures {
+    /// TIMs for textured polygons (TOD/TMD/HMD → glTF; HMD: besides its own image primitives).
+    pub tims: Vec<tim::Tim>,
+    /// TIM → PNG: which CLUT row to use.
+    pub clut: Option<usize>,
+    /// TIM → PNG: STP texels semi-transparent (alpha 128).
+    pub semi_transparent: bool,
+}
+
+/// Which part of an HMD's animation to export.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HmdSelection {
+    /// Only this sequence index (0 = each pointer's START IDX, k = extra sequence k).
+    pub sequence: Option<usize>,
+    /// Stream ID to start the sequences with (0..=127).
+    pub stream_id: Option<u8>,
+}
+
+/// Which part of a P3D to use, and the model a point cache goes into.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct P3dSelection {
+    /// The LOD by its resolution value (default: the first LOD with frames, else the first).
+    pub lod: Option<f64>,
+    /// Cache → P3D: the model whose LOD frames the cache replaces.
+    pub base: Option<crate::formats::p3d::P3d>,
+}
+
+/// Everything a conversion may be told. Unset fields take each conversion's defaults; a set
+/// field the conversion does not read is an [`Error::Option`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Options {
+    /// Axes and scale.
+    pub geometry: Geometry,
+    /// Frame rates, durations, interpolation.
+    pub timing: Timing,
+    /// TOD: its model and the animations played before it.
+    pub tod: TodInput,
+    /// TIM inputs and TIM → PNG decoding.
+    pub textures: Textures,
+    /// HMD sequence choice.
+    pub hmd: HmdSelection,
+    /// P3D LOD and base model.
+    pub p3d: P3dSelection,
+    /// The name given to the output's scene (glTF); default: the format's own.
+    pub name: Option<String>,
+    /// Resource limits for reading and playback.
+    pub limits: Limits,
+}
+
+/// One option, by the name the command line gives it (`--lod` is `lod`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OptionName {
+    /// [`Geometry::axes`].
+    Axes,
+    /// [`Geometry::scale`].
+    Scale,
+    /// [`Timing::fps`].
+    Fps,
+    /// [`Timing::duration`].
+    Duration,
+    /// [`Timing::smooth`].
+    Smooth,
+    /// [`TodInput::tmd`].
+    Tmd,
+    /// [`TodInput::after`].
+    After,
+    /// [`Textures::tims`].
+    Tim,
+    /// [`Textures::clut`].
+    Clut,
+    /// [`Textures::semi_transparent`].
+    SemiTransparent,
+    /// [`HmdSelection::sequence`].
+    Sequence,
+    /// [`HmdSelection::stream_id`].
+    StreamId,
+    /// [`P3dSelection::lod`].
+    Lod,
+    /// [`P3dSelection::base`].
+    Base,
+}
+
+impl OptionName {
+    /// The option's name on the command line (without the dashes).
+    pub fn name(self) -> &'static str {
+        match self {
+            OptionName::Axes => "axes",
+            OptionName::Scale => "scale",
+            OptionName::Fps => "fps",
+            OptionName::Duration => "duration",
+            OptionName::Smooth => "smooth",
+            OptionName::Tmd => "tmd",
+            OptionName::After => "after",
+            OptionName::Tim => "tim",
+            OptionName::Clut => "clut",
+            OptionName::SemiTransparent => "semi-transparent",
+            OptionName::Sequence => "sequence",
+            OptionName::StreamId => "stream-id",
+            OptionName::Lod => "lod",
+            OptionName::Base => "base",
+        }
+    }
+}
+
+impl Options {
+    /// The options that are set, in a stable order.
+    pub fn set(&self) -> Vec<OptionName> {
+        use OptionName as O;
+        let mut v = Vec::new();
+        let mut add = |on: bool, name| {
+            if on {
+                v.push(name)
+            }
+        };
+        add(self.geometry.axes.is_some(), O::Axes);
+        add(self.geometry.scale.is_some(), O::Scale);
+        add(self.timing.fps.is_some(), O::Fps);
+        add(self.timing.duration.is_some(), O::Duration);
+        add(self.timing.smooth, O::Smooth);
+        add(self.tod.tmd.is_some(), O::Tmd);
+        add(!self.tod.after.is_empty(), O::After);
+        add(!self.textures.tims.is_empty(), O::Tim);
+        add(self.textures.clut.is_some(), O::Clut);
+        add(self.textures.semi_transparent, O::SemiTransparent);
+        add(self.hmd.sequence.is_some(), O::Sequence);
+        add(self.hmd.stream_id.is_some(), O::StreamId);
+        add(self.p3d.lod.is_some(), O::Lod);
+        add(self.p3d.base.is_some(), O::Base);
+        v
+    }
+
+    /// Checks that every set option is one `allowed` names, and that the numbers given are in
+    /// range.
+    fn check(&self, from: Format, to: Format, allowed: &[OptionName]) -> Result<()> {
+        if let Some(bad) = self.set().into_iter().find(|o| !allowed.contains(o)) {
+            let reads: Vec<String> = allowed.iter().map(|o| format!("--{}", o.name())).collect();
+            return Err(option_error(
+                bad,
+                format!(
+                    "does not apply to {from} → {to}{}",
+                    if reads.is_empty() {
+                        " (it takes no options)".to_string()
+                    } else {
+                        format!(" (it takes {})", reads.join(", "))
+                    }
+                ),
+            ));
+        }
+        positive(OptionName::Scale, self.geometry.scale)?;
+        positive(OptionName::Fps, self.timing.fps)?;
+        positive(OptionName::Duration, self.timing.duration)?;
+        if let Some(s) = self.hmd.stream_id {
+            if s > 127 {
+                return Err(option_error(
+                    OptionName::StreamId,
+                    format!("{s}: stream IDs are 0..=127"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn positive(name: OptionName, v: Option<f32>) -> Result<()> {
+    match v {
+        Some(x) if !(x.is_finite() && x > 0.0) => Err(option_error(
+            name,
+            format!("{x}: must be a positive number"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// An [`Error::Option`] for `name`.
+pub(crate) fn option_error(name: OptionName, what: String) -> Error {
+    Error::Option {
+        option: name.name(),
+        what,
+    }
+}
+
+/// Something a conversion left out or could not carry exactly.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Note {
+    /// A stable code, e.g. `rest-frame-dropped`.
+    pub code: &'static str,
+    /// What happened, in plain words.
+    pub message: String,
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// The result of a conversion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conversion {
+    /// The output file's bytes.
+    pub bytes: Vec<u8>,
+    /// The target format.
+    pub format: Format,
+    /// What the output leaves out or approximates.
+    pub notes: Vec<Note>,
+}
+
+/// The formats a model of format `from` converts to (itself and JSON included), in a stable
+/// order. Every pair listed here is one [`convert`] accepts.
+pub fn targets(from: Format) -> &'static [Format] {
+    use Format::*;
+    match from {
+        Tod | Tmd | Hmd => &[Gltf, Glb, Json],
+        Tim => &[Png, Json],
+        P3d => &[Mdd, Pc2, Gltf, Glb, Json],
+        Mdd => &[Pc2, P3d, Gltf, Glb, Json],
+        Pc2 => &[Mdd, P3d, Gltf, Glb, Json],
+        // A JSON dump converts to whatever its model converts to.
+        Json | Gltf | Glb | Png => &[],
+    }
+}
+
+/// Whether [`targets`] of `from` includes `to`, or `to` is `from` itself (a rewrite).
+pub fn can_convert(from: Format, to: Format) -> bool {
+    from == to || targets(from).contains(&to)
+}
+
+/// Reads `data` (format detected from the content, or `from` when given) and converts it.
+pub fn convert_bytes(
+    data: &[u8],
+    from: Option<Format>,
+    target: Format,
+    opts: &Options,
+) -> Result<Conversion> {
+    let model = crate::read_as(data, from, &opts.limits)?;
+    convert(&model, target, opts)
+}
+
+/// Converts a model to `target`.
+pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversion> {
+    use OptionName as O;
+    let from = model.format();
+    let done = |bytes: Vec<u8>, notes: Vec<Note>| done_notes(bytes, target, notes);
+    if target == Format::Json {
+        opts.check(from, target, &[])?;
+        let mut s = model.to_json()?;
+        s.push('\n');
+        return Ok(done(s.into_bytes(), Vec::new()));
+    }
+    if target == from {
+        opts.check(from, target, &[])?;
+        return Ok(done(model.write()?, Vec::new()));
+    }
+    if !can_convert(from, target) {
+        return Err(no_such(from, target));
+    }
+    let gltf = matches!(target, Format::Gltf | Format::Glb);
+    match model {
+        Model::P3d(_) | Model::Mdd(_) | Model::Pc2(_)
+            if from == Format::P3d || target == Format::P3d =>
+        {
+            p3d::convert(model, target, opts)
+        }
+        Model::Mdd(_) if target == Format::Pc2 => {
+            opts.check(from, target, &[O::Fps])?;
+            let bytes = model.write()?;
+            let mut out = Vec::new();
+            let r = crate::export::mdd_to_pc2(
+                &bytes[..],
+                bytes.len() as u64,
+                &mut out,
+                opts.timing.fps,
+                &opts.limits,
+            )?;
+            Ok(done(out, cache_notes(&r)))
+        }
+        Model::Pc2(_) if target == Format::Mdd => {
+            opts.check(from, target, &[O::Fps])?;
+            let bytes = model.write()?;
+            let mut out = Vec::new();
+            let fps = opts.timing.fps.unwrap_or(crate::export::DEFAULT_FPS);
+            crate::export::pc2_to_mdd(&bytes[..], bytes.len() as u64, &mut out, fps, &opts.limits)?;
+            Ok(done(out, Vec::new()))
+        }
+        Model::Mdd(m) if gltf => {
+            opts.check(from, target, &[])?;
+            let scene = crate::export::point_cache_scene(
+                &m.to_point_cache(),
+                opts.name.as_deref().unwrap_or("point cache"),
+                crate::scene::Interpolation::Linear,
+            );
+            Ok(done(
+                crate::export::gltf::write(&scene, target)?,
+                Vec::new(),
+            ))
+        }
+        Model::Pc2(p) if gltf => {
+            opts.check(from, target, &[O::Fps])?;
+            let fps = opts.timing.fps.unwrap_or(crate::export::DEFAULT_FPS);
+            let scene = crate::export::point_cache_scene(
+                &p.to_point_cache(fps),
+                opts.name.as_deref().unwrap_or("point cache"),
+                crate::scene::Interpolation::Linear,
+            );
+            Ok(done(
+                crate::export::gltf::write(&scene, target)?,
+                Vec::new(),
+            ))
+        }
+        Model::Tim(t) if target == Format::Png => {
+            opts.check(from, target, &[O::Clut, O::SemiTransparent])?;
+            let clut_row = opts.textures.clut.unwrap_or(0);
+            let cluts = t
+                .clut
+                .as_ref()
+                .map_or(0, |c| c.data.len().div_ceil(usize::from(c.width).max(1)));
+            if opts.textures.clut.is_some() && clut_row >= cluts.max(1) {
+                return Err(option_error(
+                    O::Clut,
+                    match cluts {
+                        0 => format!("{clut_row}: the TIM has no CLUT"),
+                        n => format!("{clut_row}: the TIM has {n} CLUT row(s), 0..={}", n - 1),
+                    },
+                ));
+            }
+            let d = tim::DecodeOptions {
+                clut_row,
+                stp: if opts.textures.semi_transparent {
+                    tim::Stp::SemiTransparent
+                } else {
+                    tim::Stp::Opaque
+                },
+            };
+            Ok(done(tim::encode_png(&t.to_rgba(&d)?)?, Vec::new()))
+        }
+        Model::Tmd(t) if gltf => {
+            opts.check(from, target, &[O::Axes, O::Scale, O::Tim])?;
+            let scene = crate::import::psx::tmd_scene(t, &psx_options(opts))?;
+            Ok(done(
+                crate::export::gltf::write(&scene, target)?,
+                Vec::new(),
+            ))
+        }
+        Model::Tod(anim) if gltf => {
+            opts.check(
+                from,
+                target,
+                &[O::Axes, O::Scale, O::Tim, O::Smooth, O::Tmd, O::After],
+            )?;
+            let before: Vec<&Tod> = opts.tod.after.iter().collect();
+            let scene = crate::import::psx::tod_scene_after(
+                &before,
+                anim,
+                opts.tod.tmd.as_ref(),
+                &psx_options(opts),
+            )?;
+            Ok(done(
+                crate::export::gltf::write(&scene, target)?,
+                Vec::new(),
+            ))
+        }
+        Model::Hmd(h) if gltf => {
+            opts.check(
+                from,
+                target,
+                &[O::Axes, O::Scale, O::Tim, O::Fps, O::Sequence, O::StreamId],
+            )?;
+            use crate::formats::hmd;
+            let d = hmd::SceneOptions::default();
+            let options = hmd::SceneOptions {
+                tims: opts.textures.tims.clone(),
+                axes: match opts.geometry.axes.unwrap_or_default() {
+                    Axes::Default => hmd::Axes::YUp,
+                    Axes::Raw => hmd::Axes::Raw,
+                },
+                scale: opts.geometry.scale.unwrap_or(d.scale),
+                fps: opts.timing.fps.unwrap_or(d.fps),
+                sequence: opts.hmd.sequence,
+                stream_id: opts.hmd.stream_id,
+                limits: opts.limits,
+                ..d
+            };
+            let scene = h.to_scene(&options)?;
+            Ok(done(
+                crate::export::gltf::write(&scene, target)?,
+                Vec::new(),
+            ))
+        }
+        _ => Err(no_such(from, target)),
+    }
+}
+
+/// The scene options of a TOD or TMD export.
+fn psx_options(opts: &Options) -> crate::import::psx::PsxOptions {
+    use crate::import::psx;
+    let d = psx::PsxOptions::default();
+    psx::PsxOptions {
+        axes: match opts.geometry.axes.unwrap_or_default() {
+            Axes::Default => psx::Axes::YUp,
+            Axes::Raw => psx::Axes::Raw,
+        },
+        scale: opts.geometry.scale.unwrap_or(d.scale),
+        smooth: opts.timing.smooth,
+        tims: opts.textures.tims.clone(),
+        limits: opts.limits,
+    }
+}
+
+/// The notes of an MDD → PC2 conversion.
+fn cache_notes(r: &crate::export::CacheConversion) -> Vec<Note> {
+    let mut notes = Vec::new();
+    if r.rest_frame_dropped {
+        notes.push(Note {
+            code: "rest-frame-dropped",
+            message: "the MDD's uncounted rest frame has no place in PC2 and is left out".into(),
+        });
+    }
+    if !r.times_exact {
+        notes.push(Note {
+            code: "times-uneven",
+            message: format!(
+                "the MDD's frame times are not evenly spaced whole frames at {} fps; PC2 keeps only a start frame and a sample rate",
+                r.fps
+            ),
+        });
+    }
+    notes
+}
+
+/// A [`Conversion`] of `bytes` in `format` with `notes`.
+pub(crate) fn done_notes(bytes: Vec<u8>, format: Format, notes: Vec<Note>) -> Conversion {
+    Conversion {
+        bytes,
+        format,
+        notes,
+    }
+}
+
+/// "No such conversion", listing what the source does convert to.
+pub(crate) fn no_such(from: Format, to: Format) -> Error {
+    let list: Vec<&str> = targets(from).iter().map(|f| f.name()).collect();
+    Error::Conversion {
+        from,
+        to,
+        why: if list.is_empty() {
+            format!("{from} is not read as a model")
+        } else {
+            format!(
+                "no such conversion; {from} converts to {} (and to {from} itself)",
+                list.join(", ")
+            )
+        },
+    }
+}
