@@ -77,9 +77,11 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<Input>) -> Result<()> {
         let kind = e
             .file_type()
             .with_context(|| format!("{}: cannot read", path.display()))?;
+        // Links to files are followed; links to folders are not (they could loop).
+        let is_file = kind.is_file() || (kind.is_symlink() && path.is_file());
         if kind.is_dir() {
             walk(root, &path, out)?;
-        } else if kind.is_file() {
+        } else if is_file {
             out.push(Input {
                 path,
                 root: Some(root.to_path_buf()),
