@@ -198,8 +198,15 @@ pub struct ConvertArgs {
     #[arg(long)]
     pub force: bool,
     /// TIM → PNG: which CLUT row to use when the TIM stacks several CLUTs (default 0).
-    #[arg(long, value_name = "ROW")]
-    pub clut: Option<usize>,
+    /// PNG → TIM: `X,Y`, the CLUT's VRAM position (default 0,480; X a multiple of 16).
+    #[arg(long, value_name = "ROW | X,Y")]
+    pub clut: Option<String>,
+    /// PNG → TIM: bits per pixel, 4, 8 (indexed, palette reduced when needed) or 16 (default).
+    #[arg(long, value_name = "4|8|16")]
+    pub bpp: Option<u8>,
+    /// PNG → TIM: the image's VRAM position `X,Y` (X in 16-bit units; default 640,0).
+    #[arg(long, value_name = "X,Y")]
+    pub vram: Option<String>,
     /// TIM → PNG: show STP pixels semi-transparent (alpha 128), as primitives with ABE set do.
     #[arg(long)]
     pub semi_transparent: bool,

@@ -139,12 +139,18 @@ fn with(o: OptionName) -> Options {
         OptionName::StreamId => opts.hmd.stream_id = Some(0),
         OptionName::Lod => opts.p3d.lod = Some(1.0),
         OptionName::Base => opts.p3d.base = Some(sample_p3d()),
+        OptionName::Bpp => opts.textures.bpp = Some(8),
+        OptionName::Vram => opts.textures.vram = Some((640, 0)),
+        OptionName::ClutAt => opts.textures.clut_at = Some((0, 480)),
         _ => unreachable!("every option is listed in ALL_OPTIONS"),
     }
     opts
 }
 
-const ALL_OPTIONS: [OptionName; 14] = [
+const ALL_OPTIONS: [OptionName; 17] = [
+    OptionName::Bpp,
+    OptionName::Vram,
+    OptionName::ClutAt,
     OptionName::Axes,
     OptionName::Scale,
     OptionName::Fps,

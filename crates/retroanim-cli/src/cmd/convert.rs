@@ -60,7 +60,7 @@ fn one(
     let (notes, size) = match streamed(input, output, target, args, opts)? {
         Some(done) => done,
         None => {
-            let (_, model) = super::load(input)?;
+            let bytes = crate::io::read_input(input)?;
             let mut opts = opts.clone();
             if let Some(base) = &args.base {
                 match super::load(base)? {
@@ -72,10 +72,11 @@ fn one(
                     ),
                 }
             }
-            if opts.name.is_none() && matches!(model, Model::Mdd(_) | Model::Pc2(_)) {
+            if opts.name.is_none() {
                 opts.name = input.file_stem().map(|s| s.to_string_lossy().into_owned());
             }
-            let done = convert::convert(&model, target, &opts).with_context(ctx)?;
+            let from = super::forced_format()?;
+            let done = convert::convert_bytes(&bytes, from, target, &opts).with_context(ctx)?;
             crate::io::write_output(output, &done.bytes, Some(input), args.force)?;
             (done.notes, Some(done.bytes.len()))
         }
@@ -169,12 +170,33 @@ fn options(args: &ConvertArgs) -> Result<Options> {
             ),
         }
     }
-    o.textures.clut = args.clut;
+    match args.clut.as_deref() {
+        None => {}
+        Some(v) if v.contains(',') => o.textures.clut_at = Some(xy("--clut", v)?),
+        Some(v) => {
+            o.textures.clut =
+                Some(v.parse().map_err(|_| {
+                    anyhow!("--clut {v}: a CLUT row (TIM → PNG) or X,Y (PNG → TIM)")
+                })?)
+        }
+    }
+    o.textures.bpp = args.bpp;
+    o.textures.vram = args.vram.as_deref().map(|v| xy("--vram", v)).transpose()?;
     o.textures.semi_transparent = args.semi_transparent;
     o.hmd.sequence = args.sequence;
     o.hmd.stream_id = args.stream_id;
     o.p3d.lod = args.lod;
     Ok(o)
+}
+
+/// `X,Y` as two VRAM coordinates.
+fn xy(flag: &str, v: &str) -> Result<(u16, u16)> {
+    let parse = |s: &str| s.trim().parse::<u16>().ok();
+    match v.split_once(',') {
+        Some((x, y)) => parse(x).zip(parse(y)),
+        None => None,
+    }
+    .ok_or_else(|| anyhow!("{flag} {v}: expected X,Y (two numbers 0..=1023, 0..=511)"))
 }
 
 /// The streamed conversions: MLOD → MDD/PC2, and MDD/PC2 → P3D into an MLOD base. `None`

@@ -82,6 +82,12 @@ pub struct Textures {
     pub clut: Option<usize>,
     /// TIM → PNG: STP texels semi-transparent (alpha 128).
     pub semi_transparent: bool,
+    /// PNG → TIM: bits per pixel, 4, 8 or 16 (default 16).
+    pub bpp: Option<u8>,
+    /// PNG → TIM: the image's VRAM position (x in 16-bit units, y).
+    pub vram: Option<(u16, u16)>,
+    /// PNG → TIM: the CLUT's VRAM position (4 and 8 bpp).
+    pub clut_at: Option<(u16, u16)>,
 }
 
 /// Which part of an HMD's animation to export.
@@ -148,6 +154,12 @@ pub enum OptionName {
     Clut,
     /// [`Textures::semi_transparent`].
     SemiTransparent,
+    /// [`Textures::bpp`].
+    Bpp,
+    /// [`Textures::vram`].
+    Vram,
+    /// [`Textures::clut_at`].
+    ClutAt,
     /// [`HmdSelection::sequence`].
     Sequence,
     /// [`HmdSelection::stream_id`].
@@ -172,6 +184,9 @@ impl OptionName {
             OptionName::Tim => "tim",
             OptionName::Clut => "clut",
             OptionName::SemiTransparent => "semi-transparent",
+            OptionName::Bpp => "bpp",
+            OptionName::Vram => "vram",
+            OptionName::ClutAt => "clut",
             OptionName::Sequence => "sequence",
             OptionName::StreamId => "stream-id",
             OptionName::Lod => "lod",
@@ -200,6 +215,9 @@ impl Options {
         add(!self.textures.tims.is_empty(), O::Tim);
         add(self.textures.clut.is_some(), O::Clut);
         add(self.textures.semi_transparent, O::SemiTransparent);
+        add(self.textures.bpp.is_some(), O::Bpp);
+        add(self.textures.vram.is_some(), O::Vram);
+        add(self.textures.clut_at.is_some(), O::ClutAt);
         add(self.hmd.sequence.is_some(), O::Sequence);
         add(self.hmd.stream_id.is_some(), O::StreamId);
         add(self.p3d.lod.is_some(), O::Lod);
@@ -293,8 +311,9 @@ pub fn targets(from: Format) -> &'static [Format] {
         P3d => &[Mdd, Pc2, Gltf, Glb, Json],
         Mdd => &[Pc2, P3d, Gltf, Glb, Json],
         Pc2 => &[Mdd, P3d, Gltf, Glb, Json],
+        Png => &[Tim],
         // A JSON dump converts to whatever its model converts to.
-        Json | Gltf | Glb | Png => &[],
+        Json | Gltf | Glb => &[],
     }
 }
 
@@ -310,8 +329,71 @@ pub fn convert_bytes(
     target: Format,
     opts: &Options,
 ) -> Result<Conversion> {
+    if from.or_else(|| crate::detect(data)) == Some(Format::Png) {
+        return png_to_tim(data, target, opts);
+    }
     let model = crate::read_as(data, from, &opts.limits)?;
     convert(&model, target, opts)
+}
+
+/// PNG → TIM ([`tim::Tim::from_rgba`]), with a note for each change the console's format forces.
+fn png_to_tim(data: &[u8], target: Format, opts: &Options) -> Result<Conversion> {
+    use OptionName as O;
+    if target != Format::Tim {
+        return Err(no_such(Format::Png, target));
+    }
+    opts.check(Format::Png, target, &[O::Bpp, O::Vram, O::ClutAt])?;
+    let d = tim::EncodeOptions::default();
+    let depth = match opts.textures.bpp.unwrap_or(16) {
+        4 => tim::Depth::Clut4,
+        8 => tim::Depth::Clut8,
+        16 => tim::Depth::Direct15,
+        b => {
+            return Err(option_error(
+                O::Bpp,
+                format!("{b}: TIMs are written at 4, 8 or 16 bpp"),
+            ))
+        }
+    };
+    if depth == tim::Depth::Direct15 && opts.textures.clut_at.is_some() {
+        return Err(option_error(O::ClutAt, "a 16 bpp TIM has no CLUT".into()));
+    }
+    let img = tim::decode_png(data, &opts.limits)?;
+    let e = tim::EncodeOptions {
+        depth,
+        vram: opts.textures.vram.unwrap_or(d.vram),
+        clut: opts.textures.clut_at.unwrap_or(d.clut),
+    };
+    let (t, r) = tim::Tim::from_rgba(&img, &e)?;
+    let mut notes = Vec::new();
+    if r.pixels_rounded > 0 {
+        notes.push(Note {
+            code: "colour-rounded",
+            message: format!(
+                "{} pixels lost the low 3 bits of a channel (the console's colours have 5 bits per channel)",
+                r.pixels_rounded
+            ),
+        });
+    }
+    if r.pixels_changed > 0 {
+        notes.push(Note {
+            code: "palette-reduced",
+            message: format!(
+                "{} colours reduced to a palette of {}: {} pixels changed, by at most {} in a channel",
+                r.colours, r.palette, r.pixels_changed, r.max_channel_error
+            ),
+        });
+    }
+    if r.padded_columns > 0 {
+        notes.push(Note {
+            code: "width-padded",
+            message: format!(
+                "{} transparent columns added on the right to fill the last 16-bit VRAM unit of each row",
+                r.padded_columns
+            ),
+        });
+    }
+    Ok(done_notes(tim::write(&t)?, target, notes))
 }
 
 /// Converts a model to `target`.

@@ -27,12 +27,14 @@
 //!   ABE set ([`Stp`]); 0x8000 is opaque black. Channels scale ×8 (PSXPrev PR #162).
 
 mod decode;
+mod encode;
 mod read;
 mod types;
 mod validate;
 mod write;
 
 pub use decode::{color15, encode_png, DecodeOptions, Rgba, Stp};
+pub use encode::{color16, decode_png, EncodeOptions, EncodeReport};
 pub use read::{read, read_with};
 pub use types::*;
 pub use validate::validate;
