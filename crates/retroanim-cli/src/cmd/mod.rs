@@ -8,7 +8,9 @@ macro_rules! outln {
     };
 }
 
+mod asm;
 mod convert;
+mod disasm;
 mod dump;
 mod info;
 mod p3d;
@@ -34,6 +36,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Roundtrip(a) => roundtrip::run(&a),
         Command::Convert(a) => convert::run(&a),
         Command::Play(a) => play::run(&a),
+        Command::Asm(a) => asm::run(&a),
+        Command::Disasm(a) => disasm::run(&a),
     }
 }
 

@@ -25,8 +25,7 @@ enum Expr {
     Label(Sym, Pos),
     Neg(Box<Expr>),
     Not(Box<Expr>),
-    /// Operands and operators evaluated left to right (labp has no precedence).
-    Chain(Box<Expr>, Vec<(Op, Expr, Pos)>),
+    Bin(Op, Box<Expr>, Box<Expr>, Pos),
 }
 
 enum Item {
@@ -328,32 +327,37 @@ impl<'u> Parser<'u> {
                 ),
             ));
         }
-        let first = self.unary()?;
-        let mut rest = Vec::new();
+        let e = self.binary(0)?;
+        self.depth -= 1;
+        Ok(e)
+    }
+
+    /// Binary operators with C's precedence (`*` `/`, then `+` `-`, then `&`, then `|`), left
+    /// associative; `min` is the lowest precedence this call may consume.
+    fn binary(&mut self, min: u8) -> R<Expr> {
+        let mut lhs = self.unary()?;
         loop {
-            let op = match self.toks.get(self.i) {
+            let (op, prec) = match self.toks.get(self.i) {
                 Some(t) if t.kind == Kind::Punct => match self.unit.names.text(t.sym) {
-                    "+" => Op::Add,
-                    "-" => Op::Sub,
-                    "*" => Op::Mul,
-                    "/" => Op::Div,
-                    "&" => Op::And,
-                    "|" => Op::Or,
+                    "|" => (Op::Or, 1),
+                    "&" => (Op::And, 2),
+                    "+" => (Op::Add, 3),
+                    "-" => (Op::Sub, 3),
+                    "*" => (Op::Mul, 4),
+                    "/" => (Op::Div, 4),
                     _ => break,
                 },
                 _ => break,
             };
+            if prec <= min {
+                break;
+            }
             let pos = self.pos();
             self.i += 1;
-            let rhs = self.unary()?;
-            rest.push((op, rhs, pos));
+            let rhs = self.binary(prec)?;
+            lhs = Expr::Bin(op, Box::new(lhs), Box::new(rhs), pos);
         }
-        self.depth -= 1;
-        Ok(if rest.is_empty() {
-            first
-        } else {
-            Expr::Chain(Box::new(first), rest)
-        })
+        Ok(lhs)
     }
 
     fn unary(&mut self) -> R<Expr> {
@@ -455,29 +459,25 @@ impl Eval<'_> {
             },
             Expr::Neg(x) => self.eval(x)?.wrapping_neg(),
             Expr::Not(x) => !self.eval(x)?,
-            Expr::Chain(first, rest) => {
-                let mut v = self.eval(first)?;
-                for (op, x, pos) in rest {
-                    let r = self.eval(x)?;
-                    v = match op {
-                        Op::Add => v.wrapping_add(r),
-                        Op::Sub => v.wrapping_sub(r),
-                        Op::Mul => v.wrapping_mul(r),
-                        Op::And => v & r,
-                        Op::Or => v | r,
-                        Op::Div => {
-                            if r == 0 {
-                                return Err(self.unit.error(
-                                    *pos,
-                                    LabErrorKind::Value,
-                                    "division by zero".into(),
-                                ));
-                            }
-                            v.wrapping_div(r)
+            Expr::Bin(op, a, b, pos) => {
+                let (v, r) = (self.eval(a)?, self.eval(b)?);
+                match op {
+                    Op::Add => v.wrapping_add(r),
+                    Op::Sub => v.wrapping_sub(r),
+                    Op::Mul => v.wrapping_mul(r),
+                    Op::And => v & r,
+                    Op::Or => v | r,
+                    Op::Div => {
+                        if r == 0 {
+                            return Err(self.unit.error(
+                                *pos,
+                                LabErrorKind::Value,
+                                "division by zero".into(),
+                            ));
                         }
-                    };
+                        v.wrapping_div(r)
+                    }
                 }
-                v
             }
         })
     }

@@ -21,7 +21,8 @@
 //! `W(x)`, `H(x)` (16 bits), `B(x)` (8 bits) or `M(item)` (the item with its most significant
 //! bit set); `RotMatrix(rx, ry, rz)` emits the nine halfwords of libgte's rotation matrix and a
 //! pad halfword. Expressions hold decimal and `0x` numbers, labels (byte addresses, hence the
-//! `/ 4` of every word pointer), parentheses, unary `-` `~` `+` and binary `+ - * / & |`.
+//! `/ 4` of every word pointer), parentheses, unary `-` `~` `+` and binary `* /`, `+ -`, `&`,
+//! `|` (in that order of precedence).
 //!
 //! **Definitions**: `#include <hmd/hmd.def>` (any folder, any case) that is found neither beside
 //! the including file nor in an include folder resolves to the project's own definitions file
@@ -29,9 +30,10 @@
 //! File Formats manual: the same names the samples use, equivalent values.
 //!
 //! # Readings taken
-//! - **No operator precedence**: the manual says labp has none and wants parentheses; binary
-//!   operators are evaluated left to right (`1 + 2 * 3` is 9). Inside `#if` the C rules apply,
-//!   as the C preprocessor evaluated those. Every corpus expression gives the same value either way.
+//! - **Operator precedence is C's**: the manual (written for labp 1.00) says labp has none and
+//!   evaluates left to right, but its 1.10 notes fix "the intensity of operator combination",
+//!   and `BASIC/DICE/DICE.LAB` writes `TSB(0, 0, 640+5*32/4, 0)` where only C's precedence
+//!   gives the texture page stored in `DICE.HMD`. `hmd.def` parenthesises everything anyway.
 //! - **32-bit arithmetic**: values are C `long`s of a 32-bit machine: wrapping two's complement,
 //!   `/` truncates toward zero. `B` and `H` accept values that fit signed or unsigned (−128..255,
 //!   −32768..65535); anything else is an error rather than a silent truncation.
@@ -193,7 +195,7 @@ impl Default for LabOptions {
             max_include_depth: 32,
             max_includes: 4096,
             max_file_bytes: 64 << 20,
-            max_tokens: 1 << 23,
+            max_tokens: 1 << 21,
             max_nesting: 200,
             max_output_bytes: 64 << 20,
         }

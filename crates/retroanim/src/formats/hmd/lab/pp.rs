@@ -636,10 +636,8 @@ impl<'a> Pp<'a> {
             let Some(params) = m.params.clone() else {
                 let body = m.body.clone();
                 let hs = add_hide(t.hide.as_deref(), &[t.sym]);
-                let mut r = self.subst(&body, &[], &[], &[], &t, depth)?;
-                for x in &mut r {
-                    x.hide = Some(merge(x.hide.as_deref(), &hs));
-                }
+                let mut r = self.subst(&body, &[], &[], &[], &t)?;
+                paint(&mut r, hs);
                 self.charge(r.len(), t.pos)?;
                 stack.extend(r.into_iter().rev());
                 continue;
@@ -715,10 +713,8 @@ impl<'a> Pp<'a> {
                 _ => Vec::new(),
             };
             let hs = add_hide(Some(&inter), &[t.sym]);
-            let mut r = self.subst(&body, &params, &args, &expanded, &t, depth)?;
-            for x in &mut r {
-                x.hide = Some(merge(x.hide.as_deref(), &hs));
-            }
+            let mut r = self.subst(&body, &params, &args, &expanded, &t)?;
+            paint(&mut r, hs);
             self.charge(r.len(), t.pos)?;
             stack.extend(r.into_iter().rev());
         }
@@ -734,7 +730,6 @@ impl<'a> Pp<'a> {
         raw: &[Vec<Tok>],
         expanded: &[Vec<Tok>],
         call: &Tok,
-        _depth: u32,
     ) -> R<Vec<Tok>> {
         let at = |t: &Tok| -> Tok {
             Tok {
@@ -901,8 +896,15 @@ fn add_hide(h: Option<&[Sym]>, add: &[Sym]) -> Vec<Sym> {
     v
 }
 
-fn merge(h: Option<&[Sym]>, add: &[Sym]) -> Rc<[Sym]> {
-    add_hide(h, add).into()
+/// Adds hide set `hs` to every token (one shared set for tokens that had none).
+fn paint(toks: &mut [Tok], hs: Vec<Sym>) {
+    let shared: Rc<[Sym]> = hs.into();
+    for x in toks {
+        x.hide = Some(match x.hide.as_deref() {
+            None => shared.clone(),
+            Some(h) => add_hide(Some(h), &shared).into(),
+        });
+    }
 }
 
 /// `#if` expressions: C precedence, 64-bit values.
