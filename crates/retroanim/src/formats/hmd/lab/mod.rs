@@ -195,7 +195,7 @@ impl Default for LabOptions {
             max_include_depth: 32,
             max_includes: 4096,
             max_file_bytes: 64 << 20,
-            max_tokens: 1 << 21,
+            max_tokens: 1 << 22,
             max_nesting: 200,
             max_output_bytes: 64 << 20,
         }

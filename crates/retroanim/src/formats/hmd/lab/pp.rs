@@ -706,6 +706,8 @@ impl<'a> Pp<'a> {
                 .unwrap_or_default();
             let mut expanded = Vec::with_capacity(args.len());
             for a in &args {
+                // Charged like output, so nested calls cannot make quadratic work for free.
+                self.charge(a.len(), t.pos)?;
                 expanded.push(self.expand(a.clone(), depth + 1)?);
             }
             let inter: Vec<Sym> = match (t.hide.as_deref(), rp.hide.as_deref()) {
