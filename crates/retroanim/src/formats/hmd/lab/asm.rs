@@ -3,8 +3,9 @@
 
 use std::collections::HashMap;
 
+use super::cond::parse_number;
 use super::lex::{Kind, Pos, Sym, Tok};
-use super::pp::{parse_number, Unit};
+use super::pp::Unit;
 use super::{LabError, LabErrorKind, LabOptions};
 use crate::formats::gte;
 

@@ -58,6 +58,7 @@
 //! exceeding one is a [`LabError`] with its position, never a hang or an abort.
 
 mod asm;
+mod cond;
 mod disasm;
 mod lex;
 mod pp;

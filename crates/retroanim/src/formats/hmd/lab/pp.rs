@@ -1,10 +1,15 @@
 //! The C preprocessor subset LAB files are written in (see the module docs of `lab`): file
 //! inclusion, conditional sections and macro expansion with hide sets, producing one token
 //! stream for the assembler.
+//!
+//! About 900 lines, over the project's usual size: directives, include resolution and macro
+//! expansion all work on the one `Pp` state (macro table, sources, token budget); `#if`
+//! arithmetic lives in `cond`.
 
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::cond::CondExpr;
 use super::lex::{lex, Interner, Kind, Pos, Sym, Tok};
 use super::{IncludedFrom, LabError, LabErrorKind, LabOptions, Loader, HMD_DEF};
 
@@ -874,7 +879,9 @@ impl<'a> Pp<'a> {
         }
         let toks = self.expand(toks, 0)?;
         let mut e = CondExpr {
-            pp: self,
+            names: &self.names,
+            sources: &self.sources,
+            max_nesting: self.opts.max_nesting,
             toks: &toks,
             i: 0,
             pos,
@@ -906,163 +913,5 @@ fn paint(toks: &mut [Tok], hs: Vec<Sym>) {
             None => shared.clone(),
             Some(h) => add_hide(Some(h), &shared).into(),
         });
-    }
-}
-
-/// `#if` expressions: C precedence, 64-bit values.
-struct CondExpr<'p, 'a, 't> {
-    pp: &'p Pp<'a>,
-    toks: &'t [Tok],
-    i: usize,
-    pos: Pos,
-    depth: u32,
-}
-
-impl CondExpr<'_, '_, '_> {
-    fn fail(&self, m: &str) -> LabError {
-        let pos = self.toks.get(self.i).map_or(self.pos, |t| t.pos);
-        self.pp.err(pos, LabErrorKind::Syntax, m)
-    }
-
-    fn peek(&self) -> Option<&str> {
-        self.toks
-            .get(self.i)
-            .filter(|t| t.kind == Kind::Punct)
-            .map(|t| self.pp.text(t))
-    }
-
-    fn eat(&mut self, p: &str) -> bool {
-        if self.peek() == Some(p) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    fn ternary(&mut self) -> R<i64> {
-        self.depth += 1;
-        if self.depth > self.pp.opts.max_nesting {
-            return Err(self.fail("#if expression nested too deeply"));
-        }
-        let c = self.binary(0)?;
-        let v = if self.eat("?") {
-            let a = self.ternary()?;
-            if !self.eat(":") {
-                return Err(self.fail("expected `:` in #if expression"));
-            }
-            let b = self.ternary()?;
-            if c != 0 {
-                a
-            } else {
-                b
-            }
-        } else {
-            c
-        };
-        self.depth -= 1;
-        Ok(v)
-    }
-
-    fn binary(&mut self, min: u8) -> R<i64> {
-        let mut l = self.unary()?;
-        loop {
-            let Some(op) = self.peek() else { break };
-            let prec = match op {
-                "||" => 1,
-                "&&" => 2,
-                "|" => 3,
-                "^" => 4,
-                "&" => 5,
-                "==" | "!=" => 6,
-                "<" | ">" | "<=" | ">=" => 7,
-                "<<" | ">>" => 8,
-                "+" | "-" => 9,
-                "*" | "/" | "%" => 10,
-                _ => break,
-            };
-            if prec <= min {
-                break;
-            }
-            let op = op.to_string();
-            self.i += 1;
-            let r = self.binary(prec)?;
-            l = match op.as_str() {
-                "||" => i64::from(l != 0 || r != 0),
-                "&&" => i64::from(l != 0 && r != 0),
-                "|" => l | r,
-                "^" => l ^ r,
-                "&" => l & r,
-                "==" => i64::from(l == r),
-                "!=" => i64::from(l != r),
-                "<" => i64::from(l < r),
-                ">" => i64::from(l > r),
-                "<=" => i64::from(l <= r),
-                ">=" => i64::from(l >= r),
-                "<<" => l.wrapping_shl(r as u32),
-                ">>" => l.wrapping_shr(r as u32),
-                "+" => l.wrapping_add(r),
-                "-" => l.wrapping_sub(r),
-                "*" => l.wrapping_mul(r),
-                _ => {
-                    if r == 0 {
-                        return Err(self.fail("division by zero in #if"));
-                    }
-                    if op == "/" {
-                        l.wrapping_div(r)
-                    } else {
-                        l.wrapping_rem(r)
-                    }
-                }
-            };
-        }
-        Ok(l)
-    }
-
-    fn unary(&mut self) -> R<i64> {
-        if self.eat("-") {
-            return Ok(self.unary()?.wrapping_neg());
-        }
-        if self.eat("+") {
-            return self.unary();
-        }
-        if self.eat("~") {
-            return Ok(!self.unary()?);
-        }
-        if self.eat("!") {
-            return Ok(i64::from(self.unary()? == 0));
-        }
-        if self.eat("(") {
-            let v = self.ternary()?;
-            if !self.eat(")") {
-                return Err(self.fail("expected `)` in #if expression"));
-            }
-            return Ok(v);
-        }
-        let Some(t) = self.toks.get(self.i) else {
-            return Err(self.fail("#if expression ends early"));
-        };
-        self.i += 1;
-        match t.kind {
-            Kind::Ident => Ok(0),
-            Kind::Number => parse_number(self.pp.text(t))
-                .map(i64::from)
-                .ok_or_else(|| self.pp.err(t.pos, LabErrorKind::Syntax, "bad number")),
-            _ => Err(self.pp.err(
-                t.pos,
-                LabErrorKind::Syntax,
-                format!("unexpected `{}` in #if expression", self.pp.text(t)),
-            )),
-        }
-    }
-}
-
-/// A decimal or `0x` number of at most 32 bits (C suffixes `u`/`l` allowed).
-pub(crate) fn parse_number(s: &str) -> Option<u32> {
-    let s = s.trim_end_matches(['u', 'U', 'l', 'L']);
-    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        u32::from_str_radix(h, 16).ok()
-    } else {
-        s.parse::<u32>().ok()
     }
 }
