@@ -57,6 +57,10 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page (roff), e.g. `retroanim man > retroanim.1`.
     Man,
+    /// Assemble labp source (`.LAB`, with #include and hmd.def macros) into an HMD.
+    Asm(AsmArgs),
+    /// Disassemble an HMD into labp source that `asm` turns back into the same bytes.
+    Disasm(DisasmArgs),
 }
 
 /// `retroanim completions`.
@@ -65,6 +69,36 @@ pub struct CompletionsArgs {
     /// The shell.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+/// `retroanim asm`.
+#[derive(Debug, Args)]
+pub struct AsmArgs {
+    /// The LAB source.
+    pub file: PathBuf,
+    /// The HMD to write (`-` for standard output).
+    #[arg(short, long, value_name = "OUT.HMD")]
+    pub output: PathBuf,
+    /// Folders searched for `#include`d files after the including file's own (repeatable);
+    /// `hmd.def` found in none of them is the built-in one.
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Allow replacing the input file.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `retroanim disasm`.
+#[derive(Debug, Args)]
+pub struct DisasmArgs {
+    /// The HMD file.
+    pub file: PathBuf,
+    /// The LAB file to write (default: standard output).
+    #[arg(short, long, value_name = "OUT.LAB")]
+    pub output: Option<PathBuf>,
+    /// Allow replacing the input file.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `retroanim play`.

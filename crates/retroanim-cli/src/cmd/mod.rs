@@ -24,8 +24,10 @@ macro_rules! note {
     };
 }
 
+mod asm;
 mod batch;
 mod convert;
+mod disasm;
 mod dump;
 mod info;
 mod play;
@@ -89,6 +91,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             emit(&String::from_utf8_lossy(&out))?;
             Ok(Outcome::Clean)
         }
+        Command::Asm(a) => asm::run(&a),
+        Command::Disasm(a) => disasm::run(&a),
     }
 }
 

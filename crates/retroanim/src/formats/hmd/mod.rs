@@ -97,6 +97,7 @@ mod cat3_anim;
 mod cat4_mime;
 mod cat5_ground;
 mod cat7_device;
+pub mod lab;
 mod play;
 mod read;
 mod scene;
