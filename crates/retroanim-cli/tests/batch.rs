@@ -249,3 +249,32 @@ fn completions_and_man_page_are_generated() {
     let text = String::from_utf8(man.stdout).unwrap();
     assert!(text.contains(".TH retroanim 1"), "{text}");
 }
+
+#[test]
+fn convert_reads_and_writes_lab() {
+    let Some(hmd) = common::corpus("TUTO/PYRAMID/JOINT.HMD") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let lab = dir.path().join("joint.lab");
+    let back = dir.path().join("joint.hmd");
+    retroanim()
+        .arg("convert")
+        .arg(&hmd)
+        .arg(&lab)
+        .assert()
+        .success();
+    retroanim()
+        .arg("convert")
+        .arg(&lab)
+        .arg(&back)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&hmd).unwrap());
+    retroanim()
+        .arg("convert")
+        .arg(&lab)
+        .arg(dir.path().join("joint.glb"))
+        .assert()
+        .success();
+}

@@ -30,6 +30,9 @@ pub enum Format {
     Json,
     /// PNG image.
     Png,
+    /// labp assembler source of an HMD (text; never detected from content, named by `--from
+    /// lab`, a `.lab` input or a `.lab` output).
+    Lab,
 }
 
 impl Format {
@@ -47,11 +50,12 @@ impl Format {
             Format::Glb => "glb",
             Format::Json => "json",
             Format::Png => "png",
+            Format::Lab => "lab",
         }
     }
 
     /// All formats, in a stable order.
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 12] = [
         Format::Tod,
         Format::Hmd,
         Format::Tmd,
@@ -63,6 +67,7 @@ impl Format {
         Format::Glb,
         Format::Json,
         Format::Png,
+        Format::Lab,
     ];
 
     /// Looks a format up by its name or a file extension (case-insensitive). Used for choosing

@@ -60,7 +60,7 @@ fn one(
     let (notes, size) = match streamed(input, output, target, args, opts)? {
         Some(done) => done,
         None => {
-            let bytes = crate::io::read_input(input)?;
+            let (bytes, from) = super::input_bytes(input)?;
             let mut opts = opts.clone();
             if let Some(base) = &args.base {
                 match super::load(base)? {
@@ -75,7 +75,6 @@ fn one(
             if opts.name.is_none() {
                 opts.name = input.file_stem().map(|s| s.to_string_lossy().into_owned());
             }
-            let from = super::forced_format()?;
             let done = convert::convert_bytes(&bytes, from, target, &opts).with_context(ctx)?;
             crate::io::write_output(output, &done.bytes, Some(input), args.force)?;
             (done.notes, Some(done.bytes.len()))

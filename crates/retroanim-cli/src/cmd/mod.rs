@@ -58,7 +58,7 @@ pub fn forced_format() -> Result<Option<Format>> {
         Some(name) => match Format::from_name(name) {
             Some(f) if !matches!(f, Format::Gltf | Format::Glb | Format::Png) => Ok(Some(f)),
             _ => Err(anyhow!(
-                "--from {name}: not a format retroanim reads (tod, hmd, tmd, tim, p3d, mdd, pc2, json)"
+                "--from {name}: not a format retroanim reads (tod, hmd, tmd, tim, p3d, mdd, pc2, json, lab)"
             )),
         },
     }
@@ -98,10 +98,29 @@ pub fn run(cli: Cli) -> Result<Outcome> {
 
 /// Reads and parses one input, naming the path in any error.
 pub fn load(path: &Path) -> Result<(Vec<u8>, Model)> {
-    let bytes = crate::io::read_input(path)?;
-    let model = retroanim::read_as(&bytes, forced_format()?, &retroanim::Limits::default())
+    let (bytes, format) = input_bytes(path)?;
+    let model = retroanim::read_as(&bytes, format, &retroanim::Limits::default())
         .with_context(|| path.display().to_string())?;
     Ok((bytes, model))
+}
+
+/// The bytes of an input and the format to read them as (`None`: detect). LAB source — named by
+/// `--from lab` or a `.lab` file name, since text has no magic number — is assembled first
+/// (includes beside the file, then the built-in `hmd.def`), giving HMD bytes.
+pub fn input_bytes(path: &Path) -> Result<(Vec<u8>, Option<Format>)> {
+    let forced = forced_format()?;
+    let is_lab = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("lab"));
+    if forced == Some(Format::Lab) || (forced.is_none() && is_lab) {
+        use retroanim::formats::hmd::lab;
+        let root = path.to_string_lossy().into_owned();
+        let bytes = lab::assemble(&root, &lab::FsLoader, &lab::LabOptions::default())
+            .map_err(|e| anyhow!("{e}"))?;
+        return Ok((bytes, Some(Format::Hmd)));
+    }
+    Ok((crate::io::read_input(path)?, forced))
 }
 
 /// Reads the TMD named by `--tmd`, if any.

@@ -306,13 +306,16 @@ pub struct Conversion {
 pub fn targets(from: Format) -> &'static [Format] {
     use Format::*;
     match from {
-        Tod | Tmd | Hmd => &[Gltf, Glb, Json],
+        Tod | Tmd => &[Gltf, Glb, Json],
+        Hmd => &[Gltf, Glb, Json, Lab],
         Tim => &[Png, Json],
         P3d => &[Mdd, Pc2, Gltf, Glb, Json],
         Mdd => &[Pc2, P3d, Gltf, Glb, Json],
         Pc2 => &[Mdd, P3d, Gltf, Glb, Json],
         Png => &[Tim],
         // A JSON dump converts to whatever its model converts to.
+        // LAB source is assembled first (it needs its includes: see `formats::hmd::lab`).
+        Lab => &[Hmd],
         Json | Gltf | Glb => &[],
     }
 }
@@ -415,6 +418,11 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
         return Err(no_such(from, target));
     }
     let gltf = matches!(target, Format::Gltf | Format::Glb);
+    if let (Model::Hmd(h), Format::Lab) = (model, target) {
+        opts.check(from, target, &[])?;
+        let text = crate::formats::hmd::lab::disassemble(h)?;
+        return Ok(done(text.into_bytes(), Vec::new()));
+    }
     match model {
         Model::P3d(_) | Model::Mdd(_) | Model::Pc2(_)
             if from == Format::P3d || target == Format::P3d =>
