@@ -16,7 +16,10 @@
 //! from its header) and doubles while the reader runs out of bytes, up to `max_asset`. It is
 //! accepted when the reader succeeds, the validator reports no error, and its size follows from
 //! its own structure: the window minus the bytes the reader kept as trailing (TOD, TIM, P3D),
-//! minus a final gap (TMD), or up to the end of its last pointed-to region (HMD); an ODOL v7,
+//! minus a final gap (TMD), or up to the end of its last pointed-to region (HMD, read to the end
+//! of its container: a section without a length runs to the next region, so an HMD followed by
+//! other bytes in a blob may be reported with them; at the end of its container its size is the
+//! rest of the container, unreferenced tail included); an ODOL v7,
 //! whose model info runs to the end of the file, only where it ends its container. The accepted
 //! bytes are read once more on their own, so the summary and issues are those of the asset alone.
 
@@ -159,7 +162,7 @@ fn read_model(format: Format, data: &[u8], opts: &ScanOptions) -> Result<Model> 
 }
 
 /// The asset's own size inside a window of `len` bytes it was read from.
-fn own_size(m: &Model, len: u64) -> u64 {
+fn own_size(m: &Model, len: u64, left: u64) -> u64 {
     match m {
         Model::Tim(t) => len - t.trailing.len() as u64,
         Model::Tod(t) => len - t.trailing.len() as u64,
@@ -174,6 +177,8 @@ fn own_size(m: &Model, len: u64) -> u64 {
             Some(g) if g.offset as u64 + g.bytes.len() as u64 == len => g.offset as u64,
             _ => len,
         },
+        // Read up to the end of its container: the whole rest belongs to it.
+        Model::Hmd(_) if len == left => len,
         Model::Hmd(h) => {
             let end = h
                 .regions
@@ -197,16 +202,18 @@ pub(crate) fn verify(
 ) -> Option<Found> {
     let left = src.len() - offset;
     let cap = left.min(opts.max_asset);
-    let mut window = if format == Format::Tim {
-        tim_size(src, offset)?.min(cap)
-    } else {
-        FIRST_WINDOW.min(cap)
+    let mut window = match format {
+        Format::Tim => tim_size(src, offset)?.min(cap),
+        // An HMD section without a length of its own runs to the next region or the end of the
+        // file: its end is only known from everything that follows it.
+        Format::Hmd => cap,
+        _ => FIRST_WINDOW.min(cap),
     };
     let (model, size, data) = loop {
         let data = read_vec(src, offset, window as usize).ok()?;
         match read_model(format, &data, opts) {
             Ok(m) => {
-                let size = own_size(&m, window);
+                let size = own_size(&m, window, left);
                 break (m, size, data);
             }
             Err(e) if window < cap && ran_out(&e) => window = (window * 2).min(cap),
@@ -226,7 +233,7 @@ pub(crate) fn verify(
     } else {
         model
     };
-    if own_size(&model, size) != size {
+    if own_size(&model, size, left) != size {
         return None;
     }
     let issues = model.validate();
