@@ -39,7 +39,6 @@ fn every_corpus_file_alone_is_found_once_whole() {
     assert!(bad.is_empty(), "{} files:\n{}", bad.len(), bad.join("\n"));
 }
 
-
 fn le(d: &[u8], at: usize) -> u64 {
     u32::from_le_bytes(d[at..at + 4].try_into().unwrap()) as u64
 }

@@ -15,6 +15,7 @@ mod p3d;
 mod play;
 mod play_hmd;
 mod roundtrip;
+mod scan;
 mod validate;
 
 use std::path::Path;
@@ -34,6 +35,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Roundtrip(a) => roundtrip::run(&a),
         Command::Convert(a) => convert::run(&a),
         Command::Play(a) => play::run(&a),
+        Command::Scan(a) => scan::run(&a),
     }
 }
 

@@ -144,10 +144,16 @@ pub(crate) fn candidate(b: &[u8], want: &[Format], out: &mut Vec<Format>) {
     }
 }
 
-/// True when an error says the reader ran out of bytes (a bigger window may help).
-fn ran_out(e: &Error) -> bool {
+/// True when an error says the reader ran out of bytes (a bigger window may help): it is near
+/// the window's end, or names bytes left or the end.
+fn ran_out(e: &Error, window: u64) -> bool {
+    if e.offset().is_some_and(|o| o.saturating_add(4096) >= window) {
+        return true;
+    }
     let s = e.to_string();
-    s.contains("past the end") || s.contains("are left") || s.contains("outside the file")
+    ["past the end", "left", "outside the file"]
+        .iter()
+        .any(|p| s.contains(p))
 }
 
 fn read_model(format: Format, data: &[u8], opts: &ScanOptions) -> Result<Model> {
@@ -216,7 +222,7 @@ pub(crate) fn verify(
                 let size = own_size(&m, window, left);
                 break (m, size, data);
             }
-            Err(e) if window < cap && ran_out(&e) => window = (window * 2).min(cap),
+            Err(e) if window < cap && ran_out(&e, window) => window = (window * 2).min(cap),
             Err(_) => return None,
         }
     };
