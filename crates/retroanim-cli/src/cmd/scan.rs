@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
+use retroanim::formats::tmd::Tmd;
 use retroanim::scan::{self, Find, Report, ScanOptions};
 use retroanim::{Format, Model};
 use serde_json::json;
@@ -176,7 +177,7 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
     } else {
         let per: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
         outln!(
-            "{} finds ({}), {} skipped, {} errors; {:.1} MB scanned in {:.2} s ({:.0} MB/s)",
+            "{} finds ({}), {} skipped, {} errors; {:.2} MB scanned in {:.2} s ({:.0} MB/s)",
             report.finds.len(),
             if per.is_empty() {
                 "none".into()
@@ -234,7 +235,8 @@ fn extract(report: &Report, dir: &Path, to: Option<Format>, conv: &mut Conversio
             "size": f.size,
         });
         if let Some(target) = to {
-            match convert_find(&bytes, target) {
+            let model = tod_model(report, f);
+            match convert_find(&bytes, model.as_ref(), target) {
                 Ok(Some(out)) => {
                     let cname = format!("{name}.{}", target.name());
                     crate::io::write_output(&dir.join(&cname), &out, None, true)?;
@@ -260,10 +262,21 @@ fn extract(report: &Report, dir: &Path, to: Option<Format>, conv: &mut Conversio
     Ok(())
 }
 
+/// A TOD find's first model candidate, read again (`None` for other finds, or when it cannot
+/// be read).
+fn tod_model(report: &Report, f: &Find) -> Option<Tmd> {
+    let c = f.tmd_candidates.as_ref()?.first()?;
+    let t = report
+        .finds
+        .iter()
+        .find(|t| t.container == c.container && t.offset == c.offset)?;
+    retroanim::formats::tmd::read(&t.bytes().ok()?).ok()
+}
+
 /// The one conversion step of `scan --convert` (to be replaced by `retroanim::convert`):
-/// TIM → PNG; TMD, HMD, P3D (default LOD) and TOD (without a model) → glTF. `None` where the
-/// pair is not offered.
-fn convert_find(bytes: &[u8], to: Format) -> Result<Option<Vec<u8>>> {
+/// TIM → PNG; TMD, HMD, P3D (default LOD) and TOD (with its first model candidate, if any) →
+/// glTF. `None` where the pair is not offered.
+fn convert_find(bytes: &[u8], tmd: Option<&Tmd>, to: Format) -> Result<Option<Vec<u8>>> {
     use retroanim::formats::{hmd, p3d, tim};
     use retroanim::import::psx;
     let model = retroanim::read_any(bytes)?;
@@ -275,7 +288,7 @@ fn convert_find(bytes: &[u8], to: Format) -> Result<Option<Vec<u8>>> {
             retroanim::export::gltf::write(&psx::tmd_scene(t, &psx::PsxOptions::default())?, to)?
         }
         (Model::Tod(t), Format::Gltf | Format::Glb) => retroanim::export::gltf::write(
-            &psx::tod_scene_after(&[], t, None, &psx::PsxOptions::default())?,
+            &psx::tod_scene_after(&[], t, tmd, &psx::PsxOptions::default())?,
             to,
         )?,
         (Model::Hmd(h), Format::Gltf | Format::Glb) => {
