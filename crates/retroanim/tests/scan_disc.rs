@@ -142,7 +142,7 @@ fn iso_and_raw_images_from_the_corpus() {
     let iso = t.path().join("disc.iso");
     xorriso(&tree, &iso);
 
-    let report = scan::scan_paths(&[iso.clone()], &opts());
+    let report = scan::scan_paths(std::slice::from_ref(&iso), &opts());
     check(&report, &want, None);
     assert!(report
         .finds
@@ -172,7 +172,7 @@ fn iso_and_raw_images_from_the_corpus() {
     );
 
     let raw = std::fs::read(&bin).unwrap();
-    let report = scan::scan_paths(&[bin.clone()], &opts());
+    let report = scan::scan_paths(std::slice::from_ref(&bin), &opts());
     check(&report, &want, Some(&raw));
     // Through the cue sheet: the same finds, and the .bin beside it is not scanned twice.
     let report = scan::scan_paths(&[t.path().to_path_buf()], &opts());
@@ -211,7 +211,7 @@ fn pbo_archives_hold_corpus_p3ds() {
     let t = tmp();
     let path = t.path().join("models.pbo");
     std::fs::write(&path, &archive).unwrap();
-    let report = scan::scan_paths(&[path.clone()], &ScanOptions::default());
+    let report = scan::scan_paths(std::slice::from_ref(&path), &ScanOptions::default());
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert_eq!(report.finds.len(), files.len(), "{:?}", report.finds);
     for (i, (_, data)) in files.iter().enumerate() {
@@ -286,7 +286,7 @@ fn hostile_containers_give_errors_with_offsets() {
     img[sub + 2..sub + 6].copy_from_slice(&(root_extent as u32).to_le_bytes());
     img[sub + 6..sub + 10].copy_from_slice(&(root_extent as u32).to_be_bytes());
     std::fs::write(&iso, &img).unwrap();
-    let (off, msg) = first_error(&scan::scan_paths(&[iso.clone()], &opts()));
+    let (off, msg) = first_error(&scan::scan_paths(std::slice::from_ref(&iso), &opts()));
     assert_eq!(off, Some(sub as u64 + 2), "{msg}");
     assert!(msg.contains("loop"), "{msg}");
     // The same subdirectory pointing past the end of the image.
@@ -312,7 +312,7 @@ fn random_bytes_hold_no_clean_asset() {
     std::fs::write(&path, &data).unwrap();
     for align in [1, 4] {
         let r = scan::scan_paths(
-            &[path.clone()],
+            std::slice::from_ref(&path),
             &ScanOptions {
                 align,
                 ..ScanOptions::default()

@@ -103,7 +103,7 @@ pub(crate) fn candidate(b: &[u8], want: &[Format], out: &mut Vec<Format>) {
         }
         0x41 if wants(Format::Tmd) => {
             if let (Some(flags @ (0 | 1)), Some(n)) = (w(1), w(2)) {
-                let vert_ok = flags == 1 || w(3).is_none_or(|v| v as u64 >= 28 * n as u64);
+                let vert_ok = flags == 1 || w(3).map_or(true, |v| v as u64 >= 28 * n as u64);
                 if (1..=4096).contains(&n) && vert_ok {
                     out.push(Format::Tmd);
                 }

@@ -130,7 +130,7 @@ pub fn list(view: &dyn Source) -> Result<Vec<IsoFile>> {
     let mut sector = vec![0u8; SECTOR as usize];
     while let Some((dir, extent, size, from, depth)) = stack.pop() {
         let start = extent.saturating_mul(SECTOR);
-        if start.checked_add(size).is_none_or(|e| e > len) {
+        if start.checked_add(size).map_or(true, |e| e > len) {
             return Err(err(
                 from,
                 format!(
@@ -207,7 +207,7 @@ pub fn list(view: &dyn Source) -> Result<Vec<IsoFile>> {
                     subdirs.push((path, ext, dlen, rec_at + 2, depth + 1));
                 } else {
                     let off = ext.saturating_mul(SECTOR);
-                    if off.checked_add(dlen).is_none_or(|e| e > len) {
+                    if off.checked_add(dlen).map_or(true, |e| e > len) {
                         return Err(err(
                             rec_at + 2,
                             format!("file {path:?}: extent at block {ext} ({dlen} bytes) runs past the end of the image ({len} bytes)"),
