@@ -61,6 +61,8 @@ pub enum Command {
     Asm(AsmArgs),
     /// Disassemble an HMD into labp source that `asm` turns back into the same bytes.
     Disasm(DisasmArgs),
+    /// Find every asset inside disc images (ISO, raw .bin/.cue), PBO archives, files and folders.
+    Scan(ScanArgs),
 }
 
 /// `retroanim completions`.
@@ -99,6 +101,32 @@ pub struct DisasmArgs {
     /// Allow replacing the input file.
     #[arg(long)]
     pub force: bool,
+}
+
+/// `retroanim scan`.
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    /// Files or folders (recursive): disc images, cue sheets, archives, anything.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Print JSON Lines: one object per find, then `{"summary": ...}`.
+    #[arg(long)]
+    pub json: bool,
+    /// Formats to look for (default: tod, hmd, tmd, tim, p3d).
+    #[arg(long, value_delimiter = ',', value_name = "FMT,...")]
+    pub formats: Vec<String>,
+    /// Try only offsets that are a multiple of N in each file (1: every byte).
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub align: u64,
+    /// Drop finds smaller than this.
+    #[arg(long, default_value_t = 0, value_name = "BYTES")]
+    pub min_size: u64,
+    /// Write each find as its own file into DIR, with a manifest.json.
+    #[arg(long, value_name = "DIR")]
+    pub extract: Option<PathBuf>,
+    /// With --extract: also convert each find (TIM → png; TMD, HMD, TOD, P3D → glb or gltf).
+    #[arg(long, value_name = "glb|gltf|png", requires = "extract")]
+    pub convert: Option<String>,
 }
 
 /// `retroanim play`.

@@ -58,6 +58,18 @@ pub enum Error {
         what: String,
     },
 
+    /// A container (disc image, cue sheet, archive) does not follow its layout; `offset` is the
+    /// absolute byte offset in the container file (the image, the cue sheet, the archive).
+    #[error("{container}: malformed at byte {offset} (0x{offset:x}): {what}")]
+    Container {
+        /// The container kind, e.g. `"ISO 9660"`, `"cue sheet"`, `"PBO"`.
+        container: &'static str,
+        /// Absolute byte offset of the problem.
+        offset: u64,
+        /// What was expected and what was found.
+        what: String,
+    },
+
     /// No format could be recognised from the content.
     #[error("unknown format: {0}")]
     UnknownFormat(String),
@@ -88,7 +100,9 @@ impl Error {
     /// The absolute byte offset of the problem, when the error has one.
     pub fn offset(&self) -> Option<u64> {
         match self {
-            Error::Malformed { offset, .. } | Error::Unsupported { offset, .. } => Some(*offset),
+            Error::Malformed { offset, .. }
+            | Error::Unsupported { offset, .. }
+            | Error::Container { offset, .. } => Some(*offset),
             _ => None,
         }
     }

@@ -42,6 +42,7 @@ pub mod formats;
 pub mod import;
 mod limits;
 pub mod report;
+pub mod scan;
 pub mod scene;
 
 pub use detect::{detect, Format};

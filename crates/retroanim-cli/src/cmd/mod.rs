@@ -33,6 +33,7 @@ mod info;
 mod play;
 mod play_hmd;
 mod roundtrip;
+mod scan;
 mod validate;
 
 use std::path::Path;
@@ -93,6 +94,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         }
         Command::Asm(a) => asm::run(&a),
         Command::Disasm(a) => disasm::run(&a),
+        Command::Scan(a) => scan::run(&a),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Shared helpers for the integration tests: the corpus and golden files.
 #![allow(dead_code)]
 
+pub mod disc;
 pub mod gltf_read;
 pub mod hmd_asm;
 pub mod samples;

@@ -1,0 +1,289 @@
+//! `retroanim scan`: find every asset inside disc images, archives, executables and folders.
+//!
+//! Output contract (`--json`): one JSON object per find and line, with at least `path`,
+//! `container`, `offset`, `image_offset`, `format`, `size`, `summary`, `status`, and a last line
+//! `{"summary": {...}}`. Human output: one line per find, then a summary line.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use retroanim::formats::tmd::Tmd;
+use retroanim::scan::{self, Find, Report, ScanOptions};
+use retroanim::{Format, Model};
+use serde_json::json;
+
+use crate::cli::ScanArgs;
+use crate::Outcome;
+
+/// Runs `retroanim scan`.
+pub fn run(args: &ScanArgs) -> Result<Outcome> {
+    let opts = options(args)?;
+    if let Some(j) = super::global().jobs {
+        if j == 0 {
+            bail!("--jobs 0: give at least one thread");
+        }
+    }
+    let convert = match args.convert.as_deref() {
+        None => None,
+        Some(name) => match Format::from_name(name) {
+            Some(f @ (Format::Glb | Format::Gltf | Format::Png)) => Some(f),
+            _ => bail!("--convert {name}: choose glb, gltf or png"),
+        },
+    };
+    let bar = progress_bar(&args.paths);
+    let mut opts = opts;
+    if let Some(b) = &bar {
+        let b = b.clone();
+        opts.progress = Arc::new(move |n| b.inc(n));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(super::global().jobs.unwrap_or(0))
+        .build()
+        .context("cannot start the worker threads")?;
+    let report = pool.install(|| scan::scan_paths(&args.paths, &opts));
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let mut converted = Conversions::default();
+    if let Some(dir) = &args.extract {
+        extract(&report, dir, convert, &mut converted)?;
+    }
+    print(&report, args.json, &converted)?;
+    for e in &report.errors {
+        eprintln!("retroanim: error: {}: {}", e.container, e.error);
+    }
+    Ok(if report.errors.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Failed
+    })
+}
+
+fn options(args: &ScanArgs) -> Result<ScanOptions> {
+    let mut opts = ScanOptions::default();
+    if !args.formats.is_empty() {
+        opts.formats.clear();
+        for name in &args.formats {
+            match Format::from_name(name) {
+                Some(f) if scan::SCANNABLE.contains(&f) => opts.formats.push(f),
+                _ => bail!(
+                    "--formats {name}: the scanner finds {}",
+                    scan::SCANNABLE.map(|f| f.name()).join(", ")
+                ),
+            }
+        }
+    }
+    if args.align == 0 {
+        bail!("--align 0: give 1 (every byte) or more");
+    }
+    opts.align = args.align;
+    opts.min_size = args.min_size;
+    Ok(opts)
+}
+
+fn progress_bar(paths: &[std::path::PathBuf]) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let total: u64 = paths
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum();
+    let bar = indicatif::ProgressBar::new(total);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} {eta}",
+    ) {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
+#[derive(Default)]
+struct Conversions {
+    done: usize,
+    not_offered: BTreeMap<String, usize>,
+    failed: Vec<String>,
+}
+
+fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for f in &report.finds {
+        *counts.entry(f.format.name()).or_default() += 1;
+        if json {
+            outln!("{}", serde_json::to_string(f)?);
+        } else {
+            let at = match f.image_offset {
+                Some(i) => format!(" (image byte {i})"),
+                None => String::new(),
+            };
+            let inner = if f.contains.is_empty() {
+                String::new()
+            } else {
+                format!(", {} inside", f.contains.len())
+            };
+            let tmds = match &f.tmd_candidates {
+                Some(c) if !c.is_empty() => {
+                    format!(", model {}@{}", c[0].container, c[0].offset)
+                }
+                Some(_) => ", no fitting TMD found".into(),
+                None => String::new(),
+            };
+            outln!(
+                "{}@{}{at}: {} {} bytes, {}{inner}{tmds}",
+                f.container,
+                f.offset,
+                f.format,
+                f.size,
+                match f.status {
+                    scan::Status::Clean => "clean".to_string(),
+                    scan::Status::Warnings => format!("{} warnings", f.warnings),
+                }
+            );
+        }
+    }
+    for s in &report.skipped {
+        if !json {
+            outln!("{}: skipped ({}, {} bytes)", s.container, s.reason, s.size);
+        }
+    }
+    let st = &report.stats;
+    let bytes = st.bytes.load(std::sync::atomic::Ordering::Relaxed);
+    let mb_s = bytes as f64 / 1e6 / report.seconds.max(1e-9);
+    let summary = json!({
+        "finds": report.finds.len(),
+        "formats": counts,
+        "bytes_scanned": bytes,
+        "seconds": report.seconds,
+        "mb_per_second": mb_s,
+        "candidates": st.candidates.load(std::sync::atomic::Ordering::Relaxed),
+        "rejected": st.rejected.load(std::sync::atomic::Ordering::Relaxed),
+        "skipped": report.skipped,
+        "errors": report.errors.iter().map(|e| json!({
+            "container": e.container,
+            "offset": e.error.offset(),
+            "error": e.error.to_string(),
+        })).collect::<Vec<_>>(),
+        "converted": conv.done,
+        "not_converted": conv.not_offered,
+        "conversion_failures": conv.failed,
+    });
+    if json {
+        outln!("{}", json!({ "summary": summary }));
+    } else {
+        let per: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+        outln!(
+            "{} finds ({}), {} skipped, {} errors; {:.2} MB scanned in {:.2} s ({:.0} MB/s)",
+            report.finds.len(),
+            if per.is_empty() {
+                "none".into()
+            } else {
+                per.join(", ")
+            },
+            report.skipped.len(),
+            report.errors.len(),
+            bytes as f64 / 1e6,
+            report.seconds,
+            mb_s
+        );
+        if !conv.not_offered.is_empty() {
+            for (what, n) in &conv.not_offered {
+                outln!("not converted: {n} finds ({what}; extracted as they are)");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A file name for a find: its container path with separators flattened, its offset, format.
+fn file_name(f: &Find) -> String {
+    let base: String = f
+        .container
+        .trim_start_matches(['.', '/'])
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{base}@{:x}.{}", f.offset, f.format.name())
+}
+
+fn extract(report: &Report, dir: &Path, to: Option<Format>, conv: &mut Conversions) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut manifest = Vec::new();
+    for f in &report.finds {
+        let bytes = f
+            .bytes()
+            .with_context(|| format!("{}@{}: cannot read the find again", f.container, f.offset))?;
+        let name = file_name(f);
+        crate::io::write_output(&dir.join(&name), &bytes, None, true)?;
+        let mut entry = json!({
+            "file": name,
+            "path": f.path,
+            "container": f.container,
+            "offset": f.offset,
+            "image_offset": f.image_offset,
+            "format": f.format,
+            "size": f.size,
+        });
+        if let Some(target) = to {
+            let model = tod_model(report, f);
+            match convert_find(&bytes, model.as_ref(), target) {
+                Ok(Some(out)) => {
+                    let cname = format!("{name}.{}", target.name());
+                    crate::io::write_output(&dir.join(&cname), &out, None, true)?;
+                    entry["converted"] = json!(cname);
+                    conv.done += 1;
+                }
+                Ok(None) => {
+                    *conv
+                        .not_offered
+                        .entry(format!("{} → {target} is not offered", f.format))
+                        .or_default() += 1;
+                }
+                Err(e) => conv.failed.push(format!("{name}: {e:#}")),
+            }
+        }
+        manifest.push(entry);
+    }
+    let text = serde_json::to_string_pretty(&json!({ "finds": manifest }))?;
+    crate::io::write_output(&dir.join("manifest.json"), text.as_bytes(), None, true)?;
+    for e in &conv.failed {
+        eprintln!("retroanim: warning: conversion failed: {e}");
+    }
+    Ok(())
+}
+
+/// A TOD find's first model candidate, read again (`None` for other finds, or when it cannot
+/// be read).
+fn tod_model(report: &Report, f: &Find) -> Option<Tmd> {
+    let c = f.tmd_candidates.as_ref()?.first()?;
+    let t = report
+        .finds
+        .iter()
+        .find(|t| t.container == c.container && t.offset == c.offset)?;
+    retroanim::formats::tmd::read(&t.bytes().ok()?).ok()
+}
+
+/// The one conversion step of `scan --convert`, through `retroanim::convert`: TIM → PNG; TMD,
+/// HMD, P3D (default LOD) and TOD (with its first model candidate, if any) → glTF. `None` where
+/// the find's format does not convert to `to`.
+fn convert_find(bytes: &[u8], tmd: Option<&Tmd>, to: Format) -> Result<Option<Vec<u8>>> {
+    let model = retroanim::read_any(bytes)?;
+    if !retroanim::convert::targets(model.format()).contains(&to) || to == Format::Json {
+        return Ok(None);
+    }
+    let mut opts = retroanim::convert::Options::default();
+    if matches!(model, Model::Tod(_)) {
+        opts.tod.tmd = tmd.cloned();
+    }
+    Ok(Some(retroanim::convert::convert(&model, to, &opts)?.bytes))
+}

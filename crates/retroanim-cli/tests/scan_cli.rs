@@ -1,0 +1,199 @@
+//! `retroanim scan` on a disc image built from the project's own samples (the README's worked
+//! example): JSON Lines contract, human output, --extract, --convert, exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Std;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../samples")
+        .join(name)
+}
+
+fn retroanim() -> Command {
+    Command::cargo_bin("retroanim").unwrap()
+}
+
+const SAMPLES: [(&str, &str); 4] = [
+    ("swing.tod", "tod"),
+    ("link.tmd", "tmd"),
+    ("checker.tim", "tim"),
+    ("flag.p3d", "p3d"),
+];
+
+/// `samples.bin`: a raw Mode 2 image of an ISO (xorriso) holding the samples under /SAMPLES.
+/// `None` (with a loud note) without xorriso, unless RETROANIM_REQUIRE_CORPUS=1.
+fn disc(dir: &Path) -> Option<PathBuf> {
+    let tree = dir.join("tree/SAMPLES");
+    std::fs::create_dir_all(&tree).unwrap();
+    for (name, _) in SAMPLES {
+        std::fs::copy(sample(name), tree.join(name.to_uppercase())).unwrap();
+    }
+    let iso = dir.join("samples.iso");
+    let ok = Std::new("xorriso")
+        .args(["-as", "mkisofs", "-quiet", "-V", "SAMPLES", "-o"])
+        .arg(&iso)
+        .arg(dir.join("tree"))
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var("RETROANIM_REQUIRE_CORPUS").as_deref() != Ok("1"),
+            "xorriso is not installed (scripts/test installs it)"
+        );
+        eprintln!("\n*** SKIPPING scan CLI test: xorriso is not installed ***\n");
+        return None;
+    }
+    let bin = dir.join("samples.bin");
+    let mut input = std::fs::File::open(&iso).unwrap();
+    let mut out = std::fs::File::create(&bin).unwrap();
+    retroanim::scan::raw::write_mode2_image(&mut input, &mut out).unwrap();
+    Some(bin)
+}
+
+#[test]
+fn json_lines_name_every_sample_in_the_image() {
+    let t = tempfile::tempdir().unwrap();
+    let Some(bin) = disc(t.path()) else { return };
+    let out = retroanim()
+        .arg("scan")
+        .arg(&bin)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (summary, finds) = lines.split_last().unwrap();
+    assert_eq!(summary["summary"]["finds"], finds.len());
+    assert_eq!(finds.len(), SAMPLES.len(), "{finds:?}");
+    let raw = std::fs::read(&bin).unwrap();
+    for (name, format) in SAMPLES {
+        let f = finds
+            .iter()
+            .find(|f| {
+                f["container"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(&format!(":/SAMPLES/{}", name.to_uppercase()))
+            })
+            .unwrap_or_else(|| panic!("{name} not found"));
+        for key in [
+            "path",
+            "container",
+            "offset",
+            "image_offset",
+            "format",
+            "size",
+            "summary",
+            "status",
+        ] {
+            assert!(f.get(key).is_some(), "{name}: no {key}");
+        }
+        let bytes = std::fs::read(sample(name)).unwrap();
+        assert_eq!(f["format"], format);
+        assert_eq!(f["offset"], 0);
+        assert_eq!(f["size"], bytes.len());
+        assert_eq!(f["status"], "clean");
+        // The first bytes of the sample sit at its image offset in the raw image.
+        let at = f["image_offset"].as_u64().unwrap() as usize;
+        assert_eq!(&raw[at..at + 16], &bytes[..16]);
+    }
+    // swing.tod animates link.tmd: the TMD is its first model candidate.
+    let tod = finds.iter().find(|f| f["format"] == "tod").unwrap();
+    let first = &tod["tmd_candidates"][0]["container"];
+    assert!(first.as_str().unwrap().ends_with("LINK.TMD"), "{tod}");
+}
+
+#[test]
+fn extract_gives_back_the_bytes_and_converts() {
+    let t = tempfile::tempdir().unwrap();
+    let Some(bin) = disc(t.path()) else { return };
+    let dir = t.path().join("out");
+    let out = retroanim()
+        .arg("scan")
+        .arg(&bin)
+        .arg("--extract")
+        .arg(&dir)
+        .args(["--convert", "png"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    // One line per find, then the summary line, then what was not converted.
+    assert!(
+        text.lines()
+            .nth(4)
+            .unwrap()
+            .starts_with("4 finds (1 p3d, 1 tim, 1 tmd, 1 tod)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("not converted: 1 finds (tmd → png is not offered"),
+        "{text}"
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let finds = manifest["finds"].as_array().unwrap();
+    assert_eq!(finds.len(), 4);
+    for (name, format) in SAMPLES {
+        let e = finds.iter().find(|e| e["format"] == format).unwrap();
+        let got = std::fs::read(dir.join(e["file"].as_str().unwrap())).unwrap();
+        assert!(
+            got == std::fs::read(sample(name)).unwrap(),
+            "{name} differs"
+        );
+        assert_eq!(e.get("converted").is_some(), format == "tim", "{e}");
+    }
+    let png = finds.iter().find(|e| e["format"] == "tim").unwrap()["converted"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(std::fs::read(dir.join(png))
+        .unwrap()
+        .starts_with(b"\x89PNG"));
+}
+
+#[test]
+fn bad_options_and_bad_inputs_exit_2() {
+    retroanim()
+        .args(["scan", "x", "--align", "0"])
+        .assert()
+        .code(2);
+    retroanim()
+        .args(["scan", "x", "--formats", "png"])
+        .assert()
+        .code(2);
+    retroanim()
+        .args(["scan", "x", "--convert", "png"])
+        .assert()
+        .code(2);
+    let t = tempfile::tempdir().unwrap();
+    let cue = t.path().join("a.cue");
+    std::fs::write(t.path().join("a.bin"), [0u8; 2352]).unwrap();
+    std::fs::write(
+        &cue,
+        "FILE \"a.bin\" BINARY\nTRACK 01 MODE2/2352\nINDEX 01 00:10:00\n",
+    )
+    .unwrap();
+    let out = retroanim().arg("scan").arg(&cue).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("cue sheet: malformed at byte 40"), "{err}");
+    retroanim()
+        .arg("scan")
+        .arg(t.path().join("missing"))
+        .assert()
+        .code(2);
+}

@@ -1,0 +1,330 @@
+//! Finding assets at any offset of a run of bytes: a fast candidate pass over the bytes in
+//! chunks, then the format's full reader with strict limits at each candidate.
+//!
+//! Candidate tests (all little-endian words at the candidate offset; sources as in each
+//! format's module docs):
+//!
+//! | format | test |
+//! |---|---|
+//! | TIM | word 0 = 0x10; flags: only PMODE (≤ 4) and CF; the first block's `bnum` = 12 + 2·W·H (up to 16 bytes more), W and H non-zero |
+//! | TMD | word 0 = 0x41; flags 0 or 1; 1 ≤ NOBJ ≤ 4096; with FIXP clear, object 0's vertex pointer past the object table |
+//! | HMD | word 0 = 0x50; MAP FLAG 0 or 1; 1 ≤ block count ≤ 4096; primitive header pointer past the block table |
+//! | TOD | byte 0 = 0x50, version < 16, 1 ≤ frames ≤ 2²⁰, and the first frames walk as packets ([`crate::formats::tod::looks_like`]) |
+//! | P3D | `MLOD` with major version ≤ 1 and 1..=4096 LODs; `ODOL` with version 7, 50 or 73 |
+//!
+//! A candidate is read from a window of the source that starts at 64 KiB (a TIM's exact size,
+//! from its header) and doubles while the reader runs out of bytes, up to `max_asset`. It is
+//! accepted when the reader succeeds, the validator reports no error, and its size follows from
+//! its own structure: the window minus the bytes the reader kept as trailing (TOD, TIM, P3D),
+//! minus a final gap (TMD), or up to the end of its last pointed-to region (HMD, read to the end
+//! of its container: a section without a length runs to the next region, so an HMD followed by
+//! other bytes in a blob may be reported with them; at the end of its container its size is the
+//! rest of the container, unreferenced tail included); an ODOL v7,
+//! whose model info runs to the end of the file, only where it ends its container. The accepted
+//! bytes are read once more on their own, so the summary and issues are those of the asset alone.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::source::{read_vec, Source};
+use super::ScanOptions;
+use crate::error::{Error, Result};
+use crate::formats::{hmd, p3d, tim, tmd, tod};
+use crate::{Format, Model, Severity};
+
+/// Bytes the candidate pass looks at per task.
+const CHUNK: u64 = 1 << 20;
+/// Bytes past a chunk's end its candidate tests may look at.
+const HEAD: u64 = 256;
+/// First window a candidate is read from.
+const FIRST_WINDOW: u64 = 64 * 1024;
+
+/// An accepted asset.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// Byte offset in the source.
+    pub offset: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// The asset read on its own.
+    pub model: Model,
+    /// Validation warnings (errors are never accepted).
+    pub warnings: usize,
+}
+
+/// Counters of one scan.
+#[derive(Debug, Default)]
+pub struct Stats {
+    /// Candidates the first pass found.
+    pub candidates: AtomicU64,
+    /// Candidates the full readers rejected.
+    pub rejected: AtomicU64,
+    /// Nanoseconds (summed over threads) in the candidate pass, reading included.
+    pub candidate_ns: AtomicU64,
+    /// Nanoseconds (summed over threads) in the full readers.
+    pub parse_ns: AtomicU64,
+    /// Bytes scanned.
+    pub bytes: AtomicU64,
+}
+
+fn le(b: &[u8], at: usize) -> Option<u32> {
+    b.get(at..at + 4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+}
+
+fn le16(b: &[u8], at: usize) -> Option<u32> {
+    b.get(at..at + 2)
+        .map(|w| u16::from_le_bytes([w[0], w[1]]) as u32)
+}
+
+fn tim_block_ok(b: &[u8], at: usize) -> bool {
+    let (Some(bnum), Some(w), Some(h)) = (le(b, at), le16(b, at + 8), le16(b, at + 10)) else {
+        // Not in the buffer: let the reader decide.
+        return b.len() < at + 12;
+    };
+    let need = 12 + 2 * w as u64 * h as u64;
+    w > 0 && h > 0 && (bnum as u64) >= need && (bnum as u64) <= need + 16
+}
+
+/// The formats whose candidate test passes at the start of `b` (see the module docs).
+pub(crate) fn candidate(b: &[u8], want: &[Format], out: &mut Vec<Format>) {
+    let Some(w0) = le(b, 0) else { return };
+    let w = |i: usize| le(b, i * 4);
+    let wants = |f: Format| want.contains(&f);
+    match w0 {
+        0x10 if wants(Format::Tim) => {
+            if let Some(f) = w(1) {
+                if f & !0xF == 0 && f & 7 <= 4 && tim_block_ok(b, 8) {
+                    out.push(Format::Tim);
+                }
+            }
+        }
+        0x41 if wants(Format::Tmd) => {
+            if let (Some(flags @ (0 | 1)), Some(n)) = (w(1), w(2)) {
+                let vert_ok = flags == 1 || w(3).map_or(true, |v| v as u64 >= 28 * n as u64);
+                if (1..=4096).contains(&n) && vert_ok {
+                    out.push(Format::Tmd);
+                }
+            }
+        }
+        _ => {}
+    }
+    if w0 == 0x50 && wants(Format::Hmd) {
+        if let (Some(0 | 1), Some(ph), Some(nb)) = (w(1), w(2), w(3)) {
+            if (1..=4096).contains(&nb) && ph & 0x7FFF_FFFF >= 4 + nb {
+                out.push(Format::Hmd);
+            }
+        }
+    }
+    if b[0] == tod::FILE_ID && b[1] < 16 && wants(Format::Tod) {
+        if let Some(frames) = w(1) {
+            if (1..=1 << 20).contains(&frames) && tod::looks_like(b) {
+                out.push(Format::Tod);
+            }
+        }
+    }
+    if wants(Format::P3d) {
+        match &b[..4] {
+            b"MLOD" => {
+                if let (Some(v), Some(n)) = (w(1), w(2)) {
+                    if v >> 8 <= 1 && (1..=4096).contains(&n) {
+                        out.push(Format::P3d);
+                    }
+                }
+            }
+            b"ODOL" => {
+                if matches!(w(1), Some(7 | 50 | 73)) {
+                    out.push(Format::P3d);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// True when an error says the reader ran out of bytes (a bigger window may help): it is near
+/// the window's end, or names bytes left or the end.
+fn ran_out(e: &Error, window: u64) -> bool {
+    if e.offset().is_some_and(|o| o.saturating_add(4096) >= window) {
+        return true;
+    }
+    let s = e.to_string();
+    ["past the end", "left", "outside the file"]
+        .iter()
+        .any(|p| s.contains(p))
+}
+
+fn read_model(format: Format, data: &[u8], opts: &ScanOptions) -> Result<Model> {
+    let l = &opts.limits;
+    match format {
+        Format::Tim => tim::read_with(data, l).map(Model::Tim),
+        Format::Tmd => tmd::read_with(data, l).map(Model::Tmd),
+        Format::Tod => tod::read_with(data, l).map(Model::Tod),
+        Format::Hmd => hmd::read_with(data, l).map(Model::Hmd),
+        _ => p3d::read_with(data, l).map(Model::P3d),
+    }
+}
+
+/// The asset's own size inside a window of `len` bytes it was read from.
+fn own_size(m: &Model, len: u64, left: u64) -> u64 {
+    match m {
+        Model::Tim(t) => len - t.trailing.len() as u64,
+        Model::Tod(t) => len - t.trailing.len() as u64,
+        Model::P3d(p3d::P3d::Mlod(m)) => len - m.trailing.0.len() as u64,
+        Model::P3d(p3d::P3d::Odol(o)) => match &o.arma {
+            Some(a) => len - a.trailing.0.len() as u64,
+            // ODOL v7 keeps everything after its LODs as model info: its end is not known from
+            // its structure (see `verify`).
+            None => len,
+        },
+        Model::Tmd(t) => match t.gaps.iter().max_by_key(|g| g.offset) {
+            Some(g) if g.offset as u64 + g.bytes.len() as u64 == len => g.offset as u64,
+            _ => len,
+        },
+        // Read up to the end of its container: the whole rest belongs to it.
+        Model::Hmd(_) if len == left => len,
+        Model::Hmd(h) => {
+            let end = h
+                .regions
+                .iter()
+                .filter(|r| !matches!(r.body, hmd::RegionBody::Gap(_)))
+                .map(|r| (r.offset as u64 + r.body.words() as u64) * 4)
+                .max()
+                .unwrap_or(0);
+            end.max((4 + h.blocks.len() as u64) * 4).min(len)
+        }
+        _ => len,
+    }
+}
+
+/// Reads the candidate at `offset` fully; `None` when it is not an asset.
+pub(crate) fn verify(
+    src: &dyn Source,
+    offset: u64,
+    format: Format,
+    opts: &ScanOptions,
+) -> Option<Found> {
+    let left = src.len() - offset;
+    let cap = left.min(opts.max_asset);
+    let mut window = match format {
+        Format::Tim => tim_size(src, offset)?.min(cap),
+        // An HMD section without a length of its own runs to the next region or the end of the
+        // file: its end is only known from everything that follows it.
+        Format::Hmd => cap,
+        _ => FIRST_WINDOW.min(cap),
+    };
+    let (model, size, data) = loop {
+        let data = read_vec(src, offset, window as usize).ok()?;
+        match read_model(format, &data, opts) {
+            Ok(m) => {
+                let size = own_size(&m, window, left);
+                break (m, size, data);
+            }
+            Err(e) if window < cap && ran_out(&e, window) => window = (window * 2).min(cap),
+            Err(_) => return None,
+        }
+    };
+    if size == 0 || size < opts.min_size {
+        return None;
+    }
+    // An ODOL v7 runs to the end of whatever it is read from: accepted only where that is the
+    // end of its container (a file of its own).
+    if matches!(&model, Model::P3d(p3d::P3d::Odol(o)) if o.arma.is_none()) && size != left {
+        return None;
+    }
+    let model = if size < window {
+        read_model(format, &data[..size as usize], opts).ok()?
+    } else {
+        model
+    };
+    if own_size(&model, size, left) != size {
+        return None;
+    }
+    let issues = model.validate();
+    if issues.iter().any(|i| i.severity == Severity::Error) {
+        return None;
+    }
+    Some(Found {
+        offset,
+        size,
+        warnings: issues.len(),
+        model,
+    })
+}
+
+/// A TIM's size from its block headers.
+fn tim_size(src: &dyn Source, offset: u64) -> Option<u64> {
+    let mut h = [0u8; 12];
+    src.read_at(offset, &mut h).ok()?;
+    let flags = le(&h, 4)?;
+    let mut at = 8u64;
+    if flags & 8 != 0 {
+        at += le(&h, 8)? as u64;
+    }
+    let mut b = [0u8; 4];
+    src.read_at(offset + at, &mut b).ok()?;
+    Some(at + u32::from_le_bytes(b) as u64)
+}
+
+/// Scans every aligned offset of `src`; finds in offset order.
+pub(crate) fn scan(src: &dyn Source, opts: &ScanOptions, stats: &Stats) -> Result<Vec<Found>> {
+    let len = src.len();
+    let chunks = len.div_ceil(CHUNK);
+    let per_chunk: Result<Vec<Vec<Found>>> = (0..chunks)
+        .into_par_iter()
+        .map(|i| scan_chunk(src, i * CHUNK, opts, stats))
+        .collect();
+    Ok(per_chunk?.into_iter().flatten().collect())
+}
+
+fn scan_chunk(
+    src: &dyn Source,
+    start: u64,
+    opts: &ScanOptions,
+    stats: &Stats,
+) -> Result<Vec<Found>> {
+    let t0 = Instant::now();
+    let len = src.len();
+    let scan_len = CHUNK.min(len - start);
+    let buf = read_vec(src, start, (scan_len + HEAD).min(len - start) as usize)?;
+    let align = opts.align.max(1);
+    let mut p = ((start.div_ceil(align)) * align - start) as usize;
+    let mut cands = Vec::new();
+    let mut fmts = Vec::new();
+    let first = opts.first_bytes();
+    while (p as u64) < scan_len {
+        if first[buf[p] as usize] {
+            fmts.clear();
+            candidate(&buf[p..], &opts.formats, &mut fmts);
+            for &f in &fmts {
+                cands.push((start + p as u64, f));
+            }
+        }
+        p += align as usize;
+    }
+    drop(buf);
+    let t1 = Instant::now();
+    stats
+        .candidate_ns
+        .fetch_add((t1 - t0).as_nanos() as u64, Ordering::Relaxed);
+    stats
+        .candidates
+        .fetch_add(cands.len() as u64, Ordering::Relaxed);
+    let mut found = Vec::new();
+    for (off, f) in cands {
+        match verify(src, off, f, opts) {
+            Some(x) => found.push(x),
+            None => {
+                stats.rejected.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+    stats
+        .parse_ns
+        .fetch_add(t1.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    stats.bytes.fetch_add(scan_len, Ordering::Relaxed);
+    (opts.progress)(scan_len);
+    Ok(found)
+}

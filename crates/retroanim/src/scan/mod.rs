@@ -1,0 +1,670 @@
+//! Finding assets inside disc images, archives, executables and folders.
+//!
+//! An input is walked as the container it is, detected from its content (a `.cue` sheet by its
+//! extension, since cue sheets are text):
+//!
+//! | container | detected by | walked as | layout |
+//! |---|---|---|---|
+//! | cue sheet | `.cue` extension | its data tracks; audio tracks listed, skipped | [`cue`] |
+//! | raw CD image | sync pattern at byte 0, a whole number of 2352-byte sectors | the 2048-byte user data of each sector, as one run | [`raw`] |
+//! | ISO 9660 | `CD001` at sector 16 (of the raw user data or the file) | each file; Form 2 / interleaved files listed, skipped | [`iso`] |
+//! | PBO | an empty name and `Vers` at byte 0, or a `.pbo` extension | each stored entry; packed entries listed, skipped | [`pbo`] |
+//! | blob | anything else | every offset `align` allows | [`blob`] |
+//!
+//! Every byte is read through a [`Source`] a bounded number of bytes at a time (1 MiB chunks
+//! plus one candidate window of at most [`ScanOptions::max_asset`] per worker thread), so memory
+//! does not grow with the image. Files and chunks are scanned in parallel with rayon.
+//!
+//! Each find carries where it is (the input path, the container path inside it such as
+//! `disc.bin:/DATA/CHARA.BIN`, the offset in that file and in the raw image), its format, its size
+//! from its own structure, its summary as `retroanim info --json` gives it, and its validation
+//! status. A find that lies inside a larger find (a TIM inside an HMD's image data) is reported
+//! once, in its parent's [`Find::contains`]. Each TOD lists the TMD finds that could be its model
+//! ([`Find::tmd_candidates`]): every TMD ID its TMD-ID packets set is an object of the TMD (ID k
+//! is object k − 1, see `formats::tod::play`), ranked nearest first: same container by offset
+//! distance, then the same input, then the same folder.
+
+pub mod blob;
+pub mod cue;
+pub mod iso;
+pub mod pbo;
+pub mod raw;
+pub mod source;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+pub use blob::Stats;
+pub use source::{FileSource, MemSource, Source, SubSource};
+
+use crate::error::{Error, Result};
+use crate::formats::tod::PacketData;
+use crate::{Format, Limits, Model};
+
+/// What to look for and how.
+#[derive(Clone)]
+pub struct ScanOptions {
+    /// Formats to look for (default: TOD, HMD, TMD, TIM, P3D).
+    pub formats: Vec<Format>,
+    /// Only offsets that are a multiple of this (within the file that holds them) are tried.
+    pub align: u64,
+    /// Finds smaller than this many bytes are dropped.
+    pub min_size: u64,
+    /// Largest asset read (bytes); bounds the memory of one candidate.
+    pub max_asset: u64,
+    /// Limits for the readers.
+    pub limits: Limits,
+    /// Called with the number of bytes each finished chunk covered (for a progress bar).
+    pub progress: Arc<dyn Fn(u64) + Send + Sync>,
+}
+
+impl std::fmt::Debug for ScanOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScanOptions")
+            .field("formats", &self.formats)
+            .field("align", &self.align)
+            .field("min_size", &self.min_size)
+            .field("max_asset", &self.max_asset)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            formats: SCANNABLE.to_vec(),
+            align: 4,
+            min_size: 0,
+            max_asset: 32 << 20,
+            limits: Limits {
+                max_items: 1 << 20,
+                max_bytes: 64 << 20,
+                max_steps: 1 << 20,
+            },
+            progress: Arc::new(|_| {}),
+        }
+    }
+}
+
+/// The formats the scanner can find.
+pub const SCANNABLE: [Format; 5] = [
+    Format::Tod,
+    Format::Hmd,
+    Format::Tmd,
+    Format::Tim,
+    Format::P3d,
+];
+
+impl ScanOptions {
+    /// The first bytes a candidate of a wanted format can start with.
+    fn first_bytes(&self) -> [bool; 256] {
+        let mut t = [false; 256];
+        for f in &self.formats {
+            match f {
+                Format::Tim => t[0x10] = true,
+                Format::Tmd => t[0x41] = true,
+                Format::Tod | Format::Hmd => t[0x50] = true,
+                Format::P3d => {
+                    t[b'M' as usize] = true;
+                    t[b'O' as usize] = true;
+                }
+                _ => {}
+            }
+        }
+        t
+    }
+}
+
+/// A find's validation state (finds with errors are not accepted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// No finding.
+    Clean,
+    /// Warnings only.
+    Warnings,
+}
+
+/// A TMD that could be a TOD's model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TmdCandidate {
+    /// Its container.
+    pub container: String,
+    /// Its offset in the container.
+    pub offset: u64,
+    /// Its object count.
+    pub objects: usize,
+}
+
+/// A find inside another.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Nested {
+    /// Format.
+    pub format: Format,
+    /// Offset in the container (not in the parent).
+    pub offset: u64,
+    /// Size.
+    pub size: u64,
+}
+
+/// One asset found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Find {
+    /// The input path it was found under.
+    pub path: String,
+    /// The file holding it: the input, or `input:/PATH/IN/IMAGE` (nested as needed).
+    pub container: String,
+    /// Byte offset in the container.
+    pub offset: u64,
+    /// Byte offset of its first byte in the disc image file, when it is in one.
+    pub image_offset: Option<u64>,
+    /// Format.
+    pub format: Format,
+    /// Size in bytes, from its own structure.
+    pub size: u64,
+    /// Summary as `retroanim info --json` gives it.
+    pub summary: serde_json::Value,
+    /// Validation state.
+    pub status: Status,
+    /// Number of validation warnings.
+    pub warnings: usize,
+    /// TOD only: TMD finds that could be its model, nearest first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tmd_candidates: Option<Vec<TmdCandidate>>,
+    /// Finds inside this one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contains: Vec<Nested>,
+    #[serde(skip)]
+    source: Option<Arc<dyn Source>>,
+    /// TOD: TMD IDs its packets set; TMD: object count.
+    #[serde(skip)]
+    link: Link,
+}
+
+#[derive(Debug, Clone, Default)]
+enum Link {
+    #[default]
+    None,
+    Tod(Vec<u32>),
+    Tmd(usize),
+}
+
+impl Find {
+    /// The find's bytes, read again from its container.
+    pub fn bytes(&self) -> Result<Vec<u8>> {
+        let src = self
+            .source
+            .as_ref()
+            .ok_or_else(|| Error::UnknownFormat("the find has no source".into()))?;
+        source::read_vec(src.as_ref(), self.offset, self.size as usize)
+    }
+}
+
+/// A file listed but not scanned (audio track, video stream, packed archive entry).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// Where.
+    pub container: String,
+    /// Bytes.
+    pub size: u64,
+    /// Why.
+    pub reason: String,
+}
+
+/// A container that could not be walked.
+#[derive(Debug)]
+pub struct ContainerError {
+    /// Where.
+    pub container: String,
+    /// What went wrong (with its byte offset).
+    pub error: Error,
+}
+
+/// Everything one scan found.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Finds, by input, container and offset.
+    pub finds: Vec<Find>,
+    /// Files listed but not scanned.
+    pub skipped: Vec<Skipped>,
+    /// Containers that could not be walked (the rest of the scan went on).
+    pub errors: Vec<ContainerError>,
+    /// Counters.
+    pub stats: Stats,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+#[derive(Default)]
+struct Sink {
+    finds: Mutex<Vec<Find>>,
+    skipped: Mutex<Vec<Skipped>>,
+    errors: Mutex<Vec<ContainerError>>,
+}
+
+impl Sink {
+    fn error(&self, container: &str, error: Error) {
+        if let Ok(mut v) = self.errors.lock() {
+            v.push(ContainerError {
+                container: container.to_string(),
+                error,
+            });
+        }
+    }
+
+    fn skip(&self, container: String, size: u64, reason: &str) {
+        if let Ok(mut v) = self.skipped.lock() {
+            v.push(Skipped {
+                container,
+                size,
+                reason: reason.to_string(),
+            });
+        }
+    }
+}
+
+/// The top-level image a source belongs to: offsets in it are image offsets.
+#[derive(Debug)]
+struct ImageRoot(Arc<dyn Source>);
+
+impl Source for ImageRoot {
+    fn len(&self) -> u64 {
+        self.0.len()
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.0.read_at(offset, buf)
+    }
+    fn image_offset(&self, offset: u64) -> Option<u64> {
+        Some(offset)
+    }
+}
+
+/// Most containers nested in one another (an archive in an image in an image…).
+const MAX_DEPTH: usize = 4;
+
+struct Ctx<'a> {
+    opts: &'a ScanOptions,
+    sink: &'a Sink,
+    stats: &'a Stats,
+    path: &'a str,
+}
+
+/// Scans files and folders (recursively; symbolic links to folders are not followed).
+pub fn scan_paths(paths: &[PathBuf], opts: &ScanOptions) -> Report {
+    let start = Instant::now();
+    let sink = Sink::default();
+    let stats = Stats::default();
+    let mut files = Vec::new();
+    for p in paths {
+        collect_files(p, &mut files, &sink);
+    }
+    // A .bin that a listed cue sheet names is scanned through the cue sheet only.
+    let mut via_cue = HashSet::new();
+    for f in files.iter().filter(|f| is_cue(f)) {
+        if let Ok(text) = std::fs::read_to_string(f) {
+            if let Ok(tracks) = cue::parse(&text, f.parent().unwrap_or(Path::new("."))) {
+                via_cue.extend(tracks.into_iter().map(|t| t.file));
+            }
+        }
+    }
+    files.retain(|f| is_cue(f) || !via_cue.contains(f));
+    files.par_iter().for_each(|f| {
+        let name = f.display().to_string();
+        let cx = Ctx {
+            opts,
+            sink: &sink,
+            stats: &stats,
+            path: &name,
+        };
+        if let Err(e) = scan_file(f, &cx) {
+            sink.error(&name, e);
+        }
+    });
+    finish(sink, stats, start)
+}
+
+/// Scans one source (an image, archive or blob already open) under the name `name`.
+pub fn scan_source(src: Arc<dyn Source>, name: &str, opts: &ScanOptions) -> Report {
+    let start = Instant::now();
+    let sink = Sink::default();
+    let stats = Stats::default();
+    let cx = Ctx {
+        opts,
+        sink: &sink,
+        stats: &stats,
+        path: name,
+    };
+    walk(src, name, false, 0, &cx);
+    finish(sink, stats, start)
+}
+
+fn finish(sink: Sink, stats: Stats, start: Instant) -> Report {
+    let mut finds = sink.finds.into_inner().unwrap_or_default();
+    finds.sort_by(|a, b| (&a.path, &a.container, a.offset).cmp(&(&b.path, &b.container, b.offset)));
+    link_tods(&mut finds);
+    let mut skipped = sink.skipped.into_inner().unwrap_or_default();
+    skipped.sort_by(|a, b| a.container.cmp(&b.container));
+    let mut errors = sink.errors.into_inner().unwrap_or_default();
+    errors.sort_by(|a, b| a.container.cmp(&b.container));
+    Report {
+        finds,
+        skipped,
+        errors,
+        stats,
+        seconds: start.elapsed().as_secs_f64(),
+    }
+}
+
+fn is_cue(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e.eq_ignore_ascii_case("cue"))
+}
+
+fn collect_files(p: &Path, out: &mut Vec<PathBuf>, sink: &Sink) {
+    let meta = match std::fs::metadata(p) {
+        Ok(m) => m,
+        Err(e) => return sink.error(&p.display().to_string(), e.into()),
+    };
+    if meta.is_file() {
+        out.push(p.to_path_buf());
+        return;
+    }
+    if !meta.is_dir() {
+        return;
+    }
+    let mut stack = vec![p.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) => {
+                sink.error(&dir.display().to_string(), e.into());
+                continue;
+            }
+        };
+        let mut names: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        names.sort();
+        for n in names.into_iter().rev() {
+            match std::fs::symlink_metadata(&n) {
+                Ok(m) if m.is_dir() => stack.push(n),
+                Ok(m) if m.is_file() => out.push(n),
+                Ok(m) if m.file_type().is_symlink() && n.is_file() => out.push(n),
+                _ => {}
+            }
+        }
+    }
+    out[..].sort();
+}
+
+fn scan_file(path: &Path, cx: &Ctx<'_>) -> Result<()> {
+    if is_cue(path) {
+        return scan_cue(path, cx);
+    }
+    let src: Arc<dyn Source> = Arc::new(FileSource::open(path)?);
+    let pbo_ext = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pbo"));
+    walk(src, cx.path, pbo_ext, 0, cx);
+    Ok(())
+}
+
+fn scan_cue(path: &Path, cx: &Ctx<'_>) -> Result<()> {
+    let text = std::fs::read_to_string(path)?;
+    let mut tracks = cue::parse(&text, path.parent().unwrap_or(Path::new(".")))?;
+    cue::resolve(&mut tracks, &|f| Ok(std::fs::metadata(f)?.len()))?;
+    let many = tracks.len() > 1;
+    for t in tracks {
+        let name = if many {
+            format!("{}#track{:02}", t.file.display(), t.number)
+        } else {
+            t.file.display().to_string()
+        };
+        match t.mode {
+            cue::TrackMode::Audio => cx.sink.skip(name, t.end - t.start, "audio track"),
+            cue::TrackMode::Mode2_2336 => {
+                cx.sink
+                    .skip(name, t.end - t.start, "MODE2/2336 track (not read)")
+            }
+            mode => {
+                let file: Arc<dyn Source> = Arc::new(FileSource::open(&t.file)?);
+                let root: Arc<dyn Source> = Arc::new(ImageRoot(file));
+                let track: Arc<dyn Source> = if mode == cue::TrackMode::Raw2352 {
+                    Arc::new(raw::SectorView::new(
+                        root,
+                        t.start,
+                        (t.end - t.start) / raw::RAW_SECTOR as u64,
+                    )?)
+                } else {
+                    Arc::new(SubSource::new(root, t.start, t.end - t.start)?)
+                };
+                walk_image(track, &name, 0, cx);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Walks a source as whatever container it is.
+fn walk(src: Arc<dyn Source>, name: &str, pbo_hint: bool, depth: usize, cx: &Ctx<'_>) {
+    if depth <= MAX_DEPTH {
+        if raw::looks_raw(src.as_ref()) {
+            let sectors = src.len() / raw::RAW_SECTOR as u64;
+            let root: Arc<dyn Source> = if depth == 0 {
+                Arc::new(ImageRoot(src))
+            } else {
+                src
+            };
+            match raw::SectorView::new(root, 0, sectors) {
+                Ok(v) => walk_image(Arc::new(v), name, depth, cx),
+                Err(e) => cx.sink.error(name, e),
+            }
+            return;
+        }
+        if iso::looks_like(src.as_ref()) {
+            let root: Arc<dyn Source> = if depth == 0 {
+                Arc::new(ImageRoot(src))
+            } else {
+                src
+            };
+            walk_image(root, name, depth, cx);
+            return;
+        }
+        if pbo_hint || pbo::looks_like(src.as_ref()) {
+            walk_pbo(src, name, depth, cx);
+            return;
+        }
+    }
+    scan_blob(src, name, cx);
+}
+
+/// A run of 2048-byte sectors: an ISO 9660 file system, or else a blob.
+fn walk_image(view: Arc<dyn Source>, name: &str, depth: usize, cx: &Ctx<'_>) {
+    if !iso::looks_like(view.as_ref()) {
+        return scan_blob(view, name, cx);
+    }
+    let files = match iso::list(view.as_ref()) {
+        Ok(f) => f,
+        Err(e) => return cx.sink.error(name, e),
+    };
+    files.par_iter().for_each(|f| {
+        let fname = format!("{name}:{}", f.path);
+        if f.is_stream() {
+            return cx
+                .sink
+                .skip(fname, f.size, "Mode 2 Form 2 / interleaved stream");
+        }
+        match SubSource::new(view.clone(), f.offset, f.size) {
+            Ok(s) => walk(
+                Arc::new(s),
+                &fname,
+                f.path.to_ascii_lowercase().ends_with(".pbo"),
+                depth + 1,
+                cx,
+            ),
+            Err(e) => cx.sink.error(&fname, e),
+        }
+    });
+}
+
+fn walk_pbo(src: Arc<dyn Source>, name: &str, depth: usize, cx: &Ctx<'_>) {
+    let pbo = match pbo::read(src.as_ref()) {
+        Ok(p) => p,
+        Err(e) => return cx.sink.error(name, e),
+    };
+    pbo.entries.par_iter().for_each(|e| {
+        let ename = format!("{name}:/{}", e.name);
+        if e.is_packed() {
+            return cx.sink.skip(ename, e.data_size as u64, "packed PBO entry");
+        }
+        match SubSource::new(src.clone(), e.offset, e.data_size as u64) {
+            Ok(s) => walk(Arc::new(s), &ename, false, depth + 1, cx),
+            Err(err) => cx.sink.error(&ename, err),
+        }
+    });
+}
+
+fn scan_blob(src: Arc<dyn Source>, name: &str, cx: &Ctx<'_>) {
+    let found = match blob::scan(src.as_ref(), cx.opts, cx.stats) {
+        Ok(f) => f,
+        Err(e) => return cx.sink.error(name, e),
+    };
+    let finds = nest(found, |f| make_find(f, &src, name, cx.path));
+    if let Ok(mut v) = cx.sink.finds.lock() {
+        v.extend(finds);
+    }
+}
+
+fn make_find(f: blob::Found, src: &Arc<dyn Source>, container: &str, path: &str) -> Find {
+    let link = match &f.model {
+        Model::Tod(t) => Link::Tod(tmd_ids(t)),
+        Model::Tmd(t) => Link::Tmd(t.objects.len()),
+        _ => Link::None,
+    };
+    Find {
+        path: path.to_string(),
+        container: container.to_string(),
+        offset: f.offset,
+        image_offset: src.image_offset(f.offset),
+        format: f.model.format(),
+        size: f.size,
+        summary: f.model.summary(),
+        status: if f.warnings == 0 {
+            Status::Clean
+        } else {
+            Status::Warnings
+        },
+        warnings: f.warnings,
+        tmd_candidates: None,
+        contains: Vec::new(),
+        source: Some(src.clone()),
+        link,
+    }
+}
+
+/// Puts each find that lies inside a larger (or earlier, same-sized) one into its `contains`.
+fn nest(mut found: Vec<blob::Found>, make: impl Fn(blob::Found) -> Find) -> Vec<Find> {
+    found.sort_by(|a, b| {
+        (a.offset, std::cmp::Reverse(a.size), a.model.format()).cmp(&(
+            b.offset,
+            std::cmp::Reverse(b.size),
+            b.model.format(),
+        ))
+    });
+    let mut out: Vec<Find> = Vec::new();
+    for f in found {
+        if let Some(parent) = out.last_mut() {
+            if f.offset + f.size <= parent.offset + parent.size {
+                parent.contains.push(Nested {
+                    format: f.model.format(),
+                    offset: f.offset,
+                    size: f.size,
+                });
+                continue;
+            }
+        }
+        out.push(make(f));
+    }
+    out
+}
+
+fn tmd_ids(t: &crate::formats::tod::Tod) -> Vec<u32> {
+    let mut ids: Vec<u32> = t
+        .frames
+        .iter()
+        .flat_map(|f| &f.packets)
+        .filter_map(|p| match &p.data {
+            PacketData::TmdId(v) => Some(v.id as u32 | (v.pad as u32) << 16),
+            _ => None,
+        })
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// Most TMD candidates listed per TOD.
+const MAX_CANDIDATES: usize = 8;
+
+fn link_tods(finds: &mut [Find]) {
+    let tmds: Vec<(usize, usize)> = finds
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| match f.link {
+            Link::Tmd(n) => Some((i, n)),
+            _ => None,
+        })
+        .collect();
+    let folder = |p: &str| Path::new(p).parent().map(Path::to_path_buf);
+    let mut all = Vec::new();
+    for (i, f) in finds.iter().enumerate() {
+        let Link::Tod(ids) = &f.link else { continue };
+        let mut c: Vec<(u8, u64, &Find)> = tmds
+            .iter()
+            .filter(|(_, n)| ids.iter().all(|&id| id >= 1 && id as usize <= *n))
+            .map(|&(j, _)| {
+                let t = &finds[j];
+                let tier = if t.container == f.container {
+                    0
+                } else if t.path == f.path {
+                    1
+                } else if folder(&t.path) == folder(&f.path) {
+                    2
+                } else {
+                    3
+                };
+                (tier, t.offset.abs_diff(f.offset), t)
+            })
+            .collect();
+        c.sort_by(|a, b| (a.0, a.1, &a.2.container).cmp(&(b.0, b.1, &b.2.container)));
+        let list = c
+            .into_iter()
+            .take(MAX_CANDIDATES)
+            .map(|(_, _, t)| TmdCandidate {
+                container: t.container.clone(),
+                offset: t.offset,
+                objects: match t.link {
+                    Link::Tmd(n) => n,
+                    _ => 0,
+                },
+            })
+            .collect();
+        all.push((i, list));
+    }
+    for (i, list) in all {
+        finds[i].tmd_candidates = Some(list);
+    }
+}
+
+/// Scans bytes in memory as a blob (no container detection): the entry point of the fuzz
+/// target and of tests of the candidate pass.
+pub fn scan_bytes(data: &[u8], opts: &ScanOptions) -> Vec<Find> {
+    let src: Arc<dyn Source> = Arc::new(MemSource(Arc::from(data)));
+    let stats = Stats::default();
+    match blob::scan(src.as_ref(), opts, &stats) {
+        Ok(found) => nest(found, |f| make_find(f, &src, "memory", "memory")),
+        Err(_) => Vec::new(),
+    }
+}

@@ -1,0 +1,176 @@
+//! Byte sources: random access to a file, a part of one, or the user data of a raw CD image,
+//! without loading it whole. Every container reader and the blob scanner read through
+//! [`Source::read_at`], a bounded number of bytes at a time, so memory stays bounded whatever the
+//! image size.
+
+use std::fmt;
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+
+/// Random-access bytes.
+pub trait Source: Send + Sync + fmt::Debug {
+    /// Length in bytes.
+    fn len(&self) -> u64;
+
+    /// True when the source holds no bytes.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Fills `buf` with the bytes at `offset`; an error when they run past the end.
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()>;
+
+    /// Where byte `offset` of this source lies in the raw disc image it comes from, if any.
+    fn image_offset(&self, offset: u64) -> Option<u64> {
+        let _ = offset;
+        None
+    }
+}
+
+/// Reads `n` bytes at `offset` into a new vector (the caller bounds `n`).
+pub fn read_vec(src: &dyn Source, offset: u64, n: usize) -> Result<Vec<u8>> {
+    let mut v = vec![0; n];
+    src.read_at(offset, &mut v)?;
+    Ok(v)
+}
+
+#[cold]
+fn past_end(offset: u64, n: usize, len: u64) -> Error {
+    Error::Io(std::io::Error::new(
+        std::io::ErrorKind::UnexpectedEof,
+        format!("{n} bytes at offset {offset} run past the end ({len} bytes)"),
+    ))
+}
+
+fn check_range(offset: u64, n: usize, len: u64) -> Result<()> {
+    match offset.checked_add(n as u64) {
+        Some(end) if end <= len => Ok(()),
+        _ => Err(past_end(offset, n, len)),
+    }
+}
+
+/// A file on disk, read with positioned reads (no shared cursor, so threads read in parallel).
+#[derive(Debug)]
+pub struct FileSource {
+    file: File,
+    len: u64,
+    #[cfg(not(unix))]
+    lock: std::sync::Mutex<()>,
+}
+
+impl FileSource {
+    /// Opens a file.
+    pub fn open(path: &Path) -> Result<FileSource> {
+        let file = File::open(path)?;
+        let len = file.metadata()?.len();
+        Ok(FileSource {
+            file,
+            len,
+            #[cfg(not(unix))]
+            lock: std::sync::Mutex::new(()),
+        })
+    }
+}
+
+impl Source for FileSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        check_range(offset, buf.len(), self.len)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.file.read_exact_at(buf, offset)?;
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Read, Seek, SeekFrom};
+            let _guard = self
+                .lock
+                .lock()
+                .map_err(|_| past_end(offset, 0, self.len))?;
+            let mut f = &self.file;
+            f.seek(SeekFrom::Start(offset))?;
+            f.read_exact(buf)?;
+        }
+        Ok(())
+    }
+}
+
+/// Bytes in memory.
+#[derive(Clone)]
+pub struct MemSource(pub Arc<[u8]>);
+
+impl fmt::Debug for MemSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MemSource({} bytes)", self.0.len())
+    }
+}
+
+impl Source for MemSource {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        check_range(offset, buf.len(), self.len())?;
+        let at = offset as usize;
+        buf.copy_from_slice(&self.0[at..at + buf.len()]);
+        Ok(())
+    }
+}
+
+/// `len` bytes of another source from `start` (a file inside an image or archive).
+#[derive(Debug, Clone)]
+pub struct SubSource {
+    inner: Arc<dyn Source>,
+    start: u64,
+    len: u64,
+}
+
+impl SubSource {
+    /// The part `start .. start + len` of `inner`; an error when it runs past its end.
+    pub fn new(inner: Arc<dyn Source>, start: u64, len: u64) -> Result<SubSource> {
+        match start.checked_add(len) {
+            Some(end) if end <= inner.len() => Ok(SubSource { inner, start, len }),
+            _ => Err(past_end(start, len as usize, inner.len())),
+        }
+    }
+}
+
+impl Source for SubSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        check_range(offset, buf.len(), self.len)?;
+        self.inner.read_at(self.start + offset, buf)
+    }
+
+    fn image_offset(&self, offset: u64) -> Option<u64> {
+        self.inner.image_offset(self.start + offset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sub_sources_check_their_range() {
+        let m: Arc<dyn Source> = Arc::new(MemSource((0u8..100).collect::<Vec<_>>().into()));
+        let s = SubSource::new(m.clone(), 10, 20).unwrap();
+        let mut b = [0u8; 5];
+        s.read_at(15, &mut b).unwrap();
+        assert_eq!(b, [25, 26, 27, 28, 29]);
+        assert!(s.read_at(16, &mut b).is_err());
+        assert!(s.read_at(u64::MAX, &mut b).is_err());
+        assert!(SubSource::new(m, 90, 11).is_err());
+    }
+}
