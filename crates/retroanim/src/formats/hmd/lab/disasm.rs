@@ -35,6 +35,8 @@ struct Dis<'a> {
     interior: BTreeMap<u32, String>,
     /// Control section → parameter section, from the animation headers.
     params_of: BTreeMap<u32, u32>,
+    /// Raw words as signed decimals (key frames) instead of hex.
+    decimal: bool,
     out: String,
 }
 
@@ -276,6 +278,7 @@ impl<'a> Dis<'a> {
             labels: BTreeMap::new(),
             interior: BTreeMap::new(),
             params_of: BTreeMap::new(),
+            decimal: false,
             out: String::new(),
         }
     }
@@ -316,7 +319,13 @@ impl<'a> Dis<'a> {
                 .map_or(to, |(&a, _)| a as usize);
             let end = (k + 4).min(to).min(next_label);
             let row: Vec<String> = (k..end)
-                .map(|i| format!("0x{:08x};", self.words[i]))
+                .map(|i| {
+                    if self.decimal {
+                        format!("{};", self.words[i] as i32)
+                    } else {
+                        format!("0x{:08x};", self.words[i])
+                    }
+                })
                 .collect();
             self.line(&row.join(" "));
             k = end;
@@ -737,6 +746,11 @@ impl<'a> Dis<'a> {
                     self.line(&format!("{s};\t/* type [{k}] */"));
                 }
                 self.raw(from + 1 + types.len(), to);
+            }
+            SectionData::Parameters(_) => {
+                self.decimal = true;
+                self.raw(from, to);
+                self.decimal = false;
             }
             _ => self.raw(from, to),
         }
