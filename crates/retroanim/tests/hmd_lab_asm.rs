@@ -436,3 +436,41 @@ fn conditionals_and_function_macros() {
     .unwrap_err();
     assert_eq!((e.kind, e.line), (lab::LabErrorKind::User, 3));
 }
+
+#[test]
+fn disassembly_reads_like_sonys_and_edits_play() {
+    let Some((_, path)) = common::corpus_files("HMD")
+        .into_iter()
+        .find(|(n, _)| n.ends_with("ANIM/INTERP/INTERP.HMD"))
+    else {
+        return;
+    };
+    let data = std::fs::read(&path).unwrap();
+    let text = lab::disassemble_bytes(&data).unwrap();
+    // INTERP.LAB's own forms: COORDM for Coord_root, macros for types and descriptors, key
+    // frames by label.
+    assert!(
+        text.contains("COORDM(0, 0, 0,\t/* rot */\n\t\t-300, 300, 0);"),
+        "{text}"
+    );
+    assert!(text.contains(
+        "DEV_ID(SCE)|CTG(CTG_ANIM)|DRV(CAT_STD|TGT_COORD)|PRIM_TYPE(ROT_XYZ|SI_NONE|RI_NONE|TI_LINEAR);"
+    ));
+    assert!(text.contains("SEQD(JUMP)|SID_DST(0)|SID_CND(0)|SEQ_IDX(4);"));
+    assert!(text.contains("|PARAM_IDX((Key_0000 - ParamSect_0000) / 4);"));
+    // LinearKey1 is the first labelled key: (PX1, PY1, PZ1) = (1000, -1000, 0). Edit it.
+    let key = "Key_0000:\n\t1000; -1000; 0;\n";
+    assert!(text.contains(key), "{text}");
+    let edited = text.replacen(key, "Key_0000:\n\t1500; -1000; 0;\n", 1);
+    let out = lab::assemble_str(
+        "e.lab",
+        &edited,
+        &lab::MemLoader::new(),
+        &Default::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.len(), data.len());
+    let after = trajectory(&out, LINEAR, 400);
+    assert!(after.contains(&[1500, -1000, 0]));
+    assert!(!trajectory(&data, LINEAR, 400).contains(&[1500, -1000, 0]));
+}

@@ -31,6 +31,12 @@ struct Dis<'a> {
     tail: &'a [u8],
     m: &'a Hmd,
     labels: BTreeMap<u32, String>,
+    /// Labels inside regions (key frames), printed where raw words pass them.
+    interior: BTreeMap<u32, String>,
+    /// Control section → parameter section, from the animation headers.
+    params_of: BTreeMap<u32, u32>,
+    /// Raw words as signed decimals (key frames) instead of hex.
+    decimal: bool,
     out: String,
 }
 
@@ -150,7 +156,15 @@ pub(crate) fn type_word(w: u32) -> String {
             if drv & 0x80 != 0 {
                 d.push("INI".to_string());
             }
-            d.push(format!("0x{:02x}", drv & 0x7F));
+            d.push(match drv & 0x70 {
+                0 => "CAT_STD".to_string(),
+                c => format!("0x{c:02x}"),
+            });
+            d.push(match drv & 0x0F {
+                0 => "TGT_COORD".to_string(),
+                1 => "TGT_GENERAL".to_string(),
+                t => format!("0x{t:02x}"),
+            });
             let pt_s = if drv & 0x0F == 0 {
                 let names = |v: u32, t: &[(&str, u32)]| {
                     t.iter()
@@ -196,6 +210,12 @@ pub(crate) fn type_word(w: u32) -> String {
                     names(pt & 0x00F0, &ri),
                     names(pt & 0x000F, &ti)
                 )
+            } else if drv & 0x0F == 1 && pt & 0xF000 == 0 && pt & 0xF <= 2 {
+                let alg = ["GI_NONE", "GI_LINEAR", "GI_BEZIER", "GI_BSPLINE"]
+                    .get(((pt >> 8) & 0xF) as usize)
+                    .map_or(format!("0x{:04x}", pt & 0x0F00), |s| s.to_string());
+                let len = ["GI_32", "GI_16", "GI_8"][(pt & 0xF) as usize];
+                format!("{alg}|GI_WR({})|{len}", (pt >> 4) & 0xF)
             } else {
                 format!("0x{pt:04x}")
             };
@@ -256,6 +276,9 @@ impl<'a> Dis<'a> {
             tail: &data[whole..],
             m,
             labels: BTreeMap::new(),
+            interior: BTreeMap::new(),
+            params_of: BTreeMap::new(),
+            decimal: false,
             out: String::new(),
         }
     }
@@ -286,9 +309,23 @@ impl<'a> Dis<'a> {
         let to = to.min(self.words.len());
         let mut k = from;
         while k < to {
-            let end = (k + 4).min(to);
+            if let Some(l) = self.interior.get(&(k as u32)) {
+                let _ = writeln!(self.out, "{l}:");
+            }
+            let next_label = self
+                .interior
+                .range(k as u32 + 1..to as u32)
+                .next()
+                .map_or(to, |(&a, _)| a as usize);
+            let end = (k + 4).min(to).min(next_label);
             let row: Vec<String> = (k..end)
-                .map(|i| format!("0x{:08x};", self.words[i]))
+                .map(|i| {
+                    if self.decimal {
+                        format!("{};", self.words[i] as i32)
+                    } else {
+                        format!("0x{:08x};", self.words[i])
+                    }
+                })
                 .collect();
             self.line(&row.join(" "));
             k = end;
@@ -331,6 +368,54 @@ impl<'a> Dis<'a> {
                 RegionBody::Gap(_) => {
                     let l = next("Gap");
                     self.label(r.offset, l);
+                }
+            }
+        }
+        // Key frames: every NORMAL descriptor's parameter word gets a label in its section.
+        for a in m.animations() {
+            let (Some(Some(ctrl)), Some(Some(param))) = (a.sections.get(2), a.sections.get(3))
+            else {
+                continue;
+            };
+            let (ctrl, param) = (*ctrl, *param);
+            if self.params_of.contains_key(&ctrl) || !self.labels.contains_key(&param) {
+                continue;
+            }
+            self.params_of.insert(ctrl, param);
+            // Only sections written as raw words print labels inside them.
+            let param_end = m
+                .regions
+                .iter()
+                .find(|r| r.offset == param)
+                .filter(|r| {
+                    matches!(
+                        &r.body,
+                        RegionBody::Section(s)
+                            if !matches!(
+                                s.data,
+                                SectionData::Vectors { .. }
+                                    | SectionData::SequenceControl(_)
+                                    | SectionData::InterpolationTable { .. }
+                            )
+                    )
+                })
+                .map_or(param, |r| param + r.body.words() as u32);
+            let ctrl_len = m
+                .regions
+                .iter()
+                .find(|r| r.offset == ctrl)
+                .map_or(0, |r| r.body.words() as u32);
+            for k in 0..ctrl_len {
+                let d = self.word((ctrl + k) as usize);
+                if d & 0x8000_0000 != 0 {
+                    continue;
+                }
+                let at = param + (d & 0xFFFF);
+                if at > param && at < param_end && !self.labels.contains_key(&at) {
+                    let n = self.interior.len();
+                    self.interior
+                        .entry(at)
+                        .or_insert_with(|| format!("Key_{n:04}"));
                 }
             }
         }
@@ -623,8 +708,27 @@ impl<'a> Dis<'a> {
                 self.raw(from + 2 * vectors.len(), to);
             }
             SectionData::SequenceControl(d) => {
+                let param = self.params_of.get(&(from as u32)).copied();
                 for k in 0..d.len().min(to - from) {
-                    let s = descriptor(self.word(from + k));
+                    let w = self.word(from + k);
+                    let s = match param {
+                        Some(p) if w & 0x8000_0000 == 0 => {
+                            let at = p + (w & 0xFFFF);
+                            let key = self
+                                .interior
+                                .get(&at)
+                                .or_else(|| (at == p).then(|| self.labels.get(&p)).flatten());
+                            match (key, self.labels.get(&p)) {
+                                (Some(key), Some(sect)) => format!(
+                                    "SEQD(NORMAL)|TYPE_IDX({})|TFRAME({})|PARAM_IDX(({key} - {sect}) / 4)",
+                                    (w >> 24) & 0x7F,
+                                    (w >> 16) & 0xFF
+                                ),
+                                _ => descriptor(w),
+                            }
+                        }
+                        _ => descriptor(w),
+                    };
                     self.line(&format!("{s};\t/* [{k}] */"));
                 }
                 self.raw(from + d.len(), to);
@@ -642,6 +746,11 @@ impl<'a> Dis<'a> {
                     self.line(&format!("{s};\t/* type [{k}] */"));
                 }
                 self.raw(from + 1 + types.len(), to);
+            }
+            SectionData::Parameters(_) => {
+                self.decimal = true;
+                self.raw(from, to);
+                self.decimal = false;
             }
             _ => self.raw(from, to),
         }
