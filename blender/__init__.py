@@ -103,8 +103,18 @@ def _pc2_frames(data: bytes):
     ]
 
 
-def _key(positions, digits=4):
-    return tuple(round(c, digits) for xyz in positions for c in xyz)
+#: retroanim's P3D glTF (as Blender's importer places it) and its P3D point caches in Object
+#: Builder's Blender axes differ by a half turn about the vertical axis (x and y negated); the
+#: point mapping and the export undo it.
+GLTF_TO_CACHE = (-1.0, -1.0, 1.0)
+
+
+def _to_cache(co):
+    return tuple(c * s for c, s in zip(co, GLTF_TO_CACHE))
+
+
+#: How far (m) a vertex may lie from its point in any frame: float32 rounding through glTF.
+MATCH_TOL = 1e-5
 
 
 def import_p3d(context, filepath: str, *, lod: float = -1.0, fps: float = 0.0,
@@ -149,15 +159,21 @@ def _map_points(obj, frames, notes) -> None:
         notes.append(f"{obj.name}: {len(keys)} shape keys for {len(frames)} LOD frames; "
                      "points not mapped, the mesh cannot be exported into the model")
         return
-    by_path = {}
-    for p in range(len(frames[0])):
-        by_path.setdefault(_key([f[p] for f in frames]), p)
+    import numpy as np
+
+    paths = np.array([[c for f in frames for c in f[p]] for p in range(len(frames[0]))])
+    verts = np.array([[c for k in keys for c in _to_cache(k.data[v.index].co)]
+                      for v in obj.data.vertices]).reshape(len(obj.data.vertices), -1)
     attr = obj.data.attributes.new(POINT_ATTRIBUTE, "INT", "POINT")
     missing = 0
-    for v in obj.data.vertices:
-        p = by_path.get(_key([tuple(k.data[v.index].co) for k in keys]), -1)
-        missing += p < 0
-        attr.data[v.index].value = p
+    for lo in range(0, len(verts), 256):
+        # The nearest point path to each vertex path (largest coordinate difference).
+        d = np.abs(verts[lo:lo + 256, None, :] - paths[None, :, :]).max(axis=2)
+        best = d.argmin(axis=1)
+        for i, (p, dist) in enumerate(zip(best, d[np.arange(len(best)), best])):
+            ok = dist <= MATCH_TOL
+            missing += not ok
+            attr.data[lo + i].value = int(p) if ok else -1
     if missing:
         notes.append(f"{obj.name}: {missing} vertices match no P3D point")
 
@@ -199,7 +215,7 @@ def export_p3d_frames(context, obj, filepath: str, base: str, *, lod: float = -1
         pos = list(base_frames[0])
         for v, p in zip(mesh.vertices, mapping):
             if 0 <= p < points:
-                pos[p] = tuple(v.co)
+                pos[p] = _to_cache(v.co)
         evaluated.to_mesh_clear()
         frames.append(pos)
     unmapped = points - len({p for p in mapping if 0 <= p < points})
