@@ -118,8 +118,10 @@ def check_hmd(addon, hmd):
     fresh()
     bpy.ops.import_scene.retroanim_psx(filepath=hmd, sequence=0)
     objs = bpy.context.scene.objects
-    # The glTF holds one pass of the animation (the player loops it): compare within it.
-    end = bpy.context.scene.frame_end
+    # The glTF holds one pass of the animation (the player loops it): compare within the
+    # frames its actions cover.
+    end = int(max(o.animation_data.action.frame_range[1] for o in objs
+                  if o.animation_data and o.animation_data.action))
     pb = retroanim.play(hmd, frames=(0, end))
     for ni, node in enumerate(pb.ids):
         obj = objs.get(f"coord {node}")

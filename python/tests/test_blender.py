@@ -48,3 +48,22 @@ def test_addon_imports_and_exports_in_blender(cli, tmp_path):
     exported = json.load(open(tmp_path / "export.json"))["exported"]
     cli.run("validate", exported)
     cli.run("roundtrip", exported)
+
+
+def test_addon_zip_carries_the_wheel_in_its_manifest(tmp_path):
+    import tomllib
+    import zipfile
+
+    wheels = sorted((REPO / "target" / "wheels-test").glob("retroanim-*.whl"))
+    if not wheels:
+        pytest.skip("no wheel in target/wheels-test (scripts/test builds it)")
+    out = tmp_path / "addon.zip"
+    subprocess.run([sys.executable, REPO / "blender" / "build.py", "--wheel", wheels[-1],
+                    "--out", out], check=True, capture_output=True)
+    with zipfile.ZipFile(out) as z:
+        names = set(z.namelist())
+        manifest = tomllib.loads(z.read("blender_manifest.toml").decode())
+    assert {"__init__.py", "blender_manifest.toml", f"wheels/{wheels[-1].name}"} <= names
+    assert manifest["wheels"] == [f"./wheels/{wheels[-1].name}"]
+    assert manifest["type"] == "add-on" and manifest["id"] == "retroanim"
+    assert "files" in manifest["permissions"]
