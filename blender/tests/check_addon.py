@@ -85,6 +85,9 @@ def compare_poses(pb, name_of, frame_of, label):
             checked += 1
     if checked == 0:
         fail(f"{label}: no pose checked")
+    sampled = range(0, len(pb.frames), step)
+    if len({(pb.rotation[fi].tobytes(), pb.translation[fi].tobytes()) for fi in sampled}) < 2:
+        fail(f"{label}: the sampled frames all hold one pose; nothing animated was checked")
     if worst > POSE_TOL:
         fail(f"{label}: poses differ from retroanim.play by up to {worst:.6f} m (> {POSE_TOL}) at frame, node {where}")
     print(f"check_addon: {label}: {checked} node poses within {worst:.2e} m of retroanim.play")
