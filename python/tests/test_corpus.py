@@ -260,3 +260,33 @@ def test_point_cache_into_a_base_p3d_equals_the_cli(cli, tmp_path):
         assert mine.data == out.read_bytes(), name
         done += 1
     assert done, "no corpus MLOD took its own frames back"
+
+
+def _corpus(kind, suffix):
+    return next(p for n, p in corpus_files(kind) if n.endswith(suffix))
+
+
+@pytest.mark.parametrize("source,target,cli_args,opts", [
+    # A TOD driving its TMD, after the animation that creates its objects.
+    ("TOD:TOD/JANKEN/TOD/JAANKEN.TOD", "glb",
+     ["--tmd", "TMD:TOD/JANKEN/TMD/TE.TMD", "--after", "TOD:TOD/JANKEN/TOD/APPEAR.TOD"],
+     {"tmd": "TMD:TOD/JANKEN/TMD/TE.TMD", "after": ["TOD:TOD/JANKEN/TOD/APPEAR.TOD"]}),
+    # A textured TMD with its TIM.
+    ("TMD:addons/graphics/TMD/EARTH.TMD", "glb", ["--tim", "TIM:addons/graphics/TMD/EARTH4.TIM"],
+     {"tim": ["TIM:addons/graphics/TMD/EARTH4.TIM"]}),
+])
+def test_convert_with_files_as_options_equals_the_cli(source, target, cli_args, opts, cli, tmp_path):
+    def path(ref):
+        kind, suffix = ref.split(":", 1)
+        return _corpus(kind, suffix)
+
+    args = [path(a) if ":" in str(a) else a for a in cli_args]
+    resolved = {k: ([path(x) for x in v] if isinstance(v, list) else path(v)) for k, v in opts.items()}
+    out = tmp_path / f"cli.{target}"
+    cli.run("convert", path(source), out, *args)
+    mine = retroanim.convert(path(source), target, **resolved)
+    assert mine.data == out.read_bytes()
+    # The same options given as models read beforehand give the same bytes.
+    as_models = {k: ([retroanim.read(x) for x in v] if isinstance(v, list) else retroanim.read(v))
+                 for k, v in resolved.items()}
+    assert retroanim.convert(retroanim.read(path(source)), target, **as_models).data == mine.data
