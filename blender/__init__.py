@@ -1,0 +1,352 @@
+"""retroanim for Blender: a thin layer over the `retroanim` Python package.
+
+File → Import → "PlayStation TOD/HMD/TMD (retroanim)": the file is converted to glTF by
+``retroanim.convert`` (the options mirror ``retroanim convert``: TMD for a TOD, TIMs, HMD
+sequence, scale, axes) and handed to Blender's own glTF importer. The scene is set to 60 fps so
+that every 1/60 s tick of the console lands on a Blender frame.
+
+File → Import → "OFP/Arma P3D with LOD frames (retroanim)": one LOD's mesh, its LOD frames as
+shape keys switched over time. Each vertex remembers the P3D point it came from (the integer
+attribute ``retroanim_point``, found by matching the vertex's path through the frames with the
+LOD's point cache), so that the mesh can go back into the model.
+
+File → Export → "P3D LOD frames (retroanim)": the active mesh, evaluated at every frame of the
+scene's range, becomes the LOD frames of a base P3D (via a PC2 point cache and
+``retroanim.convert(..., base=...)``), written atomically.
+
+TOD/HMD export waits for the authoring issue.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper
+
+#: The integer point attribute the P3D import writes and the P3D export reads.
+POINT_ATTRIBUTE = "retroanim_point"
+
+AXES = [
+    ("default", "Default", "The target's usual axes (glTF +Y up, Object Builder's for P3D)"),
+    ("raw", "Raw", "Coordinates exactly as stored"),
+]
+
+
+def _retroanim():
+    try:
+        import retroanim
+    except ImportError as e:  # pragma: no cover - shown in Blender's UI
+        raise RuntimeError(
+            "the retroanim Python package is not installed in Blender's Python "
+            "(pip install ./python, or install the add-on zip built by blender/build.py)"
+        ) from e
+    return retroanim
+
+
+def _import_glb(context, data: bytes) -> list:
+    """Imports glTF bytes through Blender's own importer; returns the new objects."""
+    before = set(context.scene.objects)
+    fd, path = tempfile.mkstemp(suffix=".glb")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        bpy.ops.import_scene.gltf(filepath=path)
+    finally:
+        os.unlink(path)
+    return [o for o in context.scene.objects if o not in before]
+
+
+def _paths(text: str) -> list:
+    return [p.strip() for p in text.split(";") if p.strip()]
+
+
+def import_psx(context, filepath: str, *, tmd: str = "", tims: str = "", sequence: int = -1,
+               scale: float = 0.0, axes: str = "default", smooth: bool = False,
+               set_fps: bool = True):
+    """Imports a TOD, HMD or TMD; returns (new objects, conversion notes)."""
+    ra = _retroanim()
+    model = ra.read(filepath)
+    if model.format not in ("tod", "hmd", "tmd"):
+        raise ra.OptionError(f"{filepath}: a {model.format} file, not a TOD, HMD or TMD")
+    opts = {}
+    if axes != "default":
+        opts["axes"] = axes
+    if scale > 0:
+        opts["scale"] = scale
+    if tims:
+        opts["tim"] = _paths(tims)
+    if model.format == "tod":
+        if tmd:
+            opts["tmd"] = tmd
+        if smooth:
+            opts["smooth"] = True
+    if model.format == "hmd" and sequence >= 0:
+        opts["sequence"] = sequence
+    result = ra.convert(model, "glb", **opts)
+    if set_fps and model.format in ("tod", "hmd"):
+        context.scene.render.fps = 60
+        context.scene.render.fps_base = 1.0
+    return _import_glb(context, result.data), result.notes
+
+
+def _pc2_frames(data: bytes):
+    """The frames of a PC2 file as lists of (x, y, z)."""
+    points, _start, _rate, samples = struct.unpack_from("<12xiiffi", data, 0)[1:]
+    floats = struct.unpack_from(f"<{points * samples * 3}f", data, 32)
+    return [
+        [tuple(floats[(s * points + p) * 3:(s * points + p) * 3 + 3]) for p in range(points)]
+        for s in range(samples)
+    ]
+
+
+#: retroanim's P3D glTF (as Blender's importer places it) and its P3D point caches in Object
+#: Builder's Blender axes differ by a half turn about the vertical axis (x and y negated); the
+#: point mapping and the export undo it.
+GLTF_TO_CACHE = (-1.0, -1.0, 1.0)
+
+
+def _to_cache(co):
+    return tuple(c * s for c, s in zip(co, GLTF_TO_CACHE))
+
+
+#: How far (m) a vertex may lie from its point in any frame: float32 rounding through glTF.
+MATCH_TOL = 1e-5
+
+
+def import_p3d(context, filepath: str, *, lod: float = -1.0, fps: float = 0.0,
+               duration: float = 0.0, axes: str = "default"):
+    """Imports one LOD of a P3D with its LOD frames as shape keys; returns (objects, notes)."""
+    ra = _retroanim()
+    model = ra.read(filepath)
+    if model.format != "p3d":
+        raise ra.OptionError(f"{filepath}: a {model.format} file, not a P3D")
+    opts = {}
+    if lod >= 0:
+        opts["lod"] = lod
+    if fps > 0:
+        opts["fps"] = fps
+    if duration > 0:
+        opts["duration"] = duration
+    if axes != "default":
+        opts["axes"] = axes
+    result = ra.convert(model, "glb", **opts)
+    objects = _import_glb(context, result.data)
+    notes = list(result.notes)
+    meshes = [o for o in objects if o.type == "MESH"]
+    try:
+        frames = _pc2_frames(ra.convert(model, "pc2", **opts).data)
+    except ra.RetroanimError:
+        frames = []  # a LOD without frames: nothing to map
+    for obj in meshes:
+        obj["retroanim_source"] = filepath
+        if lod >= 0:
+            obj["retroanim_lod"] = lod
+        if frames and obj.data.shape_keys:
+            _map_points(obj, frames, notes)
+    return objects, notes
+
+
+def _map_points(obj, frames, notes) -> None:
+    """Finds each vertex's P3D point: the point whose positions through every LOD frame are
+    the vertex's positions in the shape keys (points that agree in every frame are
+    interchangeable for export)."""
+    keys = [k for k in obj.data.shape_keys.key_blocks][1:]
+    if len(keys) != len(frames):
+        notes.append(f"{obj.name}: {len(keys)} shape keys for {len(frames)} LOD frames; "
+                     "points not mapped, the mesh cannot be exported into the model")
+        return
+    import numpy as np
+
+    paths = np.array([[c for f in frames for c in f[p]] for p in range(len(frames[0]))])
+    verts = np.array([[c for k in keys for c in _to_cache(k.data[v.index].co)]
+                      for v in obj.data.vertices]).reshape(len(obj.data.vertices), -1)
+    attr = obj.data.attributes.new(POINT_ATTRIBUTE, "INT", "POINT")
+    missing = 0
+    for lo in range(0, len(verts), 256):
+        # The nearest point path to each vertex path (largest coordinate difference).
+        d = np.abs(verts[lo:lo + 256, None, :] - paths[None, :, :]).max(axis=2)
+        best = d.argmin(axis=1)
+        for i, (p, dist) in enumerate(zip(best, d[np.arange(len(best)), best])):
+            ok = dist <= MATCH_TOL
+            missing += not ok
+            attr.data[lo + i].value = int(p) if ok else -1
+    if missing:
+        notes.append(f"{obj.name}: {missing} vertices match no P3D point")
+
+
+def _pc2_bytes(frames) -> bytes:
+    points = len(frames[0])
+    head = struct.pack("<12siiffi", b"POINTCACHE2\0", 1, points, 0.0, 1.0, len(frames))
+    body = struct.pack(f"<{points * len(frames) * 3}f", *(c for f in frames for xyz in f for c in xyz))
+    return head + body
+
+
+def export_p3d_frames(context, obj, filepath: str, base: str, *, lod: float = -1.0,
+                      frame_start: int = None, frame_end: int = None):
+    """Writes `base` with the LOD frames of `obj` evaluated over the frame range; returns notes.
+
+    Every P3D point takes the position of a vertex mapped to it (``retroanim_point``); a point
+    no vertex maps to keeps its place in the base model's first LOD frame (and a note says how
+    many).
+    """
+    ra = _retroanim()
+    scene = context.scene
+    start = scene.frame_start if frame_start is None else frame_start
+    end = scene.frame_end if frame_end is None else frame_end
+    base_model = ra.read(base)
+    opts = {} if lod < 0 else {"lod": lod}
+    base_frames = _pc2_frames(ra.convert(base_model, "pc2", **opts).data)
+    points = len(base_frames[0])
+    attr = obj.data.attributes.get(POINT_ATTRIBUTE)
+    if attr is None:
+        raise ra.OptionError(f"{obj.name}: no {POINT_ATTRIBUTE} attribute (import the P3D with "
+                             "retroanim first)")
+    mapping = [a.value for a in attr.data]
+    frames = []
+    depsgraph = context.evaluated_depsgraph_get()
+    for f in range(start, end + 1):
+        scene.frame_set(f)
+        evaluated = obj.evaluated_get(depsgraph)
+        mesh = evaluated.to_mesh()
+        pos = list(base_frames[0])
+        for v, p in zip(mesh.vertices, mapping):
+            if 0 <= p < points:
+                pos[p] = _to_cache(v.co)
+        evaluated.to_mesh_clear()
+        frames.append(pos)
+    unmapped = points - len({p for p in mapping if 0 <= p < points})
+    fps = scene.render.fps / scene.render.fps_base
+    cache = ra.read(_pc2_bytes(frames))
+    result = ra.convert(cache, "p3d", filepath, base=base_model, fps=fps, **opts)
+    notes = [n.message for n in result.notes]
+    if unmapped:
+        notes.append(f"{unmapped} P3D points have no vertex: kept at the base's first frame")
+    return notes
+
+
+class IMPORT_OT_retroanim_psx(bpy.types.Operator, ImportHelper):
+    """Import a PlayStation TOD animation, HMD model or TMD model (via retroanim)"""
+
+    bl_idname = "import_scene.retroanim_psx"
+    bl_label = "Import PlayStation TOD/HMD/TMD"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".tod"
+    filter_glob: StringProperty(default="*.tod;*.TOD;*.hmd;*.HMD;*.tmd;*.TMD", options={"HIDDEN"})
+    tmd: StringProperty(name="TMD", description="The TMD model a TOD drives", subtype="FILE_PATH")
+    tims: StringProperty(name="TIMs", description="TIM textures, separated by ';'")
+    sequence: IntProperty(name="HMD sequence", default=-1, min=-1,
+                          description="Only this HMD sequence (-1: every sequence pointer's own)")
+    scale: FloatProperty(name="Scale", default=0.0, min=0.0, precision=6,
+                         description="Metres per PlayStation unit (0: retroanim's 1/4096)")
+    axes: EnumProperty(name="Axes", items=AXES, default="default")
+    smooth: BoolProperty(name="Smooth", description="TOD: linear keys instead of steps")
+    set_fps: BoolProperty(name="Scene at 60 fps", default=True,
+                          description="One Blender frame per 1/60 s console tick")
+
+    def execute(self, context):
+        ra = _retroanim()
+        try:
+            _, notes = import_psx(context, self.filepath, tmd=self.tmd, tims=self.tims,
+                                  sequence=self.sequence, scale=self.scale, axes=self.axes,
+                                  smooth=self.smooth, set_fps=self.set_fps)
+        except (ra.RetroanimError, OSError) as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        for n in notes:
+            self.report({"WARNING"}, str(n))
+        return {"FINISHED"}
+
+
+class IMPORT_OT_retroanim_p3d(bpy.types.Operator, ImportHelper):
+    """Import an Operation Flashpoint / Arma P3D LOD with its LOD frames (via retroanim)"""
+
+    bl_idname = "import_scene.retroanim_p3d"
+    bl_label = "Import OFP/Arma P3D (with LOD frames)"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".p3d"
+    filter_glob: StringProperty(default="*.p3d;*.P3D", options={"HIDDEN"})
+    lod: FloatProperty(name="LOD", default=-1.0,
+                       description="LOD resolution (-1: the first LOD with frames, else the first)")
+    fps: FloatProperty(name="FPS", default=0.0, min=0.0, description="0: retroanim's default")
+    duration: FloatProperty(name="Phase duration", default=0.0, min=0.0,
+                            description="Seconds the LOD frame phase 0..1 lasts (0: default)")
+    axes: EnumProperty(name="Axes", items=AXES, default="default")
+
+    def execute(self, context):
+        ra = _retroanim()
+        try:
+            _, notes = import_p3d(context, self.filepath, lod=self.lod, fps=self.fps,
+                                  duration=self.duration, axes=self.axes)
+        except (ra.RetroanimError, OSError) as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        for n in notes:
+            self.report({"WARNING"}, str(n))
+        return {"FINISHED"}
+
+
+class EXPORT_OT_retroanim_p3d_frames(bpy.types.Operator, ExportHelper):
+    """Write the active mesh's animation over the scene's frame range as LOD frames of a P3D"""
+
+    bl_idname = "export_scene.retroanim_p3d_frames"
+    bl_label = "Export P3D LOD frames"
+
+    filename_ext = ".p3d"
+    filter_glob: StringProperty(default="*.p3d", options={"HIDDEN"})
+    base: StringProperty(name="Base P3D", subtype="FILE_PATH",
+                         description="The model whose LOD frames are replaced (default: the "
+                                     "file the mesh was imported from)")
+    lod: FloatProperty(name="LOD", default=-1.0, description="LOD resolution (-1: default)")
+
+    @classmethod
+    def poll(cls, context):
+        return context.active_object is not None and context.active_object.type == "MESH"
+
+    def execute(self, context):
+        ra = _retroanim()
+        obj = context.active_object
+        base = self.base or obj.get("retroanim_source", "")
+        if not base:
+            self.report({"ERROR"}, "name the base P3D")
+            return {"CANCELLED"}
+        lod = self.lod if self.lod >= 0 else obj.get("retroanim_lod", -1.0)
+        try:
+            notes = export_p3d_frames(context, obj, self.filepath, base, lod=lod)
+        except (ra.RetroanimError, OSError) as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        for n in notes:
+            self.report({"WARNING"}, n)
+        return {"FINISHED"}
+
+
+def _menu_import(self, context):
+    self.layout.operator(IMPORT_OT_retroanim_psx.bl_idname, text="PlayStation TOD/HMD/TMD")
+    self.layout.operator(IMPORT_OT_retroanim_p3d.bl_idname, text="OFP/Arma P3D (with LOD frames)")
+
+
+def _menu_export(self, context):
+    self.layout.operator(EXPORT_OT_retroanim_p3d_frames.bl_idname, text="P3D LOD frames")
+
+
+CLASSES = (IMPORT_OT_retroanim_psx, IMPORT_OT_retroanim_p3d, EXPORT_OT_retroanim_p3d_frames)
+
+
+def register():
+    for c in CLASSES:
+        bpy.utils.register_class(c)
+    bpy.types.TOPBAR_MT_file_import.append(_menu_import)
+    bpy.types.TOPBAR_MT_file_export.append(_menu_export)
+
+
+def unregister():
+    bpy.types.TOPBAR_MT_file_export.remove(_menu_export)
+    bpy.types.TOPBAR_MT_file_import.remove(_menu_import)
+    for c in reversed(CLASSES):
+        bpy.utils.unregister_class(c)

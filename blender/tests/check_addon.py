@@ -1,0 +1,224 @@
+"""The add-on, headless (Blender as the `bpy` module): imports corpus files of each format through
+its operators and checks objects, hierarchy, animation and poses at sampled frames against
+`retroanim.play`; exports P3D LOD frames and checks them against the model they came from.
+
+Usage: python3 blender/tests/check_addon.py OUT_DIR TOD TMD HMD P3D
+(run by python/tests/test_blender.py). Prints one line per check; exits 1 on the first failure.
+
+Tolerances: PlayStation poses are compared in Blender metres at retroanim's default scale
+(1/4096 m per unit): positions and matrix entries within POSE_TOL. The console composes parent
+chains in 16-bit fixed point (each level truncates) and Blender in floating point, so deep
+chains drift by a few units; POSE_TOL is 2e-3 m = 8.2 PlayStation units (the largest drift
+seen over the files checked is printed). P3D LOD frames go through float32 both ways:
+P3D_TOL = 1e-4 m.
+"""
+
+import importlib.util
+import json
+import math
+import sys
+from pathlib import Path
+
+import bpy
+
+import retroanim
+
+HERE = Path(__file__).resolve().parent
+POSE_TOL = 2e-3
+P3D_TOL = 1e-4
+SCALE = 1 / 4096
+
+
+def fail(msg):
+    print(f"check_addon: FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def load_addon():
+    spec = importlib.util.spec_from_file_location(
+        "retroanim_blender", HERE.parent / "__init__.py",
+        submodule_search_locations=[str(HERE.parent)])
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["retroanim_blender"] = mod
+    spec.loader.exec_module(mod)
+    mod.register()
+    return mod
+
+
+def fresh():
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+
+
+# PlayStation (x, y, z) → glTF (x, -y, -z) → Blender (x, -z_gltf, y_gltf) = (x, z, -y).
+C = [[1, 0, 0], [0, 0, 1], [0, -1, 0]]
+
+
+def to_blender(rotation, translation):
+    m = [[rotation[i][j] / 4096 for j in range(3)] for i in range(3)]
+    cm = [[sum(C[i][k] * m[k][j] for k in range(3)) for j in range(3)] for i in range(3)]
+    bm = [[sum(cm[i][k] * C[j][k] for k in range(3)) for j in range(3)] for i in range(3)]
+    t = [sum(C[i][k] * translation[k] for k in range(3)) * SCALE for i in range(3)]
+    return bm, t
+
+
+def compare_poses(pb, name_of, frame_of, label):
+    """Every present node of `pb` at sampled frames against its Blender object; returns the
+    largest difference."""
+    scene = bpy.context.scene
+    objs = scene.objects
+    worst, checked, where = 0.0, 0, None
+    step = max(1, len(pb.frames) // 6)
+    for fi in range(0, len(pb.frames), step):
+        scene.frame_set(frame_of(int(pb.frames[fi])))
+        for ni, node in enumerate(pb.ids):
+            if not pb.present[fi, ni]:
+                continue
+            name = name_of(node)
+            if name not in objs:
+                fail(f"{label}: no object {name!r}")
+            mw = objs[name].matrix_world
+            want_m, want_t = to_blender(pb.rotation[fi, ni].tolist(), pb.translation[fi, ni].tolist())
+            d = max(abs(mw[i][3] - want_t[i]) for i in range(3))
+            d = max([d] + [abs(mw[i][j] - want_m[i][j]) for i in range(3) for j in range(3)])
+            if d > worst:
+                worst, where = d, (int(pb.frames[fi]), name)
+            checked += 1
+    if checked == 0:
+        fail(f"{label}: no pose checked")
+    sampled = range(0, len(pb.frames), step)
+    if len({(pb.rotation[fi].tobytes(), pb.translation[fi].tobytes()) for fi in sampled}) < 2:
+        fail(f"{label}: the sampled frames all hold one pose; nothing animated was checked")
+    if worst > POSE_TOL:
+        fail(f"{label}: poses differ from retroanim.play by up to {worst:.6f} m (> {POSE_TOL}) at frame, node {where}")
+    print(f"check_addon: {label}: {checked} node poses within {worst:.2e} m of retroanim.play")
+
+
+def check_tod(addon, tod, tmd):
+    fresh()
+    bpy.ops.import_scene.retroanim_psx(filepath=tod, tmd=tmd)
+    objs = bpy.context.scene.objects
+    pb = retroanim.play(tod, tmd=tmd)
+    # Hierarchy: each object's parent at frame 0 is the parent the player gives it.
+    for ni, node in enumerate(pb.ids):
+        if not pb.present[0, ni]:
+            continue
+        obj = objs.get(f"object {node}")
+        if obj is None:
+            fail(f"TOD: no object 'object {node}'")
+        parent = int(pb.parents[0, ni])
+        if parent >= 0 and (obj.parent is None or obj.parent.name != f"object {parent}"):
+            fail(f"TOD: object {node} has parent {obj.parent and obj.parent.name}, expected object {parent}")
+    animated = [o for o in objs if o.animation_data and o.animation_data.action]
+    if not animated:
+        fail("TOD: no object carries an action")
+    if not any(o.type == "MESH" for o in objs):
+        fail("TOD with its TMD: no mesh imported")
+    spf = pb.seconds_per_frame
+    compare_poses(pb, lambda n: f"object {n}", lambda f: round(f * spf * 60), f"TOD {Path(tod).name}")
+
+
+def check_hmd(addon, hmd):
+    fresh()
+    bpy.ops.import_scene.retroanim_psx(filepath=hmd, sequence=0)
+    objs = bpy.context.scene.objects
+    # The glTF holds one pass of the animation (the player loops it): compare within the
+    # frames its actions cover.
+    end = int(max(o.animation_data.action.frame_range[1] for o in objs
+                  if o.animation_data and o.animation_data.action))
+    pb = retroanim.play(hmd, frames=(0, end))
+    for ni, node in enumerate(pb.ids):
+        obj = objs.get(f"coord {node}")
+        if obj is None:
+            fail(f"HMD: no object 'coord {node}'")
+        parent = int(pb.parents[0, ni])
+        if parent >= 0 and (obj.parent is None or obj.parent.name != f"coord {parent}"):
+            fail(f"HMD: coord {node} has parent {obj.parent and obj.parent.name}, expected coord {parent}")
+    if not any(o.animation_data and o.animation_data.action for o in objs):
+        fail("HMD: no object carries an action")
+    compare_poses(pb, lambda n: f"coord {n}", lambda f: f, f"HMD {Path(hmd).name} frames 0..{end}")
+
+
+def check_tmd(addon, tmd):
+    fresh()
+    bpy.ops.import_scene.retroanim_psx(filepath=tmd)
+    meshes = [o for o in bpy.context.scene.objects if o.type == "MESH"]
+    objects = retroanim.read(tmd).summary()["objects"]
+    objects = len(objects) if isinstance(objects, list) else objects
+    if not meshes:
+        fail("TMD: no mesh imported")
+    print(f"check_addon: TMD {Path(tmd).name}: {len(meshes)} meshes for {objects} TMD objects")
+
+
+def pc2_frames(model):
+    return retroanim_addon._pc2_frames(retroanim.convert(model, "pc2").data)
+
+
+def check_p3d(addon, p3d, out_dir):
+    fresh()
+    scene = bpy.context.scene
+    scene.render.fps = 30
+    source = retroanim.read(p3d)
+    frames = pc2_frames(source)
+    n = len(frames)
+    # One Blender frame per LOD frame: the phase (0..1) lasts n-1 frames at 30 fps.
+    bpy.ops.import_scene.retroanim_p3d(filepath=p3d, fps=30, duration=(n - 1) / 30)
+    meshes = [o for o in scene.objects if o.type == "MESH"]
+    if len(meshes) != 1:
+        fail(f"P3D: {len(meshes)} meshes imported, expected the one LOD")
+    obj = meshes[0]
+    keys = obj.data.shape_keys
+    if keys is None or len(keys.key_blocks) != n + 1:
+        fail(f"P3D: expected {n} LOD-frame shape keys besides the basis, "
+             f"have {keys and len(keys.key_blocks)}")
+    if not (keys.animation_data and keys.animation_data.action):
+        fail("P3D: the shape keys are not animated")
+    attr = obj.data.attributes.get(addon.POINT_ATTRIBUTE)
+    if attr is None or any(a.value < 0 for a in attr.data):
+        fail("P3D: vertices not all mapped to P3D points")
+    mapping = [a.value for a in attr.data]
+    # Pose at every LOD frame: evaluated vertices sit on the frame's points.
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    worst = 0.0
+    for k in range(n):
+        scene.frame_set(k)
+        mesh = obj.evaluated_get(depsgraph).to_mesh()
+        for v, p in zip(mesh.vertices, mapping):
+            co = addon._to_cache(v.co)
+            worst = max(worst, max(abs(a - b) for a, b in zip(co, frames[k][p])))
+        obj.evaluated_get(depsgraph).to_mesh_clear()
+    if worst > P3D_TOL:
+        fail(f"P3D: evaluated vertices differ from the LOD frames by {worst}")
+    print(f"check_addon: P3D {Path(p3d).name}: {len(mapping)} vertices on {len(frames[0])} points "
+          f"over {n} frames within {worst:.1e} m")
+    # Export the animation back into the model.
+    out = Path(out_dir) / "frames.p3d"
+    bpy.context.view_layer.objects.active = obj
+    scene.frame_start, scene.frame_end = 0, n - 1
+    result = bpy.ops.export_scene.retroanim_p3d_frames(filepath=str(out), base=p3d)
+    if result != {"FINISHED"} or not out.exists():
+        fail(f"P3D export: {result}")
+    exported = retroanim.read(out)
+    errors = [f for f in exported.validate() if f.severity == "error"]
+    if errors:
+        fail(f"P3D export: validate finds {errors}")
+    if exported.write() != out.read_bytes():
+        fail("P3D export: does not round-trip byte for byte")
+    again = pc2_frames(exported)
+    if len(again) != n:
+        fail(f"P3D export: {len(again)} LOD frames, expected {n}")
+    worst = max(abs(a - b) for fa, fb in zip(again, frames) for pa, pb_ in zip(fa, fb)
+                for a, b in zip(pa, pb_))
+    if worst > P3D_TOL:
+        fail(f"P3D export: frames moved by {worst}")
+    print(f"check_addon: P3D export: {n} LOD frames back in the model within {worst:.1e} m")
+    json.dump({"exported": str(out)}, open(Path(out_dir) / "export.json", "w"))
+
+
+if __name__ == "__main__":
+    out_dir, tod, tmd, hmd, p3d = sys.argv[1:6]
+    retroanim_addon = load_addon()
+    check_tod(retroanim_addon, tod, tmd)
+    check_hmd(retroanim_addon, hmd)
+    check_tmd(retroanim_addon, tmd)
+    check_p3d(retroanim_addon, p3d, out_dir)
+    print("check_addon: all checks hold")

@@ -1,0 +1,310 @@
+"""retroanim: read, check, write, play back and convert the 3D animation data of old game engines.
+
+PlayStation TOD/HMD/TMD/TIM, Operation Flashpoint / Arma P3D, MDD and PC2 point caches, with
+glTF, PNG and JSON as export targets. A thin layer over the Rust library ``retroanim``: the same
+readers, players and conversions the ``retroanim`` command line uses, with the same results.
+
+>>> import retroanim
+>>> model = retroanim.read("anim.tod")                 # doctest: +SKIP
+>>> model.format, model.summary()["frames"]            # doctest: +SKIP
+('tod', 42)
+
+Functions: :func:`read`, :func:`play`, :func:`convert`, :func:`targets`. Errors raise
+:class:`RetroanimError` subclasses carrying ``format``, ``offset`` and ``message``.
+
+TODO(#16): ``scan(...)`` (containers walked into the readers) comes once the library's scan
+module is on main; it is not offered yet.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _native
+from ._native import (
+    FORMATS,
+    ConversionError,
+    Finding,
+    LimitError,
+    MalformedError,
+    Model,
+    OptionError,
+    RetroanimError,
+    UnencodableError,
+    UnknownFormatError,
+    UnsupportedError,
+)
+
+__all__ = [
+    "FORMATS",
+    "Conversion",
+    "ConversionError",
+    "Finding",
+    "LimitError",
+    "MalformedError",
+    "Model",
+    "OptionError",
+    "Playback",
+    "RetroanimError",
+    "UnencodableError",
+    "UnknownFormatError",
+    "UnsupportedError",
+    "convert",
+    "play",
+    "read",
+    "targets",
+]
+
+#: What names a file: a path (``str`` or ``os.PathLike``), its bytes, or a model already read.
+Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Model]
+
+
+def _bytes_of(source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]) -> bytes:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source)
+    with open(os.fspath(source), "rb") as f:
+        return f.read()
+
+
+def read(source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview],
+         from_: Optional[str] = None) -> Model:
+    """Reads a file (a path, or its bytes) into its format's model.
+
+    The format is recognised from the content, or forced with ``from_`` (``"tod"``, ``"p3d"``,
+    ... as ``retroanim --from`` takes it), e.g. for a damaged file whose magic number is gone.
+    A JSON dump (``Model.to_json()``) reads back into its model.
+
+    Raises :class:`MalformedError` (with ``.format``, ``.offset``, ``.message``) when the input
+    breaks its format, :class:`UnknownFormatError` when no format is recognised, and
+    :class:`OSError` when the path cannot be read.
+    """
+    return _native.read(_bytes_of(source), from_)
+
+
+def _model(source: Source, from_: Optional[str] = None) -> Model:
+    return source if isinstance(source, Model) else read(source, from_)
+
+
+def targets(format: str) -> List[str]:
+    """The formats a model of ``format`` converts to (its own format is always allowed too)."""
+    return list(_native.targets(format))
+
+
+@dataclass(frozen=True)
+class Playback:
+    """Per-frame world matrices of a played animation.
+
+    ``world[f, n]`` is the 4 × 4 world matrix of node ``ids[n]`` at frame ``frames[f]``, mapping a
+    node-space column vector ``(x, y, z, 1)`` to world space in PlayStation units: the upper
+    3 × 3 is the console's rotation matrix divided by 4096 (exact in float64), the last column
+    the translation. ``rotation`` (int16, × 4096) and ``translation`` (int32) hold the same
+    numbers exactly as the console's fixed-point arithmetic produced them, equal to ``world.m`` and
+    ``world.t`` in ``retroanim play --json``.
+
+    Nodes are TOD object IDs (sorted) or HMD coordinate indices. A TOD object that does not exist
+    at a frame has NaN in ``world``, zeros in ``rotation``/``translation``, ``present`` False.
+    """
+
+    format: str
+    #: Frame numbers, shape (F,).
+    frames: np.ndarray
+    #: Node identifiers: TOD object IDs or HMD coordinate indices, length N.
+    ids: List[int]
+    #: float64 (F, N, 4, 4).
+    world: np.ndarray
+    #: int16 (F, N, 3, 3): the fixed-point rotation (4096 = 1.0).
+    rotation: np.ndarray
+    #: int32 (F, N, 3): the translation.
+    translation: np.ndarray
+    #: int64 (F, N): each node's parent ID (TOD) or coordinate index (HMD), -1 for none.
+    parents: np.ndarray
+    #: bool (F, N): the node exists at that frame.
+    present: np.ndarray
+    #: bool (F, N): the node is shown (TOD's object visibility; every HMD coordinate is True).
+    visible: np.ndarray
+    #: TOD: seconds one frame lasts (resolution × 1/60 s); None for HMD.
+    seconds_per_frame: Optional[float]
+    #: What playback could not do exactly (e.g. a packet the player ignores).
+    notes: List[str] = field(default_factory=list)
+    #: The raw per-frame data, as ``retroanim play --json`` prints it under ``frames``.
+    raw: list = field(default_factory=list, repr=False)
+
+
+def _frame_range(frames: Union[None, int, Tuple[int, int]]) -> Tuple[int, Optional[int]]:
+    if frames is None:
+        return 0, None
+    if isinstance(frames, int):
+        return frames, frames
+    first, last = frames
+    if first < 0 or last < first:
+        raise _option_error("frames", f"{first}..{last}: the range is empty")
+    return int(first), int(last)
+
+
+def _playback(fmt: str, raw_frames: list, nodes_key: str, id_key: str,
+              seconds_per_frame: Optional[float], notes: List[str]) -> Playback:
+    ids = sorted({node[id_key] for f in raw_frames for node in f[nodes_key]})
+    column = {i: n for n, i in enumerate(ids)}
+    shape = (len(raw_frames), len(ids))
+    rotation = np.zeros(shape + (3, 3), dtype=np.int16)
+    translation = np.zeros(shape + (3,), dtype=np.int32)
+    parents = np.full(shape, -1, dtype=np.int64)
+    present = np.zeros(shape, dtype=bool)
+    visible = np.zeros(shape, dtype=bool)
+    for f, frame in enumerate(raw_frames):
+        for node in frame[nodes_key]:
+            n = column[node[id_key]]
+            rotation[f, n] = node["world"]["m"]
+            translation[f, n] = node["world"]["t"]
+            parents[f, n] = -1 if node.get("parent") is None else node["parent"]
+            present[f, n] = True
+            visible[f, n] = node.get("visible", True)
+    world = np.full(shape + (4, 4), np.nan)
+    world[..., :3, :3] = rotation / 4096.0
+    world[..., :3, 3] = translation
+    world[..., 3, :] = (0.0, 0.0, 0.0, 1.0)
+    world[~present] = np.nan
+    return Playback(
+        format=fmt,
+        frames=np.array([f["frame"] for f in raw_frames], dtype=np.int64),
+        ids=ids,
+        world=world,
+        rotation=rotation,
+        translation=translation,
+        parents=parents,
+        present=present,
+        visible=visible,
+        seconds_per_frame=seconds_per_frame,
+        notes=list(notes),
+        raw=raw_frames,
+    )
+
+
+def play(model: Source, tmd: Optional[Source] = None, after: Iterable[Source] = (),
+         frames: Union[None, int, Tuple[int, int]] = None, *, sequence: Optional[int] = None,
+         stream_id: Optional[int] = None, speed: Optional[float] = None) -> Playback:
+    """Plays a TOD or HMD animation as the console's libraries do; see :class:`Playback`.
+
+    ``frames`` is one frame number or an inclusive ``(first, last)`` pair, as the CLI's
+    ``--frame N`` / ``--frames A..B``. Without it a TOD plays to its end (refused with
+    :class:`LimitError` when that is longer than the playback limit) and an HMD until every
+    sequence has stopped, at most 600 frames.
+
+    TOD only: ``tmd`` (the model it drives, for object TMD IDs), ``after`` (TODs played first on
+    the same objects). HMD only: ``sequence``, ``stream_id``, ``speed`` (a multiple, 1.0 = the
+    file's own). An option the format does not take raises :class:`OptionError`.
+    """
+    m = _model(model)
+    first, last = _frame_range(frames)
+    after = list(after)
+    if m.format == "tod":
+        for name, given in (("sequence", sequence), ("stream-id", stream_id), ("speed", speed)):
+            if given is not None:
+                raise _option_error(name, "is for HMD animations; this is a TOD")
+        out = _native.play_tod(m, None if tmd is None else _model(tmd),
+                               [_model(a) for a in after], first, last)
+        return _playback("tod", out["frames"], "objects", "id", out["seconds_per_frame"],
+                         out["notes"])
+    if m.format == "hmd":
+        if tmd is not None or after:
+            raise _option_error("tmd" if tmd is not None else "after",
+                                "is for TOD animations; this is an HMD")
+        out = _native.play_hmd(m, first, last, sequence=sequence, stream_id=stream_id,
+                               speed=speed)
+        return _playback("hmd", out["frames"], "coordinates", "index", None, [])
+    raise _option_error("model", f"a {m.format} file; play needs a TOD or HMD animation")
+
+
+def _option_error(option: str, message: str) -> OptionError:
+    e = OptionError(f"--{option}: {message}")
+    e.option, e.message, e.format, e.offset = option, message, None, None
+    return e
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something a conversion left out or could not carry exactly."""
+
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """A conversion's output: ``data`` (the file's bytes), its ``format``, and ``notes``."""
+
+    data: bytes
+    format: str
+    notes: List[Note]
+    #: Where it was written, when ``out`` was given.
+    path: Optional[Path] = None
+
+
+def _write_atomically(path: Path, data: bytes, source: Optional[Path]) -> None:
+    if source is not None and path.exists() and os.path.samefile(path, source):
+        raise _option_error("out", f"{path}: would replace the input")
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]"] = None, *,
+            from_: Optional[str] = None, axes: Optional[str] = None,
+            scale: Optional[float] = None, fps: Optional[float] = None,
+            duration: Optional[float] = None, smooth: bool = False,
+            tmd: Optional[Source] = None, after: Sequence[Source] = (),
+            tim: Sequence[Source] = (), clut: Optional[int] = None,
+            semi_transparent: bool = False, sequence: Optional[int] = None,
+            stream_id: Optional[int] = None, lod: Optional[float] = None,
+            base: Optional[Source] = None, name: Optional[str] = None) -> Conversion:
+    """Converts a file or model to ``target`` (``"glb"``, ``"gltf"``, ``"mdd"``, ``"pc2"``,
+    ``"p3d"``, ``"png"``, ``"json"``, or the source's own format), as ``retroanim convert`` does.
+
+    The options are the library's (and the CLI's ``--axes`` ... ``--base``): ``axes``
+    (``"default"`` or ``"raw"``), ``scale``, ``fps``, ``duration``, ``smooth``, ``tmd``, ``after``,
+    ``tim``, ``clut``, ``semi_transparent``, ``sequence``, ``stream_id``, ``lod``, ``base``;
+    ``name`` names the output scene. Files an option names may be paths, bytes or models. An
+    option the conversion does not read raises :class:`OptionError` naming it; a conversion
+    retroanim does not offer raises :class:`ConversionError`.
+
+    With ``out`` the output is also written there atomically (a temporary file renamed into
+    place; never over the input). Returns a :class:`Conversion`; what the output leaves out is
+    in its ``notes``.
+    """
+    path = None if isinstance(source, (Model, bytes, bytearray, memoryview)) else Path(source)
+    model = _model(source, from_)
+    if name is None and path is not None and model.format in ("mdd", "pc2"):
+        # As the CLI does: a point cache's scene is named after its file.
+        name = path.stem
+    data, fmt, notes = _native.convert_model(
+        model, target, axes=axes, scale=scale, fps=fps, duration=duration, smooth=smooth,
+        tmd=None if tmd is None else _model(tmd), after=[_model(a) for a in after],
+        tim=[_model(t) for t in tim], clut=clut, semi_transparent=semi_transparent,
+        sequence=sequence, stream_id=stream_id, lod=lod,
+        base=None if base is None else _model(base), name=name)
+    result = Conversion(data=data, format=fmt, notes=[Note(c, m) for c, m in notes])
+    if out is not None:
+        out_path = Path(out)
+        _write_atomically(out_path, data, path)
+        result = Conversion(data=data, format=fmt, notes=result.notes, path=out_path)
+    return result

@@ -1,0 +1,101 @@
+"""Type stubs of the compiled half of the retroanim package (see ``retroanim/__init__.py``)."""
+
+from typing import Any, Dict, List, Optional, Tuple
+
+FORMATS: List[str]
+
+class RetroanimError(Exception):
+    """Base of every retroanim error."""
+
+    message: str
+    format: Optional[str]
+    offset: Optional[int]
+
+class MalformedError(RetroanimError):
+    """The input breaks its format at byte ``offset``."""
+
+class UnsupportedError(RetroanimError):
+    """The input uses a feature retroanim does not read."""
+
+class UnknownFormatError(RetroanimError):
+    """No known format was recognised in the input."""
+
+class LimitError(RetroanimError):
+    """The input asks for more than the resource limits allow."""
+
+    requested: int
+    limit: int
+
+class UnencodableError(RetroanimError):
+    """A model cannot be written because a value does not fit its format."""
+
+class OptionError(RetroanimError):
+    """An option does not apply or is out of range."""
+
+    option: str
+
+class ConversionError(RetroanimError):
+    """retroanim offers no such conversion (``format`` → ``target``)."""
+
+    target: str
+
+class Finding:
+    """One validation finding."""
+
+    @property
+    def severity(self) -> str: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def code(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+
+class Model:
+    """A file read into its format's model."""
+
+    @property
+    def format(self) -> str:
+        """The format name: ``"tod"``, ``"hmd"``, ``"tmd"``, ``"tim"``, ``"p3d"``, ``"mdd"``, ``"pc2"``."""
+    def summary(self) -> Dict[str, Any]:
+        """The summary ``retroanim info --json`` prints (with ``bytes``, the input's size)."""
+    def validate(self) -> List[Finding]:
+        """Every validation finding (``retroanim validate``)."""
+    def write(self) -> bytes:
+        """The model in its own format: byte-identical to the input for an unedited file."""
+    def to_json(self) -> str:
+        """The whole model as JSON (``retroanim dump --json``); :func:`read` reads it back."""
+
+def read(data: bytes, from_: Optional[str] = None) -> Model: ...
+def targets(format: str) -> List[str]: ...
+def play_tod(
+    model: Model, tmd: Optional[Model], after: List[Model], first: int, last: Optional[int]
+) -> Dict[str, Any]: ...
+def play_hmd(
+    model: Model,
+    first: int,
+    last: Optional[int],
+    sequence: Optional[int] = None,
+    stream_id: Optional[int] = None,
+    speed: Optional[float] = None,
+) -> Dict[str, Any]: ...
+def convert_model(
+    model: Model,
+    target: str,
+    *,
+    axes: Optional[str] = None,
+    scale: Optional[float] = None,
+    fps: Optional[float] = None,
+    duration: Optional[float] = None,
+    smooth: bool = False,
+    tmd: Optional[Model] = None,
+    after: List[Model] = ...,
+    tim: List[Model] = ...,
+    clut: Optional[int] = None,
+    semi_transparent: bool = False,
+    sequence: Optional[int] = None,
+    stream_id: Optional[int] = None,
+    lod: Optional[float] = None,
+    base: Optional[Model] = None,
+    name: Optional[str] = None,
+) -> Tuple[bytes, str, List[Tuple[str, str]]]: ...

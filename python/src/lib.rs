@@ -1,0 +1,578 @@
+//! `retroanim._native`: the compiled half of the `retroanim` Python package.
+//!
+//! A thin layer over the library: each function here reads its arguments into the library's
+//! types, makes one library call and hands the result back as plain Python values. The
+//! Python half (`retroanim/__init__.py`) opens paths, writes files atomically and shapes play
+//! results into numpy arrays. Playback results cross as the same JSON the command line's
+//! `play --json` prints, so the two cannot drift apart.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use retroanim::convert::{self, Options};
+use retroanim::formats::{hmd, tod};
+use retroanim::{Format, Limits};
+
+create_exception!(
+    _native,
+    RetroanimError,
+    PyException,
+    "Base of every retroanim error; `.message` says what went wrong."
+);
+create_exception!(
+    _native,
+    MalformedError,
+    RetroanimError,
+    "The input breaks its format: `.format`, `.offset` (absolute byte offset), `.message`."
+);
+create_exception!(
+    _native,
+    UnsupportedError,
+    RetroanimError,
+    "The input uses a feature retroanim does not read: `.format`, `.offset`, `.message`."
+);
+create_exception!(
+    _native,
+    UnknownFormatError,
+    RetroanimError,
+    "No known format was recognised in the input."
+);
+create_exception!(
+    _native,
+    LimitError,
+    RetroanimError,
+    "The input asks for more than the resource limits allow: `.requested`, `.limit`."
+);
+create_exception!(
+    _native,
+    UnencodableError,
+    RetroanimError,
+    "A model cannot be written because a value does not fit its format: `.format`."
+);
+create_exception!(
+    _native,
+    OptionError,
+    RetroanimError,
+    "An option does not apply or is out of range: `.option` names it (as the CLI spells it)."
+);
+create_exception!(
+    _native,
+    ConversionError,
+    RetroanimError,
+    "retroanim offers no such conversion: `.format` (source) and `.target`."
+);
+
+/// Sets the attributes every retroanim exception carries, then the kind's own.
+fn raise(
+    py: Python<'_>,
+    err: PyErr,
+    message: &str,
+    format: Option<Format>,
+    offset: Option<u64>,
+    extra: &[(&str, Py<PyAny>)],
+) -> PyErr {
+    let value = err.value(py);
+    let set = || -> PyResult<()> {
+        value.setattr("message", message)?;
+        value.setattr("format", format.map(Format::name))?;
+        value.setattr("offset", offset)?;
+        for (k, v) in extra {
+            value.setattr(*k, v)?;
+        }
+        Ok(())
+    };
+    match set() {
+        Ok(()) => err,
+        Err(e) => e,
+    }
+}
+
+/// The Python exception for a library error.
+fn to_py(e: retroanim::Error) -> PyErr {
+    use retroanim::Error as E;
+    let text = e.to_string();
+    Python::attach(|py| match e {
+        E::Malformed {
+            format,
+            offset,
+            what,
+        } => raise(
+            py,
+            MalformedError::new_err(text),
+            &what,
+            Some(format),
+            Some(offset),
+            &[],
+        ),
+        E::Unsupported {
+            format,
+            offset,
+            feature,
+        } => raise(
+            py,
+            UnsupportedError::new_err(text),
+            &feature,
+            Some(format),
+            Some(offset),
+            &[],
+        ),
+        E::UnknownFormat(what) => raise(
+            py,
+            UnknownFormatError::new_err(text),
+            &what,
+            None,
+            None,
+            &[],
+        ),
+        E::LimitExceeded {
+            what,
+            requested,
+            limit,
+        } => {
+            let extra = [
+                (
+                    "requested",
+                    requested.into_pyobject(py).unwrap().into_any().unbind(),
+                ),
+                (
+                    "limit",
+                    limit.into_pyobject(py).unwrap().into_any().unbind(),
+                ),
+            ];
+            raise(py, LimitError::new_err(text), &what, None, None, &extra)
+        }
+        E::Unencodable { format, what } => raise(
+            py,
+            UnencodableError::new_err(text),
+            &what,
+            Some(format),
+            None,
+            &[],
+        ),
+        E::Option { option, what } => option_err(py, option, &what),
+        E::Conversion { from, to, why } => {
+            let extra = [(
+                "target",
+                to.name().into_pyobject(py).unwrap().into_any().unbind(),
+            )];
+            raise(
+                py,
+                ConversionError::new_err(text),
+                &why,
+                Some(from),
+                None,
+                &extra,
+            )
+        }
+        other => {
+            let text = other.to_string();
+            raise(
+                py,
+                RetroanimError::new_err(text.clone()),
+                &text,
+                None,
+                None,
+                &[],
+            )
+        }
+    })
+}
+
+/// An [`OptionError`] for `option` (spelt as on the command line).
+fn option_err(py: Python<'_>, option: &str, what: &str) -> PyErr {
+    let extra = [(
+        "option",
+        option.into_pyobject(py).unwrap().into_any().unbind(),
+    )];
+    raise(
+        py,
+        OptionError::new_err(format!("--{option}: {what}")),
+        what,
+        None,
+        None,
+        &extra,
+    )
+}
+
+fn option_error(option: &str, what: &str) -> PyErr {
+    Python::attach(|py| option_err(py, option, what))
+}
+
+/// A format by name (`"tod"`, `".glb"`).
+fn format_named(option: &str, name: &str) -> PyResult<Format> {
+    Format::from_name(name).ok_or_else(|| {
+        let known: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        option_error(
+            option,
+            &format!("{name:?} is not a format (known: {})", known.join(", ")),
+        )
+    })
+}
+
+/// Parses JSON text into Python values.
+fn json_value(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
+    Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
+}
+
+fn json_of<T: serde::Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyAny>> {
+    let text = serde_json::to_string(v)
+        .map_err(|e| RetroanimError::new_err(format!("cannot encode as JSON: {e}")))?;
+    json_value(py, &text)
+}
+
+/// A file read into its format's model.
+#[pyclass(name = "Model", module = "retroanim", frozen)]
+struct PyModel {
+    inner: retroanim::Model,
+    /// The size of the bytes it was read from (`info` reports it).
+    size: usize,
+}
+
+#[pymethods]
+impl PyModel {
+    /// The model's format name (`"tod"`, `"hmd"`, `"p3d"`, ...).
+    #[getter]
+    fn format(&self) -> &'static str {
+        self.inner.format().name()
+    }
+
+    /// The summary `retroanim info --json` prints for the file, as a dict (with `bytes`, the
+    /// size of the input it was read from).
+    fn summary(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let mut s = self.inner.summary();
+        if let Some(map) = s.as_object_mut() {
+            map.insert("bytes".into(), self.size.into());
+        }
+        json_of(py, &s)
+    }
+
+    /// Every validation finding, as a list of `Finding`.
+    fn validate(&self) -> Vec<Finding> {
+        self.inner
+            .validate()
+            .into_iter()
+            .map(|i| Finding {
+                severity: i.severity.to_string(),
+                offset: i.offset,
+                code: i.code,
+                message: i.message,
+            })
+            .collect()
+    }
+
+    /// The model written in its own format (byte-identical to the input for an unedited file).
+    fn write<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = self.inner.write().map_err(to_py)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// The whole model as JSON text (`retroanim dump --json`).
+    fn to_json(&self) -> PyResult<String> {
+        self.inner.to_json().map_err(to_py)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<retroanim.Model {} ({} bytes)>",
+            self.inner.format(),
+            self.size
+        )
+    }
+}
+
+/// One validation finding.
+#[pyclass(module = "retroanim", frozen, get_all)]
+struct Finding {
+    /// `"info"`, `"warning"` or `"error"`.
+    severity: String,
+    /// Absolute byte offset in the file.
+    offset: u64,
+    /// Stable short identifier of the kind of finding, e.g. `frame-size`.
+    code: String,
+    /// What was found and what was expected.
+    message: String,
+}
+
+#[pymethods]
+impl Finding {
+    fn __repr__(&self) -> String {
+        format!(
+            "Finding({:?}, offset={}, code={:?}, message={:?})",
+            self.severity, self.offset, self.code, self.message
+        )
+    }
+
+    fn __str__(&self) -> String {
+        format!(
+            "{} at byte {} (0x{:x}) [{}]: {}",
+            self.severity, self.offset, self.offset, self.code, self.message
+        )
+    }
+}
+
+/// Reads `data` as `from_` when given, else as the format its content shows.
+#[pyfunction]
+#[pyo3(signature = (data, from_=None))]
+fn read(data: &[u8], from_: Option<&str>) -> PyResult<PyModel> {
+    let format = from_.map(|f| format_named("from", f)).transpose()?;
+    let inner = retroanim::read_as(data, format, &Limits::default()).map_err(to_py)?;
+    Ok(PyModel {
+        inner,
+        size: data.len(),
+    })
+}
+
+/// The formats `format` converts to.
+#[pyfunction]
+fn targets(format: &str) -> PyResult<Vec<&'static str>> {
+    let f = format_named("format", format)?;
+    Ok(convert::targets(f).iter().map(|t| t.name()).collect())
+}
+
+/// The model inside `m`, which must be of `want` for option `option`.
+fn model_of<'a>(m: &'a PyModel, option: &str, want: Format) -> PyResult<&'a retroanim::Model> {
+    if m.inner.format() == want {
+        Ok(&m.inner)
+    } else {
+        Err(option_error(
+            option,
+            &format!("a {} model; {option} needs a {want}", m.inner.format()),
+        ))
+    }
+}
+
+fn tmd_of(m: &PyModel) -> PyResult<retroanim::formats::tmd::Tmd> {
+    match model_of(m, "tmd", Format::Tmd)? {
+        retroanim::Model::Tmd(t) => Ok(t.clone()),
+        _ => unreachable!("model_of checked the format"),
+    }
+}
+
+fn tods_of(ms: &[PyRef<'_, PyModel>]) -> PyResult<Vec<tod::Tod>> {
+    ms.iter()
+        .map(|m| match model_of(m, "after", Format::Tod)? {
+            retroanim::Model::Tod(t) => Ok(t.clone()),
+            _ => unreachable!("model_of checked the format"),
+        })
+        .collect()
+}
+
+/// Plays a TOD (after `after`, driving `tmd`) and returns the JSON `play --json` prints.
+/// `last = None` plays to the end (refused past the playback limit, as the CLI does).
+#[pyfunction]
+#[pyo3(signature = (model, tmd, after, first, last))]
+fn play_tod(
+    py: Python<'_>,
+    model: &PyModel,
+    tmd: Option<PyRef<'_, PyModel>>,
+    after: Vec<PyRef<'_, PyModel>>,
+    first: u32,
+    last: Option<u32>,
+) -> PyResult<Py<PyAny>> {
+    let retroanim::Model::Tod(anim) = &model.inner else {
+        return Err(option_error("model", "play_tod needs a TOD"));
+    };
+    let tmd = tmd.as_deref().map(tmd_of).transpose()?;
+    let before = tods_of(&after)?;
+    let mut player = None::<tod::Player>;
+    for t in &before {
+        let mut p = match player.take() {
+            None => tod::Player::new(t, tmd.as_ref()),
+            Some(p) => p.then(t),
+        };
+        while p.advance() {}
+        player = Some(p);
+    }
+    let mut player = match player {
+        None => tod::Player::new(anim, tmd.as_ref()),
+        Some(p) => p.then(anim),
+    };
+    if last.is_none() {
+        Limits::default()
+            .steps("playback ticks", player.tick_bound())
+            .map_err(to_py)?;
+    }
+    let last = last.unwrap_or(u32::MAX);
+    player.seek(first);
+    let mut poses = Vec::new();
+    while player.frame() <= last {
+        if player.frame() >= first {
+            poses.push(player.pose());
+        }
+        if !player.advance() {
+            break;
+        }
+    }
+    let out = serde_json::json!({
+        "resolution": anim.header.resolution,
+        "seconds_per_frame": anim.ticks_per_frame() as f64 / 60.0,
+        "frames": poses,
+        "notes": player.notes(),
+    });
+    json_of(py, &out)
+}
+
+/// Plays an HMD as libhmd does: frames `first..=last` (default: until every sequence has
+/// stopped, at most 600 frames, as the CLI does).
+#[pyfunction]
+#[pyo3(signature = (model, first, last, sequence=None, stream_id=None, speed=None))]
+fn play_hmd(
+    py: Python<'_>,
+    model: &PyModel,
+    first: u64,
+    last: Option<u64>,
+    sequence: Option<usize>,
+    stream_id: Option<u8>,
+    speed: Option<f64>,
+) -> PyResult<Py<PyAny>> {
+    let retroanim::Model::Hmd(h) = &model.inner else {
+        return Err(option_error("model", "play_hmd needs an HMD"));
+    };
+    if stream_id.is_some_and(|s| s > 127) {
+        return Err(option_error("stream-id", "stream IDs are 0..=127"));
+    }
+    let speed = match speed {
+        None => None,
+        // SPEED is sign + 3.4 fixed point (0x10 = 1×).
+        Some(x) => {
+            let v = (x * 16.0).round();
+            if !(x.is_finite() && (-128.0..=127.0).contains(&v)) {
+                return Err(option_error(
+                    "speed",
+                    &format!("{x}: must lie in -8 ..= 7.9375"),
+                ));
+            }
+            Some(v as i8)
+        }
+    };
+    let options = hmd::PlayOptions {
+        sequence,
+        stream_id,
+        speed,
+        ..hmd::PlayOptions::default()
+    };
+    let mut player = hmd::Player::new(h, &options);
+    let until = last.unwrap_or(599);
+    let mut frames = Vec::new();
+    for n in 0..=until {
+        player.step().map_err(to_py)?;
+        if n >= first {
+            frames.push(player.frame());
+        }
+        if last.is_none() && player.finished() {
+            break;
+        }
+    }
+    json_of(
+        py,
+        &serde_json::json!({ "format": "hmd", "frames": frames }),
+    )
+}
+
+/// What [`convert_model`] returns: the bytes, the target's name and the notes as (code, message).
+type Converted<'py> = (
+    Bound<'py, PyBytes>,
+    &'static str,
+    Vec<(&'static str, String)>,
+);
+
+/// Converts `model` to `target`; returns `(bytes, target name, [(code, message)])`.
+#[pyfunction]
+#[pyo3(signature = (
+    model, target, *, axes=None, scale=None, fps=None, duration=None, smooth=false, tmd=None,
+    after=Vec::new(), tim=Vec::new(), clut=None, semi_transparent=false, sequence=None,
+    stream_id=None, lod=None, base=None, name=None
+))]
+#[allow(clippy::too_many_arguments)]
+fn convert_model<'py>(
+    py: Python<'py>,
+    model: &PyModel,
+    target: &str,
+    axes: Option<&str>,
+    scale: Option<f32>,
+    fps: Option<f32>,
+    duration: Option<f32>,
+    smooth: bool,
+    tmd: Option<PyRef<'_, PyModel>>,
+    after: Vec<PyRef<'_, PyModel>>,
+    tim: Vec<PyRef<'_, PyModel>>,
+    clut: Option<usize>,
+    semi_transparent: bool,
+    sequence: Option<usize>,
+    stream_id: Option<u8>,
+    lod: Option<f64>,
+    base: Option<PyRef<'_, PyModel>>,
+    name: Option<String>,
+) -> PyResult<Converted<'py>> {
+    let target = format_named("to", target)?;
+    let mut o = Options::default();
+    o.geometry.axes = match axes {
+        None => None,
+        Some("default") => Some(convert::Axes::Default),
+        Some("raw") => Some(convert::Axes::Raw),
+        Some(other) => {
+            return Err(option_error(
+                "axes",
+                &format!("{other:?}: expected \"default\" or \"raw\""),
+            ))
+        }
+    };
+    o.geometry.scale = scale;
+    o.timing.fps = fps;
+    o.timing.duration = duration;
+    o.timing.smooth = smooth;
+    o.tod.tmd = tmd.as_deref().map(tmd_of).transpose()?;
+    o.tod.after = tods_of(&after)?;
+    for t in &tim {
+        match model_of(t, "tim", Format::Tim)? {
+            retroanim::Model::Tim(t) => o.textures.tims.push(t.clone()),
+            _ => unreachable!("model_of checked the format"),
+        }
+    }
+    o.textures.clut = clut;
+    o.textures.semi_transparent = semi_transparent;
+    o.hmd.sequence = sequence;
+    o.hmd.stream_id = stream_id;
+    o.p3d.lod = lod;
+    if let Some(b) = base.as_deref() {
+        match model_of(b, "base", Format::P3d)? {
+            retroanim::Model::P3d(p) => o.p3d.base = Some(p.clone()),
+            _ => unreachable!("model_of checked the format"),
+        }
+    }
+    o.name = name;
+    let done = convert::convert(&model.inner, target, &o).map_err(to_py)?;
+    let notes = done
+        .notes
+        .into_iter()
+        .map(|n| (n.code, n.message))
+        .collect();
+    Ok((PyBytes::new(py, &done.bytes), done.format.name(), notes))
+}
+
+/// The compiled half of the `retroanim` package.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<PyModel>()?;
+    m.add_class::<Finding>()?;
+    m.add_function(wrap_pyfunction!(read, m)?)?;
+    m.add_function(wrap_pyfunction!(targets, m)?)?;
+    m.add_function(wrap_pyfunction!(play_tod, m)?)?;
+    m.add_function(wrap_pyfunction!(play_hmd, m)?)?;
+    m.add_function(wrap_pyfunction!(convert_model, m)?)?;
+    m.add(
+        "FORMATS",
+        Format::ALL.iter().map(|f| f.name()).collect::<Vec<_>>(),
+    )?;
+    m.add("RetroanimError", py.get_type::<RetroanimError>())?;
+    m.add("MalformedError", py.get_type::<MalformedError>())?;
+    m.add("UnsupportedError", py.get_type::<UnsupportedError>())?;
+    m.add("UnknownFormatError", py.get_type::<UnknownFormatError>())?;
+    m.add("LimitError", py.get_type::<LimitError>())?;
+    m.add("UnencodableError", py.get_type::<UnencodableError>())?;
+    m.add("OptionError", py.get_type::<OptionError>())?;
+    m.add("ConversionError", py.get_type::<ConversionError>())?;
+    Ok(())
+}

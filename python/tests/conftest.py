@@ -1,0 +1,85 @@
+"""Shared fixtures: the corpus (as the Rust tests find it) and the `retroanim` CLI to compare with.
+
+The corpus folder is ``$RETROANIM_CORPUS``, else ``../shared/corpus`` beside the repository.
+Without it the corpus tests are skipped loudly, unless ``RETROANIM_REQUIRE_CORPUS=1``, which
+makes them fail. The CLI is ``$RETROANIM_CLI``, else ``target/debug/retroanim`` (built with
+``cargo build -p retroanim-cli`` when missing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+from typing import List, Tuple
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def require_corpus() -> bool:
+    return os.environ.get("RETROANIM_REQUIRE_CORPUS") == "1"
+
+
+def corpus_dir() -> Path:
+    return Path(os.environ.get("RETROANIM_CORPUS", REPO.parent / "shared" / "corpus"))
+
+
+def corpus_files(kind: str) -> List[Tuple[str, Path]]:
+    """Every corpus file of a manifest ``kind`` as (manifest path, full path), sorted."""
+    manifest = corpus_dir() / "MANIFEST.tsv"
+    try:
+        text = manifest.read_text()
+    except OSError as e:
+        if require_corpus():
+            raise AssertionError(
+                f"RETROANIM_REQUIRE_CORPUS=1 but the corpus manifest {manifest} cannot be read: {e}"
+            )
+        msg = f"*** SKIPPING corpus test for {kind}: {manifest} not found ({e}). Set RETROANIM_CORPUS. ***"
+        print(f"\n{msg}\n", file=sys.stderr)
+        warnings.warn(msg)
+        pytest.skip(msg)
+    out = []
+    for line in text.splitlines()[1:]:
+        cols = line.split("\t")
+        if len(cols) >= 2 and cols[1] == kind:
+            out.append((cols[0], corpus_dir() / cols[0]))
+    assert out, f"the corpus manifest lists no files of kind {kind}"
+    return sorted(out)
+
+
+def cli_path() -> Path:
+    env = os.environ.get("RETROANIM_CLI")
+    if env:
+        return Path(env)
+    path = REPO / "target" / "debug" / "retroanim"
+    if not path.exists():
+        subprocess.run(["cargo", "build", "-q", "-p", "retroanim-cli"], cwd=REPO, check=True)
+    return path
+
+
+class Cli:
+    """Runs the ``retroanim`` command line."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def run(self, *args, check: bool = True) -> subprocess.CompletedProcess:
+        p = subprocess.run([str(self.path), *map(str, args)], capture_output=True)
+        if check and p.returncode != 0:
+            raise AssertionError(
+                f"retroanim {' '.join(map(str, args))} exited {p.returncode}: {p.stderr.decode()}"
+            )
+        return p
+
+    def json(self, *args):
+        return json.loads(self.run(*args).stdout)
+
+
+@pytest.fixture(scope="session")
+def cli() -> Cli:
+    return Cli(cli_path())
