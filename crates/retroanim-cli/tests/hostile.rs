@@ -4,51 +4,48 @@
 
 mod common;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
-use common::corpus;
+use common::{corpus, run_measured, Run};
 use serde_json::Value;
 
 fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_retroanim"))
 }
 
-/// Runs the CLI with `args`, optionally feeding `stdin`; returns the output.
-fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut cmd = Command::new(bin());
-    cmd.args(args)
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    if let Some(data) = stdin {
-        use std::io::Write;
-        let mut w = child.stdin.take().unwrap();
-        // The command may stop reading early (a limit): a broken pipe is expected then.
-        let _ = w.write_all(data);
-    }
-    child.wait_with_output().unwrap()
+/// Runs the CLI with `args`, optionally feeding `stdin`, within a minute.
+fn run(args: &[&str], stdin: Option<&[u8]>) -> Run {
+    let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    run_measured(&bin(), &args, stdin, Duration::from_secs(60))
 }
 
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
+fn code(o: &Run) -> i32 {
+    o.code.unwrap_or(-1)
 }
 
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+fn err(o: &Run) -> &str {
+    &o.stderr
 }
 
-fn no_panic(o: &Output) {
-    let e = err(o);
+fn no_panic(o: &Run) {
     assert!(
-        !e.contains("panicked") && !e.contains("RUST_BACKTRACE") && matches!(code(o), 0..=2),
-        "exit {:?}, stderr: {e}",
-        o.status
+        !o.stderr.contains("panicked")
+            && !o.stderr.contains("RUST_BACKTRACE")
+            && matches!(code(o), 0..=2),
+        "exit {:?}, stderr: {}",
+        o.code,
+        o.stderr
+    );
+}
+
+/// Peak memory of a command, in MB, under `mb`.
+fn bounded(o: &Run, mb: u64, what: &str) {
+    assert!(
+        o.peak_kb < mb * 1024,
+        "{what}: peak resident memory {} kB, more than {mb} MB",
+        o.peak_kb
     );
 }
 
@@ -103,4 +100,96 @@ fn json_tmd_with_a_shortened_polygon_is_reported_not_a_panic() {
         msg.contains(&format!("primitive {k}")) && msg.contains("1 vertex indices"),
         "{msg}"
     );
+}
+
+/// The offsets of a TOD's frames (header 8 bytes; each frame: size in words, packet count,
+/// frame number), from the spec's layout, not from our reader.
+fn tod_frames(bytes: &[u8]) -> Vec<usize> {
+    let mut at = 8;
+    let mut out = Vec::new();
+    while at + 8 <= bytes.len() {
+        out.push(at);
+        let words = u16::from_le_bytes([bytes[at], bytes[at + 1]]) as usize;
+        if words == 0 {
+            break;
+        }
+        at += words * 4;
+    }
+    out
+}
+
+const SPARSE_TOD: &str = "graphics/TOD/JANKEN/TOD/APPEAR.TOD";
+
+/// A bit flip that raises the last frame's number by 2^20 (or 2^30): playback memory must not
+/// follow frame numbers. `convert` keys only what changes; `play` streams, and refuses a
+/// billion printed ticks with an error naming --frames.
+#[test]
+fn a_raised_frame_number_costs_no_memory() {
+    let Some(tod) = corpus(SPARSE_TOD) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(&tod).unwrap();
+    let last = *tod_frames(&bytes).last().unwrap();
+    let number = u32::from_le_bytes(bytes[last + 4..last + 8].try_into().unwrap());
+    bytes[last + 6] ^= 0x10; // + 2^20
+    let sparse = write(dir.path(), "sparse.tod", &bytes);
+    let glb = dir.path().join("out.glb");
+    let o = run(&["convert", &sparse, glb.to_str().unwrap()], None);
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    bounded(&o, 64, "convert of a TOD with a frame 2^20 ticks later");
+    let jump = number + (1 << 20);
+    let window = format!("{}..{}", jump - 5, jump + 5);
+    let o = run(&["play", &sparse, "--json", "--frames", &window], None);
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    bounded(&o, 64, "play of a TOD with a frame 2^20 ticks later");
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let frames = v["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 6, "ticks {window} up to the last frame");
+    assert_eq!(frames[5]["frame"], jump);
+
+    bytes[last + 7] ^= 0x40; // + 2^30 more
+    let far = write(dir.path(), "far.tod", &bytes);
+    let o = run(&["play", &far], None);
+    assert_eq!(code(&o), 2);
+    assert!(
+        err(&o).contains("--frames") && err(&o).contains("limit"),
+        "{}",
+        err(&o)
+    );
+    // 2^30 ticks are 207 days: glTF's float times cannot hold single ticks there; plain words.
+    let o = run(&["convert", &far, glb.to_str().unwrap()], None);
+    assert_eq!(code(&o), 2, "{}", err(&o));
+    assert!(
+        err(&o).contains("32-bit float") && !err(&o).contains("SceneError"),
+        "{}",
+        err(&o)
+    );
+    bounded(&o, 64, "convert of a TOD with a frame 2^30 ticks later");
+}
+
+const FLAG_HMD: &str = "HMD/SCEI/BASIC/FLAG.HMD";
+
+#[test]
+fn hmd_frame_ranges_are_limited_and_streamed() {
+    let Some(hmd) = corpus(FLAG_HMD) else { return };
+    let hmd = hmd.to_str().unwrap();
+    let o = run(&["play", hmd, "--frames", "0..4294967295"], None);
+    assert_eq!(code(&o), 2);
+    assert!(
+        err(&o).contains("--frames 0..4294967295") && err(&o).contains("limit"),
+        "{}",
+        err(&o)
+    );
+    bounded(&o, 64, "play --frames 0..4294967295");
+    // 3001 frames with every vertex: about 14 MB of JSON, printed as it is made (building it
+    // whole took over 120 MB).
+    let o = run(
+        &["play", hmd, "--vertices", "--json", "--frames", "0..3000"],
+        None,
+    );
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    bounded(&o, 40, "play --vertices --json --frames 0..3000");
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["frames"].as_array().unwrap().len(), 3001);
 }

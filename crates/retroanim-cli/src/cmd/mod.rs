@@ -15,6 +15,7 @@ mod p3d;
 mod play;
 mod play_hmd;
 mod roundtrip;
+mod stream;
 mod validate;
 
 use std::path::Path;
