@@ -193,3 +193,56 @@ fn hmd_frame_ranges_are_limited_and_streamed() {
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["frames"].as_array().unwrap().len(), 3001);
 }
+
+/// Devices, endless pipes and huge files fail fast with a clear message; `-` reads standard
+/// input.
+#[test]
+fn inputs_are_read_with_a_size_limit() {
+    for dev in ["/dev/zero", "/dev/urandom"] {
+        if !Path::new(dev).exists() {
+            continue;
+        }
+        let started = std::time::Instant::now();
+        let o = run(&["info", dev], None);
+        assert_eq!(code(&o), 2, "{dev}: {}", err(&o));
+        assert!(err(&o).contains("unknown format"), "{dev}: {}", err(&o));
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{dev} took long"
+        );
+        bounded(&o, 32, dev);
+    }
+    // A 300 MB file (sparse: no disk space) is refused before it is read.
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.mdd");
+    let f = std::fs::File::create(&huge).unwrap();
+    f.set_len(300_000_000).unwrap();
+    drop(f);
+    let o = run(&["validate", huge.to_str().unwrap()], None);
+    assert_eq!(code(&o), 2);
+    assert!(
+        err(&o).contains("too large") && err(&o).contains("limit"),
+        "{}",
+        err(&o)
+    );
+    bounded(&o, 32, "a 300 MB file");
+    // Zeros through a pipe: refused after the first bytes, not read to the end.
+    let zeros = vec![0u8; 8 << 20];
+    let o = run(&["info", "-"], Some(&zeros));
+    assert_eq!(code(&o), 2);
+    assert!(err(&o).contains("standard input"), "{}", err(&o));
+
+    // A corpus TOD through standard input reads as it does from its file.
+    let Some(tod) = corpus(SPARSE_TOD) else {
+        return;
+    };
+    let bytes = std::fs::read(&tod).unwrap();
+    for cmd in ["info", "validate", "dump", "play"] {
+        let from_file = run(&[cmd, tod.to_str().unwrap()], None);
+        let from_stdin = run(&[cmd, "-"], Some(&bytes));
+        assert_eq!(code(&from_stdin), 0, "{cmd} -: {}", err(&from_stdin));
+        // Lines name the input: `-` for standard input.
+        let file = String::from_utf8_lossy(&from_file.stdout).replace(tod.to_str().unwrap(), "-");
+        assert_eq!(String::from_utf8_lossy(&from_stdin.stdout), file, "{cmd}");
+    }
+}

@@ -139,6 +139,44 @@ pub fn detect(data: &[u8]) -> Option<Format> {
     None
 }
 
+/// Whether a file that begins with `prefix` (and is at most `max_len` bytes long) could be one
+/// of the formats [`crate::read_any`] reads, judged from the first bytes alone: a magic number,
+/// a plausible first header word, or (MDD, which has no magic) frame and point counts whose
+/// data fit in `max_len`. Lets a caller reading a stream (a device, a pipe) give up after the
+/// first bytes instead of reading to its size limit.
+pub fn plausible_start(prefix: &[u8], max_len: u64) -> bool {
+    const MAGICS: [&[u8]; 5] = [b"glTF", b"\x89PNG", b"POINTCACHE2\0", b"MLOD", b"ODOL"];
+    if MAGICS
+        .iter()
+        .any(|m| prefix.starts_with(m) || m.starts_with(prefix))
+    {
+        return true;
+    }
+    if matches!(
+        prefix.iter().find(|b| !b.is_ascii_whitespace()),
+        None | Some(b'{')
+    ) {
+        return true;
+    }
+    if prefix.len() < 8 {
+        return true;
+    }
+    let word =
+        |i: usize| u32::from_le_bytes([prefix[i], prefix[i + 1], prefix[i + 2], prefix[i + 3]]);
+    if prefix[0] == crate::formats::tod::FILE_ID || matches!(word(0), 0x41 | 0x50 | 0x10) {
+        return true;
+    }
+    let be =
+        |i: usize| u32::from_be_bytes([prefix[i], prefix[i + 1], prefix[i + 2], prefix[i + 3]]);
+    let (frames, points) = (be(0) as u64, be(4) as u64);
+    frames > 0
+        && points > 0
+        && frames
+            .saturating_mul(points.saturating_add(1))
+            .saturating_mul(12)
+            <= max_len
+}
+
 fn detect_json(data: &[u8]) -> Option<Format> {
     let first = data.iter().find(|b| !b.is_ascii_whitespace())?;
     if *first != b'{' {

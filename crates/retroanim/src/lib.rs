@@ -43,7 +43,7 @@ mod limits;
 pub mod report;
 pub mod scene;
 
-pub use detect::{detect, Format};
+pub use detect::{detect, plausible_start, Format};
 pub use error::{Error, Result};
 pub use limits::Limits;
 pub use report::{Issue, Severity};

@@ -57,7 +57,7 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
     let end = first.saturating_add(player.tick_bound());
     let printed = (to as u64).min(end).saturating_sub(from as u64) + 1;
     Limits::default()
-        .steps("printed playback ticks", printed)
+        .steps(None, "printed playback ticks", printed)
         .with_context(|| match &args.frames {
             Some(r) => format!("{}: --frames {r}", args.file.display()),
             None => format!("{}: pass --frames A..B", args.file.display()),

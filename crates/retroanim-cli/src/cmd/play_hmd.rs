@@ -39,7 +39,7 @@ pub fn run(args: &PlayArgs, h: &Hmd) -> Result<Outcome> {
         // The player steps from frame 0 whatever the range's start: every step up to the end
         // counts.
         Limits::default()
-            .steps("playback frames", last.saturating_add(1))
+            .steps(None, "playback frames", last.saturating_add(1))
             .with_context(|| {
                 format!(
                     "{}: --frames {}",
