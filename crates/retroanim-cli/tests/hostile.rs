@@ -246,3 +246,69 @@ fn inputs_are_read_with_a_size_limit() {
         assert_eq!(String::from_utf8_lossy(&from_stdin.stdout), file, "{cmd}");
     }
 }
+
+/// Files detection cannot place but whose header fits a format get that format's error, with
+/// the offset of what is missing.
+#[test]
+fn damaged_files_name_their_format_and_offset() {
+    let (Some(mdd), Some(tmd)) = (corpus("female_char.mdd"), corpus(LINK_TMD)) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mdd = std::fs::read(mdd).unwrap();
+    let tmd = std::fs::read(tmd).unwrap();
+    for (name, bytes, format) in [
+        ("cut.mdd", &mdd[..7000], "mdd"),
+        ("cut2.mdd", &mdd[..mdd.len() - 5], "mdd"),
+        ("cut.tmd", &tmd[..40], "tmd"),
+        ("cut2.tmd", &tmd[..12], "tmd"),
+    ] {
+        let p = write(dir.path(), name, bytes);
+        for cmd in ["info", "validate"] {
+            let o = run(&[cmd, &p], None);
+            assert_eq!(code(&o), 2, "{cmd} {name}");
+            assert!(
+                err(&o).contains(&format!("{format}: malformed at byte ")),
+                "{cmd} {name}: {}",
+                err(&o)
+            );
+        }
+    }
+}
+
+/// A TIM with a CLUT and a 0×0 pixel block: `convert` to PNG says there is no image, at the
+/// pixel block's W field; `validate` warns.
+#[test]
+fn a_palette_only_tim_has_no_image_to_convert() {
+    let Some(tim) = corpus("STR3D/PAT4.TIM") else {
+        return;
+    };
+    let bytes = std::fs::read(tim).unwrap();
+    let flags = u32::from_le_bytes(bytes[4..8].try_into().unwrap());
+    assert!(flags & 8 != 0, "the sample has a CLUT");
+    let clut_bnum = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    let image_at = 8 + clut_bnum;
+    let mut palette_only = bytes[..image_at].to_vec();
+    // Pixel block: bnum 12 (just its header), DX, DY kept, W = H = 0.
+    palette_only.extend(12u32.to_le_bytes());
+    palette_only.extend(&bytes[image_at + 4..image_at + 8]);
+    palette_only.extend([0, 0, 0, 0]);
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "palette.tim", &palette_only);
+    let png = dir.path().join("out.png");
+    let o = run(&["convert", &p, png.to_str().unwrap()], None);
+    assert_eq!(code(&o), 2);
+    assert!(
+        err(&o).contains("no image to convert")
+            && err(&o).contains(&format!("at byte {}", image_at + 8)),
+        "{}",
+        err(&o)
+    );
+    assert!(!png.exists());
+    let o = run(&["validate", &p], None);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("[no-image]"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}

@@ -139,6 +139,38 @@ pub fn detect(data: &[u8]) -> Option<Format> {
     None
 }
 
+/// The format a file [`detect`] cannot place most likely is a damaged member of: a header that
+/// fits the format whose body is short (a TMD whose object table runs past the end, an MDD cut
+/// before its last frame). Reading it as that format names what is missing and where, where
+/// "unknown format" would not.
+pub fn detect_damaged(data: &[u8]) -> Option<Format> {
+    let le = |i: usize| {
+        data.get(i..i + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    // TMD: ID 0x41, FLAGS 0 or 1, a non-zero object count.
+    if le(0) == Some(0x41) && matches!(le(4), Some(0 | 1)) && le(8).is_some_and(|n| n > 0) {
+        return Some(Format::Tmd);
+    }
+    let be = |i: usize| {
+        data.get(i..i + 4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    // MDD: modest frame and point counts whose data the file is too short for, and a first
+    // frame time that is a plausible number of seconds.
+    let (frames, points) = (be(0)? as u64, be(4)? as u64);
+    let time_ok = be(8).map_or(true, |t| {
+        let t = f32::from_bits(t);
+        t.is_finite() && (0.0..1e6).contains(&t)
+    });
+    let need = 8 + frames * 4 + frames * points * 12;
+    ((1..=1 << 20).contains(&frames)
+        && (1..=1 << 24).contains(&points)
+        && need > data.len() as u64
+        && time_ok)
+        .then_some(Format::Mdd)
+}
+
 /// Whether a file that begins with `prefix` (and is at most `max_len` bytes long) could be one
 /// of the formats [`crate::read_any`] reads, judged from the first bytes alone: a magic number,
 /// a plausible first header word, or (MDD, which has no magic) frame and point counts whose

@@ -182,8 +182,12 @@ pub fn read_any_with(data: &[u8], limits: &Limits) -> Result<Model> {
             offset: 0,
             feature: format!("reading {other} files is not implemented yet"),
         }),
-        None => Err(Error::UnknownFormat(
-            "no known magic number or structure at the start of the file".into(),
-        )),
+        None => match detect::detect_damaged(data) {
+            Some(Format::Tmd) => formats::tmd::read_with(data, limits).map(Model::Tmd),
+            Some(Format::Mdd) => formats::mdd::read_with(data, limits).map(Model::Mdd),
+            _ => Err(Error::UnknownFormat(
+                "no known magic number or structure at the start of the file".into(),
+            )),
+        },
     }
 }
