@@ -195,6 +195,30 @@ pub fn validate(hmd: &Hmd) -> Vec<Issue> {
         })
         .collect();
     check_animation(hmd, &headers, &sections, &byte_of, &mut out);
+    // Words nothing points to: after the last structure they are trailing bytes (a file cut
+    // short of them and 100 KB of garbage appended look alike to the driver: unread).
+    let last = hmd.regions.len().saturating_sub(1);
+    for (k, r) in hmd.regions.iter().enumerate() {
+        if let RegionBody::Gap(words) = &r.body {
+            let (code, what) = if k == last {
+                ("trailing-bytes", "after the last structure of the file")
+            } else {
+                ("unreferenced-bytes", "that no pointer or count reaches")
+            };
+            out.push(Issue::warning(
+                byte(r.offset),
+                code,
+                format!("{} bytes {what}", words.len() * 4),
+            ));
+        }
+    }
+    if !hmd.trailing.is_empty() {
+        out.push(Issue::warning(
+            total_words as u64 * 4,
+            "trailing-bytes",
+            format!("{} bytes after the last whole word", hmd.trailing.len()),
+        ));
+    }
     out
 }
 

@@ -81,9 +81,9 @@ fn validate_mlod(m: &Mlod) -> Vec<Issue> {
         offset = validate_lod(&mut out, i, lod, offset);
     }
     if !m.trailing.is_empty() {
-        out.push(Issue::info(
+        out.push(Issue::warning(
             offset,
-            "trailing",
+            "trailing-bytes",
             format!(
                 "{} bytes after the last LOD (an OFP default path is 32)",
                 m.trailing.0.len()

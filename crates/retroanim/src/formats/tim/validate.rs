@@ -98,7 +98,7 @@ pub fn validate(tim: &Tim) -> Vec<Issue> {
         }
     }
     if !tim.trailing.is_empty() {
-        out.push(Issue::info(
+        out.push(Issue::warning(
             image_at + tim.image.bnum(),
             "trailing-bytes",
             format!("{} bytes after the pixel block", tim.trailing.len()),
