@@ -187,7 +187,7 @@ fn check(t: &mut Tally, what: String, o: &Run) {
 #[test]
 fn mutated_corpus_files_never_crash_blow_up_or_go_unplaced() {
     let full = std::env::var("RETROANIM_MUTATION_FULL").as_deref() == Ok("1");
-    let (files_per_kind, mutations) = if full { (usize::MAX, 12) } else { (3, 6) };
+    let (files_per_kind, mutations) = if full { (usize::MAX, 12) } else { (4, 9) };
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_retroanim"));
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Rng(0x5EED_1313);

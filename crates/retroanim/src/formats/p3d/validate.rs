@@ -17,6 +17,7 @@ fn validate_odol(o: &Odol) -> Vec<Issue> {
     let mut out = Vec::new();
     for (i, (lod, offset)) in o.lods.iter().zip(o.lod_starts()).enumerate() {
         let width = o.lod_counts(i).map(|c| c.0);
+        odol_geometry(&mut out, o, i, offset);
         let mut at = offset + lod.geometry.0.len() as u64 + 4;
         for (k, f) in lod.frames.iter().enumerate() {
             if let Some(w) = width {
@@ -31,11 +32,60 @@ fn validate_odol(o: &Odol) -> Vec<Issue> {
                     ));
                 }
             }
+            if let Some(v) = f
+                .positions
+                .iter()
+                .position(|p| !p.iter().all(|c| c.is_finite()))
+            {
+                out.push(Issue::error(
+                    at + 8 + 12 * v as u64,
+                    "non-finite",
+                    format!("LOD {i} frame {k} position {v} is not a finite number"),
+                ));
+            }
             at += 8 + 12 * f.positions.len() as u64;
         }
         frame_times(&mut out, i, lod.frames.iter().map(|f| f.time), offset);
     }
     out
+}
+
+/// What an exporter reads of an ODOL LOD's geometry: it must decode, and its faces must index
+/// its vertices. `start` is the LOD's offset (the geometry's own offsets count from it).
+fn odol_geometry(out: &mut Vec<Issue>, o: &Odol, i: usize, start: u64) {
+    match o.lod_mesh(i) {
+        Err(e) => out.push(Issue::error(
+            start + e.offset().unwrap_or(0),
+            "geometry",
+            format!("LOD {i}: the geometry does not decode: {e}"),
+        )),
+        Ok(mesh) => {
+            let nv = mesh.positions.len();
+            for (k, (_, idx)) in mesh.faces.iter().enumerate() {
+                if let Some(v) = idx.iter().find(|&&v| v as usize >= nv) {
+                    out.push(Issue::error(
+                        start,
+                        "vertex-index",
+                        format!(
+                            "LOD {i} face {k}: vertex index {v}, but the LOD has {nv} vertices"
+                        ),
+                    ));
+                    break;
+                }
+            }
+            if let Some(v) = mesh
+                .positions
+                .iter()
+                .position(|p| !p.iter().all(|c| c.is_finite()))
+            {
+                out.push(Issue::error(
+                    start,
+                    "non-finite",
+                    format!("LOD {i} vertex {v}: a position that is not a finite number"),
+                ));
+            }
+        }
+    }
 }
 
 fn frame_times(out: &mut Vec<Issue>, lod: usize, times: impl Iterator<Item = f32>, at: u64) {
