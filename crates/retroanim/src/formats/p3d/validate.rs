@@ -39,7 +39,7 @@ fn validate_odol(o: &Odol) -> Vec<Issue> {
             {
                 out.push(Issue::error(
                     at + 8 + 12 * v as u64,
-                    "non-finite",
+                    "position-not-finite",
                     format!("LOD {i} frame {k} position {v} is not a finite number"),
                 ));
             }
@@ -80,7 +80,7 @@ fn odol_geometry(out: &mut Vec<Issue>, o: &Odol, i: usize, start: u64) {
             {
                 out.push(Issue::error(
                     start,
-                    "non-finite",
+                    "position-not-finite",
                     format!("LOD {i} vertex {v}: a position that is not a finite number"),
                 ));
             }
@@ -208,10 +208,22 @@ fn validate_lod(out: &mut Vec<Issue>, i: usize, lod: &Lod, start: u64) -> u64 {
         if p.pos.iter().any(|c| !c.is_finite()) {
             out.push(Issue::error(
                 at + 16 * k as u64,
-                "point",
+                "position-not-finite",
                 format!("LOD {i} point {k} is not finite"),
             ));
         }
+    }
+    let normals_at = at + 16 * np as u64;
+    if let Some(k) = lod
+        .normals
+        .iter()
+        .position(|n| n.iter().any(|c| !c.is_finite()))
+    {
+        out.push(Issue::error(
+            normals_at + 12 * k as u64,
+            "normal-not-finite",
+            format!("LOD {i} normal {k} is not finite"),
+        ));
     }
     at += 16 * np as u64 + 12 * nn as u64;
     // Index problems are reported once per LOD: (count, first face, its offset).
