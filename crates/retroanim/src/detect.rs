@@ -163,12 +163,11 @@ pub fn detect_damaged(data: &[u8]) -> Option<Format> {
         let t = f32::from_bits(t);
         t.is_finite() && (0.0..1e6).contains(&t)
     });
+    if !((1..=1 << 20).contains(&frames) && (1..=1 << 24).contains(&points)) {
+        return None;
+    }
     let need = 8 + frames * 4 + frames * points * 12;
-    ((1..=1 << 20).contains(&frames)
-        && (1..=1 << 24).contains(&points)
-        && need > data.len() as u64
-        && time_ok)
-        .then_some(Format::Mdd)
+    (need > data.len() as u64 && time_ok).then_some(Format::Mdd)
 }
 
 /// Whether a file that begins with `prefix` (and is at most `max_len` bytes long) could be one
@@ -257,6 +256,17 @@ mod tests {
         }
         assert_eq!(Format::from_name(".GLB"), Some(Format::Glb));
         assert_eq!(Format::from_name("exe"), None);
+    }
+
+    #[test]
+    fn damaged_members_are_placed_without_overflow() {
+        assert_eq!(detect_damaged(b"not an animation"), None);
+        assert_eq!(detect_damaged(&[0xFF; 16]), None);
+        let mut mdd = vec![0, 0, 0, 2, 0, 0, 0, 3];
+        mdd.extend(0f32.to_be_bytes());
+        assert_eq!(detect_damaged(&mdd), Some(Format::Mdd));
+        let tmd = [0x41, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0];
+        assert_eq!(detect_damaged(&tmd), Some(Format::Tmd));
     }
 
     #[test]

@@ -212,6 +212,35 @@ pub fn validate(hmd: &Hmd) -> Vec<Issue> {
             ));
         }
     }
+    // The last section runs to the end of the file: in a polygon section, words after the
+    // last packet run nothing reached are bytes after the file's last structure.
+    if let Some(Region {
+        offset,
+        body:
+            RegionBody::Section(Section {
+                data: SectionData::Polygons(items),
+                ..
+            }),
+    }) = hmd.regions.last()
+    {
+        if let (Some(PolygonItem::Raw(words)), true) = (
+            items.last(),
+            items.iter().any(|i| !matches!(i, PolygonItem::Raw(_))),
+        ) {
+            let before: usize = items[..items.len() - 1]
+                .iter()
+                .map(|i| i.words().len())
+                .sum();
+            out.push(Issue::warning(
+                byte(*offset) + before as u64 * 4,
+                "trailing-bytes",
+                format!(
+                    "{} bytes after the last polygon packets of the last section, which no primitive reaches",
+                    words.len() * 4
+                ),
+            ));
+        }
+    }
     if !hmd.trailing.is_empty() {
         out.push(Issue::warning(
             total_words as u64 * 4,
