@@ -244,6 +244,24 @@ fn validate_lod(out: &mut Vec<Issue>, i: usize, lod: &Lod, start: u64) -> u64 {
         if f.vertices.iter().any(|v| v.point as usize >= np) {
             note(&mut bad_points, k, at);
         }
+        if let Some(j) = f
+            .vertices
+            .iter()
+            .position(|v| v.uv.iter().any(|c| !c.is_finite()))
+        {
+            // SP3X puts a 32-byte texture name first; then n, and 16-byte slots whose last 8
+            // bytes are u and v.
+            let name = if lod.signature == Signature::Sp3x {
+                32
+            } else {
+                0
+            };
+            out.push(Issue::error(
+                at + name + 4 + 16 * j as u64 + 8,
+                "uv-not-finite",
+                format!("LOD {i} face {k} vertex {j}: texture coordinates that are not finite"),
+            ));
+        }
         if f.vertices.iter().any(|v| v.normal as usize >= nn) {
             note(&mut bad_normals, k, at);
         }
