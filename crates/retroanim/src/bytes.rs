@@ -326,8 +326,8 @@ impl<'a, E: ByteOrder> Reader<'a, E> {
                 ),
             ));
         }
-        self.limits.items(what, count)?;
-        self.limits.bytes(what, need)?;
+        self.limits.items(self.last_field, what, count)?;
+        self.limits.bytes(self.last_field, what, need)?;
         Ok(count as usize)
     }
 

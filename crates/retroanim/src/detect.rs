@@ -144,6 +144,75 @@ pub fn detect(data: &[u8]) -> Option<Format> {
     None
 }
 
+/// The format a file [`detect`] cannot place most likely is a damaged member of: a header that
+/// fits the format whose body is short (a TMD whose object table runs past the end, an MDD cut
+/// before its last frame). Reading it as that format names what is missing and where, where
+/// "unknown format" would not.
+pub fn detect_damaged(data: &[u8]) -> Option<Format> {
+    let le = |i: usize| {
+        data.get(i..i + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    // TMD: ID 0x41, FLAGS 0 or 1, a non-zero object count.
+    if le(0) == Some(0x41) && matches!(le(4), Some(0 | 1)) && le(8).is_some_and(|n| n > 0) {
+        return Some(Format::Tmd);
+    }
+    let be = |i: usize| {
+        data.get(i..i + 4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    // MDD: modest frame and point counts whose data the file is too short for, and a first
+    // frame time that is a plausible number of seconds.
+    let (frames, points) = (be(0)? as u64, be(4)? as u64);
+    let time_ok = be(8).map_or(true, |t| {
+        let t = f32::from_bits(t);
+        t.is_finite() && (0.0..1e6).contains(&t)
+    });
+    if !((1..=1 << 20).contains(&frames) && (1..=1 << 24).contains(&points)) {
+        return None;
+    }
+    let need = 8 + frames * 4 + frames * points * 12;
+    (need > data.len() as u64 && time_ok).then_some(Format::Mdd)
+}
+
+/// Whether a file that begins with `prefix` (and is at most `max_len` bytes long) could be one
+/// of the formats [`crate::read_any`] reads, judged from the first bytes alone: a magic number,
+/// a plausible first header word, or (MDD, which has no magic) frame and point counts whose
+/// data fit in `max_len`. Lets a caller reading a stream (a device, a pipe) give up after the
+/// first bytes instead of reading to its size limit.
+pub fn plausible_start(prefix: &[u8], max_len: u64) -> bool {
+    const MAGICS: [&[u8]; 5] = [b"glTF", b"\x89PNG", b"POINTCACHE2\0", b"MLOD", b"ODOL"];
+    if MAGICS
+        .iter()
+        .any(|m| prefix.starts_with(m) || m.starts_with(prefix))
+    {
+        return true;
+    }
+    if matches!(
+        prefix.iter().find(|b| !b.is_ascii_whitespace()),
+        None | Some(b'{')
+    ) {
+        return true;
+    }
+    if prefix.len() < 8 {
+        return true;
+    }
+    let word =
+        |i: usize| u32::from_le_bytes([prefix[i], prefix[i + 1], prefix[i + 2], prefix[i + 3]]);
+    if prefix[0] == crate::formats::tod::FILE_ID || matches!(word(0), 0x41 | 0x50 | 0x10) {
+        return true;
+    }
+    let be =
+        |i: usize| u32::from_be_bytes([prefix[i], prefix[i + 1], prefix[i + 2], prefix[i + 3]]);
+    let (frames, points) = (be(0) as u64, be(4) as u64);
+    frames > 0
+        && points > 0
+        && frames
+            .saturating_mul(points.saturating_add(1))
+            .saturating_mul(12)
+            <= max_len
+}
+
 fn detect_json(data: &[u8]) -> Option<Format> {
     let first = data.iter().find(|b| !b.is_ascii_whitespace())?;
     if *first != b'{' {
@@ -192,6 +261,17 @@ mod tests {
         }
         assert_eq!(Format::from_name(".GLB"), Some(Format::Glb));
         assert_eq!(Format::from_name("exe"), None);
+    }
+
+    #[test]
+    fn damaged_members_are_placed_without_overflow() {
+        assert_eq!(detect_damaged(b"not an animation"), None);
+        assert_eq!(detect_damaged(&[0xFF; 16]), None);
+        let mut mdd = vec![0, 0, 0, 2, 0, 0, 0, 3];
+        mdd.extend(0f32.to_be_bytes());
+        assert_eq!(detect_damaged(&mdd), Some(Format::Mdd));
+        let tmd = [0x41, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0];
+        assert_eq!(detect_damaged(&tmd), Some(Format::Tmd));
     }
 
     #[test]

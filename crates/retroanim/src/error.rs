@@ -39,8 +39,11 @@ pub enum Error {
     },
 
     /// The input asks for more than the configured [`crate::Limits`] allow.
-    #[error("limit exceeded: {what} asks for {requested}, the limit is {limit}")]
+    #[error("limit exceeded{}: {what} asks for {requested}, the limit is {limit}", at_byte(*.offset))]
     LimitExceeded {
+        /// Absolute byte offset of the field that asked, when a file's field did (a caller's
+        /// request, such as a range of frames to print, has none).
+        offset: Option<u64>,
         /// What was asked for.
         what: String,
         /// How much was asked for.
@@ -103,9 +106,14 @@ impl Error {
             Error::Malformed { offset, .. }
             | Error::Unsupported { offset, .. }
             | Error::Container { offset, .. } => Some(*offset),
+            Error::LimitExceeded { offset, .. } => *offset,
             _ => None,
         }
     }
+}
+
+fn at_byte(offset: Option<u64>) -> String {
+    offset.map_or(String::new(), |o| format!(" at byte {o} (0x{o:x})"))
 }
 
 /// `Result` with the library error.

@@ -45,7 +45,7 @@ pub mod report;
 pub mod scan;
 pub mod scene;
 
-pub use detect::{detect, Format};
+pub use detect::{detect, plausible_start, Format};
 pub use error::{Error, Result};
 pub use limits::Limits;
 pub use report::{Issue, Severity};
@@ -190,8 +190,12 @@ pub fn read_as(data: &[u8], format: Option<Format>, limits: &Limits) -> Result<M
             offset: 0,
             feature: format!("reading {other} files is not implemented yet"),
         }),
-        None => Err(Error::UnknownFormat(
-            "no known magic number or structure at the start of the file".into(),
-        )),
+        None => match detect::detect_damaged(data) {
+            Some(Format::Tmd) => formats::tmd::read_with(data, limits).map(Model::Tmd),
+            Some(Format::Mdd) => formats::mdd::read_with(data, limits).map(Model::Mdd),
+            _ => Err(Error::UnknownFormat(
+                "no known magic number or structure at the start of the file".into(),
+            )),
+        },
     }
 }

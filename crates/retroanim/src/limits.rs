@@ -15,6 +15,9 @@ pub struct Limits {
     pub max_bytes: u64,
     /// Largest number of steps a pointer chain or playback loop may take.
     pub max_steps: u64,
+    /// Largest input, in bytes, a caller reading a whole file or stream should accept (the
+    /// CLI stops reading there, so devices and endless pipes fail fast).
+    pub max_input_bytes: u64,
 }
 
 impl Default for Limits {
@@ -23,6 +26,7 @@ impl Default for Limits {
             max_items: 1 << 26,
             max_bytes: 1 << 31,
             max_steps: 1 << 24,
+            max_input_bytes: 1 << 28,
         }
     }
 }
@@ -34,28 +38,36 @@ impl Limits {
             max_items: u64::MAX,
             max_bytes: u64::MAX,
             max_steps: u64::MAX,
+            max_input_bytes: u64::MAX,
         }
     }
 
-    /// Checks a count of items against [`Limits::max_items`].
-    pub fn items(&self, what: &str, requested: u64) -> Result<()> {
-        check(what, requested, self.max_items)
+    /// Checks a count of items against [`Limits::max_items`]. `offset` is the absolute byte
+    /// offset of the field that asked (`None` for a caller's own request); the error carries it.
+    pub fn items(&self, offset: impl Into<Option<u64>>, what: &str, requested: u64) -> Result<()> {
+        check(offset.into(), what, requested, self.max_items)
     }
 
     /// Checks a byte size against [`Limits::max_bytes`].
-    pub fn bytes(&self, what: &str, requested: u64) -> Result<()> {
-        check(what, requested, self.max_bytes)
+    pub fn bytes(&self, offset: impl Into<Option<u64>>, what: &str, requested: u64) -> Result<()> {
+        check(offset.into(), what, requested, self.max_bytes)
+    }
+
+    /// Checks an input's size against [`Limits::max_input_bytes`].
+    pub fn input(&self, offset: impl Into<Option<u64>>, what: &str, requested: u64) -> Result<()> {
+        check(offset.into(), what, requested, self.max_input_bytes)
     }
 
     /// Checks a number of steps against [`Limits::max_steps`].
-    pub fn steps(&self, what: &str, requested: u64) -> Result<()> {
-        check(what, requested, self.max_steps)
+    pub fn steps(&self, offset: impl Into<Option<u64>>, what: &str, requested: u64) -> Result<()> {
+        check(offset.into(), what, requested, self.max_steps)
     }
 }
 
-fn check(what: &str, requested: u64, limit: u64) -> Result<()> {
+fn check(offset: Option<u64>, what: &str, requested: u64, limit: u64) -> Result<()> {
     if requested > limit {
         Err(Error::LimitExceeded {
+            offset,
             what: what.to_string(),
             requested,
             limit,
@@ -75,8 +87,14 @@ mod tests {
             max_items: 10,
             ..Limits::default()
         };
-        assert!(l.items("frames", 10).is_ok());
-        let e = l.items("frames", 11).unwrap_err();
+        assert!(l.items(8, "frames", 10).is_ok());
+        let e = l.items(8, "frames", 11).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "limit exceeded at byte 8 (0x8): frames asks for 11, the limit is 10"
+        );
+        assert_eq!(e.offset(), Some(8));
+        let e = l.items(None, "frames", 11).unwrap_err();
         assert_eq!(
             e.to_string(),
             "limit exceeded: frames asks for 11, the limit is 10"

@@ -34,6 +34,7 @@ mod play;
 mod play_hmd;
 mod roundtrip;
 mod scan;
+mod stream;
 mod validate;
 
 use std::path::Path;

@@ -5,7 +5,8 @@
 use anyhow::{anyhow, bail, Context, Result};
 use retroanim::formats::tod;
 use retroanim::{Limits, Model};
-use serde_json::json;
+
+use super::stream::{pretty_at, JsonItems, Out as Stream};
 
 use crate::cli::PlayArgs;
 use crate::Outcome;
@@ -43,73 +44,92 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
             None => tod::Player::new(t, model_tmd.as_ref()),
             Some(p) => p.then(t),
         };
-        while p.advance() {}
+        p.seek(u32::MAX);
         player = Some(p);
     }
     let mut player = match player {
         None => tod::Player::new(&anim, model_tmd.as_ref()),
         Some(p) => p.then(&anim),
     };
-    if args.frame.is_none() && args.frames.is_none() {
-        Limits::default()
-            .steps("playback ticks", player.tick_bound())
-            .with_context(|| format!("{}: pass --frames A..B", args.file.display()))?;
-    }
+    // Output is one pose per tick from `from` to `to` or the tick of the last frame, whichever
+    // comes first: bounded by the limits, as the poses stream out one by one.
+    let first = anim.frames.first().map_or(0, |f| f.number) as u64;
+    let end = first.saturating_add(player.tick_bound());
+    let printed = (to as u64).min(end).saturating_sub(from as u64) + 1;
+    Limits::default()
+        .steps(None, "printed playback ticks", printed)
+        .with_context(|| match &args.frames {
+            Some(r) => format!("{}: --frames {r}", args.file.display()),
+            None => format!("{}: pass --frames A..B", args.file.display()),
+        })?;
     player.seek(from);
-    let mut poses = Vec::new();
-    while player.frame() <= to {
+    let mut out = Stream::stdout();
+    let mut items = JsonItems::new("frames");
+    if args.json {
+        out.put(&format!(
+            "{{\n  \"file\": {},\n  \"resolution\": {},\n  \"seconds_per_frame\": {},\n",
+            pretty_at(&args.file.display().to_string(), 2)?,
+            anim.header.resolution,
+            pretty_at(&(anim.ticks_per_frame() as f64 / 60.0), 2)?,
+        ))?;
+    }
+    while player.frame() <= to && !out.closed() {
         if player.frame() >= from {
-            poses.push(player.pose());
+            let p = player.pose();
+            if args.json {
+                items.item(&mut out, &p)?;
+            } else {
+                out.put(&pose_text(&p)?)?;
+            }
         }
         if !player.advance() {
             break;
         }
     }
     if args.json {
-        let out = json!({
-            "file": args.file.display().to_string(),
-            "resolution": anim.header.resolution,
-            "seconds_per_frame": anim.ticks_per_frame() as f64 / 60.0,
-            "frames": poses,
-            "notes": player.notes(),
-        });
-        super::emit(&format!("{}\n", serde_json::to_string_pretty(&out)?))?;
+        items.end(&mut out, true)?;
+        out.put(&format!(
+            "  \"notes\": {}\n}}\n",
+            pretty_at(player.notes(), 2)?
+        ))?;
     } else {
-        let mut text = String::new();
-        for p in &poses {
-            text.push_str(&format!(
-                "frame {} ({:.3} s): {} objects\n",
-                p.frame,
-                p.time,
-                p.objects.len()
-            ));
-            for o in &p.objects {
-                text.push_str(&format!(
-                    "  object {} tmd {} parent {} {} world t {:?} m {:?}\n",
-                    o.id,
-                    o.tmd_id.map_or("-".into(), |v| v.to_string()),
-                    o.parent.map_or("-".into(), |v| v.to_string()),
-                    if o.visible { "visible" } else { "hidden" },
-                    o.world.t,
-                    o.world.m
-                ));
-            }
-            for l in &p.lights {
-                text.push_str(&format!(
-                    "  light {} direction {:?} colour {:?}\n",
-                    l.id, l.direction, l.color
-                ));
-            }
-            for c in &p.cameras {
-                text.push_str(&format!("  camera {}\n", serde_json::to_string(c)?));
-            }
-        }
-        super::emit(&text)?;
         for n in player.notes() {
             eprintln!("{}: note: {n}", args.file.display());
         }
     }
+    out.finish()?;
     Ok(Outcome::Clean)
+}
+
+/// One pose as text lines.
+fn pose_text(p: &tod::Pose) -> Result<String> {
+    let mut text = format!(
+        "frame {} ({:.3} s): {} objects\n",
+        p.frame,
+        p.time,
+        p.objects.len()
+    );
+    for o in &p.objects {
+        text.push_str(&format!(
+            "  object {} tmd {} parent {} {} world t {:?} m {:?}\n",
+            o.id,
+            o.tmd_id.map_or("-".into(), |v| v.to_string()),
+            o.parent.map_or("-".into(), |v| v.to_string()),
+            if o.visible { "visible" } else { "hidden" },
+            o.world.t,
+            o.world.m
+        ));
+    }
+    for l in &p.lights {
+        text.push_str(&format!(
+            "  light {} direction {:?} colour {:?}\n",
+            l.id, l.direction, l.color
+        ));
+    }
+    for c in &p.cameras {
+        text.push_str(&format!("  camera {}\n", serde_json::to_string(c)?));
+    }
+    Ok(text)
 }
 
 /// The inclusive frame range to print.

@@ -3,8 +3,10 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use retroanim::formats::hmd::{self, Hmd, PlayOptions, Player, SectionData, SectionRole};
+use retroanim::Limits;
 use serde_json::{json, Value};
 
+use super::stream::{JsonItems, Out as Stream};
 use crate::cli::PlayArgs;
 use crate::Outcome;
 
@@ -33,14 +35,22 @@ pub fn run(args: &PlayArgs, h: &Hmd) -> Result<Outcome> {
         Some(r) => Some(parse_range(r)?),
         None => None,
     };
-    let out = play_hmd(h, args, frames).with_context(|| args.file.display().to_string())?;
-    if args.json {
-        outln!("{}", serde_json::to_string_pretty(&out)?);
-    } else {
-        let mut s = String::new();
-        super::render_text(&out, 0, &mut s);
-        super::emit(&s)?;
+    if let Some((_, last)) = frames {
+        // The player steps from frame 0 whatever the range's start: every step up to the end
+        // counts.
+        Limits::default()
+            .steps(None, "playback frames", last.saturating_add(1))
+            .with_context(|| {
+                format!(
+                    "{}: --frames {}",
+                    args.file.display(),
+                    args.frames.as_deref().unwrap_or_default()
+                )
+            })?;
     }
+    let mut out = Stream::stdout();
+    play_hmd(h, args, frames, &mut out).with_context(|| args.file.display().to_string())?;
+    out.finish()?;
     Ok(Outcome::Clean)
 }
 
@@ -78,7 +88,9 @@ fn mime_weight_codes(ws: &[f64]) -> Result<Vec<i32>> {
         .collect()
 }
 
-fn play_hmd(h: &Hmd, args: &PlayArgs, frames: Option<(u64, u64)>) -> Result<Value> {
+/// Plays and prints frame by frame: JSON `{"format": "hmd", "frames": [...]}`, or the same as
+/// indented text.
+fn play_hmd(h: &Hmd, args: &PlayArgs, frames: Option<(u64, u64)>, out: &mut Stream) -> Result<()> {
     if let Some(s) = args.stream_id {
         if s > 127 {
             bail!("--stream-id {s}: stream IDs are 0..=127");
@@ -116,8 +128,17 @@ fn play_hmd(h: &Hmd, args: &PlayArgs, frames: Option<(u64, u64)>) -> Result<Valu
             _ => None,
         })
         .collect();
-    let mut out = Vec::new();
+    let mut items = JsonItems::new("frames");
+    let mut printed = 0usize;
+    if args.json {
+        out.put("{\n  \"format\": \"hmd\",\n")?;
+    } else {
+        out.put("format: hmd\n")?;
+    }
     for n in 0..=last {
+        if out.closed() {
+            break;
+        }
         player.step()?;
         if n >= first {
             let mut f = serde_json::to_value(player.frame())?;
@@ -134,11 +155,30 @@ fn play_hmd(h: &Hmd, args: &PlayArgs, frames: Option<(u64, u64)>) -> Result<Valu
                 f["calculated"] =
                     serde_json::to_value(hmd::calculated_vectors(h, &player, &player.frame()))?;
             }
-            out.push(f);
+            if args.json {
+                items.item(out, &f)?;
+            } else {
+                // As `render_text` lays out the frames array of the whole report.
+                let mut s = if printed == 0 {
+                    "frames:\n".to_string()
+                } else {
+                    String::new()
+                };
+                s.push_str(&format!("  [{printed}]\n"));
+                super::render_text(&f, 2, &mut s);
+                out.put(&s)?;
+            }
+            printed += 1;
         }
         if frames.is_none() && player.finished() {
             break;
         }
     }
-    Ok(json!({ "format": "hmd", "frames": out }))
+    if args.json {
+        items.end(out, false)?;
+        out.put("}\n")?;
+    } else if printed == 0 {
+        out.put("frames: []\n")?;
+    }
+    Ok(())
 }

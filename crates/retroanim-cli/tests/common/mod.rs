@@ -1,4 +1,5 @@
 //! Helpers the CLI test files share.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
@@ -23,4 +24,88 @@ pub fn corpus(suffix: &str) -> Option<PathBuf> {
         .find(|n| n.ends_with(suffix))
         .unwrap_or_else(|| panic!("{suffix} is not in the corpus manifest"));
     Some(dir.join(name))
+}
+
+/// What a finished child process did.
+pub struct Run {
+    /// Exit code (`None` when killed by a signal or the time limit).
+    pub code: Option<i32>,
+    /// Standard output.
+    pub stdout: Vec<u8>,
+    /// Standard error, as text.
+    pub stderr: String,
+    /// Peak resident memory seen (VmHWM from /proc, kB; 0 where /proc is missing).
+    pub peak_kb: u64,
+}
+
+/// Runs `bin args` with `stdin` fed in (or none), killing it after `limit`, and watches its peak
+/// resident memory (the high-water mark only grows, so the last reading before exit is the peak
+/// up to a few milliseconds of work).
+pub fn run_measured(
+    bin: &Path,
+    args: &[&std::ffi::OsStr],
+    stdin: Option<&[u8]>,
+    limit: std::time::Duration,
+) -> Run {
+    use std::io::{Read, Seek, Write};
+    use std::process::Stdio;
+    let mut out = tempfile::tempfile().unwrap();
+    let mut err = tempfile::tempfile().unwrap();
+    let mut child = std::process::Command::new(bin)
+        .args(args)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(out.try_clone().unwrap())
+        .stderr(err.try_clone().unwrap())
+        .spawn()
+        .unwrap();
+    let feeder = stdin.map(|data| {
+        let mut w = child.stdin.take().unwrap();
+        let data = data.to_vec();
+        // The command may stop reading early (a limit): a broken pipe is expected then.
+        std::thread::spawn(move || drop(w.write_all(&data)))
+    });
+    let status_path = format!("/proc/{}/status", child.id());
+    let start = std::time::Instant::now();
+    let mut peak_kb = 0;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if let Ok(text) = std::fs::read_to_string(&status_path) {
+            if let Some(kb) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            {
+                peak_kb = peak_kb.max(kb);
+            }
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    if let Some(f) = feeder {
+        let _ = f.join();
+    }
+    let mut stdout = Vec::new();
+    out.rewind().unwrap();
+    out.read_to_end(&mut stdout).unwrap();
+    let mut stderr = String::new();
+    err.rewind().unwrap();
+    let mut raw = Vec::new();
+    err.read_to_end(&mut raw).unwrap();
+    stderr.push_str(&String::from_utf8_lossy(&raw));
+    Run {
+        code: status.and_then(|s| s.code()),
+        stdout,
+        stderr,
+        peak_kb,
+    }
 }

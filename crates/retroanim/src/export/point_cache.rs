@@ -172,7 +172,7 @@ pub fn pc2_to_mdd<R: std::io::Read, W: std::io::Write>(
             ),
         });
     }
-    limits.items("samples", h.samples as u64)?;
+    limits.items(28, "samples", h.samples as u64)?;
     let times: Vec<f32> = (0..h.samples as usize)
         .map(|i| pc2::frame_time(h.start_frame, h.sample_rate, i, fps))
         .collect();

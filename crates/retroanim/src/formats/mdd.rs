@@ -143,7 +143,7 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Mdd> {
             ),
         ));
     }
-    let frame_size = stream::frame_bytes(points, limits, Format::Mdd)?;
+    let frame_size = stream::frame_bytes(points, 4, limits, Format::Mdd)?;
     let n = r.count(frames, 4, "frame times")?;
     let mut times = Vec::with_capacity(n);
     for _ in 0..n {
@@ -375,8 +375,8 @@ impl<R: Read> StreamReader<R> {
         let mut r = Reader::be(&head, Format::Mdd);
         let frames = signed_count(&mut r, "frame count")?;
         let points = signed_count(&mut r, "point count")?;
-        let frame_size = stream::frame_bytes(points, limits, Format::Mdd)? as u64;
-        limits.items("frames", frames)?;
+        let frame_size = stream::frame_bytes(points, 4, limits, Format::Mdd)? as u64;
+        limits.items(0, "frames", frames)?;
         let counted = frames
             .saturating_mul(frame_size)
             .saturating_add(HEADER_SIZE + 4 * frames);

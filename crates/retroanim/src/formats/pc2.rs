@@ -209,7 +209,7 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Pc2> {
             ),
         ));
     }
-    let frame_size = stream::frame_bytes(header.points as u64, limits, Format::Pc2)?;
+    let frame_size = stream::frame_bytes(header.points as u64, 16, limits, Format::Pc2)?;
     let body = r.remaining() as u64;
     let need = (header.samples as u64).saturating_mul(frame_size as u64);
     if body != need {
@@ -407,7 +407,7 @@ impl<R: Read> StreamReader<R> {
         let mut head = [0u8; HEADER_SIZE as usize];
         input.exact(&mut head, "the PC2 header")?;
         let header = read_header(&mut Reader::le(&head, Format::Pc2), limits)?;
-        let size = stream::frame_bytes(header.points as u64, limits, Format::Pc2)?;
+        let size = stream::frame_bytes(header.points as u64, 16, limits, Format::Pc2)?;
         Ok(StreamReader {
             input,
             header,

@@ -61,15 +61,18 @@ impl<R: Read> CountingReader<R> {
 }
 
 /// Bytes of one frame of `points` points, checked against the limits.
-pub(crate) fn frame_bytes(points: u64, limits: &Limits, format: Format) -> Result<usize> {
-    limits.items("points per frame", points)?;
+/// `at` is the offset of the point count.
+pub(crate) fn frame_bytes(points: u64, at: u64, limits: &Limits, format: Format) -> Result<usize> {
+    limits.items(at, "points per frame", points)?;
     let n = points.checked_mul(12).ok_or_else(|| Error::LimitExceeded {
+        offset: Some(at),
         what: format!("{format} frame size"),
         requested: u64::MAX,
         limit: limits.max_bytes,
     })?;
-    limits.bytes("one frame", n)?;
+    limits.bytes(at, "one frame", n)?;
     usize::try_from(n).map_err(|_| Error::LimitExceeded {
+        offset: Some(at),
         what: "one frame".into(),
         requested: n,
         limit: usize::MAX as u64,

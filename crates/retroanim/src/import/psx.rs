@@ -542,17 +542,25 @@ pub fn tod_scene_after(
             None => Player::new(anim, tmd),
             Some(p) => p.then(anim),
         };
-        opts.limits.steps("TOD playback ticks", p.tick_bound())?;
-        while p.advance() {}
+        p.seek(u32::MAX);
         before = Some(p);
     }
     let mut player = match before {
         None => Player::new(tod, tmd),
         Some(p) => p.then(tod),
     };
-    opts.limits
-        .steps("TOD playback ticks", player.tick_bound())?;
-    let poses: Vec<Pose> = player.by_ref().collect();
+    // One pose where each frame applies and one at the last tick before the next is due: the
+    // ticks between hold the same pose, and `thin` keeps exactly these ends of each run, so the
+    // keys equal a tick-by-tick walk while sparse frame numbers cost nothing.
+    let mut poses: Vec<Pose> = Vec::new();
+    while player.advance() {
+        poses.push(player.pose());
+        if let Some(due) = player.next_due() {
+            if player.skip_idle(due.saturating_sub(1)) > 0 {
+                poses.push(player.pose());
+            }
+        }
+    }
     if poses.is_empty() {
         return Ok(scene);
     }
@@ -563,6 +571,20 @@ pub fn tod_scene_after(
         .iter()
         .map(|p| ((p.frame as f64 - first) * seconds) as f32)
         .collect();
+    // glTF keeps times as 32-bit floats: far from the start, one tick (1/60 s) is below their
+    // resolution and distinct ticks would share a time.
+    if let Some(i) = (1..times.len()).find(|&i| times[i] <= times[i - 1]) {
+        return Err(Error::Unencodable {
+            format: crate::Format::Gltf,
+            what: format!(
+                "TOD tick {} lies {:.0} s into the animation, where glTF's 32-bit float key \
+                 times cannot tell it from tick {} (the frame numbers jump too far)",
+                poses[i].frame,
+                times[i],
+                poses[i - 1].frame
+            ),
+        });
+    }
     let interpolation = if opts.smooth {
         Interpolation::Linear
     } else {
@@ -737,7 +759,14 @@ pub fn tod_scene_after(
     if !problems.is_empty() {
         return Err(Error::Unencodable {
             format: crate::Format::Gltf,
-            what: format!("the TOD's scene is inconsistent: {problems:?}"),
+            what: format!(
+                "the TOD's scene is inconsistent: {}",
+                problems
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
         });
     }
     Ok(scene)

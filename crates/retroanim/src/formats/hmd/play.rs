@@ -582,6 +582,7 @@ impl<'a> Player<'a> {
         *steps += 1;
         if *steps > self.budget {
             return Err(Error::LimitExceeded {
+                offset: None,
                 what: "HMD sequence steps in one update".into(),
                 requested: *steps,
                 limit: self.budget,

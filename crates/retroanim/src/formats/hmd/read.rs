@@ -114,7 +114,7 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     let map_flag = cx.get(1, "MAP FLAG")?;
     let phs = cx.get(2, "primitive header section pointer")?;
     let nblocks = cx.get(3, "number of blocks")?;
-    cx.limits.items("primitive blocks", nblocks as u64)?;
+    cx.limits.items(12, "primitive blocks", nblocks as u64)?;
     let blocks = cx
         .slice(4, nblocks as u64, 3, "block pointer table")?
         .to_vec();
@@ -125,7 +125,8 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     let phs_at = cx.pointer(phs & 0x7FFF_FFFF, 2, "primitive header section pointer")?;
     if header_end < words.len() && header_end != phs_at {
         let count = cx.get(header_end, "coordinate count")? as u64;
-        cx.limits.items("coordinates", count)?;
+        cx.limits
+            .items(header_end as u64 * 4, "coordinates", count)?;
         let s = cx.slice(header_end + 1, count * 20, header_end, "coordinate section")?;
         coordinates = Some(s.chunks_exact(20).map(coord_unit).collect::<Vec<_>>());
         structural.push((header_end, header_end + 1 + s.len(), Kind::Coordinates));
@@ -170,7 +171,8 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
             }
             read_at[bit] |= mask;
             steps += 1;
-            cx.limits.steps("primitive chain", steps)?;
+            cx.limits
+                .steps(field as u64 * 4, "primitive chain", steps)?;
             let (prim, end) = read_primitive(&cx, at)?;
             structural.push((at, end, Kind::Primitive));
             p = prim.next;
@@ -371,7 +373,8 @@ fn read_primitive(cx: &Ctx<'_>, at: usize) -> Result<(Primitive, usize)> {
             ),
         ));
     }
-    cx.limits.items("primitive types", ntypes)?;
+    cx.limits
+        .items((at as u64 + 2) * 4, "primitive types", ntypes)?;
     let mut types = Vec::with_capacity(ntypes as usize);
     let mut t = at + 3;
     for _ in 0..ntypes {

@@ -195,6 +195,59 @@ pub fn validate(hmd: &Hmd) -> Vec<Issue> {
         })
         .collect();
     check_animation(hmd, &headers, &sections, &byte_of, &mut out);
+    // Words nothing points to: after the last structure they are trailing bytes (a file cut
+    // short of them and 100 KB of garbage appended look alike to the driver: unread).
+    let last = hmd.regions.len().saturating_sub(1);
+    for (k, r) in hmd.regions.iter().enumerate() {
+        if let RegionBody::Gap(words) = &r.body {
+            let (code, what) = if k == last {
+                ("trailing-bytes", "after the last structure of the file")
+            } else {
+                ("unreferenced-bytes", "that no pointer or count reaches")
+            };
+            out.push(Issue::warning(
+                byte(r.offset),
+                code,
+                format!("{} bytes {what}", words.len() * 4),
+            ));
+        }
+    }
+    // The last section runs to the end of the file: in a polygon section, words after the
+    // last packet run nothing reached are bytes after the file's last structure.
+    if let Some(Region {
+        offset,
+        body:
+            RegionBody::Section(Section {
+                data: SectionData::Polygons(items),
+                ..
+            }),
+    }) = hmd.regions.last()
+    {
+        if let (Some(PolygonItem::Raw(words)), true) = (
+            items.last(),
+            items.iter().any(|i| !matches!(i, PolygonItem::Raw(_))),
+        ) {
+            let before: usize = items[..items.len() - 1]
+                .iter()
+                .map(|i| i.words().len())
+                .sum();
+            out.push(Issue::warning(
+                byte(*offset) + before as u64 * 4,
+                "trailing-bytes",
+                format!(
+                    "{} bytes after the last polygon packets of the last section, which no primitive reaches",
+                    words.len() * 4
+                ),
+            ));
+        }
+    }
+    if !hmd.trailing.is_empty() {
+        out.push(Issue::warning(
+            total_words as u64 * 4,
+            "trailing-bytes",
+            format!("{} bytes after the last whole word", hmd.trailing.len()),
+        ));
+    }
     out
 }
 

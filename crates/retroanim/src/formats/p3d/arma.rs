@@ -356,7 +356,7 @@ fn compressed<'a>(r: &mut Reader<'a, Le>, v: u32, size: u64, what: &str) -> Resu
             r.remaining()
         )));
     }
-    r.limits().bytes(what, size)?;
+    r.limits().bytes(r.offset(), what, size)?;
     super::lzo::decompress(r, size as usize, what).map(Cow::Owned)
 }
 

@@ -245,7 +245,7 @@ fn compressed_array<'a>(r: &mut Reader<'a, Le>, elem: u64, what: &str) -> Result
             ),
         ));
     }
-    r.limits().bytes(what, size)?;
+    r.limits().bytes(at, what, size)?;
     lzss_decode(r, size as usize, what).map(Cow::Owned)
 }
 

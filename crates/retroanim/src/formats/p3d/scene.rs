@@ -243,6 +243,17 @@ pub fn apply_frames_streamed<R: std::io::Read + std::io::Seek, W: std::io::Write
 /// (whose geometry is decoded from the verbatim bytes; see `odol_scene`).
 pub fn to_scene(p3d: &P3d, lod: usize, axes: SceneAxes, duration: f32) -> Result<Scene> {
     check_lod(p3d, lod, Format::Gltf)?;
+    // A value glTF cannot hold is the file's fault: name its offset as validate does.
+    if let Some(i) = super::validate(p3d)
+        .into_iter()
+        .find(|i| i.severity == crate::Severity::Error && i.code.ends_with("-not-finite"))
+    {
+        return Err(Error::Malformed {
+            format: Format::P3d,
+            offset: i.offset,
+            what: i.message,
+        });
+    }
     let l = match p3d {
         P3d::Mlod(m) => &m.lods[lod],
         P3d::Odol(o) => return odol_scene(p3d, o, lod, axes, duration),

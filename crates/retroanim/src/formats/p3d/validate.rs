@@ -17,6 +17,7 @@ fn validate_odol(o: &Odol) -> Vec<Issue> {
     let mut out = Vec::new();
     for (i, (lod, offset)) in o.lods.iter().zip(o.lod_starts()).enumerate() {
         let width = o.lod_counts(i).map(|c| c.0);
+        odol_geometry(&mut out, o, i, offset);
         let mut at = offset + lod.geometry.0.len() as u64 + 4;
         for (k, f) in lod.frames.iter().enumerate() {
             if let Some(w) = width {
@@ -31,11 +32,60 @@ fn validate_odol(o: &Odol) -> Vec<Issue> {
                     ));
                 }
             }
+            if let Some(v) = f
+                .positions
+                .iter()
+                .position(|p| !p.iter().all(|c| c.is_finite()))
+            {
+                out.push(Issue::error(
+                    at + 8 + 12 * v as u64,
+                    "position-not-finite",
+                    format!("LOD {i} frame {k} position {v} is not a finite number"),
+                ));
+            }
             at += 8 + 12 * f.positions.len() as u64;
         }
         frame_times(&mut out, i, lod.frames.iter().map(|f| f.time), offset);
     }
     out
+}
+
+/// What an exporter reads of an ODOL LOD's geometry: it must decode, and its faces must index
+/// its vertices. `start` is the LOD's offset (the geometry's own offsets count from it).
+fn odol_geometry(out: &mut Vec<Issue>, o: &Odol, i: usize, start: u64) {
+    match o.lod_mesh(i) {
+        Err(e) => out.push(Issue::error(
+            start + e.offset().unwrap_or(0),
+            "geometry",
+            format!("LOD {i}: the geometry does not decode: {e}"),
+        )),
+        Ok(mesh) => {
+            let nv = mesh.positions.len();
+            for (k, (_, idx)) in mesh.faces.iter().enumerate() {
+                if let Some(v) = idx.iter().find(|&&v| v as usize >= nv) {
+                    out.push(Issue::error(
+                        start,
+                        "vertex-index",
+                        format!(
+                            "LOD {i} face {k}: vertex index {v}, but the LOD has {nv} vertices"
+                        ),
+                    ));
+                    break;
+                }
+            }
+            if let Some(v) = mesh
+                .positions
+                .iter()
+                .position(|p| !p.iter().all(|c| c.is_finite()))
+            {
+                out.push(Issue::error(
+                    start,
+                    "position-not-finite",
+                    format!("LOD {i} vertex {v}: a position that is not a finite number"),
+                ));
+            }
+        }
+    }
 }
 
 fn frame_times(out: &mut Vec<Issue>, lod: usize, times: impl Iterator<Item = f32>, at: u64) {
@@ -81,9 +131,9 @@ fn validate_mlod(m: &Mlod) -> Vec<Issue> {
         offset = validate_lod(&mut out, i, lod, offset);
     }
     if !m.trailing.is_empty() {
-        out.push(Issue::info(
+        out.push(Issue::warning(
             offset,
-            "trailing",
+            "trailing-bytes",
             format!(
                 "{} bytes after the last LOD (an OFP default path is 32)",
                 m.trailing.0.len()
@@ -158,10 +208,22 @@ fn validate_lod(out: &mut Vec<Issue>, i: usize, lod: &Lod, start: u64) -> u64 {
         if p.pos.iter().any(|c| !c.is_finite()) {
             out.push(Issue::error(
                 at + 16 * k as u64,
-                "point",
+                "position-not-finite",
                 format!("LOD {i} point {k} is not finite"),
             ));
         }
+    }
+    let normals_at = at + 16 * np as u64;
+    if let Some(k) = lod
+        .normals
+        .iter()
+        .position(|n| n.iter().any(|c| !c.is_finite()))
+    {
+        out.push(Issue::error(
+            normals_at + 12 * k as u64,
+            "normal-not-finite",
+            format!("LOD {i} normal {k} is not finite"),
+        ));
     }
     at += 16 * np as u64 + 12 * nn as u64;
     // Index problems are reported once per LOD: (count, first face, its offset).
@@ -181,6 +243,24 @@ fn validate_lod(out: &mut Vec<Issue>, i: usize, lod: &Lod, start: u64) -> u64 {
         }
         if f.vertices.iter().any(|v| v.point as usize >= np) {
             note(&mut bad_points, k, at);
+        }
+        if let Some(j) = f
+            .vertices
+            .iter()
+            .position(|v| v.uv.iter().any(|c| !c.is_finite()))
+        {
+            // SP3X puts a 32-byte texture name first; then n, and 16-byte slots whose last 8
+            // bytes are u and v.
+            let name = if lod.signature == Signature::Sp3x {
+                32
+            } else {
+                0
+            };
+            out.push(Issue::error(
+                at + name + 4 + 16 * j as u64 + 8,
+                "uv-not-finite",
+                format!("LOD {i} face {k} vertex {j}: texture coordinates that are not finite"),
+            ));
         }
         if f.vertices.iter().any(|v| v.normal as usize >= nn) {
             note(&mut bad_normals, k, at);

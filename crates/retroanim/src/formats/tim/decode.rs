@@ -61,6 +61,32 @@ impl Tim {
             .depth()
             .ok_or_else(|| self.unsupported(format!("PMODE {}", self.pmode)))?;
         let (w16, h) = (self.image.width as usize, self.image.height as usize);
+        // The pixel block starts after the 8-byte header and the CLUT block; W and H sit 8
+        // bytes into it.
+        let block = 8 + self
+            .clut
+            .as_ref()
+            .map_or(0, |c| 12 + c.data.len() as u64 * 2 + c.extra.len() as u64);
+        if w16 == 0 || h == 0 {
+            return Err(Error::Malformed {
+                format: Format::Tim,
+                offset: block + 8,
+                what: format!(
+                    "no image to convert: the pixel block is {w16}×{h} (a palette-only TIM)"
+                ),
+            });
+        }
+        if self.image.data.len() != w16 * h {
+            return Err(Error::Malformed {
+                format: Format::Tim,
+                offset: block + 12,
+                what: format!(
+                    "the pixel block holds {} halfwords, but W×H = {w16}×{h} needs {}",
+                    self.image.data.len(),
+                    w16 * h
+                ),
+            });
+        }
         let width = self.pixel_width();
         let mut pixels = Vec::with_capacity(width * h * 4);
         let clut: &[u16] = match (&self.clut, depth) {

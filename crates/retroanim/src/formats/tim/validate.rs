@@ -61,6 +61,30 @@ pub fn validate(tim: &Tim) -> Vec<Issue> {
         (Some(&tim.image), image_at, "pixel"),
     ] {
         if let Some(b) = b {
+            let need = b.width as usize * b.height as usize;
+            if b.data.len() != need {
+                // Only a model edited as JSON can disagree: a read file holds W×H halfwords.
+                out.push(Issue::error(
+                    at + 12,
+                    "count-mismatch",
+                    format!(
+                        "{what} block: {} halfwords, but W×H = {}×{} needs {need}",
+                        b.data.len(),
+                        b.width,
+                        b.height
+                    ),
+                ));
+            }
+            if what == "pixel" && need == 0 {
+                out.push(Issue::warning(
+                    at + 8,
+                    "no-image",
+                    format!(
+                        "the pixel block is {}×{}: there is no image (a palette-only TIM)",
+                        b.width, b.height
+                    ),
+                ));
+            }
             if !b.extra.is_empty() {
                 out.push(Issue::warning(
                     at,
@@ -74,7 +98,7 @@ pub fn validate(tim: &Tim) -> Vec<Issue> {
         }
     }
     if !tim.trailing.is_empty() {
-        out.push(Issue::info(
+        out.push(Issue::warning(
             image_at + tim.image.bnum(),
             "trailing-bytes",
             format!("{} bytes after the pixel block", tim.trailing.len()),

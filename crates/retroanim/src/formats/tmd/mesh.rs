@@ -41,8 +41,8 @@ pub struct Mesh {
     pub object: usize,
     /// Triangles (quadrilaterals split into two).
     pub triangles: Vec<Triangle>,
-    /// Packets that are not polygons (lines, sprites, raw packets) or that index past the
-    /// object's vertex list: not turned into triangles.
+    /// Packets that are not polygons (lines, sprites, raw packets), that index past the
+    /// object's vertex list or that have neither 3 nor 4 corners: not turned into triangles.
     pub skipped: usize,
 }
 
@@ -69,7 +69,9 @@ fn object_mesh(index: usize, o: &Object) -> Mesh {
             mesh.skipped += 1;
             continue;
         };
-        let Some(corners) = corners(o, poly) else {
+        // A polygon is a triangle or a quadrilateral; a model edited by hand (JSON) may hold
+        // any number of corners, which `validate` reports as `primitive-layout`.
+        let Some(corners) = corners(o, poly).filter(|c| matches!(c.len(), 3 | 4)) else {
             mesh.skipped += 1;
             continue;
         };

@@ -103,6 +103,7 @@ fn check_primitive(i: usize, k: usize, o: &Object, p: &Primitive, at: u64, out: 
             format!("{name}: flag sets bits beyond LGT, FCE and GRD"),
         ));
     }
+    check_layout(&name, p, at, out);
     let sprite;
     let (verts, norms): (&[u16], &[u16]) = match &p.data {
         PrimitiveData::Polygon(poly) => (&poly.vertices, &poly.normals),
@@ -131,6 +132,70 @@ fn check_primitive(i: usize, k: usize, o: &Object, p: &Primitive, at: u64, out: 
                 "{name}: normal index {n}, but the object has {} normals (the console lights it with whatever follows)",
                 o.normals.len()
             ),
+        ));
+    }
+}
+
+/// The typed fields hold as many entries as the mode and flag bytes ask for. A file read by
+/// `read` always agrees (other packets stay raw); a model edited as JSON may not, and would then
+/// be written with a different `ilen` than its header bytes promise.
+fn check_layout(name: &str, p: &Primitive, at: u64, out: &mut Vec<Issue>) {
+    let code = p.code();
+    let mut wrong = Vec::new();
+    match &p.data {
+        PrimitiveData::Polygon(poly) => {
+            if code != 1 {
+                wrong.push(format!("CODE {code} is not a polygon's (1)"));
+            }
+            let l = PolygonLayout::of(p.mode, p.flag);
+            for (what, has, wants) in [
+                ("vertex indices", poly.vertices.len(), l.vertices),
+                ("normal indices", poly.normals.len(), l.normals),
+                ("colours", poly.colors.len(), l.colors),
+                ("texture coordinates", poly.uvs.len(), l.uvs),
+            ] {
+                if has != wants {
+                    wrong.push(format!("{has} {what}, the layout needs {wants}"));
+                }
+            }
+        }
+        PrimitiveData::Line(l) => {
+            if code != 2 {
+                wrong.push(format!("CODE {code} is not a line's (2)"));
+            }
+            let wants = if p.mode & mode::IIP != 0 { 2 } else { 1 };
+            if l.colors.len() != wants {
+                wrong.push(format!(
+                    "{} colours, the layout needs {wants}",
+                    l.colors.len()
+                ));
+            }
+        }
+        PrimitiveData::Sprite(sp) => {
+            if code != 3 {
+                wrong.push(format!("CODE {code} is not a sprite's (3)"));
+            }
+            // SIZ 0 (free size) stores width and height; the fixed sizes do not.
+            let free = (p.mode >> 3) & 3 == 0;
+            if sp.size.is_some() != free {
+                wrong.push(format!(
+                    "the size is {}given, the mode's SIZ bits say it is {}",
+                    if sp.size.is_some() { "" } else { "not " },
+                    if free {
+                        "free (stored)"
+                    } else {
+                        "fixed (not stored)"
+                    }
+                ));
+            }
+        }
+        _ => {}
+    }
+    if !wrong.is_empty() {
+        out.push(Issue::error(
+            at,
+            "primitive-layout",
+            format!("{name}: {}", wrong.join("; ")),
         ));
     }
 }

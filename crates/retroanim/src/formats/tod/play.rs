@@ -261,9 +261,44 @@ impl<'a> Player<'a> {
         true
     }
 
-    /// Advances until the tick reaches `frame` or playback ends.
+    /// Advances until the tick reaches `frame` or playback ends. Ticks at which no frame applies
+    /// are jumped over, so the cost follows the number of frames, not their numbers.
     pub fn seek(&mut self, frame: u32) {
-        while (!self.started || self.tick < frame) && self.advance() {}
+        while !self.started || self.tick < frame {
+            let due = self.next_due().unwrap_or(u32::MAX);
+            self.skip_idle(frame.min(due).saturating_sub(1));
+            if !self.advance() {
+                break;
+            }
+        }
+    }
+
+    /// The tick at which the next frame applies (`None` once finished): the current tick + 1
+    /// for a frame numbered at or before it.
+    pub fn next_due(&self) -> Option<u32> {
+        let f = self.tod.frames.get(self.next)?;
+        let after = if self.started {
+            self.tick.saturating_add(1)
+        } else {
+            self.tick
+        };
+        Some(f.number.max(after))
+    }
+
+    /// Moves the clock forward to `tick` without applying anything, as long as no frame is due
+    /// at or before it (and not before the first frame or after the last); returns how many ticks passed. Every pose in between equals the current
+    /// one (nothing changes between frames), so callers that key changes need not visit them.
+    pub fn skip_idle(&mut self, tick: u32) -> u32 {
+        let Some(due) = self.next_due().filter(|_| self.started) else {
+            return 0;
+        };
+        let to = tick.min(due.saturating_sub(1)).max(self.tick);
+        let skipped = to - self.tick;
+        if skipped > 0 {
+            self.tick = to;
+            self.applied = None;
+        }
+        skipped
     }
 
     fn slot_of(&self, id: u16) -> Option<usize> {
