@@ -76,6 +76,11 @@ pub struct SceneOptions {
     pub sequence: Option<usize>,
     /// Stream ID to start with instead of the sequences' START SID.
     pub stream_id: Option<u8>,
+    /// SPEED (sign + 3.4 fixed point, 0x10 = 1×) instead of the file's, as
+    /// [`PlayOptions::speed`]; by default the file's, 0x10 where the file stores 0.
+    pub speed: Option<i8>,
+    /// INTR IDX to play with instead of 0xFFFF, as [`PlayOptions::intr_idx`].
+    pub intr_idx: Option<u16>,
     /// Longest animation exported, in frames.
     pub max_frames: u32,
     /// Bounds for the player.
@@ -92,6 +97,8 @@ impl Default for SceneOptions {
             fps: 60.0,
             sequence: None,
             stream_id: None,
+            speed: None,
+            intr_idx: None,
             max_frames: 3600,
             limits: Limits::default(),
             tims: Vec::new(),
@@ -334,16 +341,20 @@ struct Take {
     looped: bool,
 }
 
+/// The player options a scene's sequence `sequence` plays with.
+fn play_options(options: &SceneOptions, sequence: Option<usize>) -> PlayOptions {
+    PlayOptions {
+        sequence,
+        stream_id: options.stream_id,
+        speed: options.speed,
+        intr_idx: options.intr_idx,
+        aframe: None,
+        limits: options.limits,
+    }
+}
+
 fn take(hmd: &Hmd, options: &SceneOptions, sequence: usize) -> crate::Result<Take> {
-    let mut player = Player::new(
-        hmd,
-        &PlayOptions {
-            sequence: Some(sequence),
-            stream_id: options.stream_id,
-            speed: None,
-            limits: options.limits,
-        },
-    );
+    let mut player = Player::new(hmd, &play_options(options, Some(sequence)));
     let mut seen = std::collections::HashSet::new();
     let mut frames = Vec::new();
     let mut looped = false;
@@ -383,7 +394,11 @@ fn mime_weights(frame: &Frame, mimes: &[(u32, usize)]) -> Vec<f32> {
 
 impl Hmd {
     /// The scene: coordinates, meshes, cameras, lights and one animation per sequence index.
+    ///
+    /// A sequence index or stream ID the file does not have is an [`crate::Error::Parameter`]
+    /// listing what exists.
     pub fn to_scene(&self, options: &SceneOptions) -> crate::Result<Scene> {
+        play_options(options, options.sequence).check(self)?;
         let conv = Conv::with(options.axes, options.scale);
         let mut scene = Scene {
             name: Some("HMD".into()),
@@ -475,12 +490,7 @@ impl Hmd {
         ground::add(self, &mut scene, &conv, rest.coordinates.len(), &mut tex)?;
         self.add_devices(&mut scene, &rest, &conv);
         // Animations.
-        let most = self
-            .animations()
-            .iter()
-            .flat_map(|a| a.sequences.iter().map(|s| s.extra.len() + 1))
-            .max()
-            .unwrap_or(0);
+        let most = super::play::sequence_count(self);
         let fps = if options.fps > 0.0 { options.fps } else { 60.0 };
         for k in 0..most {
             if options.sequence.is_some_and(|s| s != k) {

@@ -250,7 +250,7 @@ impl Player<'_> {
         }
         if let Some(r) = &r {
             c.rot = [r[0] as i16, r[1] as i16, r[2] as i16];
-            rot_matrix_order(spec.order, c.rot, &mut c.matrix);
+            gte::rot_matrix_order(spec.order, c.rot, &mut c.matrix);
         }
         let scale3 = sc.as_ref().map(|v| {
             if v.len() == 1 {
@@ -464,44 +464,6 @@ pub(super) fn horner(co: [i16; 4], t: i32) -> i32 {
     v.wrapping_add(co[3] as i32)
 }
 
-/// The rotation part of `m` for angles `r` in rotation order `order` (0 XYZ .. 5 ZYX).
-pub fn rot_matrix_order(order: u8, r: [i16; 3], m: &mut Mat) {
-    if order == 0 || order > 5 {
-        gte::rot_matrix(r, m);
-        return;
-    }
-    let axis = |a: usize| -> [[i32; 3]; 3] {
-        let (s, c) = gte::sin_cos(r[a]);
-        match a {
-            0 => [[4096, 0, 0], [0, c, -s], [0, s, c]],
-            1 => [[c, 0, s], [0, 4096, 0], [-s, 0, c]],
-            _ => [[c, -s, 0], [s, c, 0], [0, 0, 4096]],
-        }
-    };
-    let axes: [usize; 3] = match order {
-        1 => [0, 2, 1],
-        2 => [1, 0, 2],
-        3 => [1, 2, 0],
-        4 => [2, 0, 1],
-        _ => [2, 1, 0],
-    };
-    let mul = |a: [[i32; 3]; 3], b: [[i32; 3]; 3]| {
-        let mut o = [[0i32; 3]; 3];
-        for i in 0..3 {
-            for j in 0..3 {
-                o[i][j] = (0..3).map(|k| a[i][k] * b[k][j]).sum::<i32>() >> 12;
-            }
-        }
-        o
-    };
-    let p = mul(mul(axis(axes[0]), axis(axes[1])), axis(axes[2]));
-    for (row, prow) in m.m.iter_mut().zip(p) {
-        for (e, v) in row.iter_mut().zip(prow) {
-            *e = v as i16;
-        }
-    }
-}
-
 pub(super) fn write_unit(words: &mut [u32], byte: usize, bytes: usize, v: i32) {
     for b in 0..bytes {
         let at = byte + b;
@@ -542,20 +504,5 @@ mod tests {
         let co = bspline_cof(600, 1200, 1800, 2400);
         assert_eq!(co[3], ((682 * 600 + 2730 * 1200 + 682 * 1800) >> 12) as i16);
         assert_eq!(horner(co, 0), co[3] as i32);
-    }
-
-    #[test]
-    fn rotation_orders_agree_on_single_axes() {
-        for order in 0..6 {
-            for axis in 0..3 {
-                let mut r = [0i16; 3];
-                r[axis] = 1024;
-                let mut a = Mat::IDENTITY;
-                let mut b = Mat::IDENTITY;
-                gte::rot_matrix(r, &mut a);
-                rot_matrix_order(order, r, &mut b);
-                assert_eq!(a.m, b.m, "order {order} axis {axis}");
-            }
-        }
     }
 }

@@ -3,34 +3,52 @@
 //! 2-133..2-135; the released libhmd driver sources `03000000.C`, `030000xx.C`, `0301xxxx.C`,
 //! `BEZIER.C`, `BETA.C`).
 //!
-//! [`Player::new`] starts the chosen sequence of every sequence pointer as an application does
-//! (START IDX into TCTR IDX and CTR IDX, START SID into SID, RFRAME = TFRAME = 0);
-//! [`Player::step`] runs the update once, as one `GsSortUnit` call does; [`Player::frame`]
-//! reports each coordinate's local and world matrix and the MIMe weights. Frame 0 is the pose
-//! after the first update (the update driver runs before the coordinates are drawn), so key
-//! frame k of a sequence shows at the frame equal to the sum of the TFRAMEs before it.
+//! [`Player::new`] starts every sequence pointer as Sony's own programs do (see "Console
+//! defaults"); [`Player::step`] runs the update once, as one `GsSortUnit` call does;
+//! [`Player::frame`] reports each coordinate's local and world matrix and the MIMe weights.
+//! Frame 0 is the pose after the first update (the update driver runs before the coordinates
+//! are drawn), so key frame k of a sequence shows at the frame equal to the sum of the TFRAMEs
+//! before it.
+//!
+//! # Console defaults
+//! Every Sony sample program that plays HMD animation (ANIMVIEW and the ANIM tutorials of the
+//! PsyQ SDK; `../shared/notes/console_semantics.md` §2) initialises each sequence pointer once
+//! before the first update, and so does [`Player::new`]:
+//! - INTR IDX = 0xFFFF: no interpolated value is written back into a key frame (files store 0,
+//!   which would overwrite key frame 0's parameters whenever descriptor 0 is a key frame);
+//! - AFRAME = 0xFFFF: the pointer runs until an END descriptor stops it;
+//! - TCTR IDX = START IDX and SID = START SID (of the chosen sequence, see below);
+//! - SPEED = 0x10 (1×) when the file stores 0 (the samples that leave the rate to the
+//!   program: BALLOON, the PYRAMID tutorials, TRI3), else the file's SPEED;
+//! - RFRAME, TFRAME and TRAVELING keep the file's values (0 in every file), so the first
+//!   update switches to the first interval.
+//! - CTR IDX = START IDX. Sony's programs leave the file's 0 here, which makes no difference
+//!   forwards (the first update replaces CTR IDX with TCTR IDX); a pointer that starts
+//!   backwards (negative SPEED) walks from CTR IDX, and starting it at START IDX plays the
+//!   sequence in reverse from there instead of stopping at descriptor 0.
+//!
+//! [`PlayOptions`] overrides each: `speed`, `aframe`, `intr_idx` (the file's own INTR IDX, or a
+//! spare key frame to save poses in). [`Player::switch_now`] is the real-time motion switch as
+//! Sony's switch demo performs it (one update with INTR IDX at a spare key frame, then that
+//! key frame as the source of a new interval).
 //!
 //! The update is split over four files: `sequence.rs` (the update driver), `drivers.rs` (the
 //! interpolation drivers), `mime.rs` (category 4) and `world.rs` (world matrices, devices and
 //! what a frame shows); each opens with its part of the rules.
 //!
 //! # Readings and approximations
-//! - **Rotation orders other than XYZ**: only `RotMatrix` (XYZ, `M = Rx·Ry·Rz`) is reproduced
-//!   step by step ([`crate::formats::gte::rot_matrix`]); the other orders are the product of the
-//!   three axis matrices in the order the type names (YXZ: `M = Ry·Rx·Rz`), each product
-//!   `>> 12`. The console's `RotMatrixYXZ` etc. may differ from this by one unit in the last
-//!   place. The sine table is rebuilt, not copied (see the gte module).
+//! - **Rotation orders**: each order with the formulas of its libgte routine
+//!   ([`crate::formats::gte::rot_matrix_order`]), exact.
 //! - **Beta-spline** (method 4): no driver or key-frame layout is published; such types are not
 //!   interpolated (the driver is treated as absent: the type updates nothing).
 //! - **Missing drivers / key frames**: a type with no known layout, or a descriptor whose key frame
 //!   was not decoded, updates nothing (and returns 0, so time passes) — the console would call
 //!   an unknown address.
 //! - **Descriptor index out of range**: read as END (the console reads past the section).
-//! - **AFRAME 0 in the file**: a pointer whose AFRAME is 0 would never play; starting a sequence
-//!   sets it to 0xFFFF (infinite) unless the file gives another value.
 //! - **Extra sequences**: starting sequence k > 0 copies its START IDX and SID into the pointer's
 //!   START IDX / START SID as well, so a B-spline finds that sequence's WORK descriptor.
-//! - **SPEED 0** ("keep the previous rate") stalls the pointer here: there is no previous rate.
+//! - **SPEED 0** given explicitly ([`PlayOptions::speed`] `Some(0)`) stalls the pointer, as
+//!   on the console.
 //! - **Order of updates**: all animation primitives update (in file order) before the world
 //!   matrices are computed; the console updates them while sorting the blocks, which gives the
 //!   same result when animation primitives sit in the PRE-PROCESS block (as in every sample).
@@ -38,9 +56,9 @@
 //! - **Endless loops**: a cycle of JUMPs (or of TFRAME 0 key frames) would hang the console;
 //!   every update here takes at most `min(limits.max_steps, 2^20)` descriptor steps and fails
 //!   with [`Error::LimitExceeded`] beyond.
-//! - **World matrices**: `GsGetLw` — parent world ∘ local with the GTE's product
-//!   ([`crate::formats::gte::compose`]); a parent chain longer than the coordinate count (a
-//!   loop) stops there.
+//! - **World matrices**: `GsGetLw` — parent world ∘ local with `CompMatrix`
+//!   ([`crate::formats::gte::compose`], the child translation cut to 16 bits); a parent chain
+//!   longer than the coordinate count (a loop) stops there.
 
 mod drivers;
 mod mime;
@@ -61,21 +79,103 @@ use crate::error::{Error, Result};
 use crate::formats::gte::{self, Mat};
 use crate::limits::Limits;
 
-pub use drivers::rot_matrix_order;
+pub use crate::formats::gte::rot_matrix_order;
 pub use world::apply;
 
-/// How to start playback.
+/// How to start playback. The default runs the file as Sony's programs do (module docs,
+/// "Console defaults").
 #[derive(Debug, Clone, Default)]
 pub struct PlayOptions {
     /// Which sequence of every sequence pointer to start: 0 = the pointer's own START IDX,
-    /// k = its k-th extra sequence. Pointers with fewer sequences start sequence 0.
+    /// k = its k-th extra sequence. Pointers with fewer sequences start sequence 0;
+    /// [`PlayOptions::check`] refuses an index no pointer has.
     pub sequence: Option<usize>,
     /// Stream ID to start with instead of the sequence's START SID.
     pub stream_id: Option<u8>,
-    /// SPEED (sign + 3.4 fixed point, 0x10 = 1×) instead of the file's.
+    /// SPEED (sign + 3.4 fixed point, 0x10 = 1×) instead of the file's (or, when the file
+    /// stores 0, instead of 0x10).
     pub speed: Option<i8>,
+    /// AFRAME (updates to run before the pointer stops) instead of 0xFFFF (endless).
+    pub aframe: Option<u16>,
+    /// INTR IDX instead of 0xFFFF: every update also writes the interpolated values into the
+    /// key frame of this descriptor (File Formats p. 2-135). The file's own value is
+    /// [`SequencePointer::intr_idx`] (0 in every file: key frame 0 is overwritten as it plays).
+    pub intr_idx: Option<u16>,
     /// Bounds on the work one update may do.
     pub limits: Limits,
+}
+
+impl PlayOptions {
+    /// Checks the options against the file: a sequence index no sequence pointer has, or a
+    /// stream ID outside 0..=127 or not named by the file, is an [`Error::Parameter`] that lists
+    /// what exists.
+    pub fn check(&self, hmd: &Hmd) -> Result<()> {
+        if let Some(k) = self.sequence {
+            let n = sequence_count(hmd);
+            if k >= n.max(1) {
+                return Err(Error::Parameter {
+                    what: match n {
+                        0 => format!("sequence {k}: the file has no animation"),
+                        _ => format!("sequence {k}: the file has sequences 0..={}", n - 1),
+                    },
+                });
+            }
+        }
+        if let Some(sid) = self.stream_id {
+            let known = stream_ids(hmd);
+            if sid > 127 || !known.contains(&sid) {
+                let list: Vec<String> = known.iter().map(u8::to_string).collect();
+                return Err(Error::Parameter {
+                    what: format!(
+                        "stream ID {sid}: the file's sequences name stream IDs {}",
+                        if list.is_empty() {
+                            "none".to_string()
+                        } else {
+                            list.join(", ")
+                        }
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Number of sequence indices any sequence pointer of `hmd` has (1 + its extra sequences);
+/// 0 without animation.
+pub fn sequence_count(hmd: &Hmd) -> usize {
+    hmd.animations()
+        .iter()
+        .flat_map(|a| a.sequences.iter().map(|s| s.extra.len() + 1))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Every stream ID the file's sequences name: START SIDs (extra sequences included), the SID
+/// conditions and destinations of JUMP descriptors, and the SIDs END controls test.
+pub fn stream_ids(hmd: &Hmd) -> std::collections::BTreeSet<u8> {
+    let mut out = std::collections::BTreeSet::new();
+    for a in hmd.animations() {
+        for s in a.sequences {
+            out.insert(s.start_sid & 0x7F);
+            out.extend(s.extra.iter().map(|e| e.sid & 0x7F));
+        }
+        for d in a.descriptors {
+            match d {
+                SequenceDescriptor::Jump {
+                    sid_dst, sid_cnd, ..
+                } => {
+                    out.insert(*sid_dst & 0x7F);
+                    out.insert(*sid_cnd & 0x7F);
+                }
+                SequenceDescriptor::Control { code, p1, .. } if *code == super::CONTROL_END => {
+                    out.insert(*p1 & 0x7F);
+                }
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 /// A coordinate as the player keeps it.
@@ -275,7 +375,15 @@ pub struct DeviceState {
 const NO_IDX: u16 = 0xFFFF;
 
 impl<'a> Player<'a> {
-    /// Starts playback of every sequence pointer of `hmd`.
+    /// Starts playback of every sequence pointer of `hmd` after checking `options` against the
+    /// file ([`PlayOptions::check`]).
+    pub fn start(hmd: &'a Hmd, options: &PlayOptions) -> Result<Player<'a>> {
+        options.check(hmd)?;
+        Ok(Player::new(hmd, options))
+    }
+
+    /// Starts playback of every sequence pointer of `hmd` (options not checked: a sequence
+    /// index a pointer lacks starts its sequence 0).
     pub fn new(hmd: &'a Hmd, options: &PlayOptions) -> Player<'a> {
         let mut coord_section = None;
         let mut coords = Vec::new();
@@ -324,18 +432,18 @@ impl<'a> Player<'a> {
                 };
                 s.start = start;
                 s.start_sid = sid;
-                s.ctr_idx = start;
                 s.tctr_idx = start;
+                // Forwards the first update overwrites CTR IDX with TCTR IDX, so this matters
+                // only backwards (see the module docs).
+                s.ctr_idx = start;
                 s.sid = options.stream_id.unwrap_or(sid) & 0x7F;
-                s.rframe = 0;
-                s.tframe = 0;
-                s.traveling = 0;
-                if let Some(sp) = options.speed {
-                    s.speed = sp;
-                }
-                if s.aframe == 0 {
-                    s.aframe = 0xFFFF;
-                }
+                s.intr_idx = options.intr_idx.unwrap_or(NO_IDX);
+                s.aframe = options.aframe.unwrap_or(0xFFFF);
+                s.speed = match options.speed {
+                    Some(sp) => sp,
+                    None if s.speed == 0 => 0x10,
+                    None => s.speed,
+                };
             }
             anims.push(AnimState {
                 primitive: a.primitive,
