@@ -4,3 +4,4 @@
 //!   PsyQ TOD player.
 
 pub mod psx;
+pub(crate) mod world_exact;

@@ -23,8 +23,10 @@
 //! # Animation
 //! The TOD is played by [`Player`] tick by tick (the console's integer arithmetic); every tick
 //! becomes a key at `tick × resolution / 60` s (resolution 0 read as 1). Each TOD object is a
-//! node named `object N` with its coordinate as TRS keys (STEP by default, as the console showed
-//! them; LINEAR with [`PsxOptions::smooth`]). The hierarchy is the TOD's parent links when an
+//! node named `object N` with TRS keys (STEP by default, as the console showed them; LINEAR
+//! with [`PsxOptions::smooth`]). The keys are world-exact: each node's local transform is
+//! computed from the console's world matrix and its parent's world as a client composes it
+//! (`world_exact`), so clients show the console's world matrices however deep the hierarchy. The hierarchy is the TOD's parent links when an
 //! object keeps one parent for its whole life; an object whose parent changes (or loops, or
 //! dies first) is a root keyed with its world matrix, which shows the same motion.
 //! On the console an object is drawn on its own (hiding a parent does not hide its children),
@@ -43,10 +45,12 @@ use crate::formats::gte::Mat;
 use crate::formats::tim::{DecodeOptions, Depth, Stp, Tim};
 use crate::formats::tmd::{self, cba_position, Tmd, Tsb};
 use crate::formats::tod::{CameraState, Player, Pose, Tod};
+use crate::import::world_exact::{exact_locals, Affine};
 use crate::limits::Limits;
 use crate::scene::{
-    AlphaMode, Animation, Camera, Channel, Interpolation, Light, LightKind, Material, Mesh, Node,
-    Primitive, PrimitiveMode, Projection, Scene, Texture, TextureFilter, Track, Transform,
+    key_time, AlphaMode, Animation, Camera, Channel, Interpolation, Light, LightKind, Material,
+    Mesh, Node, Primitive, PrimitiveMode, Projection, Scene, Texture, TextureFilter, Track,
+    Transform,
 };
 
 /// Which axes the scene uses.
@@ -115,6 +119,16 @@ impl Conv {
         [0, 1, 2].map(|i| (p[i] * self.c[i] * self.k) as f32)
     }
 
+    /// The axis signs (±1 per axis).
+    pub(crate) fn axes(&self) -> [f64; 3] {
+        self.c
+    }
+
+    /// A point in the scene's axes and units, in f64.
+    pub(crate) fn point_f64(&self, p: [f64; 3]) -> [f64; 3] {
+        [0, 1, 2].map(|i| p[i] * self.c[i] * self.k)
+    }
+
     pub(crate) fn dir(&self, p: [f64; 3]) -> [f64; 3] {
         [0, 1, 2].map(|i| p[i] * self.c[i])
     }
@@ -130,17 +144,10 @@ impl Conv {
         let (r, s) = decompose(a);
         (self.point(t), quat(r), s.map(|v| v as f32))
     }
-
-    pub(crate) fn mat(&self, m: &Mat) -> ([f32; 3], [f32; 4], [f32; 3]) {
-        self.trs(
-            m.m.map(|row| row.map(|v| v as f64 / 4096.0)),
-            m.t.map(|v| v as f64),
-        )
-    }
 }
 
 /// `a = R · diag(s)` (the console scales columns).
-fn decompose(a: [[f64; 3]; 3]) -> ([[f64; 3]; 3], [f64; 3]) {
+pub(crate) fn decompose(a: [[f64; 3]; 3]) -> ([[f64; 3]; 3], [f64; 3]) {
     let col = |j: usize| [a[0][j], a[1][j], a[2][j]];
     let len = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
     let mut s = [len(col(0)), len(col(1)), len(col(2))];
@@ -556,12 +563,12 @@ pub fn tod_scene_after(
     if poses.is_empty() {
         return Ok(scene);
     }
-    let seconds = tod.ticks_per_frame() as f64 / 60.0;
-    let first = poses[0].frame as f64;
-    // Times from 0: the first frame is the start of the clip.
+    let ticks = tod.ticks_per_frame() as u64;
+    let first = poses[0].frame;
+    // Times from 0: the first frame is the start of the clip; never after the exact time.
     let times: Vec<f32> = poses
         .iter()
-        .map(|p| ((p.frame as f64 - first) * seconds) as f32)
+        .map(|p| key_time(p.frame.saturating_sub(first) as u64 * ticks, 60.0))
         .collect();
     let interpolation = if opts.smooth {
         Interpolation::Linear
@@ -636,43 +643,34 @@ pub fn tod_scene_after(
             cur = parent_of.get(&p).copied().flatten();
         }
     }
-    let world_keyed: BTreeSet<u16> = ids
-        .iter()
-        .copied()
-        .filter(|id| {
-            parent_of[id].is_none()
-                && poses
-                    .iter()
-                    .any(|p| at(p, *id).is_some_and(|o| o.parent.is_some() || o.world != o.local))
-        })
-        .collect();
 
     let node_base = scene.nodes.len();
     let index_of = |id: u16| node_base + position.get(&id).copied().unwrap_or(0);
+    // World-exact keys: every object's console world matrix per frame (held while it is dead),
+    // turned into locals under its parent as a client composes it.
+    let parents: Vec<Option<usize>> = ids
+        .iter()
+        .map(|id| parent_of[id].and_then(|p| position.get(&p).copied()))
+        .collect();
+    let mut worlds: Vec<Vec<Affine>> = vec![Vec::with_capacity(ids.len()); poses.len()];
     for &id in &ids {
-        let mut keys = Keys::default();
+        let first_alive = poses.iter().find_map(|p| at(p, id)).map(|o| o.world);
         let mut last: Option<Mat> = None;
-        let first_alive = poses.iter().find_map(|p| at(p, id)).map(|o| {
-            if world_keyed.contains(&id) {
-                o.world
-            } else {
-                o.local
-            }
-        });
-        for (p, &time) in poses.iter().zip(&times) {
+        for (p, frame) in poses.iter().zip(worlds.iter_mut()) {
             let m = at(p, id)
-                .map(|o| {
-                    if world_keyed.contains(&id) {
-                        o.world
-                    } else {
-                        o.local
-                    }
-                })
+                .map(|o| o.world)
                 .or(last)
                 .or(first_alive)
                 .unwrap_or(Mat::IDENTITY);
             last = Some(m);
-            keys.push(time, conv.mat(&m));
+            frame.push(conv.affine(&m));
+        }
+    }
+    let locals = exact_locals(&parents, &worlds);
+    for (k, &id) in ids.iter().enumerate() {
+        let mut keys = Keys::default();
+        for (frame, &time) in locals.iter().zip(&times) {
+            keys.push(time, frame[k]);
         }
         let node = scene.nodes.len();
         scene.nodes.push(Node {

@@ -31,7 +31,7 @@ mod check;
 mod mesh;
 mod point_cache;
 
-pub use animation::{Animation, Channel, Interpolation, Track};
+pub use animation::{key_time, Animation, Channel, Interpolation, Track};
 pub use check::SceneError;
 pub use mesh::{
     AlphaMode, Material, Mesh, MorphTarget, MorphTargetKind, Primitive, PrimitiveMode, Texture,

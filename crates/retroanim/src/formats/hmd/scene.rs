@@ -31,8 +31,12 @@
 //! Every sequence index k (0 = each pointer's START IDX, k = extra sequence k) becomes one
 //! animation `sequence k`: the player runs from the start until every pointer has reached END,
 //! until the whole play state repeats (a loop, exported once, `extras.loop = true`), or for
-//! [`SceneOptions::max_frames`]. Each frame is a LINEAR key at `frame / fps` seconds on every
-//! coordinate that moves (translation, rotation, scale from its local matrix).
+//! [`SceneOptions::max_frames`]. Each frame is a LINEAR key on every coordinate that moves.
+//! The keys are world-exact: each node's local TRS is computed from the console's world matrix
+//! (`GsGetLw`, as [`Player::frame`] reports it) and its parent's world as a client composes it
+//! from the values written (`crate::import::world_exact`), so a client's world matrix equals
+//! the console's at every key however deep the hierarchy; the rest pose likewise. Key times are
+//! [`key_time`]`(frame, fps)`: the largest f32 not after `frame / fps`.
 //!
 //! # Cameras and lights
 //! Device primitives at frame 0: a camera looks from its position at its target (perspective,
@@ -50,9 +54,9 @@ use super::play::{Frame, PlayOptions, Player};
 use super::shared::{contiguous_vectors, file_vectors};
 use super::types::{Hmd, SectionData, TypeData};
 use super::{DeviceItem, DeviceKind, Packet, PolygonItem};
-use crate::formats::gte::Mat;
 use crate::formats::tim::Tim;
 use crate::limits::Limits;
+use crate::scene::key_time;
 use crate::scene::{
     Animation, Camera, Channel, Interpolation, Light, LightKind, Material, Mesh, MorphTarget,
     MorphTargetKind, Node, Primitive, Projection, Scene, Track, Transform,
@@ -62,6 +66,7 @@ use texture::{TexKey, Texturing};
 
 pub use crate::import::psx::Axes;
 use crate::import::psx::{quat, srgb_to_linear, Conv};
+use crate::import::world_exact::{exact_locals, Affine};
 
 /// How to build the scene.
 #[derive(Debug, Clone)]
@@ -412,8 +417,16 @@ impl Hmd {
         let rest = rest_player.frame();
         let mime_targets = rest_player.vertex_mime_deltas();
         let mut morphed: Vec<(usize, Vec<(u32, usize)>)> = Vec::new();
-        for c in &rest.coordinates {
-            let (t, r, s) = conv.mat(&c.local);
+        // World-exact locals (module docs, "Animation").
+        let parents: Vec<Option<usize>> = rest.coordinates.iter().map(|c| c.parent).collect();
+        let worlds = |f: &Frame| -> Vec<Affine> {
+            f.coordinates
+                .iter()
+                .map(|c| conv.affine(&c.world))
+                .collect()
+        };
+        let rest_trs = exact_locals(&parents, &[worlds(&rest)]).remove(0);
+        for (c, &(t, r, s)) in rest.coordinates.iter().zip(&rest_trs) {
             scene.nodes.push(Node {
                 name: format!("coord {}", c.index),
                 parent: c.parent,
@@ -500,18 +513,17 @@ impl Hmd {
             if take.frames.is_empty() {
                 continue;
             }
-            let times: Vec<f32> = (0..take.frames.len()).map(|f| f as f32 / fps).collect();
+            let times: Vec<f32> = (0..take.frames.len() as u64)
+                .map(|f| key_time(f, fps as f64))
+                .collect();
             let mut channels = Vec::new();
+            let all: Vec<Vec<Affine>> = take.frames.iter().map(worlds).collect();
+            let locals = exact_locals(&parents, &all);
             for c in 0..rest.coordinates.len() {
-                let mats: Vec<&Mat> = take
-                    .frames
-                    .iter()
-                    .map(|f| &f.coordinates[c].local)
-                    .collect();
-                if mats.iter().all(|m| *m == mats[0]) && *mats[0] == rest.coordinates[c].local {
+                let trs: Vec<_> = locals.iter().map(|f| f[c]).collect();
+                if trs.iter().all(|x| *x == rest_trs[c]) {
                     continue;
                 }
-                let trs: Vec<_> = mats.iter().map(|m| conv.mat(m)).collect();
                 let mut rot: Vec<[f32; 4]> = trs.iter().map(|x| x.1).collect();
                 // Neighbouring keys in one hemisphere, so LINEAR takes the short way.
                 for i in 1..rot.len() {
