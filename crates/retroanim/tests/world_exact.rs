@@ -3,6 +3,8 @@
 //! `frame × resolution / 60` (TOD) as a client does, equals the console's world matrix from
 //! the player within 0.5 units and 0.05°: hand-built 30-level chains and corpus files.
 
+#![allow(clippy::needless_range_loop)] // matrices are indexed as the formulas write them
+
 mod common;
 
 use common::hmd_anim::*;

@@ -65,6 +65,13 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
             break;
         }
     }
+    if let (Some(n), true) = (args.frame, poses.is_empty()) {
+        bail!(
+            "--frame {n}: the animation has frames {}..={}",
+            anim.frames.first().map_or(0, |f| f.number),
+            player.frame()
+        );
+    }
     if args.json {
         let out = json!({
             "file": args.file.display().to_string(),

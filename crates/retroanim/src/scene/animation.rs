@@ -133,7 +133,8 @@ pub fn key_time(numerator: u64, denominator: f64) -> f32 {
         }
     };
     while t > 0.0 && after(t) {
-        t = t.next_down();
+        // The next f32 towards zero (t > 0; `f32::next_down` is newer than the MSRV).
+        t = f32::from_bits(t.to_bits() - 1);
     }
     t
 }
@@ -156,7 +157,8 @@ mod tests {
                 let t = key_time(num, den);
                 assert!(t as f64 * den <= num as f64, "{num}/{den}: {t}");
                 // And it is the nearest such f32: the next one up is after.
-                assert!(t.next_up() as f64 * den > num as f64, "{num}/{den}: {t}");
+                let up = f32::from_bits(t.to_bits() + 1);
+                assert!(up as f64 * den > num as f64, "{num}/{den}: {t}");
                 if (num as f64 / den) as f32 != t {
                     rounded_after += 1;
                 }
