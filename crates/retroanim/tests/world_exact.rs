@@ -423,3 +423,53 @@ fn tod_scene_plain_entry_matches_after_with_no_prelude() {
     let a = tod_scene(&anim, None, &PsxOptions::default()).unwrap();
     assert_eq!(a.nodes.len(), 1);
 }
+
+/// TMD IDs the model lacks are not dropped silently: one note for the kind, with its count.
+#[test]
+fn tod_scene_notes_missing_tmd_ids_with_a_count() {
+    let obj = retroanim::formats::tmd::Object {
+        vert_top: 0,
+        normal_top: 0,
+        primitive_top: 0,
+        scale: 0,
+        vertices: vec![],
+        normals: vec![],
+        primitives: vec![],
+    };
+    let mut model = retroanim::formats::tmd::Tmd {
+        flags: 0,
+        address_base: 0,
+        objects: vec![obj],
+        gaps: vec![],
+    };
+    model.pack();
+    let mut packets = Vec::new();
+    for id in 1..=4u16 {
+        packets.push(Packet::new(
+            id,
+            PacketData::ObjectControl(tod::ObjectControl::Create),
+        ));
+        packets.push(Packet::new(id, PacketData::TmdId(IdValue::new(id))));
+    }
+    let anim = Tod {
+        header: tod::Header {
+            version: 0,
+            resolution: 1,
+        },
+        frames: vec![tod::Frame {
+            number: 0,
+            packets,
+            extra_words: vec![],
+            size_override: None,
+        }],
+        trailing: vec![],
+    };
+    let anim = tod::read(&tod::write(&anim).unwrap()).unwrap();
+    let (_, notes) =
+        retroanim::import::psx::tod_scene_noted(&[], &anim, Some(&model), &PsxOptions::default())
+            .unwrap();
+    // IDs 2, 3 and 4 are beyond the model's one object: one note, three times.
+    let missing: Vec<&String> = notes.iter().filter(|n| n.contains("TMD ID")).collect();
+    assert_eq!(missing.len(), 1, "{notes:?}");
+    assert!(missing[0].contains("(3 times in all)"), "{notes:?}");
+}

@@ -534,6 +534,49 @@ pub fn tod_scene_after(
     tmd: Option<&Tmd>,
     opts: &PsxOptions,
 ) -> Result<Scene> {
+    tod_scene_noted(prelude, tod, tmd, opts).map(|(scene, _)| scene)
+}
+
+/// [`tod_scene_after`] with the notes a caller must show: what the playback dropped or could
+/// not honour (TMD IDs the model lacks, packets for objects not alive, dead parents, parent
+/// loops), one note per kind with the number of times it happened and its first occurrence.
+pub fn tod_scene_noted(
+    prelude: &[&Tod],
+    tod: &Tod,
+    tmd: Option<&Tmd>,
+    opts: &PsxOptions,
+) -> Result<(Scene, Vec<String>)> {
+    let mut notes = Vec::new();
+    let scene = tod_scene_inner(prelude, tod, tmd, opts, &mut notes)?;
+    Ok((scene, summarize_notes(&notes)))
+}
+
+/// Groups notes that differ only in their numbers: `first (N times)`.
+fn summarize_notes(notes: &[String]) -> Vec<String> {
+    let mut kinds: Vec<(String, String, usize)> = Vec::new();
+    for n in notes {
+        let shape: String = n.chars().filter(|c| !c.is_ascii_digit()).collect();
+        match kinds.iter_mut().find(|k| k.0 == shape) {
+            Some(k) => k.2 += 1,
+            None => kinds.push((shape, n.clone(), 1)),
+        }
+    }
+    kinds
+        .into_iter()
+        .map(|(_, first, count)| match count {
+            1 => first,
+            n => format!("{first} ({n} times in all)"),
+        })
+        .collect()
+}
+
+fn tod_scene_inner(
+    prelude: &[&Tod],
+    tod: &Tod,
+    tmd: Option<&Tmd>,
+    opts: &PsxOptions,
+    notes: &mut Vec<String>,
+) -> Result<Scene> {
     let conv = Conv::new(opts);
     let mut scene = Scene {
         name: Some("tod".into()),
@@ -560,6 +603,7 @@ pub fn tod_scene_after(
     opts.limits
         .steps("TOD playback ticks", player.tick_bound())?;
     let poses: Vec<Pose> = player.by_ref().collect();
+    notes.extend(player.notes().iter().cloned());
     if poses.is_empty() {
         return Ok(scene);
     }
