@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use retroanim::formats::tod;
-use retroanim::import::psx::{tod_scene, PsxOptions};
+use retroanim::formats::tod::scene::{tod_scene, PsxOptions};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(anim) = tod::read(data) {

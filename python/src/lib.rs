@@ -126,6 +126,7 @@ fn to_py(e: retroanim::Error) -> PyErr {
             &[],
         ),
         E::LimitExceeded {
+            offset,
             what,
             requested,
             limit,
@@ -140,7 +141,7 @@ fn to_py(e: retroanim::Error) -> PyErr {
                     limit.into_pyobject(py).unwrap().into_any().unbind(),
                 ),
             ];
-            raise(py, LimitError::new_err(text), &what, None, None, &extra)
+            raise(py, LimitError::new_err(text), &what, None, offset, &extra)
         }
         E::Unencodable { format, what } => raise(
             py,
@@ -381,7 +382,7 @@ fn play_tod(
             None => tod::Player::new(t, tmd.as_ref()),
             Some(p) => p.then(t),
         };
-        while p.advance() {}
+        p.seek(u32::MAX);
         player = Some(p);
     }
     let mut player = match player {
@@ -390,7 +391,7 @@ fn play_tod(
     };
     if last.is_none() {
         Limits::default()
-            .steps("playback ticks", player.tick_bound())
+            .steps(None, "playback ticks", player.tick_bound())
             .map_err(to_py)?;
     }
     let last = last.unwrap_or(u32::MAX);

@@ -163,6 +163,19 @@ fn play_prints_every_frame_with_matrices() {
             .args(["--frames", "1..2", "--json"]),
     );
     assert_eq!(some["frames"].as_array().unwrap().len(), 2);
+    // A frame beyond the animation (frames 0..=2) is an error naming the range, not an
+    // empty listing.
+    let beyond = retroanim()
+        .arg("play")
+        .arg(&anim)
+        .args(["--frame", "9"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(beyond.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("--frame 9: the animation has frames 0..=2"),
+        "{err}"
+    );
 
     let text = retroanim().arg("play").arg(&anim).assert().success();
     let text = String::from_utf8(text.get_output().stdout.clone()).unwrap();

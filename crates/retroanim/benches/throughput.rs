@@ -228,10 +228,11 @@ fn bench_playback(c: &mut Criterion) {
     let hand = find("TMD", "TE.TMD").map(|b| tmd::read(&b).unwrap());
     let appear = find("TOD", "APPEAR.TOD").map(|b| tod::read(&b).unwrap());
     if let (Some(hand), Some(appear)) = (hand, appear) {
-        let opts = retroanim::import::psx::PsxOptions::default();
+        let opts = retroanim::formats::tod::scene::PsxOptions::default();
         c.bench_function("tod_gltf/largest TOD+TMD to glb", |b| {
             b.iter(|| {
-                let scene = retroanim::import::psx::tod_scene(&appear, Some(&hand), &opts).unwrap();
+                let scene =
+                    retroanim::formats::tod::scene::tod_scene(&appear, Some(&hand), &opts).unwrap();
                 black_box(retroanim::export::gltf::write_glb(&scene).unwrap())
             })
         });

@@ -2,7 +2,8 @@
 //!
 //! Errors are sorted by who is to blame: the operating system ([`Error::Io`]), the input
 //! ([`Error::Malformed`], [`Error::Unsupported`], [`Error::UnknownFormat`]), a resource limit the
-//! caller set ([`Error::LimitExceeded`]) or a model the caller built that cannot be written
+//! caller set ([`Error::LimitExceeded`]), a request the input cannot satisfy
+//! ([`Error::Parameter`]) or a model the caller built that cannot be written
 //! ([`Error::Unencodable`]).
 
 use crate::Format;
@@ -70,6 +71,15 @@ pub enum Error {
         /// Absolute byte offset of the problem.
         offset: u64,
         /// What was expected and what was found.
+        what: String,
+    },
+
+    /// The caller asked for something the input does not have (a sequence, stream ID, CLUT
+    /// row … beyond what exists): neither a malformed input nor a failed conversion. `what`
+    /// names the request and lists what exists.
+    #[error("{what}")]
+    Parameter {
+        /// The request and what the input offers instead.
         what: String,
     },
 

@@ -5,127 +5,9 @@
 
 mod common;
 
-use common::hmd_asm::{assemble, cs, h, It, It::*};
+use common::hmd_anim::*;
+use common::hmd_asm::h;
 use retroanim::formats::hmd::{self, *};
-
-const TERMINATE: u32 = 0xFFFF_FFFF;
-
-fn key(type_idx: u32, tframe: u32, param: u32) -> u32 {
-    type_idx << 24 | tframe << 16 | param
-}
-fn jump(dst: u32, cnd: u32, idx: u32) -> u32 {
-    0x8000_0000 | dst << 23 | cnd << 16 | idx
-}
-fn ctrl(code: u32, p1: u32, p2: u32) -> u32 {
-    0xC000_0000 | code << 23 | p1 << 16 | p2
-}
-const END: u32 = 0xC000_0000 | 1 << 23;
-
-/// One sequence pointer: update index, speed, start, start SID, extra sequences.
-struct Ptr {
-    update: u32,
-    speed: i8,
-    start: u16,
-    sid: u8,
-    extra: Vec<(u16, u8)>,
-}
-
-fn ptr(update: u32, start: u16) -> Ptr {
-    Ptr {
-        update,
-        speed: 16,
-        start,
-        sid: 0,
-        extra: Vec::new(),
-    }
-}
-
-/// An HMD with `coords` identity coordinates (coordinate k > 0 a child of coordinate 0), one
-/// animation primitive with `ptrs`, the interpolation table `types`, descriptors `ctrl`,
-/// parameter words `params`, and a 4-word target section (header section 5) for TGT = 1.
-fn anim_file(
-    coords: usize,
-    types: &[u32],
-    ptrs: &[Ptr],
-    ctrl_words: &[u32],
-    params: &[u32],
-) -> Vec<u8> {
-    let mut v = vec![
-        W(0x50),
-        W(0),
-        It::Ptr("phs"),
-        W(coords as u32 + 2),
-        It::Ptr("pre"),
-    ];
-    v.extend((0..coords + 1).map(|_| W(0)));
-    v.extend([Label("coords"), W(coords as u32)]);
-    for k in 0..coords {
-        v.push(W(0));
-        v.extend([W(h(4096, 0)), W(0), W(h(4096, 0)), W(0), W(h(4096, 0))]);
-        v.extend([W(0), W(0), W(0)]);
-        v.extend((0..8).map(|_| W(0)));
-        v.extend([W(0), W(0)]);
-        v.push(if k == 0 { W(0) } else { It::Ptr("coords") });
-    }
-    // The parent pointer must name coordinate 0 itself: one word past the count.
-    v.extend([
-        Label("phs"),
-        W(1),
-        Label("h_anim"),
-        W(6),
-        W(6),
-        M("interp"),
-        M("ctrl"),
-        M("params"),
-        M("coords"),
-        M("target"),
-    ]);
-    let words: usize = ptrs.iter().map(|p| 7 + p.extra.len()).sum();
-    v.extend([
-        Label("pre"),
-        W(TERMINATE),
-        It::Ptr("h_anim"),
-        W(0x8000_0001),
-        W(0x0380_0000),
-        cs(1 + words as u16, ptrs.len() as u16),
-    ]);
-    for p in ptrs {
-        v.extend([
-            W(p.update),
-            W(h(7 + p.extra.len() as u16, 1 + p.extra.len() as u16)),
-            W(h(0xFFFF, 0)),
-            W(p.sid as u32 | (p.speed as u8 as u32) << 8 | 0xFFFF << 16),
-            W(0),
-            W(0),
-            W(p.start as u32 | (p.sid as u32) << 16),
-        ]);
-        v.extend(
-            p.extra
-                .iter()
-                .map(|&(s, sid)| W(s as u32 | (sid as u32) << 16)),
-        );
-    }
-    v.extend([Label("interp"), W(0x8000_0000 | types.len() as u32)]);
-    v.extend(types.iter().map(|&t| W(t)));
-    v.push(Label("ctrl"));
-    v.extend(ctrl_words.iter().map(|&w| W(w)));
-    v.push(Label("params"));
-    v.extend(params.iter().map(|&w| W(w)));
-    v.extend([Label("target"), W(0), W(0), W(0), W(0)]);
-    let mut bytes = assemble(&v);
-    // Fix the children's parent pointers (word offset of coordinate 0 = coords + 1).
-    let coords_at = 5 + coords + 1;
-    for k in 1..coords {
-        let at = (coords_at + 1 + 20 * k + 19) * 4;
-        let w = (coords_at + 1) as u32;
-        bytes[at..at + 4].copy_from_slice(&w.to_le_bytes());
-    }
-    bytes
-}
-
-fn read(bytes: &[u8]) -> Hmd {
-    hmd::read(bytes).expect("hand-built HMD reads")
-}
 
 /// Translations of coordinate `c` for `n` updates.
 fn translations(m: &Hmd, opts: &PlayOptions, c: usize, n: usize) -> Vec<[i32; 3]> {
@@ -154,7 +36,7 @@ fn linear_params() -> Vec<u32> {
 fn linear_file(speed: i8, start: u16) -> Hmd {
     let mut p = ptr(0x0400_0001, start);
     p.speed = speed;
-    read(&anim_file(
+    read_built(&anim_file(
         1,
         &[0x0300_0001],
         &[p],
@@ -256,7 +138,7 @@ fn jump_file(jump_word: u32, sid: u8) -> Hmd {
     let mut p = ptr(0x0400_0001, 0);
     p.sid = sid;
     p.extra = vec![(1, 5)];
-    read(&anim_file(
+    read_built(&anim_file(
         1,
         &[0x0300_0001],
         &[p],
@@ -347,7 +229,7 @@ fn end_with_a_stream_id_condition_stops_only_that_stream() {
     let mut p0 = ptr(0x0400_0001, 0);
     p0.sid = 3;
     let words = [key(0, 0, 0), key(0, 2, 3), ctrl(1, 4, 0), key(0, 2, 6), END];
-    let m = read(&anim_file(
+    let m = read_built(&anim_file(
         1,
         &[0x0300_0001],
         &[p0],
@@ -372,7 +254,7 @@ fn end_with_a_stream_id_condition_stops_only_that_stream() {
 #[test]
 fn a_jump_cycle_is_bounded() {
     let words = [key(0, 0, 0), jump(0, 0, 2), jump(0, 0, 1)];
-    let m = read(&anim_file(
+    let m = read_built(&anim_file(
         1,
         &[0x0300_0001],
         &[ptr(0x0400_0001, 0)],
@@ -387,7 +269,7 @@ fn a_jump_cycle_is_bounded() {
     );
     // TFRAME 0 key frames jumping to each other never use time either.
     let words = [key(0, 0, 0), key(0, 0, 3), jump(0, 0, 0)];
-    let m = read(&anim_file(
+    let m = read_built(&anim_file(
         1,
         &[0x0300_0001],
         &[ptr(0x0400_0001, 0)],
@@ -408,7 +290,7 @@ fn bezier_translation_follows_the_cubic() {
     let a = [[0, 0, 0], [3000, 0, -600], [3000, 3000, 1200]];
     let b = [[0, 3000, 0], [0, 0, 0], [0, 0, 0]];
     let params: Vec<u32> = a.iter().chain(&b).flatten().map(|&v| v as u32).collect();
-    let m = read(&anim_file(
+    let m = read_built(&anim_file(
         1,
         &[0x0300_0002],
         &[ptr(0x0400_0001, 0)],
@@ -454,7 +336,7 @@ fn bspline_needs_its_work_area_and_history() {
         key(0, 10, 9),
         jump(0, 0, 5),
     ];
-    let m = read(&anim_file(
+    let m = read_built(&anim_file(
         1,
         &[0x0300_0003],
         &[ptr(0x0400_0001, 0)],
@@ -507,7 +389,7 @@ fn every_rotation_order_composes_the_axes_as_named() {
     ];
     for (order, axes) in orders.iter().enumerate() {
         let code = 0x0300_0010 | (order as u32) << 12;
-        let m = read(&anim_file(
+        let m = read_built(&anim_file(
             1,
             &[code],
             &[ptr(0x0400_0001, 0)],
@@ -548,7 +430,7 @@ fn scale_short_and_one_parameter_variants() {
     };
     let mut params = kf([0, 0, 0], 4096);
     params.extend(kf([100, 200, 300], 8192));
-    let m = read(&anim_file(
+    let m = read_built(&anim_file(
         1,
         &[0x0300_0111],
         &[ptr(0x0400_0001, 0)],
@@ -574,7 +456,7 @@ fn scale_short_and_one_parameter_variants() {
     };
     let mut params = kf16([0, 0, 0], 4096);
     params.extend(kf16([-400, 800, -1200], 2048));
-    let m = read(&anim_file(
+    let m = read_built(&anim_file(
         1,
         &[0x0300_0919],
         &[ptr(0x0400_0001, 0)],
@@ -595,7 +477,7 @@ fn scale_short_and_one_parameter_variants() {
 fn general_updates_write_the_masked_units() {
     // 0x03010151: linear, WRITE mask 0b0101, 16-bit units: units 0 and 2 of target word 0..1.
     let params = [h(0, 0), h(1000, (-2000i16) as u16)];
-    let m = read(&anim_file(
+    let m = read_built(&anim_file(
         1,
         &[0x0301_0151],
         &[ptr(0x0500_0000, 0)],
@@ -620,7 +502,7 @@ fn general_updates_write_the_masked_units() {
     assert_eq!(w[1] >> 16, 0);
     // 32-bit unit (0x03010110): the whole word.
     let params = [0u32, 4096];
-    let m = read(&anim_file(
+    let m = read_built(&anim_file(
         1,
         &[0x0301_0110],
         &[ptr(0x0500_0002, 0)],
@@ -638,7 +520,7 @@ fn general_updates_write_the_masked_units() {
 fn world_matrices_follow_the_parent_chain() {
     // Two coordinates, coordinate 1 a child of 0; 0 moves to (1000, 0, 0) and turns 90° about Z.
     let params = [0, 0, 0, h(0, 0), h(0, 0), 1000, 0, 0, h(0, 0), h(1024, 0)];
-    let m = read(&anim_file(
+    let m = read_built(&anim_file(
         2,
         &[0x0300_0011],
         &[ptr(0x0400_0001, 0)],
@@ -672,7 +554,7 @@ fn immediate_switching_continues_from_the_current_pose() {
     ];
     let mut params = linear_params();
     params.extend([0, 0, 0]);
-    let m = read(&anim_file(
+    let m = read_built(&anim_file(
         1,
         &[0x0300_0001],
         &[ptr(0x0400_0001, 0)],

@@ -5,8 +5,9 @@ mod common;
 
 use retroanim::export::gltf;
 use retroanim::formats::gte::Mat;
+use retroanim::formats::tmd::scene::tmd_scene;
+use retroanim::formats::tod::scene::{self as psx, Axes, PsxOptions};
 use retroanim::formats::{tim, tmd, tod};
-use retroanim::import::psx::{self, Axes, PsxOptions};
 use retroanim::scene::{Interpolation, Scene, Track, Transform};
 
 type M4 = [[f64; 4]; 4];
@@ -258,7 +259,7 @@ fn textured_corpus_model_carries_its_tim() {
         tims: vec![tex],
         ..PsxOptions::default()
     };
-    let scene = psx::tmd_scene(&model, &opts).unwrap();
+    let scene = tmd_scene(&model, &opts).unwrap();
     assert_eq!(scene.textures.len(), 1);
     assert_eq!(
         (scene.textures[0].width, scene.textures[0].height),

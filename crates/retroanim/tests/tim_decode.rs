@@ -88,6 +88,15 @@ fn four_bit_with_clut_low_nibble_first_and_stacked_cluts() {
     let second = decode(&t, 1, Stp::Opaque);
     assert_eq!(px(&second, 0, 0), [80, 80, 80, 255]);
     assert_eq!(px(&second, 3, 0), [248, 0, 0, 255]);
+    // Row 2 does not exist: an error naming the rows there are, not a transparent image.
+    let err = t
+        .to_rgba(&DecodeOptions {
+            clut_row: 2,
+            stp: Stp::Opaque,
+        })
+        .expect_err("the TIM has two CLUT rows");
+    assert!(matches!(err, retroanim::Error::Parameter { .. }), "{err}");
+    assert!(err.to_string().contains("CLUT rows 0..=1"), "{err}");
 }
 
 #[test]
@@ -108,6 +117,13 @@ fn clut_image_without_clut_block_is_transparent_and_reported() {
     let img = decode(&t, 0, Stp::Opaque);
     assert_eq!(img.pixels, [0; 8]);
     assert!(tim::validate(&t).iter().any(|i| i.code == "missing-clut"));
+    let err = t
+        .to_rgba(&DecodeOptions {
+            clut_row: 1,
+            stp: Stp::Opaque,
+        })
+        .expect_err("no CLUT at all");
+    assert!(err.to_string().contains("the TIM has no CLUT"), "{err}");
 }
 
 #[test]

@@ -63,6 +63,15 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
             None => format!("{}: pass --frames A..B", args.file.display()),
         })?;
     player.seek(from);
+    // A single frame the animation never reaches is an error naming the range, not an empty
+    // listing (checked before anything is printed).
+    if let (Some(n), true) = (args.frame, player.frame() < from) {
+        bail!(
+            "--frame {n}: the animation has frames {}..={}",
+            anim.frames.first().map_or(0, |f| f.number),
+            player.frame()
+        );
+    }
     let mut out = Stream::stdout();
     let mut items = JsonItems::new("frames");
     if args.json {

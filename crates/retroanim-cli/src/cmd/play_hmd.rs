@@ -102,7 +102,7 @@ fn play_hmd(h: &Hmd, args: &PlayArgs, frames: Option<(u64, u64)>, out: &mut Stre
         speed: args.speed.map(speed_code).transpose()?,
         ..PlayOptions::default()
     };
-    let mut player = Player::new(h, &options);
+    let mut player = Player::start(h, &options)?;
     if !args.mime_weights.is_empty() {
         let weights = mime_weight_codes(&args.mime_weights)?;
         let prims = player.mime_primitives();

@@ -503,7 +503,7 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
         }
         Model::Tmd(t) if gltf => {
             opts.check(from, target, &[O::Axes, O::Scale, O::Tim])?;
-            let scene = crate::import::psx::tmd_scene(t, &psx_options(opts))?;
+            let scene = crate::formats::tmd::scene::tmd_scene(t, &psx_options(opts))?;
             Ok(done(
                 crate::export::gltf::write(&scene, target)?,
                 Vec::new(),
@@ -516,7 +516,7 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
                 &[O::Axes, O::Scale, O::Tim, O::Smooth, O::Tmd, O::After],
             )?;
             let before: Vec<&Tod> = opts.tod.after.iter().collect();
-            let scene = crate::import::psx::tod_scene_after(
+            let scene = crate::formats::tod::scene::tod_scene_after(
                 &before,
                 anim,
                 opts.tod.tmd.as_ref(),
@@ -559,8 +559,8 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
 }
 
 /// The scene options of a TOD or TMD export.
-fn psx_options(opts: &Options) -> crate::import::psx::PsxOptions {
-    use crate::import::psx;
+fn psx_options(opts: &Options) -> crate::formats::tmd::scene::PsxOptions {
+    use crate::formats::tmd::scene as psx;
     let d = psx::PsxOptions::default();
     psx::PsxOptions {
         axes: match opts.geometry.axes.unwrap_or_default() {

@@ -78,10 +78,26 @@ fn from_p3d(p3d: &P3d, target: Format, opts: &Options) -> Result<Conversion> {
             Axes::Raw => scene::SceneAxes::Raw,
         };
         let s = scene::to_scene(p3d, lod, axes, duration)?;
+        let lod_name = format!("LOD {lod} ");
+        let bad_uvs = crate::formats::p3d::validate(p3d)
+            .iter()
+            .filter(|i| i.code == "uv-not-finite" && i.message.starts_with(&lod_name))
+            .count();
+        let notes = if bad_uvs > 0 {
+            vec![Note {
+                code: "uv-not-finite",
+                message: format!(
+                    "{bad_uvs} faces of LOD {lod} have texture coordinates that are not finite; \
+                     written as 0"
+                ),
+            }]
+        } else {
+            vec![]
+        };
         return Ok(done_notes(
             crate::export::gltf::write(&s, target)?,
             target,
-            vec![],
+            notes,
         ));
     }
     // Frames go straight from the model to the output bytes, one at a time.

@@ -1,6 +1,6 @@
-//! Importers into the neutral [`crate::scene::Scene`]: what the glTF exporter writes from.
+//! Interchange formats read into the neutral [`crate::scene::Scene`], mirroring [`crate::export`].
 //!
-//! - [`psx`]: PlayStation TMD models (with TIM textures) and TOD animations played by the
-//!   PsyQ TOD player.
-
-pub mod psx;
+//! Each console format's own bridge into the scene sits in its folder
+//! (`formats/tmd/scene.rs`, `formats/tod/scene.rs`, `formats/hmd/scene.rs`,
+//! `formats/p3d/scene.rs`); this module holds what comes from outside: [`gltf`].
+pub mod gltf;

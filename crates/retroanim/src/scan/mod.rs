@@ -85,6 +85,7 @@ impl Default for ScanOptions {
                 max_items: 1 << 20,
                 max_bytes: 64 << 20,
                 max_steps: 1 << 20,
+                ..Limits::default()
             },
             progress: Arc::new(|_| {}),
         }

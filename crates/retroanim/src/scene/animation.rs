@@ -109,3 +109,66 @@ impl Track {
         }
     }
 }
+
+/// The time of a key `numerator / denominator` seconds in, as the largest `f32` not after it:
+/// a client that samples at exactly that time (e.g. `frame / fps` computed in f64, or three.js
+/// `AnimationMixer.setTime(frame / 60)`) finds the key at or before it, so a STEP key shows its
+/// own frame and a LINEAR key its exact value, never the previous frame's. Round-to-nearest
+/// would put about half the keys a fraction of an ULP after their frame.
+///
+/// The check `t · denominator ≤ numerator` is exact in f64 for denominators that fit an f32
+/// (24-bit mantissa) and numerators below 2^29, which covers every frame count and rate
+/// retroanim writes; larger ones fall back to the f64 quotient.
+pub fn key_time(numerator: u64, denominator: f64) -> f32 {
+    if !(denominator.is_finite() && denominator > 0.0) {
+        return 0.0;
+    }
+    let exact = numerator as f64 / denominator;
+    let mut t = exact as f32;
+    let after = |t: f32| {
+        if numerator < 1 << 29 {
+            t as f64 * denominator > numerator as f64
+        } else {
+            t as f64 > exact
+        }
+    };
+    while t > 0.0 && after(t) {
+        // The next f32 towards zero (t > 0; `f32::next_down` is newer than the MSRV).
+        t = f32::from_bits(t.to_bits() - 1);
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key_time;
+
+    #[test]
+    fn key_times_never_come_after_their_frame() {
+        let mut rounded_after = 0;
+        for f in 0..100_000u64 {
+            for (num, den) in [
+                (f, 60.0),
+                (f * 3, 60.0),
+                (f, 30.0),
+                (f, 25.0),
+                (f * 7, 60.0),
+            ] {
+                let t = key_time(num, den);
+                assert!(t as f64 * den <= num as f64, "{num}/{den}: {t}");
+                // And it is the nearest such f32: the next one up is after.
+                let up = f32::from_bits(t.to_bits() + 1);
+                assert!(up as f64 * den > num as f64, "{num}/{den}: {t}");
+                if (num as f64 / den) as f32 != t {
+                    rounded_after += 1;
+                }
+            }
+        }
+        assert!(
+            rounded_after > 1000,
+            "round-to-nearest would have been late"
+        );
+        assert_eq!(key_time(0, 60.0), 0.0);
+        assert_eq!(key_time(60, 60.0), 1.0);
+    }
+}

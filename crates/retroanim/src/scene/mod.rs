@@ -30,8 +30,9 @@ mod animation;
 mod check;
 mod mesh;
 mod point_cache;
+pub(crate) mod world_exact;
 
-pub use animation::{Animation, Channel, Interpolation, Track};
+pub use animation::{key_time, Animation, Channel, Interpolation, Track};
 pub use check::SceneError;
 pub use mesh::{
     AlphaMode, Material, Mesh, MorphTarget, MorphTargetKind, Primitive, PrimitiveMode, Texture,

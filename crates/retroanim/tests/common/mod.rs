@@ -3,6 +3,7 @@
 
 pub mod disc;
 pub mod gltf_read;
+pub mod hmd_anim;
 pub mod hmd_asm;
 pub mod samples;
 

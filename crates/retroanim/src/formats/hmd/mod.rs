@@ -110,8 +110,8 @@ use std::collections::BTreeMap;
 
 pub use cat3_anim::{key_frame_at, Layout, Method, CONTROL_END, CONTROL_WORK};
 pub use play::{
-    apply, rot_matrix_order, CoordinatePose, DeviceState, Frame, MimeState, PlayOptions, Player,
-    SequenceState, VertexMimeTargets,
+    apply, rot_matrix_order, sequence_count, stream_ids, CoordinatePose, DeviceState, Frame,
+    MimeState, PlayOptions, Player, SequenceState, VertexMimeTargets,
 };
 pub use read::{read, read_with};
 pub use scene::{image_tims, Axes, SceneOptions};

@@ -2,13 +2,12 @@
 //! cameras and lights, and every sequence as its own animation, sampled from the [`Player`].
 //!
 //! # Axes and units
-//! The same convention as the TOD/TMD import (`import::psx` on the TMD branch): the console's
+//! The same convention as the TMD and TOD bridges ([`crate::formats::tmd::scene`]): the console's
 //! +Y-down, +Z-into-the-screen axes are turned 180° about X, `(x, y, z) → (x, −y, −z)`, which
 //! is glTF's +Y up and +Z towards the viewer ([`Axes::YUp`], a rotation, nothing mirrored);
 //! [`Axes::Raw`] keeps the console's axes. Lengths are multiplied by
-//! [`SceneOptions::scale`], by default 1/4096 (4096 units = 1 m). When the TMD branch's
-//! `import::psx` lands, this conversion should call its `Conv` instead of the private copy
-//! below (same formulas).
+//! [`SceneOptions::scale`], by default 1/4096 (4096 units = 1 m), through the TMD bridge's
+//! `Conv`.
 //!
 //! # Meshes
 //! Block k (1..N−2) draws in coordinate k−1: its category 0 polygons become one mesh on that
@@ -31,8 +30,12 @@
 //! Every sequence index k (0 = each pointer's START IDX, k = extra sequence k) becomes one
 //! animation `sequence k`: the player runs from the start until every pointer has reached END,
 //! until the whole play state repeats (a loop, exported once, `extras.loop = true`), or for
-//! [`SceneOptions::max_frames`]. Each frame is a LINEAR key at `frame / fps` seconds on every
-//! coordinate that moves (translation, rotation, scale from its local matrix).
+//! [`SceneOptions::max_frames`]. Each frame is a LINEAR key on every coordinate that moves.
+//! The keys are world-exact: each node's local TRS is computed from the console's world matrix
+//! (`GsGetLw`, as [`Player::frame`] reports it) and its parent's world as a client composes it
+//! from the values written (`crate::scene::world_exact`), so a client's world matrix equals
+//! the console's at every key however deep the hierarchy; the rest pose likewise. Key times are
+//! [`key_time`]`(frame, fps)`: the largest f32 not after `frame / fps`.
 //!
 //! # Cameras and lights
 //! Device primitives at frame 0: a camera looks from its position at its target (perspective,
@@ -50,9 +53,9 @@ use super::play::{Frame, PlayOptions, Player};
 use super::shared::{contiguous_vectors, file_vectors};
 use super::types::{Hmd, SectionData, TypeData};
 use super::{DeviceItem, DeviceKind, Packet, PolygonItem};
-use crate::formats::gte::Mat;
 use crate::formats::tim::Tim;
 use crate::limits::Limits;
+use crate::scene::key_time;
 use crate::scene::{
     Animation, Camera, Channel, Interpolation, Light, LightKind, Material, Mesh, MorphTarget,
     MorphTargetKind, Node, Primitive, Projection, Scene, Track, Transform,
@@ -60,8 +63,9 @@ use crate::scene::{
 pub use texture::image_tims;
 use texture::{TexKey, Texturing};
 
-pub use crate::import::psx::Axes;
-use crate::import::psx::{quat, srgb_to_linear, Conv};
+pub use crate::formats::tmd::scene::Axes;
+use crate::formats::tmd::scene::{quat, srgb_to_linear, Conv};
+use crate::scene::world_exact::{exact_locals, Affine};
 
 /// How to build the scene.
 #[derive(Debug, Clone)]
@@ -76,6 +80,11 @@ pub struct SceneOptions {
     pub sequence: Option<usize>,
     /// Stream ID to start with instead of the sequences' START SID.
     pub stream_id: Option<u8>,
+    /// SPEED (sign + 3.4 fixed point, 0x10 = 1×) instead of the file's, as
+    /// [`PlayOptions::speed`]; by default the file's, 0x10 where the file stores 0.
+    pub speed: Option<i8>,
+    /// INTR IDX to play with instead of 0xFFFF, as [`PlayOptions::intr_idx`].
+    pub intr_idx: Option<u16>,
     /// Longest animation exported, in frames.
     pub max_frames: u32,
     /// Bounds for the player.
@@ -92,6 +101,8 @@ impl Default for SceneOptions {
             fps: 60.0,
             sequence: None,
             stream_id: None,
+            speed: None,
+            intr_idx: None,
             max_frames: 3600,
             limits: Limits::default(),
             tims: Vec::new(),
@@ -334,16 +345,20 @@ struct Take {
     looped: bool,
 }
 
+/// The player options a scene's sequence `sequence` plays with.
+fn play_options(options: &SceneOptions, sequence: Option<usize>) -> PlayOptions {
+    PlayOptions {
+        sequence,
+        stream_id: options.stream_id,
+        speed: options.speed,
+        intr_idx: options.intr_idx,
+        aframe: None,
+        limits: options.limits,
+    }
+}
+
 fn take(hmd: &Hmd, options: &SceneOptions, sequence: usize) -> crate::Result<Take> {
-    let mut player = Player::new(
-        hmd,
-        &PlayOptions {
-            sequence: Some(sequence),
-            stream_id: options.stream_id,
-            speed: None,
-            limits: options.limits,
-        },
-    );
+    let mut player = Player::new(hmd, &play_options(options, Some(sequence)));
     let mut seen = std::collections::HashSet::new();
     let mut frames = Vec::new();
     let mut looped = false;
@@ -383,7 +398,11 @@ fn mime_weights(frame: &Frame, mimes: &[(u32, usize)]) -> Vec<f32> {
 
 impl Hmd {
     /// The scene: coordinates, meshes, cameras, lights and one animation per sequence index.
+    ///
+    /// A sequence index or stream ID the file does not have is an [`crate::Error::Parameter`]
+    /// listing what exists.
     pub fn to_scene(&self, options: &SceneOptions) -> crate::Result<Scene> {
+        play_options(options, options.sequence).check(self)?;
         let conv = Conv::with(options.axes, options.scale);
         let mut scene = Scene {
             name: Some("HMD".into()),
@@ -397,8 +416,16 @@ impl Hmd {
         let rest = rest_player.frame();
         let mime_targets = rest_player.vertex_mime_deltas();
         let mut morphed: Vec<(usize, Vec<(u32, usize)>)> = Vec::new();
-        for c in &rest.coordinates {
-            let (t, r, s) = conv.mat(&c.local);
+        // World-exact locals (module docs, "Animation").
+        let parents: Vec<Option<usize>> = rest.coordinates.iter().map(|c| c.parent).collect();
+        let worlds = |f: &Frame| -> Vec<Affine> {
+            f.coordinates
+                .iter()
+                .map(|c| conv.affine(&c.world))
+                .collect()
+        };
+        let rest_trs = exact_locals(&parents, &[worlds(&rest)]).remove(0);
+        for (c, &(t, r, s)) in rest.coordinates.iter().zip(&rest_trs) {
             scene.nodes.push(Node {
                 name: format!("coord {}", c.index),
                 parent: c.parent,
@@ -475,12 +502,7 @@ impl Hmd {
         ground::add(self, &mut scene, &conv, rest.coordinates.len(), &mut tex)?;
         self.add_devices(&mut scene, &rest, &conv);
         // Animations.
-        let most = self
-            .animations()
-            .iter()
-            .flat_map(|a| a.sequences.iter().map(|s| s.extra.len() + 1))
-            .max()
-            .unwrap_or(0);
+        let most = super::play::sequence_count(self);
         let fps = if options.fps > 0.0 { options.fps } else { 60.0 };
         for k in 0..most {
             if options.sequence.is_some_and(|s| s != k) {
@@ -490,18 +512,17 @@ impl Hmd {
             if take.frames.is_empty() {
                 continue;
             }
-            let times: Vec<f32> = (0..take.frames.len()).map(|f| f as f32 / fps).collect();
+            let times: Vec<f32> = (0..take.frames.len() as u64)
+                .map(|f| key_time(f, fps as f64))
+                .collect();
             let mut channels = Vec::new();
+            let all: Vec<Vec<Affine>> = take.frames.iter().map(worlds).collect();
+            let locals = exact_locals(&parents, &all);
             for c in 0..rest.coordinates.len() {
-                let mats: Vec<&Mat> = take
-                    .frames
-                    .iter()
-                    .map(|f| &f.coordinates[c].local)
-                    .collect();
-                if mats.iter().all(|m| *m == mats[0]) && *mats[0] == rest.coordinates[c].local {
+                let trs: Vec<_> = locals.iter().map(|f| f[c]).collect();
+                if trs.iter().all(|x| *x == rest_trs[c]) {
                     continue;
                 }
-                let trs: Vec<_> = mats.iter().map(|m| conv.mat(m)).collect();
                 let mut rot: Vec<[f32; 4]> = trs.iter().map(|x| x.1).collect();
                 // Neighbouring keys in one hemisphere, so LINEAR takes the short way.
                 for i in 1..rot.len() {

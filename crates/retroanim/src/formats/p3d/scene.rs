@@ -328,7 +328,9 @@ pub fn to_scene(p3d: &P3d, lod: usize, axes: SceneAxes, duration: f32) -> Result
                 if normals_ok {
                     prim.normals.push(nrm(l.normals[v.normal as usize]));
                 }
-                prim.uvs.push(v.uv);
+                // Not-finite coordinates (validate's uv-not-finite warning) become 0.
+                prim.uvs
+                    .push(v.uv.map(|c| if c.is_finite() { c } else { 0.0 }));
                 points.push(v.point);
                 (prim.positions.len() - 1) as u32
             });

@@ -256,7 +256,9 @@ fn validate_lod(out: &mut Vec<Issue>, i: usize, lod: &Lod, start: u64) -> u64 {
             } else {
                 0
             };
-            out.push(Issue::error(
+            // A warning: real models carry them (the engine draws the face with some texel);
+            // exports write them as 0 and say so.
+            out.push(Issue::warning(
                 at + name + 4 + 16 * j as u64 + 8,
                 "uv-not-finite",
                 format!("LOD {i} face {k} vertex {j}: texture coordinates that are not finite"),

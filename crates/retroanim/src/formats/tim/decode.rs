@@ -89,6 +89,25 @@ impl Tim {
         }
         let width = self.pixel_width();
         let mut pixels = Vec::with_capacity(width * h * 4);
+        if matches!(depth, Depth::Clut4 | Depth::Clut8) {
+            let cw = self.clut.as_ref().map_or(0, |c| c.width as usize);
+            let rows = match &self.clut {
+                Some(c) if cw > 0 => c.data.len() / cw,
+                _ => 0,
+            };
+            if opts.clut_row >= rows.max(1) || (rows == 0 && opts.clut_row > 0) {
+                return Err(Error::Parameter {
+                    what: match rows {
+                        0 => format!("CLUT row {}: the TIM has no CLUT", opts.clut_row),
+                        n => format!(
+                            "CLUT row {}: the TIM has CLUT rows 0..={}",
+                            opts.clut_row,
+                            n - 1
+                        ),
+                    },
+                });
+            }
+        }
         let clut: &[u16] = match (&self.clut, depth) {
             (Some(c), Depth::Clut4 | Depth::Clut8) => {
                 let cw = c.width as usize;

@@ -38,6 +38,7 @@
 
 mod mesh;
 mod read;
+pub mod scene;
 mod types;
 mod validate;
 mod write;

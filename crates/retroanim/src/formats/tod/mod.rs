@@ -42,6 +42,7 @@
 
 pub mod play;
 mod read;
+pub mod scene;
 mod types;
 mod validate;
 mod write;

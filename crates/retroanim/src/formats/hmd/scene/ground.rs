@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use super::super::types::{Hmd, SectionData, TypeData, TERMINATE};
 use super::super::{GridEntry, GridItem, Packet, UvWord};
 use super::texture::{TexKey, Texturing};
-use crate::import::psx::{srgb_to_linear, Conv};
+use crate::formats::tmd::scene::{srgb_to_linear, Conv};
 use crate::scene::{Mesh, Node, Primitive, Scene};
 
 /// Adds a mesh per block with ground primitives, on that block's coordinate node.

@@ -21,7 +21,7 @@ use super::super::types::{Hmd, SectionData, TypeData, TERMINATE};
 use super::super::{Packet, PlayOptions, Player, PolygonItem};
 use super::texture::{TexKey, Texturing};
 use super::{items_by_offset, push_corner_surface};
-use crate::import::psx::Conv;
+use crate::formats::tmd::scene::Conv;
 use crate::scene::{Mesh, Node, Primitive, Scene, Skin, Transform};
 
 /// A column-major 4×4 matrix in f64.

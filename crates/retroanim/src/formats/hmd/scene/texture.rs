@@ -1,5 +1,5 @@
 //! Textures: the images of image primitives (category 2, notes §6; FF p.2-92..2-95) and the
-//! TIMs given with `--tim`, placed in VRAM as the TMD export places TIMs (`import::psx`): a
+//! TIMs given with `--tim`, placed in VRAM as the TMD export places TIMs (`formats::tmd::scene`): a
 //! textured packet's texture page (TSB) and CLUT position (CBA) pick the image, and its UVs
 //! are the page-relative texel coordinates turned into the image's 0..1.
 //!
@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use super::super::types::{Hmd, SectionData, TypeData};
 use super::super::Packet;
 use crate::formats::tim::{Block, Tim};
-use crate::import::psx::{material, texture_source, MaterialKey, PsxOptions, TexSource};
+use crate::formats::tmd::scene::{material, texture_source, MaterialKey, PsxOptions, TexSource};
 use crate::scene::{Mesh, MorphTarget, Primitive, Scene};
 use crate::Result;
 
