@@ -30,6 +30,7 @@ from . import _native
 from ._native import (
     FORMATS,
     ConversionError,
+    Find,
     Finding,
     LimitError,
     MalformedError,
@@ -45,6 +46,7 @@ __all__ = [
     "FORMATS",
     "Conversion",
     "ConversionError",
+    "Find",
     "Finding",
     "LimitError",
     "MalformedError",
@@ -58,6 +60,8 @@ __all__ = [
     "convert",
     "play",
     "read",
+    "scan",
+    "ScanReport",
     "targets",
 ]
 
@@ -308,3 +312,35 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
         _write_atomically(out_path, data, path)
         result = Conversion(data=data, format=fmt, notes=result.notes, path=out_path)
     return result
+
+
+@dataclass(frozen=True)
+class ScanReport:
+    """What :func:`scan` found: ``finds`` (a list of :class:`Find`, each with ``path``,
+    ``container``, ``offset``, ``image_offset``, ``format``, ``size``, ``status``, and
+    ``record()``, ``data()``, ``read()``) and ``summary``, the dict of ``retroanim scan --json``'s
+    last line (``finds``, ``formats``, ``bytes_scanned``, ``candidates``, ``rejected``,
+    ``skipped``, ``errors``...)."""
+
+    finds: List[Find]
+    summary: dict
+
+
+def scan(paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]], *,
+         formats: Optional[Iterable[str]] = None, align: int = 4,
+         min_size: int = 0) -> ScanReport:
+    """Finds every TOD, HMD, TMD, TIM and P3D inside files, folders (recursively), disc images
+    (ISO 9660, raw 2352-byte ``.bin``, ``.cue``), PBO archives and blobs, as ``retroanim scan``
+    does. ``formats`` narrows the search (``["tod", "tmd"]``), ``align`` is the offset step in
+    blobs (4 by default, 1 for byte-packed archives), finds smaller than ``min_size`` bytes are
+    dropped. Containers that cannot be walked do not raise: they are in ``summary["errors"]``
+    with their byte offset, and the rest of the scan goes on. The scan runs without holding the
+    GIL.
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    names = [os.fspath(p) for p in paths]
+    finds, summary = _native.scan(
+        names, formats=None if formats is None else list(formats), align=align,
+        min_size=min_size)
+    return ScanReport(finds=list(finds), summary=summary)

@@ -553,6 +553,132 @@ fn convert_model<'py>(
 }
 
 /// The compiled half of the `retroanim` package.
+/// One asset the scanner found (see `retroanim scan --json`).
+#[pyclass(name = "Find", module = "retroanim", frozen)]
+struct PyFind {
+    inner: retroanim::scan::Find,
+}
+
+#[pymethods]
+impl PyFind {
+    /// The input path it was found under.
+    #[getter]
+    fn path(&self) -> &str {
+        &self.inner.path
+    }
+
+    /// The file holding it: the input, or `input:/PATH/IN/IMAGE`.
+    #[getter]
+    fn container(&self) -> &str {
+        &self.inner.container
+    }
+
+    /// Byte offset in its container.
+    #[getter]
+    fn offset(&self) -> u64 {
+        self.inner.offset
+    }
+
+    /// Byte offset in the disc image file, or `None` outside disc images.
+    #[getter]
+    fn image_offset(&self) -> Option<u64> {
+        self.inner.image_offset
+    }
+
+    /// Format name.
+    #[getter]
+    fn format(&self) -> &'static str {
+        self.inner.format.name()
+    }
+
+    /// Size in bytes, from its own structure.
+    #[getter]
+    fn size(&self) -> u64 {
+        self.inner.size
+    }
+
+    /// `"clean"` or `"warnings"`.
+    #[getter]
+    fn status(&self) -> PyResult<String> {
+        match serde_json::to_value(self.inner.status) {
+            Ok(serde_json::Value::String(s)) => Ok(s),
+            _ => Err(RetroanimError::new_err("cannot name the status")),
+        }
+    }
+
+    /// The whole record as `retroanim scan --json` prints it (a dict: `summary`,
+    /// `tmd_candidates`, `contains`, ...).
+    fn record(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        json_of(py, &self.inner)
+    }
+
+    /// The find's bytes, read again from its container (identical to `--extract`).
+    fn data<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = self.inner.bytes().map_err(to_py)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// The find read into its format's model.
+    fn read(&self) -> PyResult<PyModel> {
+        let bytes = self.inner.bytes().map_err(to_py)?;
+        let inner = retroanim::read_as(&bytes, Some(self.inner.format), &Limits::default())
+            .map_err(to_py)?;
+        Ok(PyModel {
+            inner,
+            size: bytes.len(),
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<retroanim.Find {} {} bytes at {}@{}>",
+            self.inner.format, self.inner.size, self.inner.container, self.inner.offset
+        )
+    }
+}
+
+/// Scans files, folders and containers; returns the finds and the summary dict.
+#[pyfunction]
+#[pyo3(signature = (paths, formats=None, align=4, min_size=0))]
+fn scan(
+    py: Python<'_>,
+    paths: Vec<std::path::PathBuf>,
+    formats: Option<Vec<String>>,
+    align: u64,
+    min_size: u64,
+) -> PyResult<(Vec<PyFind>, Py<PyAny>)> {
+    use retroanim::scan::{ScanOptions, SCANNABLE};
+    let mut opts = ScanOptions::default();
+    if let Some(names) = formats {
+        opts.formats.clear();
+        for name in names {
+            match Format::from_name(&name) {
+                Some(f) if SCANNABLE.contains(&f) => opts.formats.push(f),
+                _ => {
+                    let known: Vec<&str> = SCANNABLE.iter().map(|f| f.name()).collect();
+                    return Err(option_error(
+                        "formats",
+                        &format!("{name:?}: the scanner finds {}", known.join(", ")),
+                    ));
+                }
+            }
+        }
+    }
+    if align == 0 {
+        return Err(option_error("align", "give 1 (every byte) or more"));
+    }
+    opts.align = align;
+    opts.min_size = min_size;
+    let report = py.detach(|| retroanim::scan::scan_paths(&paths, &opts));
+    let summary = json_of(py, &report.summary())?;
+    let finds = report
+        .finds
+        .into_iter()
+        .map(|inner| PyFind { inner })
+        .collect();
+    Ok((finds, summary))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -563,6 +689,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(play_tod, m)?)?;
     m.add_function(wrap_pyfunction!(play_hmd, m)?)?;
     m.add_function(wrap_pyfunction!(convert_model, m)?)?;
+    m.add_class::<PyFind>()?;
+    m.add_function(wrap_pyfunction!(scan, m)?)?;
     m.add(
         "FORMATS",
         Format::ALL.iter().map(|f| f.name()).collect::<Vec<_>>(),

@@ -151,27 +151,17 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
             outln!("{}: skipped ({}, {} bytes)", s.container, s.reason, s.size);
         }
     }
-    let st = &report.stats;
-    let bytes = st.bytes.load(std::sync::atomic::Ordering::Relaxed);
+    let mut summary = report.summary();
+    if let Some(map) = summary.as_object_mut() {
+        map.insert("converted".into(), json!(conv.done));
+        map.insert("not_converted".into(), json!(conv.not_offered));
+        map.insert("conversion_failures".into(), json!(conv.failed));
+    }
+    let bytes = report
+        .stats
+        .bytes
+        .load(std::sync::atomic::Ordering::Relaxed);
     let mb_s = bytes as f64 / 1e6 / report.seconds.max(1e-9);
-    let summary = json!({
-        "finds": report.finds.len(),
-        "formats": counts,
-        "bytes_scanned": bytes,
-        "seconds": report.seconds,
-        "mb_per_second": mb_s,
-        "candidates": st.candidates.load(std::sync::atomic::Ordering::Relaxed),
-        "rejected": st.rejected.load(std::sync::atomic::Ordering::Relaxed),
-        "skipped": report.skipped,
-        "errors": report.errors.iter().map(|e| json!({
-            "container": e.container,
-            "offset": e.error.offset(),
-            "error": e.error.to_string(),
-        })).collect::<Vec<_>>(),
-        "converted": conv.done,
-        "not_converted": conv.not_offered,
-        "conversion_failures": conv.failed,
-    });
     if json {
         outln!("{}", json!({ "summary": summary }));
     } else {

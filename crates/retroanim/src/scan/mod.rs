@@ -241,6 +241,35 @@ pub struct Report {
     pub seconds: f64,
 }
 
+impl Report {
+    /// The scan's totals as the CLI's last `--json` line holds them: `finds`, `formats` (count
+    /// per format name), `bytes_scanned`, `seconds`, `mb_per_second`, `candidates`, `rejected`,
+    /// `skipped` and `errors` (container, byte offset, message).
+    pub fn summary(&self) -> serde_json::Value {
+        use std::sync::atomic::Ordering::Relaxed;
+        let mut formats: std::collections::BTreeMap<&str, usize> = Default::default();
+        for f in &self.finds {
+            *formats.entry(f.format.name()).or_default() += 1;
+        }
+        let bytes = self.stats.bytes.load(Relaxed);
+        serde_json::json!({
+            "finds": self.finds.len(),
+            "formats": formats,
+            "bytes_scanned": bytes,
+            "seconds": self.seconds,
+            "mb_per_second": bytes as f64 / 1e6 / self.seconds.max(1e-9),
+            "candidates": self.stats.candidates.load(Relaxed),
+            "rejected": self.stats.rejected.load(Relaxed),
+            "skipped": self.skipped,
+            "errors": self.errors.iter().map(|e| serde_json::json!({
+                "container": e.container,
+                "offset": e.error.offset(),
+                "error": e.error.to_string(),
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
 #[derive(Default)]
 struct Sink {
     finds: Mutex<Vec<Find>>,
