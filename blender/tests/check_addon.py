@@ -5,11 +5,10 @@ its operators and checks objects, hierarchy, animation and poses at sampled fram
 Usage: python3 blender/tests/check_addon.py OUT_DIR TOD TMD HMD P3D
 (run by python/tests/test_blender.py). Prints one line per check; exits 1 on the first failure.
 
-Tolerances: PlayStation poses are compared in Blender metres at retroanim's default scale
-(1/4096 m per unit): positions and matrix entries within POSE_TOL. The console composes parent
-chains in 16-bit fixed point (each level truncates) and Blender in floating point, so deep
-chains drift by a few units; POSE_TOL is 2e-3 m = 8.2 PlayStation units (the largest drift
-seen over the files checked is printed). P3D LOD frames go through float32 both ways:
+Tolerances: PlayStation poses are compared at retroanim's default scale (1/4096 m per unit):
+positions within POSE_UNITS = 0.5 PlayStation units, rotations within POSE_DEGREES = 0.05° (the
+fidelity issue's bounds; the export writes world-exact locals, so Blender's composed world
+matrices match the console's however deep the chain). The largest differences are printed. P3D LOD frames go through float32 both ways:
 P3D_TOL = 1e-4 m.
 """
 
@@ -24,7 +23,8 @@ import bpy
 import retroanim
 
 HERE = Path(__file__).resolve().parent
-POSE_TOL = 2e-3
+POSE_UNITS = 0.5
+POSE_DEGREES = 0.05
 P3D_TOL = 1e-4
 SCALE = 1 / 4096
 
@@ -61,12 +61,28 @@ def to_blender(rotation, translation):
     return bm, t
 
 
+def rotation_degrees(a, b):
+    """The angle of the rotation taking 3×3 matrix `b` to `a` (columns normalised first, so a
+    scale does not count), in degrees."""
+    def unit_cols(m):
+        cols = []
+        for j in range(3):
+            n = math.sqrt(sum(m[i][j] ** 2 for i in range(3))) or 1.0
+            cols.append([m[i][j] / n for i in range(3)])
+        return cols
+    ca, cb = unit_cols(a), unit_cols(b)
+    # trace(Aᵀ·B) = Σ_j col_a[j]·col_b[j]
+    tr = sum(sum(ca[j][i] * cb[j][i] for i in range(3)) for j in range(3))
+    return math.degrees(math.acos(max(-1.0, min(1.0, (tr - 1) / 2))))
+
+
 def compare_poses(pb, name_of, frame_of, label):
-    """Every present node of `pb` at sampled frames against its Blender object; returns the
-    largest difference."""
+    """Every present node of `pb` at sampled frames against its Blender object: the position
+    difference in PlayStation units and the rotation difference in degrees, each within its
+    tolerance (POSE_UNITS, POSE_DEGREES); returns nothing, prints the largest of each."""
     scene = bpy.context.scene
     objs = scene.objects
-    worst, checked, where = 0.0, 0, None
+    worst_u, worst_deg, checked, where_u, where_deg = 0.0, 0.0, 0, None, None
     step = max(1, len(pb.frames) // 6)
     for fi in range(0, len(pb.frames), step):
         scene.frame_set(frame_of(int(pb.frames[fi])))
@@ -78,19 +94,23 @@ def compare_poses(pb, name_of, frame_of, label):
                 fail(f"{label}: no object {name!r}")
             mw = objs[name].matrix_world
             want_m, want_t = to_blender(pb.rotation[fi, ni].tolist(), pb.translation[fi, ni].tolist())
-            d = max(abs(mw[i][3] - want_t[i]) for i in range(3))
-            d = max([d] + [abs(mw[i][j] - want_m[i][j]) for i in range(3) for j in range(3)])
-            if d > worst:
-                worst, where = d, (int(pb.frames[fi]), name)
+            units = math.sqrt(sum((mw[i][3] - want_t[i]) ** 2 for i in range(3))) / SCALE
+            deg = rotation_degrees([[mw[i][j] for j in range(3)] for i in range(3)], want_m)
+            if units > worst_u:
+                worst_u, where_u = units, (int(pb.frames[fi]), name)
+            if deg > worst_deg:
+                worst_deg, where_deg = deg, (int(pb.frames[fi]), name)
             checked += 1
     if checked == 0:
         fail(f"{label}: no pose checked")
     sampled = range(0, len(pb.frames), step)
     if len({(pb.rotation[fi].tobytes(), pb.translation[fi].tobytes()) for fi in sampled}) < 2:
         fail(f"{label}: the sampled frames all hold one pose; nothing animated was checked")
-    if worst > POSE_TOL:
-        fail(f"{label}: poses differ from retroanim.play by up to {worst:.6f} m (> {POSE_TOL}) at frame, node {where}")
-    print(f"check_addon: {label}: {checked} node poses within {worst:.2e} m of retroanim.play")
+    if worst_u > POSE_UNITS:
+        fail(f"{label}: positions differ from retroanim.play by up to {worst_u:.3f} units (> {POSE_UNITS}) at frame, node {where_u}")
+    if worst_deg > POSE_DEGREES:
+        fail(f"{label}: rotations differ from retroanim.play by up to {worst_deg:.4f}° (> {POSE_DEGREES}°) at frame, node {where_deg}")
+    print(f"check_addon: {label}: {checked} node poses within {worst_u:.3f} units and {worst_deg:.4f}° of retroanim.play")
 
 
 def check_tod(addon, tod, tmd):
