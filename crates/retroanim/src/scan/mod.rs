@@ -168,8 +168,9 @@ pub struct Find {
     pub format: Format,
     /// Size in bytes, from its own structure.
     pub size: u64,
-    /// Summary as `retroanim info --json` gives it.
-    pub summary: serde_json::Value,
+    /// Summary as `retroanim info --json` gives it, kept as JSON text: a parsed value costs
+    /// ten times its text in memory, and a disc holds thousands of finds.
+    pub summary: Box<serde_json::value::RawValue>,
     /// Validation state.
     pub status: Status,
     /// Number of validation warnings.
@@ -580,7 +581,7 @@ fn make_find(f: blob::Found, src: &Arc<dyn Source>, container: &str, path: &str)
         image_offset: src.image_offset(f.offset),
         format: f.model.format(),
         size: f.size,
-        summary: f.model.summary(),
+        summary: compact_summary(&f.model),
         status: if f.warnings == 0 {
             Status::Clean
         } else {
@@ -592,6 +593,13 @@ fn make_find(f: blob::Found, src: &Arc<dyn Source>, container: &str, path: &str)
         source: Some(src.clone()),
         link,
     }
+}
+
+fn compact_summary(model: &Model) -> Box<serde_json::value::RawValue> {
+    serde_json::value::to_raw_value(&model.summary()).unwrap_or_else(|_| {
+        serde_json::value::RawValue::from_string("null".into())
+            .unwrap_or_else(|_| unreachable!("null is JSON"))
+    })
 }
 
 /// Puts each find that lies inside a larger (or earlier, same-sized) one into its `contains`.
