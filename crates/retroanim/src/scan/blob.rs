@@ -48,10 +48,15 @@ pub struct Found {
     pub offset: u64,
     /// Size in bytes.
     pub size: u64,
-    /// The asset read on its own.
-    pub model: Model,
+    /// Its format.
+    pub format: Format,
+    /// Its summary as `info --json` gives it, as JSON text (the model itself is dropped as soon
+    /// as it is checked, so a blob's finds cost little memory however many there are).
+    pub summary: Box<serde_json::value::RawValue>,
     /// Validation warnings (errors are never accepted).
     pub warnings: usize,
+    /// What TOD ↔ TMD matching needs of the model.
+    pub(crate) link: super::Link,
 }
 
 /// Counters of one scan.
@@ -249,8 +254,10 @@ pub(crate) fn verify(
     Some(Found {
         offset,
         size,
+        format: model.format(),
+        summary: super::compact_summary(&model),
         warnings: issues.len(),
-        model,
+        link: super::link_of(&model),
     })
 }
 

@@ -189,7 +189,7 @@ pub struct Find {
 }
 
 #[derive(Debug, Clone, Default)]
-enum Link {
+pub(crate) enum Link {
     #[default]
     None,
     Tod(Vec<u32>),
@@ -569,19 +569,14 @@ fn scan_blob(src: Arc<dyn Source>, name: &str, cx: &Ctx<'_>) {
 }
 
 fn make_find(f: blob::Found, src: &Arc<dyn Source>, container: &str, path: &str) -> Find {
-    let link = match &f.model {
-        Model::Tod(t) => Link::Tod(tmd_ids(t)),
-        Model::Tmd(t) => Link::Tmd(t.objects.len()),
-        _ => Link::None,
-    };
     Find {
         path: path.to_string(),
         container: container.to_string(),
         offset: f.offset,
         image_offset: src.image_offset(f.offset),
-        format: f.model.format(),
+        format: f.format,
         size: f.size,
-        summary: compact_summary(&f.model),
+        summary: f.summary,
         status: if f.warnings == 0 {
             Status::Clean
         } else {
@@ -591,11 +586,20 @@ fn make_find(f: blob::Found, src: &Arc<dyn Source>, container: &str, path: &str)
         tmd_candidates: None,
         contains: Vec::new(),
         source: Some(src.clone()),
-        link,
+        link: f.link,
     }
 }
 
-fn compact_summary(model: &Model) -> Box<serde_json::value::RawValue> {
+/// What TOD ↔ TMD matching needs of a model.
+pub(crate) fn link_of(model: &Model) -> Link {
+    match model {
+        Model::Tod(t) => Link::Tod(tmd_ids(t)),
+        Model::Tmd(t) => Link::Tmd(t.objects.len()),
+        _ => Link::None,
+    }
+}
+
+pub(crate) fn compact_summary(model: &Model) -> Box<serde_json::value::RawValue> {
     serde_json::value::to_raw_value(&model.summary()).unwrap_or_else(|_| {
         serde_json::value::RawValue::from_string("null".into())
             .unwrap_or_else(|_| unreachable!("null is JSON"))
@@ -605,10 +609,10 @@ fn compact_summary(model: &Model) -> Box<serde_json::value::RawValue> {
 /// Puts each find that lies inside a larger (or earlier, same-sized) one into its `contains`.
 fn nest(mut found: Vec<blob::Found>, make: impl Fn(blob::Found) -> Find) -> Vec<Find> {
     found.sort_by(|a, b| {
-        (a.offset, std::cmp::Reverse(a.size), a.model.format()).cmp(&(
+        (a.offset, std::cmp::Reverse(a.size), a.format).cmp(&(
             b.offset,
             std::cmp::Reverse(b.size),
-            b.model.format(),
+            b.format,
         ))
     });
     let mut out: Vec<Find> = Vec::new();
@@ -616,7 +620,7 @@ fn nest(mut found: Vec<blob::Found>, make: impl Fn(blob::Found) -> Find) -> Vec<
         if let Some(parent) = out.last_mut() {
             if f.offset + f.size <= parent.offset + parent.size {
                 parent.contains.push(Nested {
-                    format: f.model.format(),
+                    format: f.format,
                     offset: f.offset,
                     size: f.size,
                 });
