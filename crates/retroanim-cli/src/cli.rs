@@ -26,7 +26,7 @@ pub struct Global {
     #[arg(long, short, global = true)]
     pub verbose: bool,
     /// Read every input as this format instead of detecting it from the content (for a damaged
-    /// file whose magic number is gone): tod, hmd, tmd, tim, p3d, mdd, pc2, json.
+    /// file whose magic number is gone): tod, hmd, tmd, tim, p3d, mdd, pc2, json, lab (HMD source text).
     #[arg(long, global = true, value_name = "FMT")]
     pub from: Option<String>,
     /// Walk folders given as inputs, and their subfolders (files of no known format found in
@@ -194,9 +194,11 @@ pub struct InfoArgs {
 /// `retroanim dump`.
 #[derive(Debug, Args)]
 pub struct DumpArgs {
-    /// The file to dump.
-    pub file: PathBuf,
-    /// Print the model as JSON (`retroanim convert dump.json out.tod` rebuilds the file).
+    /// The files (or, with --recursive, folders) to dump; `-` reads standard input.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Print the model as JSON (`retroanim convert dump.json out.tod` rebuilds the file); several
+    /// files: one line `{"path", "model"}` each (JSON Lines).
     #[arg(long)]
     pub json: bool,
 }
@@ -232,7 +234,7 @@ pub struct ConvertArgs {
     /// (needs --to).
     #[arg(long, value_name = "DIR", requires = "to")]
     pub out_dir: Option<PathBuf>,
-    /// Output format (default: from OUT's extension): tod, hmd, tmd, tim, p3d, mdd, pc2, gltf, glb, json, png (from a TIM).
+    /// Output format (default: from OUT's extension): tod, hmd, tmd, tim, p3d, mdd, pc2, gltf, glb, json, png (from a TIM), lab (from an HMD), tim (from a PNG).
     #[arg(long, value_name = "FMT")]
     pub to: Option<String>,
     /// Frames per second for point caches: PC2 counts time in frames, MDD in seconds.
