@@ -453,7 +453,7 @@ fn play_hmd(
         speed,
         ..hmd::PlayOptions::default()
     };
-    let mut player = hmd::Player::new(h, &options);
+    let mut player = hmd::Player::start(h, &options).map_err(to_py)?;
     let until = last.unwrap_or(599);
     let mut frames = Vec::new();
     for n in 0..=until {

@@ -178,10 +178,16 @@ def test_hmd_play_equals_cli_json(cli):
         assert pb.raw == out["frames"], name
         _check_playback(pb, out["frames"], "coordinates", "index", name)
     name, path, _, model = next(g for g in good if g[0].endswith("ANIM/INTERP/INTERP.HMD"))
-    out = cli.json("play", "--json", path, "--frames", "10..20", "--sequence", "1",
+    out = cli.json("play", "--json", path, "--frames", "10..20", "--sequence", "0",
                    "--stream-id", "0", "--speed", "2")
-    pb = retroanim.play(model, frames=(10, 20), sequence=1, stream_id=0, speed=2.0)
+    pb = retroanim.play(model, frames=(10, 20), sequence=0, stream_id=0, speed=2.0)
     _check_playback(pb, out["frames"], "coordinates", "index", name)
+    # A sequence the file does not have is refused by both, naming what exists.
+    p = cli.run("play", "--json", path, "--sequence", "1", check=False)
+    assert p.returncode == 2 and b"sequences 0..=0" in p.stderr, p.stderr
+    with pytest.raises(retroanim.RetroanimError) as e:
+        retroanim.play(model, sequence=1)
+    assert "sequences 0..=0" in str(e.value)
 
 
 def _has_frames(model):
