@@ -1,5 +1,5 @@
 //! HMD player: any bytes that read as an HMD play 64 frames (with and without an overridden
-//! stream ID and a reverse speed) without a panic; an update may only fail on its step limit.
+//! stream ID, a reverse speed, the file's own INTR IDX and a finite AFRAME) without a panic; an update may only fail on its step limit.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -9,11 +9,15 @@ fuzz_target!(|data: &[u8]| {
     let Ok(hmd) = retroanim::formats::hmd::read(data) else {
         return;
     };
-    for (sid, speed) in [(None, None), (Some(2), Some(-24))] {
+    // Sony's defaults, then an overridden stream ID, reverse speed and the file's own INTR IDX
+    // and a finite AFRAME (INTR IDX 0 writes interpolated values back into key frame 0).
+    for (sid, speed, intr_idx) in [(None, None, None), (Some(2), Some(-24), Some(0))] {
         let options = PlayOptions {
             stream_id: sid,
             speed,
             sequence: Some(1),
+            intr_idx,
+            aframe: intr_idx.map(|_| 40),
             limits: retroanim::Limits {
                 max_steps: 1 << 12,
                 ..retroanim::Limits::default()
