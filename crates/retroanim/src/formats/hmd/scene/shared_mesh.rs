@@ -17,10 +17,10 @@
 use std::collections::BTreeMap;
 
 use super::super::shared::{calculated_vectors, contiguous_vectors, file_vectors};
-use super::super::types::{Hmd, SectionData, TypeData, TERMINATE};
+use super::super::types::{Hmd, TypeData, TERMINATE};
 use super::super::{Packet, PlayOptions, Player, PolygonItem};
 use super::texture::{TexKey, Texturing};
-use super::{items_by_offset, push_corner_surface};
+use super::{polygon_item, push_corner_surface};
 use crate::formats::tmd::scene::Conv;
 use crate::scene::{Mesh, Node, Primitive, Scene, Skin, Transform};
 
@@ -191,12 +191,8 @@ pub(super) fn add(
                 let TypeData::PolygonIndex { index, .. } = t.data else {
                     continue;
                 };
-                let Some(SectionData::Polygons(items)) =
-                    ptr(0).and_then(|s| hmd.section_at(s)).map(|s| &s.data)
-                else {
-                    continue;
-                };
-                let Some(PolygonItem::Packets(run)) = items_by_offset(items).get(&index).copied()
+                let Some(PolygonItem::Packets(run)) =
+                    ptr(0).and_then(|s| polygon_item(hmd, s, index))
                 else {
                     continue;
                 };

@@ -61,12 +61,23 @@ fn window_of(word: u32) -> ([f64; 2], [f64; 2]) {
 /// The images a file's textured packets may use, and the materials made so far.
 pub(super) struct Texturing {
     opts: PsxOptions,
+    /// Image entries of the file's image primitives left out (data past their section).
+    pub images_left_out: usize,
+    /// Textured packets no image covers (drawn untextured), counted as [`Texturing::source`]
+    /// looks them up.
+    pub untextured: std::cell::Cell<usize>,
     materials: BTreeMap<MaterialKey, usize>,
     textures: BTreeMap<(usize, usize, bool), usize>,
 }
 
 /// The TIMs the image primitives linked into `hmd`'s blocks upload, in block order.
 pub fn image_tims(hmd: &Hmd) -> Vec<Tim> {
+    placed_images(hmd).0
+}
+
+/// [`image_tims`] and the number of image entries left out (image or CLUT data past the end of
+/// its section).
+fn placed_images(hmd: &Hmd) -> (Vec<Tim>, usize) {
     let headers = hmd.headers();
     let prims: BTreeMap<u32, &super::super::Primitive> = hmd.primitives().collect();
     // The primitives the blocks link (the console uploads images while scanning them).
@@ -81,6 +92,7 @@ pub fn image_tims(hmd: &Hmd) -> Vec<Tim> {
         }
     }
     let mut out = Vec::new();
+    let mut left_out = 0;
     for p in linked {
         let Some(h) = headers.get(&p.header) else {
             continue;
@@ -115,12 +127,16 @@ pub fn image_tims(hmd: &Hmd) -> Vec<Tim> {
                     })
                 };
                 let Some(image) = vram(0).and_then(|d| block(&e.image, d)) else {
+                    left_out += 1;
                     continue;
                 };
                 let clut = match &e.clut {
                     Some(c) => match vram(1).and_then(|d| block(c, d)) {
                         Some(b) => Some(b),
-                        None => continue,
+                        None => {
+                            left_out += 1;
+                            continue;
+                        }
                     },
                     None => None,
                 };
@@ -141,15 +157,17 @@ pub fn image_tims(hmd: &Hmd) -> Vec<Tim> {
             }
         }
     }
-    out
+    (out, left_out)
 }
 
 impl Texturing {
     /// The file's images, then `extra` (the `--tim` files).
     pub fn new(hmd: &Hmd, extra: &[Tim]) -> Texturing {
-        let mut tims = image_tims(hmd);
+        let (mut tims, images_left_out) = placed_images(hmd);
         tims.extend_from_slice(extra);
         Texturing {
+            images_left_out,
+            untextured: std::cell::Cell::new(0),
             opts: PsxOptions {
                 tims,
                 ..PsxOptions::default()
@@ -177,12 +195,16 @@ impl Texturing {
                 u >= 0.0 && v >= 0.0 && u < tim.pixel_width() as f64 && v < tim.image.height as f64
             })
         };
-        let src = (0..tims.len())
+        let found = (0..tims.len())
             .find_map(|i| {
                 let s = texture_source(&tims[i..=i], p.tsb, p.cba)?;
                 holds(&s, &tims[i]).then_some(TexSource { tim: i, ..s })
             })
-            .or_else(|| texture_source(tims, p.tsb, p.cba))?;
+            .or_else(|| texture_source(tims, p.tsb, p.cba));
+        let Some(src) = found else {
+            self.untextured.set(self.untextured.get() + 1);
+            return None;
+        };
         let window = window.map(|(o, w)| {
             let tim = &tims[src.tim];
             let exact = o[0] + src.offset.0 == 0.0
