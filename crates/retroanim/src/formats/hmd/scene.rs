@@ -62,7 +62,7 @@ use crate::scene::{
     MorphTargetKind, Node, Primitive, Projection, Scene, Track, Transform,
 };
 pub use texture::image_tims;
-use texture::{TexKey, Texturing};
+use texture::{Look, Surface, Texturing};
 
 pub use crate::formats::tmd::scene::Axes;
 use crate::formats::tmd::scene::{quat, srgb_to_linear, Conv};
@@ -170,7 +170,7 @@ fn polygon_item(hmd: &Hmd, at: u32, index: u32) -> Option<&PolygonItem> {
 }
 
 /// A block's mesh, with per vertex its (vertex section, index) and texture (TIM, CLUT row).
-type BlockMesh = (Mesh, Vec<(u32, usize)>, Vec<Option<TexKey>>);
+type BlockMesh = (Mesh, Vec<(u32, usize)>, Vec<Surface>);
 
 fn mesh_of_block(
     hmd: &Hmd,
@@ -231,7 +231,7 @@ fn mesh_of_block(
                     packet,
                     (vectors, normals),
                     conv,
-                    (tex, &mut keys),
+                    (tex, &mut keys, Look::of(t.type_code, packet)),
                     &mut |i| sources.push((vsec, i)),
                 );
             }
@@ -295,7 +295,7 @@ fn add_packet(
     p: &Packet,
     (vertices, normals): (&[super::SVector], &[super::SVector]),
     conv: &Conv,
-    (tex, keys): (&Texturing, &mut Vec<Option<TexKey>>),
+    (tex, keys, look): (&Texturing, &mut Vec<Surface>, Look),
     source: &mut dyn FnMut(usize),
 ) {
     let texels = tex.source(p);
@@ -325,7 +325,7 @@ fn add_packet(
                 .map(|n| conv.dir(n.v.map(f64::from)).map(|x| x as f32))
                 .unwrap_or([0.0, 1.0, 0.0]);
             prim.normals.push(n);
-            push_corner_surface(prim, keys, (p, c), tex, texels.as_ref());
+            push_corner_surface(prim, (keys, look), (p, c), tex, texels.as_ref());
         }
     }
 }
@@ -334,7 +334,7 @@ fn add_packet(
 /// texture) and texture coordinate, pushed onto `prim`, with the texture key onto `keys`.
 fn push_corner_surface(
     prim: &mut Primitive,
-    keys: &mut Vec<Option<TexKey>>,
+    (keys, look): (&mut Vec<Surface>, Look),
     (p, c): (&Packet, usize),
     tex: &Texturing,
     texels: Option<&texture::Texels>,
@@ -352,11 +352,11 @@ fn push_corner_surface(
     match (texels, p.uvs.get(c)) {
         (Some(s), Some(uv)) => {
             prim.uvs.push(tex.uv(s, uv.uv));
-            keys.push(Some(s.key()));
+            keys.push((Some(s.key()), look));
         }
         _ => {
             prim.uvs.push([0.0; 2]);
-            keys.push(None);
+            keys.push((None, look));
         }
     }
 }

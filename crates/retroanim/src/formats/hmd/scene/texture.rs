@@ -22,12 +22,51 @@ use std::collections::BTreeMap;
 use super::super::types::{Hmd, SectionData, TypeData};
 use super::super::Packet;
 use crate::formats::tim::{Block, Tim};
-use crate::formats::tmd::scene::{material, texture_source, MaterialKey, PsxOptions, TexSource};
+use crate::formats::tmd::scene::{
+    material, texture_source, MaterialKey, PsxOptions, TexSource, TextureKey,
+};
+use crate::formats::tmd::Tsb;
 use crate::scene::{Mesh, MorphTarget, Primitive, Scene};
 use crate::Result;
 
 /// Per vertex: TIM, CLUT row, and whether a tiled packet repeats the image.
 pub(super) type TexKey = (usize, usize, bool);
+
+/// How a packet's surface looks besides its texture: from its type's driver bits (FF p.2-62;
+/// notes §4: LGT 0x04 no lighting, BOT 0x10 double-sided, STP 0x20 semi-transparent) and its
+/// GPU code's ABE bit (0x02), the rate from its TSB (textured) or the default 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Look {
+    /// Semi-transparent, with its rate (ABR 0..3).
+    pub semi: Option<u8>,
+    /// Back faces drawn (BOT).
+    pub double_sided: bool,
+    /// Not lit (LGT, or the type's LMD bit).
+    pub unlit: bool,
+}
+
+impl Look {
+    /// The look of packet `p` of a primitive of type `type_code`.
+    pub fn of(type_code: u32, p: &Packet) -> Look {
+        let driver = (type_code >> 16) & 0xFF;
+        let abe = p.colors.first().is_some_and(|c| c[3] & 0x02 != 0);
+        let semi = (driver & 0x20 != 0 || abe).then(|| {
+            if p.uvs.is_empty() {
+                0
+            } else {
+                Tsb::from_bits(p.tsb).abr
+            }
+        });
+        Look {
+            semi,
+            double_sided: driver & 0x10 != 0,
+            unlit: driver & 0x04 != 0 || type_code & 0x40 != 0,
+        }
+    }
+}
+
+/// Per vertex: its texture (if any) and look; vertices of equal keys share a material.
+pub(super) type Surface = (Option<TexKey>, Look);
 
 /// Where a textured packet's texels are.
 pub(super) struct Texels {
@@ -67,7 +106,7 @@ pub(super) struct Texturing {
     /// looks them up.
     pub untextured: std::cell::Cell<usize>,
     materials: BTreeMap<MaterialKey, usize>,
-    textures: BTreeMap<(usize, usize, bool), usize>,
+    textures: BTreeMap<TextureKey, usize>,
 }
 
 /// The TIMs the image primitives linked into `hmd`'s blocks upload, in block order.
@@ -235,23 +274,18 @@ impl Texturing {
         }
     }
 
-    /// Splits a mesh's single primitive into one per texture (`keys`: per vertex, the TIM and
-    /// CLUT row, `None` for untextured corners, which keep material 0 and lose their UVs),
-    /// adding materials and textures to `scene`.
-    pub fn split(
-        &mut self,
-        scene: &mut Scene,
-        mesh: &mut Mesh,
-        keys: &[Option<TexKey>],
-    ) -> Result<()> {
+    /// Splits a mesh's single primitive into one per surface (`keys`: per vertex, the TIM and
+    /// CLUT row, `None` for untextured corners, which lose their UVs, and the look; plain lit
+    /// untextured corners keep material 0), adding materials and textures to `scene`.
+    pub fn split(&mut self, scene: &mut Scene, mesh: &mut Mesh, keys: &[Surface]) -> Result<()> {
         let Some(whole) = mesh.primitives.first() else {
             return Ok(());
         };
-        if keys.iter().all(Option::is_none) {
+        if keys.iter().all(|k| *k == Surface::default()) {
             mesh.primitives[0].uvs.clear();
             return Ok(());
         }
-        let mut groups: BTreeMap<Option<TexKey>, Vec<usize>> = BTreeMap::new();
+        let mut groups: BTreeMap<Surface, Vec<usize>> = BTreeMap::new();
         for (v, k) in keys.iter().enumerate() {
             groups.entry(*k).or_default().push(v);
         }
@@ -289,30 +323,32 @@ impl Texturing {
                 material: Some(0),
                 ..Primitive::default()
             };
-            match key {
-                None => p.uvs.clear(),
-                Some((tim, clut, repeat)) => {
-                    let mk = MaterialKey {
-                        texture: Some((tim, clut)),
-                        semi: false,
-                        double_sided: false,
-                        unlit: false,
-                    };
-                    let m = match self.materials.get(&mk) {
-                        Some(&m) => m,
-                        None => {
-                            let mat =
-                                material(mk, &self.opts, &mut self.textures, &mut scene.textures)?;
-                            scene.materials.push(mat);
-                            self.materials.insert(mk, scene.materials.len() - 1);
-                            scene.materials.len() - 1
-                        }
-                    };
-                    p.material = Some(m);
-                    if repeat {
-                        if let Some(t) = scene.materials[m].texture {
-                            scene.textures[t].repeat = true;
-                        }
+            let (tex, look) = key;
+            if tex.is_none() {
+                p.uvs.clear();
+            }
+            if key != Surface::default() {
+                let mk = MaterialKey {
+                    texture: tex.map(|(tim, clut, _)| (tim, clut)),
+                    semi: look.semi.is_some(),
+                    rate: look.semi.unwrap_or(0),
+                    double_sided: look.double_sided,
+                    unlit: look.unlit,
+                };
+                let m = match self.materials.get(&mk) {
+                    Some(&m) => m,
+                    None => {
+                        let mat =
+                            material(mk, &self.opts, &mut self.textures, &mut scene.textures)?;
+                        scene.materials.push(mat);
+                        self.materials.insert(mk, scene.materials.len() - 1);
+                        scene.materials.len() - 1
+                    }
+                };
+                p.material = Some(m);
+                if tex.is_some_and(|t| t.2) {
+                    if let Some(t) = scene.materials[m].texture {
+                        scene.textures[t].repeat = true;
                     }
                 }
             }
