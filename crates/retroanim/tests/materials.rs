@@ -148,7 +148,10 @@ fn material(g: &Value) -> &Value {
 }
 
 /// What a user sees of a material: double-sided, alpha mode and base alpha, unlit.
-fn look(m: &Value) -> (bool, String, f64, bool) {
+type Seen = (bool, String, f64, bool);
+
+/// [`Seen`] of a glTF material.
+fn look(m: &Value) -> Seen {
     (
         m["doubleSided"].as_bool().unwrap_or(false),
         m["alphaMode"].as_str().unwrap_or("OPAQUE").to_string(),
@@ -159,13 +162,13 @@ fn look(m: &Value) -> (bool, String, f64, bool) {
     )
 }
 
-fn opaque() -> (bool, String, f64, bool) {
+fn opaque() -> Seen {
     (false, "OPAQUE".into(), 1.0, false)
 }
 
 #[test]
 fn hmd_driver_bits_and_abe_become_material_properties() {
-    let cases: [(&str, u32, [u32; 3], (bool, String, f64, bool)); 5] = [
+    let cases: [(&str, u32, [u32; 3], Seen); 5] = [
         ("plain", 0x0000_0008, lit(0x20), opaque()),
         (
             "BOT",
@@ -211,7 +214,7 @@ fn tmd_flags_and_blend_rates_become_material_properties() {
     const FCE: u8 = 2;
     const LGT: u8 = 1;
     // Untextured flat triangle 0x20, ABE 0x02; textured 0x24.
-    let cases: [(&str, u8, u8, u16, (bool, String, f64, bool)); 5] = [
+    let cases: [(&str, u8, u8, u16, Seen); 5] = [
         ("plain", 0, 0x20, 0, opaque()),
         ("FCE", FCE, 0x20, 0, (true, "OPAQUE".into(), 1.0, false)),
         ("LGT", LGT, 0x20, 0, (false, "OPAQUE".into(), 1.0, true)),
@@ -281,7 +284,7 @@ fn image_alphas(png: &[u8]) -> Vec<u8> {
 
 /// Has Blender import each file's GLB and check its one material: backface culling off for
 /// double-sided, blended for BLEND, an emission (shadeless) shader for unlit.
-fn blender_check(files: &[(String, Vec<u8>, (bool, String, f64, bool))], kind: &str) {
+fn blender_check(files: &[(String, Vec<u8>, Seen)], kind: &str) {
     let dir = tempfile::tempdir().unwrap();
     let mut expect = serde_json::Map::new();
     for (name, bytes, (double, alpha, _, unlit)) in files {

@@ -40,14 +40,10 @@ struct Case {
 }
 
 fn mul(a: &Aff, b: &Aff) -> Aff {
-    let mut m = [[0.0; 3]; 3];
-    let mut t = a.1;
-    for i in 0..3 {
-        for j in 0..3 {
-            m[i][j] = (0..3).map(|k| a.0[i][k] * b.0[k][j]).sum();
-            t[i] += a.0[i][j] * b.1[j];
-        }
-    }
+    let m = std::array::from_fn(|i| {
+        std::array::from_fn(|j| (0..3).map(|k| a.0[i][k] * b.0[k][j]).sum())
+    });
+    let t = std::array::from_fn(|i| a.1[i] + (0..3).map(|j| a.0[i][j] * b.1[j]).sum::<f64>());
     (m, t)
 }
 
@@ -56,14 +52,13 @@ fn inverse(a: &Aff) -> Aff {
     let det = r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1])
         - r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0])
         + r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0]);
-    let mut m = [[0.0; 3]; 3];
-    for i in 0..3 {
-        for j in 0..3 {
+    let m: [[f64; 3]; 3] = std::array::from_fn(|i| {
+        std::array::from_fn(|j| {
             let (a1, b1) = ((j + 1) % 3, (j + 2) % 3);
             let (x, y) = ((i + 1) % 3, (i + 2) % 3);
-            m[i][j] = (r[a1][x] * r[b1][y] - r[a1][y] * r[b1][x]) / det;
-        }
-    }
+            (r[a1][x] * r[b1][y] - r[a1][y] * r[b1][x]) / det
+        })
+    });
     let t = [0, 1, 2].map(|i| -(0..3).map(|j| m[i][j] * a.1[j]).sum::<f64>());
     (m, t)
 }
@@ -71,12 +66,8 @@ fn inverse(a: &Aff) -> Aff {
 /// The console's world matrix in glTF axes (x, −y, −z) and metres (1/4096 per unit).
 fn console(m: &Mat) -> Aff {
     let c = [1.0, -1.0, -1.0];
-    let mut r = [[0.0; 3]; 3];
-    for i in 0..3 {
-        for j in 0..3 {
-            r[i][j] = m.m[i][j] as f64 / 4096.0 * c[i] * c[j];
-        }
-    }
+    let r =
+        std::array::from_fn(|i| std::array::from_fn(|j| m.m[i][j] as f64 / 4096.0 * c[i] * c[j]));
     (r, [0, 1, 2].map(|i| m.t[i] as f64 * c[i] / 4096.0))
 }
 
@@ -85,12 +76,10 @@ fn polar(m: [[f64; 3]; 3]) -> [[f64; 3]; 3] {
     let mut r = m;
     for _ in 0..30 {
         let inv = inverse(&(r, [0.0; 3])).0;
-        let mut next = r;
-        for i in 0..3 {
-            for j in 0..3 {
-                next[i][j] = 0.5 * (r[i][j] + inv[j][i]);
-            }
+        if !inv.iter().flatten().all(|v| v.is_finite()) {
+            break;
         }
+        let next = std::array::from_fn(|i| std::array::from_fn(|j| 0.5 * (r[i][j] + inv[j][i])));
         r = next;
     }
     r

@@ -24,7 +24,10 @@
 //! meshes: see [`shared_mesh`]. Vertex MIMe keys become morph
 //! targets (displacements × scale, in the converted axes) of the meshes that use the moved
 //! vertex section, with the MIMEPR weights / 4096 as the node's weights and, where an
-//! animation drives them, a LINEAR weights track sampled every frame.
+//! animation drives them, a LINEAR weights track sampled every frame. Materials follow the
+//! type's driver bits as the TMD export follows its flags: BOT → double-sided, LGT (or LMD) →
+//! unlit, STP or the GPU code's ABE bit → alpha blend at the rate's nearest alpha.
+//! [`Hmd::to_scene_noted`] says what the scene leaves out, one note per kind with a count.
 //!
 //! # Animation
 //! Every sequence index k (0 = each pointer's START IDX, k = extra sequence k) becomes one

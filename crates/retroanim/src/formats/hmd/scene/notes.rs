@@ -5,7 +5,7 @@
 //! section), `textures-missing` (textured polygons no image primitive or `--tim` covers: drawn
 //! untextured), `polygons-not-exported` (polygon primitives whose packets retroanim keeps as raw
 //! words: preset strips, layouts the manual does not list), `envmap-not-exported`
-//! (category 6 environment-map primitives, kept raw: see [`super`]), `normal-mime-not-exported`
+//! (category 6 environment-map primitives, kept raw: LIBHMD.H names their types but no layout), `normal-mime-not-exported`
 //! (normal MIMe keys, which the console applies to lighting only) and `types-not-exported`
 //! (user-defined or unknown primitive types).
 

@@ -15,7 +15,8 @@
 //! When an image is exactly that tile, the corner's UV is `u / W` (and `v / H`) on a
 //! repeating texture, which samples as the GPU does; when the tile is only part of an image,
 //! each corner is folded into the tile (`origin + u mod W`), exact for polygons within one tile.
-//! Semi-transparency rates are not reproduced.
+//! Materials follow each packet's [`Look`] (driver BOT, LGT, STP and the GPU code's ABE bit),
+//! made as the TMD export makes them (`formats::tmd::scene::material`, rates by `blend_alpha`).
 
 use std::collections::BTreeMap;
 
