@@ -279,15 +279,16 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
             tmd: Optional[Source] = None, after: Sequence[Source] = (),
             tim: Sequence[Source] = (), clut: Optional[int] = None,
             semi_transparent: bool = False, sequence: Optional[int] = None,
-            stream_id: Optional[int] = None, lod: Optional[float] = None,
-            base: Optional[Source] = None, name: Optional[str] = None) -> Conversion:
+            stream_id: Optional[int] = None, speed: Optional[float] = None,
+            lod: Optional[float] = None, base: Optional[Source] = None,
+            name: Optional[str] = None) -> Conversion:
     """Converts a file or model to ``target`` (``"glb"``, ``"gltf"``, ``"mdd"``, ``"pc2"``,
     ``"p3d"``, ``"png"``, ``"json"``, or the source's own format), as ``retroanim convert`` does.
 
     The options are the library's (and the CLI's ``--axes`` ... ``--base``): ``axes``
     (``"default"`` or ``"raw"``), ``scale``, ``fps``, ``duration``, ``smooth``, ``tmd``, ``after``,
-    ``tim``, ``clut``, ``semi_transparent``, ``sequence``, ``stream_id``, ``lod``, ``base``;
-    ``name`` names the output scene. Files an option names may be paths, bytes or models. An
+    ``tim``, ``clut``, ``semi_transparent``, ``sequence``, ``stream_id``, ``speed``, ``lod``,
+    ``base``; ``name`` names the output scene. Files an option names may be paths, bytes or models. An
     option the conversion does not read raises :class:`OptionError` naming it; a conversion
     retroanim does not offer raises :class:`ConversionError`.
 
@@ -304,7 +305,7 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
         model, target, axes=axes, scale=scale, fps=fps, duration=duration, smooth=smooth,
         tmd=None if tmd is None else _model(tmd), after=[_model(a) for a in after],
         tim=[_model(t) for t in tim], clut=clut, semi_transparent=semi_transparent,
-        sequence=sequence, stream_id=stream_id, lod=lod,
+        sequence=sequence, stream_id=stream_id, speed=speed, lod=lod,
         base=None if base is None else _model(base), name=name)
     result = Conversion(data=data, format=fmt, notes=[Note(c, m) for c, m in notes])
     if out is not None:

@@ -433,20 +433,10 @@ fn play_hmd(
     if stream_id.is_some_and(|s| s > 127) {
         return Err(option_error("stream-id", "stream IDs are 0..=127"));
     }
-    let speed = match speed {
-        None => None,
-        // SPEED is sign + 3.4 fixed point (0x10 = 1×).
-        Some(x) => {
-            let v = (x * 16.0).round();
-            if !(x.is_finite() && (-128.0..=127.0).contains(&v)) {
-                return Err(option_error(
-                    "speed",
-                    &format!("{x}: must lie in -8 ..= 7.9375"),
-                ));
-            }
-            Some(v as i8)
-        }
-    };
+    let speed = speed
+        .map(retroanim::convert::speed_code)
+        .transpose()
+        .map_err(to_py)?;
     let options = hmd::PlayOptions {
         sequence,
         stream_id,
@@ -483,7 +473,7 @@ type Converted<'py> = (
 #[pyo3(signature = (
     model, target, *, axes=None, scale=None, fps=None, duration=None, smooth=false, tmd=None,
     after=Vec::new(), tim=Vec::new(), clut=None, semi_transparent=false, sequence=None,
-    stream_id=None, lod=None, base=None, name=None
+    stream_id=None, speed=None, lod=None, base=None, name=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn convert_model<'py>(
@@ -502,6 +492,7 @@ fn convert_model<'py>(
     semi_transparent: bool,
     sequence: Option<usize>,
     stream_id: Option<u8>,
+    speed: Option<f64>,
     lod: Option<f64>,
     base: Option<PyRef<'_, PyModel>>,
     name: Option<String>,
@@ -535,6 +526,7 @@ fn convert_model<'py>(
     o.textures.semi_transparent = semi_transparent;
     o.hmd.sequence = sequence;
     o.hmd.stream_id = stream_id;
+    o.hmd.speed = speed;
     o.p3d.lod = lod;
     if let Some(b) = base.as_deref() {
         match model_of(b, "base", Format::P3d)? {

@@ -295,6 +295,10 @@ pub struct ConvertArgs {
     /// HMD → glTF: stream ID to start the sequences with (0..127).
     #[arg(long, value_name = "S")]
     pub stream_id: Option<u8>,
+    /// HMD → glTF: playback speed as a multiple (e.g. 1, 0.5, 2, -1 for reverse), rounded to
+    /// the console's 1/16 steps (−8 ..= 7.9375), as `play --speed`.
+    #[arg(long, value_name = "X", allow_hyphen_values = true)]
+    pub speed: Option<f64>,
     /// TOD/TMD/HMD → glTF: metres per PlayStation unit (default 1/4096: 4096 units = 1 m).
     #[arg(long, value_name = "METRES")]
     pub scale: Option<f32>,

@@ -477,7 +477,12 @@ fn tod_scene_notes_missing_tmd_ids_with_a_count() {
     )
     .unwrap();
     // IDs 2, 3 and 4 are beyond the model's one object: one note, three times.
-    let missing: Vec<&String> = notes.iter().filter(|n| n.contains("TMD ID")).collect();
+    let missing: Vec<&String> = notes
+        .iter()
+        .filter(|(code, _)| *code == "tmd-id-missing")
+        .map(|(_, n)| n)
+        .collect();
     assert_eq!(missing.len(), 1, "{notes:?}");
+    assert!(missing[0].contains("TMD ID"), "{notes:?}");
     assert!(missing[0].contains("(3 times in all)"), "{notes:?}");
 }

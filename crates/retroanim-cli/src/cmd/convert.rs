@@ -184,6 +184,7 @@ fn options(args: &ConvertArgs) -> Result<Options> {
     o.textures.semi_transparent = args.semi_transparent;
     o.hmd.sequence = args.sequence;
     o.hmd.stream_id = args.stream_id;
+    o.hmd.speed = args.speed;
     o.p3d.lod = args.lod;
     Ok(o)
 }

@@ -66,15 +66,6 @@ fn parse_range(r: &str) -> Result<(u64, u64)> {
     Ok((a, b))
 }
 
-/// SPEED from a multiple: sign + 3.4 fixed point.
-pub fn speed_code(x: f64) -> Result<i8> {
-    let v = (x * 16.0).round();
-    if !(x.is_finite() && (-128.0..=127.0).contains(&v)) {
-        bail!("--speed {x}: must lie in -8 ..= 7.9375");
-    }
-    Ok(v as i8)
-}
-
 /// MIMEPR weights from multiples (1.0 = 4096), rounded as the console stores them.
 fn mime_weight_codes(ws: &[f64]) -> Result<Vec<i32>> {
     ws.iter()
@@ -99,7 +90,7 @@ fn play_hmd(h: &Hmd, args: &PlayArgs, frames: Option<(u64, u64)>, out: &mut Stre
     let options = PlayOptions {
         sequence: args.sequence,
         stream_id: args.stream_id,
-        speed: args.speed.map(speed_code).transpose()?,
+        speed: args.speed.map(retroanim::convert::speed_code).transpose()?,
         ..PlayOptions::default()
     };
     let mut player = Player::start(h, &options)?;

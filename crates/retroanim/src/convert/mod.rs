@@ -11,7 +11,7 @@
 //! [`Options`] holds one struct per concern: [`Geometry`] (axes, scale), [`Timing`] (frame rate,
 //! phase duration, interpolation), [`TodInput`] (the TMD a TOD drives, TODs played first),
 //! [`Textures`] (TIMs for textured polygons, CLUT and STP choice for TIM → PNG),
-//! [`HmdSelection`] (sequence and stream ID) and [`P3dSelection`] (LOD, base model). Every field
+//! [`HmdSelection`] (sequence, stream ID, speed) and [`P3dSelection`] (LOD, base model). Every field
 //! is unset by default; a conversion refuses an option it does not read with
 //! [`Error::Option`] naming it, so that nothing the caller asked for is silently ignored.
 //!
@@ -97,6 +97,10 @@ pub struct HmdSelection {
     pub sequence: Option<usize>,
     /// Stream ID to start the sequences with (0..=127).
     pub stream_id: Option<u8>,
+    /// Playback speed as a multiple (1 = the sequence's own pace, −1 = reversed), rounded to
+    /// the console's 1/16 steps (SPEED is sign + 3.4 fixed point, so −8 ..= 7.9375); default:
+    /// the file's SPEED, 1 where it stores 0, as [`crate::formats::hmd::SceneOptions::speed`].
+    pub speed: Option<f64>,
 }
 
 /// Which part of a P3D to use, and the model a point cache goes into.
@@ -164,6 +168,8 @@ pub enum OptionName {
     Sequence,
     /// [`HmdSelection::stream_id`].
     StreamId,
+    /// [`HmdSelection::speed`].
+    Speed,
     /// [`P3dSelection::lod`].
     Lod,
     /// [`P3dSelection::base`].
@@ -189,6 +195,7 @@ impl OptionName {
             OptionName::ClutAt => "clut",
             OptionName::Sequence => "sequence",
             OptionName::StreamId => "stream-id",
+            OptionName::Speed => "speed",
             OptionName::Lod => "lod",
             OptionName::Base => "base",
         }
@@ -220,6 +227,7 @@ impl Options {
         add(self.textures.clut_at.is_some(), O::ClutAt);
         add(self.hmd.sequence.is_some(), O::Sequence);
         add(self.hmd.stream_id.is_some(), O::StreamId);
+        add(self.hmd.speed.is_some(), O::Speed);
         add(self.p3d.lod.is_some(), O::Lod);
         add(self.p3d.base.is_some(), O::Base);
         v
@@ -253,8 +261,26 @@ impl Options {
                 ));
             }
         }
+        if let Some(x) = self.hmd.speed {
+            speed_code(x)?;
+        }
         Ok(())
     }
+}
+
+/// SPEED (sign + 3.4 fixed point, 0x10 = 1×) for a playback speed given as a multiple, rounded
+/// to the console's 1/16 steps; an [`Error::Option`] outside −8 ..= 7.9375.
+pub fn speed_code(x: f64) -> Result<i8> {
+    let v = (x * 16.0).round();
+    if !(x.is_finite() && (-128.0..=127.0).contains(&v)) {
+        return Err(option_error(
+            OptionName::Speed,
+            format!(
+                "{x}: must lie in -8 ..= 7.9375 (the console's SPEED is sign + 3.4 fixed point)"
+            ),
+        ));
+    }
+    Ok(v as i8)
 }
 
 fn positive(name: OptionName, v: Option<f32>) -> Result<()> {
@@ -516,22 +542,37 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
                 &[O::Axes, O::Scale, O::Tim, O::Smooth, O::Tmd, O::After],
             )?;
             let before: Vec<&Tod> = opts.tod.after.iter().collect();
-            let scene = crate::formats::tod::scene::tod_scene_after(
+            let (scene, noted) = crate::formats::tod::scene::tod_scene_noted(
                 &before,
                 anim,
                 opts.tod.tmd.as_ref(),
                 &psx_options(opts),
             )?;
-            Ok(done(
-                crate::export::gltf::write(&scene, target)?,
-                Vec::new(),
-            ))
+            let mut notes = coded(noted);
+            if opts.tod.tmd.is_none() && !scene.nodes.is_empty() {
+                notes.push(Note {
+                    code: "no-model",
+                    message: format!(
+                        "no TMD given (--tmd): the {} object(s) are exported without geometry",
+                        scene.nodes.len()
+                    ),
+                });
+            }
+            Ok(done(crate::export::gltf::write(&scene, target)?, notes))
         }
         Model::Hmd(h) if gltf => {
             opts.check(
                 from,
                 target,
-                &[O::Axes, O::Scale, O::Tim, O::Fps, O::Sequence, O::StreamId],
+                &[
+                    O::Axes,
+                    O::Scale,
+                    O::Tim,
+                    O::Fps,
+                    O::Sequence,
+                    O::StreamId,
+                    O::Speed,
+                ],
             )?;
             use crate::formats::hmd;
             let d = hmd::SceneOptions::default();
@@ -545,13 +586,14 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
                 fps: opts.timing.fps.unwrap_or(d.fps),
                 sequence: opts.hmd.sequence,
                 stream_id: opts.hmd.stream_id,
+                speed: opts.hmd.speed.map(speed_code).transpose()?,
                 limits: opts.limits,
                 ..d
             };
-            let scene = h.to_scene(&options)?;
+            let (scene, noted) = h.to_scene_noted(&options)?;
             Ok(done(
                 crate::export::gltf::write(&scene, target)?,
-                Vec::new(),
+                coded(noted),
             ))
         }
         _ => Err(no_such(from, target)),
@@ -572,6 +614,14 @@ fn psx_options(opts: &Options) -> crate::formats::tmd::scene::PsxOptions {
         tims: opts.textures.tims.clone(),
         limits: opts.limits,
     }
+}
+
+/// A format bridge's `(code, message)` notes as [`Note`]s.
+fn coded(notes: Vec<(&'static str, String)>) -> Vec<Note> {
+    notes
+        .into_iter()
+        .map(|(code, message)| Note { code, message })
+        .collect()
 }
 
 /// The notes of an MDD → PC2 conversion.

@@ -24,7 +24,10 @@
 //! meshes: see [`shared_mesh`]. Vertex MIMe keys become morph
 //! targets (displacements × scale, in the converted axes) of the meshes that use the moved
 //! vertex section, with the MIMEPR weights / 4096 as the node's weights and, where an
-//! animation drives them, a LINEAR weights track sampled every frame.
+//! animation drives them, a LINEAR weights track sampled every frame. Materials follow the
+//! type's driver bits as the TMD export follows its flags: BOT → double-sided, LGT (or LMD) →
+//! unlit, STP or the GPU code's ABE bit → alpha blend at the rate's nearest alpha.
+//! [`Hmd::to_scene_noted`] says what the scene leaves out, one note per kind with a count.
 //!
 //! # Animation
 //! Every sequence index k (0 = each pointer's START IDX, k = extra sequence k) becomes one
@@ -44,6 +47,7 @@
 //! ambient colour goes to the scene's `extras.ambient`.
 
 mod ground;
+mod notes;
 mod shared_mesh;
 mod texture;
 
@@ -61,7 +65,7 @@ use crate::scene::{
     MorphTargetKind, Node, Primitive, Projection, Scene, Track, Transform,
 };
 pub use texture::image_tims;
-use texture::{TexKey, Texturing};
+use texture::{Look, Surface, Texturing};
 
 pub use crate::formats::tmd::scene::Axes;
 use crate::formats::tmd::scene::{quat, srgb_to_linear, Conv};
@@ -136,19 +140,40 @@ fn look_rotation(dir: [f64; 3], up: [f64; 3]) -> [f32; 4] {
     quat([[x[0], y[0], z[0]], [x[1], y[1], z[1]], [x[2], y[2], z[2]]])
 }
 
-/// The polygon items of a section by their word offset.
-fn items_by_offset(items: &[PolygonItem]) -> BTreeMap<u32, &PolygonItem> {
-    let mut at = 0u32;
-    let mut out = BTreeMap::new();
-    for i in items {
-        out.insert(at, i);
-        at = at.saturating_add(i.words().len() as u32);
+/// The polygon item at word `index` of the polygon section at word offset `at`. An index may
+/// run past the section into the polygon sections laid out right after it (FF p.2-56: the
+/// index counts from the header's section pointer; a file's packets of different types sit in
+/// sections one after another, and BALLOON's primitives index across them).
+fn polygon_item(hmd: &Hmd, at: u32, index: u32) -> Option<&PolygonItem> {
+    let start = hmd.regions.iter().position(|r| r.offset == at)?;
+    let mut base = at;
+    for r in &hmd.regions[start..] {
+        let super::RegionBody::Section(s) = &r.body else {
+            return None;
+        };
+        let SectionData::Polygons(items) = &s.data else {
+            return None;
+        };
+        if r.offset != base {
+            return None;
+        }
+        let mut word = r.offset - at;
+        for i in items {
+            if word == index {
+                return Some(i);
+            }
+            word = word.saturating_add(i.words().len() as u32);
+        }
+        if word > index {
+            return None;
+        }
+        base = at.saturating_add(word);
     }
-    out
+    None
 }
 
 /// A block's mesh, with per vertex its (vertex section, index) and texture (TIM, CLUT row).
-type BlockMesh = (Mesh, Vec<(u32, usize)>, Vec<Option<TexKey>>);
+type BlockMesh = (Mesh, Vec<(u32, usize)>, Vec<Surface>);
 
 fn mesh_of_block(
     hmd: &Hmd,
@@ -182,7 +207,7 @@ fn mesh_of_block(
             };
             let ptr = |i: usize| h.words.get(i).and_then(|e| e.pointer());
             let section = |i: usize| ptr(i).and_then(|s| hmd.section_at(s)).map(|s| &s.data);
-            let (Some(SectionData::Polygons(items)), Some(SectionData::Vectors { .. })) =
+            let (Some(SectionData::Polygons(_)), Some(SectionData::Vectors { .. })) =
                 (section(0), section(1))
             else {
                 continue;
@@ -197,7 +222,7 @@ fn mesh_of_block(
                 })
             };
             let (vectors, normals) = (&run_on(1), &run_on(2));
-            let packets = match items_by_offset(items).get(&index).copied() {
+            let packets = match ptr(0).and_then(|s| polygon_item(hmd, s, index)) {
                 Some(PolygonItem::Packets(run)) => run.packets().collect(),
                 Some(PolygonItem::Strips(run)) => strip_triangles(run),
                 _ => continue,
@@ -209,7 +234,7 @@ fn mesh_of_block(
                     packet,
                     (vectors, normals),
                     conv,
-                    (tex, &mut keys),
+                    (tex, &mut keys, Look::of(t.type_code, packet)),
                     &mut |i| sources.push((vsec, i)),
                 );
             }
@@ -273,7 +298,7 @@ fn add_packet(
     p: &Packet,
     (vertices, normals): (&[super::SVector], &[super::SVector]),
     conv: &Conv,
-    (tex, keys): (&Texturing, &mut Vec<Option<TexKey>>),
+    (tex, keys, look): (&Texturing, &mut Vec<Surface>, Look),
     source: &mut dyn FnMut(usize),
 ) {
     let texels = tex.source(p);
@@ -303,7 +328,7 @@ fn add_packet(
                 .map(|n| conv.dir(n.v.map(f64::from)).map(|x| x as f32))
                 .unwrap_or([0.0, 1.0, 0.0]);
             prim.normals.push(n);
-            push_corner_surface(prim, keys, (p, c), tex, texels.as_ref());
+            push_corner_surface(prim, (keys, look), (p, c), tex, texels.as_ref());
         }
     }
 }
@@ -312,7 +337,7 @@ fn add_packet(
 /// texture) and texture coordinate, pushed onto `prim`, with the texture key onto `keys`.
 fn push_corner_surface(
     prim: &mut Primitive,
-    keys: &mut Vec<Option<TexKey>>,
+    (keys, look): (&mut Vec<Surface>, Look),
     (p, c): (&Packet, usize),
     tex: &Texturing,
     texels: Option<&texture::Texels>,
@@ -330,11 +355,11 @@ fn push_corner_surface(
     match (texels, p.uvs.get(c)) {
         (Some(s), Some(uv)) => {
             prim.uvs.push(tex.uv(s, uv.uv));
-            keys.push(Some(s.key()));
+            keys.push((Some(s.key()), look));
         }
         _ => {
             prim.uvs.push([0.0; 2]);
-            keys.push(None);
+            keys.push((None, look));
         }
     }
 }
@@ -343,6 +368,8 @@ fn push_corner_surface(
 struct Take {
     frames: Vec<Frame>,
     looped: bool,
+    /// Stopped at [`SceneOptions::max_frames`], neither ended nor looped.
+    cut: bool,
 }
 
 /// The player options a scene's sequence `sequence` plays with.
@@ -362,6 +389,7 @@ fn take(hmd: &Hmd, options: &SceneOptions, sequence: usize) -> crate::Result<Tak
     let mut seen = std::collections::HashSet::new();
     let mut frames = Vec::new();
     let mut looped = false;
+    let mut ended = false;
     for _ in 0..options.max_frames.max(1) {
         player.step()?;
         let f = player.frame();
@@ -376,10 +404,15 @@ fn take(hmd: &Hmd, options: &SceneOptions, sequence: usize) -> crate::Result<Tak
         }
         frames.push(f);
         if player.finished() {
+            ended = true;
             break;
         }
     }
-    Ok(Take { frames, looped })
+    Ok(Take {
+        frames,
+        looped,
+        cut: !(looped || ended),
+    })
 }
 
 /// The weights of `mimes` (primitive, number of keys) at `frame`, 4096 = 1.0; keys without a
@@ -402,6 +435,16 @@ impl Hmd {
     /// A sequence index or stream ID the file does not have is an [`crate::Error::Parameter`]
     /// listing what exists.
     pub fn to_scene(&self, options: &SceneOptions) -> crate::Result<Scene> {
+        self.to_scene_noted(options).map(|(scene, _)| scene)
+    }
+
+    /// [`Hmd::to_scene`] with the notes a caller must show: what the scene leaves out of the
+    /// file, one note per kind (a stable code and a message with the count; see
+    /// `formats::hmd::scene::notes` for the kinds).
+    pub fn to_scene_noted(
+        &self,
+        options: &SceneOptions,
+    ) -> crate::Result<(Scene, Vec<(&'static str, String)>)> {
         play_options(options, options.sequence).check(self)?;
         let conv = Conv::with(options.axes, options.scale);
         let mut scene = Scene {
@@ -504,6 +547,7 @@ impl Hmd {
         // Animations.
         let most = super::play::sequence_count(self);
         let fps = if options.fps > 0.0 { options.fps } else { 60.0 };
+        let mut cut = Vec::new();
         for k in 0..most {
             if options.sequence.is_some_and(|s| s != k) {
                 continue;
@@ -511,6 +555,9 @@ impl Hmd {
             let take = take(self, options, k)?;
             if take.frames.is_empty() {
                 continue;
+            }
+            if take.cut {
+                cut.push(k);
             }
             let times: Vec<f32> = (0..take.frames.len() as u64)
                 .map(|f| key_time(f, fps as f64))
@@ -578,7 +625,19 @@ impl Hmd {
                 }),
             });
         }
-        Ok(scene)
+        let mut notes = notes::notes(self, tex.images_left_out, tex.untextured.get());
+        if !cut.is_empty() {
+            notes.push((
+                "animation-cut",
+                format!(
+                    "{} sequence(s) ({}) neither end nor repeat their play state: exported for their first {} frames only",
+                    cut.len(),
+                    cut.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(", "),
+                    options.max_frames.max(1)
+                ),
+            ));
+        }
+        Ok((scene, notes))
     }
 
     fn add_devices(&self, scene: &mut Scene, rest: &Frame, conv: &Conv) {

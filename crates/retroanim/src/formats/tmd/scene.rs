@@ -17,7 +17,9 @@
 //! and 2 are swapped for glTF's counter-clockwise fronts. Vertex colours are the packets'
 //! colours (sRGB bytes → linear; 128 means ×1 on textured polygons, as the GPU's modulation
 //! does); lit textured polygons carry white. Materials follow the packet bits: LGT → unlit
-//! (`KHR_materials_unlit`), FCE → double-sided, ABE → alpha blend with STP texels at alpha ½.
+//! (`KHR_materials_unlit`), FCE → double-sided, ABE → alpha blend at the alpha nearest the
+//! semi-transparency rate ([`blend_alpha`]): untextured polygons as a whole, textured ones on
+//! their STP texels.
 //! Textures come from the TIMs given: the TIM whose pixel block lies in the polygon's texture
 //! page (TSB) with the page's colour depth, decoded through the CLUT row the CBA names; a
 //! texture with colour-0 texels uses alpha mask. A polygon with no matching TIM is untextured.
@@ -209,14 +211,42 @@ pub(crate) struct Models {
     pub(crate) meshes: Vec<Option<usize>>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct MaterialKey {
     /// TIM index and CLUT row.
     pub texture: Option<(usize, usize)>,
     pub semi: bool,
+    /// The semi-transparency rate (ABR 0..3: TSB bits 6..5 on textured polygons, else the
+    /// object's default, 0).
+    pub rate: u8,
     pub double_sided: bool,
     pub unlit: bool,
 }
+
+/// The glTF alpha standing for semi-transparency rate `abr` (the GPU's `B` background, `F`
+/// polygon): 0 is `B/2 + F/2`, exactly alpha ½; 1 (`B + F`) and 3 (`B + F/4`) have no glTF
+/// equation, and the alpha whose blend is nearest them in the least-squares sense over all
+/// colours is ½ and ⅛; 2 (`B − F`) would be nearest at alpha 0, which hides the polygon, so it
+/// keeps ½. The material's `extras.psx_blend` keeps the rate and its equation.
+pub(crate) fn blend_alpha(abr: u8) -> f32 {
+    match abr & 3 {
+        3 => 0.125,
+        _ => 0.5,
+    }
+}
+
+/// The GPU's blend equation for semi-transparency rate `abr`.
+fn blend_equation(abr: u8) -> &'static str {
+    match abr & 3 {
+        0 => "B/2 + F/2",
+        1 => "B + F",
+        2 => "B - F",
+        _ => "B + F/4",
+    }
+}
+
+/// A decoded texture: TIM index, CLUT row, semi-transparent, rate.
+pub(crate) type TextureKey = (usize, usize, bool, u8);
 
 /// Where a textured polygon's texels are: TIM index, CLUT row, and the texel offset of the
 /// texture page inside the TIM.
@@ -272,7 +302,7 @@ pub(crate) fn build_models(
     scene: &mut Scene,
 ) -> Result<Models> {
     let mut materials: BTreeMap<MaterialKey, usize> = BTreeMap::new();
-    let mut textures: BTreeMap<(usize, usize, bool), usize> = BTreeMap::new();
+    let mut textures: BTreeMap<TextureKey, usize> = BTreeMap::new();
     let mut meshes = Vec::new();
     for mesh in tmd.meshes() {
         let mut prims: BTreeMap<MaterialKey, Primitive> = BTreeMap::new();
@@ -283,6 +313,10 @@ pub(crate) fn build_models(
             let key = MaterialKey {
                 texture: src.map(|s| (s.tim, s.clut_row)),
                 semi: tri.semi_transparent,
+                rate: match tri.texture {
+                    Some([tsb, _]) if tri.semi_transparent => Tsb::from_bits(tsb).abr,
+                    _ => 0,
+                },
                 double_sided: tri.double_sided,
                 unlit: !tri.lit,
             };
@@ -355,7 +389,7 @@ pub(crate) fn build_models(
 pub(crate) fn material(
     key: MaterialKey,
     opts: &PsxOptions,
-    textures: &mut BTreeMap<(usize, usize, bool), usize>,
+    textures: &mut BTreeMap<TextureKey, usize>,
     scene_textures: &mut Vec<Texture>,
 ) -> Result<Material> {
     let mut m = Material {
@@ -365,7 +399,11 @@ pub(crate) fn material(
                 .map_or("untextured".to_string(), |(t, c)| format!(
                     "tim {t} clut {c}"
                 )),
-            if key.semi { " semi-transparent" } else { "" },
+            if key.semi {
+                format!(" semi-transparent {}", key.rate)
+            } else {
+                String::new()
+            },
             if key.double_sided {
                 " double-sided"
             } else {
@@ -377,8 +415,18 @@ pub(crate) fn material(
         unlit: key.unlit,
         ..Material::default()
     };
+    let alpha = blend_alpha(key.rate);
     if key.semi {
         m.alpha_mode = AlphaMode::Blend;
+        m.extras = serde_json::json!({ "psx_blend": {
+            "abr": key.rate,
+            "equation": blend_equation(key.rate),
+            "alpha": alpha,
+        }});
+        if key.texture.is_none() {
+            // The whole polygon blends.
+            m.base_color[3] = alpha;
+        }
     }
     if let Some((t, c)) = key.texture {
         let stp = if key.semi {
@@ -386,22 +434,36 @@ pub(crate) fn material(
         } else {
             Stp::Opaque
         };
-        let img = opts.tims[t].to_rgba(&DecodeOptions { clut_row: c, stp })?;
+        let mut img = opts.tims[t].to_rgba(&DecodeOptions { clut_row: c, stp })?;
+        if key.semi {
+            // STP texels blend (the decoder gives them alpha 128); the others stay opaque.
+            let a = (alpha * 255.0).round() as u8;
+            for p in img.pixels.chunks_exact_mut(4).filter(|p| p[3] == 128) {
+                p[3] = a;
+            }
+        }
         if !key.semi && img.pixels.chunks_exact(4).any(|p| p[3] == 0) {
             m.alpha_mode = AlphaMode::Mask { cutoff: 0.5 };
         }
-        let index = match textures.get(&(t, c, key.semi)) {
+        let index = match textures.get(&(t, c, key.semi, key.rate)) {
             Some(&i) => i,
             None => {
                 scene_textures.push(Texture {
-                    name: format!("tim {t} clut {c}{}", if key.semi { " stp" } else { "" }),
+                    name: format!(
+                        "tim {t} clut {c}{}",
+                        if key.semi {
+                            format!(" stp {}", key.rate)
+                        } else {
+                            String::new()
+                        }
+                    ),
                     width: img.width as u32,
                     height: img.height as u32,
                     pixels: img.pixels,
                     filter: TextureFilter::Nearest,
                     repeat: false,
                 });
-                textures.insert((t, c, key.semi), scene_textures.len() - 1);
+                textures.insert((t, c, key.semi, key.rate), scene_textures.len() - 1);
                 scene_textures.len() - 1
             }
         };

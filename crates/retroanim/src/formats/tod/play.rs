@@ -175,6 +175,8 @@ pub struct Player<'a> {
     lights: BTreeMap<u16, LightState>,
     cameras: BTreeMap<u16, CameraState>,
     notes: Vec<String>,
+    /// The kind of each of `notes`, a stable code.
+    note_codes: Vec<&'static str>,
     ignored: std::collections::BTreeSet<u16>,
 }
 
@@ -193,6 +195,7 @@ impl<'a> Player<'a> {
             lights: BTreeMap::new(),
             cameras: BTreeMap::new(),
             notes: Vec::new(),
+            note_codes: Vec::new(),
             ignored: Default::default(),
         }
     }
@@ -212,6 +215,7 @@ impl<'a> Player<'a> {
             lights: self.lights,
             cameras: self.cameras,
             notes: self.notes,
+            note_codes: self.note_codes,
             ignored: self.ignored,
         }
     }
@@ -237,6 +241,20 @@ impl<'a> Player<'a> {
     /// Things the sample player would have done differently or crashed on, as they happened.
     pub fn notes(&self) -> &[String] {
         &self.notes
+    }
+
+    /// [`Player::notes`] with the kind of each, a stable code: `kill-not-alive`,
+    /// `packets-not-alive`, `tmd-id-missing`, `parent-not-alive`, `parent-loop`.
+    pub fn coded_notes(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.note_codes
+            .iter()
+            .copied()
+            .zip(self.notes.iter().map(String::as_str))
+    }
+
+    fn note(&mut self, code: &'static str, text: String) {
+        self.note_codes.push(code);
+        self.notes.push(text);
     }
 
     /// Advances to the next tick (the first call stays at the first frame's tick) and applies
@@ -332,9 +350,10 @@ impl<'a> Player<'a> {
                         self.slots.pop();
                     }
                 }
-                None => self.notes.push(format!(
-                    "frame {at}: kill of object {id}, which is not alive"
-                )),
+                None => self.note(
+                    "kill-not-alive",
+                    format!("frame {at}: kill of object {id}, which is not alive"),
+                ),
             },
             PacketData::Light(l) => {
                 let s = self.lights.entry(id).or_insert(LightState {
@@ -364,7 +383,7 @@ impl<'a> Player<'a> {
             _ => {
                 let Some(i) = self.slot_of(id) else {
                     if self.ignored.insert(id) {
-                        self.notes.push(format!(
+                        self.note("packets-not-alive", format!(
                             "frame {at}: packets for object {id}, which is not alive, are ignored (the sample applies them to a dummy object)"
                         ));
                     }
@@ -473,7 +492,7 @@ impl<'a> Player<'a> {
                 s.model = (word as usize).checked_sub(1).filter(|&k| k < n);
                 if s.model.is_none() {
                     let id = p.object_id;
-                    self.notes.push(format!(
+                    self.note("tmd-id-missing", format!(
                         "frame {at}: object {id} asks for TMD ID {word}, which the TMD's {n} objects do not have"
                     ));
                 }
@@ -487,7 +506,7 @@ impl<'a> Player<'a> {
                 let parent = u16::try_from(word).ok().and_then(|id| self.slot_of(id));
                 if parent.is_none() {
                     let id = p.object_id;
-                    self.notes.push(format!(
+                    self.note("parent-not-alive", format!(
                         "frame {at}: object {id} gets parent {word}, which is not alive (the sample dereferences NULL); taken as no parent"
                     ));
                 }
@@ -505,10 +524,12 @@ impl<'a> Player<'a> {
             let (world, looped) = self.world(k);
             let what = format!("the parent chain of object {id} loops");
             if looped && !self.notes.iter().any(|n| n.contains(&what)) {
-                self.notes.push(format!(
+                let text = format!(
                     "frame {}: {what} (GsGetLw would never return); cut at the repeated object",
                     self.tick
-                ));
+                );
+                self.note_codes.push("parent-loop");
+                self.notes.push(text);
             }
             objects.push(ObjectPose {
                 id,

@@ -130,33 +130,33 @@ pub fn tod_scene_after(
 
 /// [`tod_scene_after`] with the notes a caller must show: what the playback dropped or could
 /// not honour (TMD IDs the model lacks, packets for objects not alive, dead parents, parent
-/// loops), one note per kind with the number of times it happened and its first occurrence.
+/// loops), one note per kind: its code ([`Player::coded_notes`]) and its first occurrence with
+/// the number of times it happened.
 pub fn tod_scene_noted(
     prelude: &[&Tod],
     tod: &Tod,
     tmd: Option<&Tmd>,
     opts: &PsxOptions,
-) -> Result<(Scene, Vec<String>)> {
+) -> Result<(Scene, Vec<(&'static str, String)>)> {
     let mut notes = Vec::new();
     let scene = tod_scene_inner(prelude, tod, tmd, opts, &mut notes)?;
     Ok((scene, summarize_notes(&notes)))
 }
 
-/// Groups notes that differ only in their numbers: `first (N times)`.
-fn summarize_notes(notes: &[String]) -> Vec<String> {
-    let mut kinds: Vec<(String, String, usize)> = Vec::new();
-    for n in notes {
-        let shape: String = n.chars().filter(|c| !c.is_ascii_digit()).collect();
-        match kinds.iter_mut().find(|k| k.0 == shape) {
+/// One note per code: `first (N times in all)`.
+fn summarize_notes(notes: &[(&'static str, String)]) -> Vec<(&'static str, String)> {
+    let mut kinds: Vec<(&'static str, &str, usize)> = Vec::new();
+    for (code, n) in notes {
+        match kinds.iter_mut().find(|k| k.0 == *code) {
             Some(k) => k.2 += 1,
-            None => kinds.push((shape, n.clone(), 1)),
+            None => kinds.push((code, n, 1)),
         }
     }
     kinds
         .into_iter()
-        .map(|(_, first, count)| match count {
-            1 => first,
-            n => format!("{first} ({n} times in all)"),
+        .map(|(code, first, count)| match count {
+            1 => (code, first.to_string()),
+            n => (code, format!("{first} ({n} times in all)")),
         })
         .collect()
 }
@@ -166,7 +166,7 @@ fn tod_scene_inner(
     tod: &Tod,
     tmd: Option<&Tmd>,
     opts: &PsxOptions,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<(&'static str, String)>,
 ) -> Result<Scene> {
     let conv = Conv::new(opts);
     let mut scene = Scene {
@@ -202,7 +202,7 @@ fn tod_scene_inner(
             }
         }
     }
-    notes.extend(player.notes().iter().cloned());
+    notes.extend(player.coded_notes().map(|(c, n)| (c, n.to_string())));
     if poses.is_empty() {
         return Ok(scene);
     }

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use super::super::types::{Hmd, SectionData, TypeData, TERMINATE};
 use super::super::{GridEntry, GridItem, Packet, UvWord};
-use super::texture::{TexKey, Texturing};
+use super::texture::{Look, Surface, Texturing};
 use crate::formats::tmd::scene::{srgb_to_linear, Conv};
 use crate::scene::{Mesh, Node, Primitive, Scene};
 
@@ -36,7 +36,7 @@ pub(super) fn add(
             material: Some(0),
             ..Primitive::default()
         };
-        let mut keys: Vec<Option<TexKey>> = Vec::new();
+        let mut keys: Vec<Surface> = Vec::new();
         let mut at = first;
         let mut seen = std::collections::BTreeSet::new();
         while first != 0 && at != TERMINATE && seen.insert(at) {
@@ -156,11 +156,11 @@ pub(super) fn add(
                             match (&texels, &packet) {
                                 (Some(s), Some(p)) => {
                                     prim.uvs.push(tex.uv(s, p.uvs[c].uv));
-                                    keys.push(Some(s.key()));
+                                    keys.push((Some(s.key()), Look::default()));
                                 }
                                 _ => {
                                     prim.uvs.push([0.0; 2]);
-                                    keys.push(None);
+                                    keys.push((None, Look::default()));
                                 }
                             }
                         }

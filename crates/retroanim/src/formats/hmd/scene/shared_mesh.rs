@@ -17,10 +17,10 @@
 use std::collections::BTreeMap;
 
 use super::super::shared::{calculated_vectors, contiguous_vectors, file_vectors};
-use super::super::types::{Hmd, SectionData, TypeData, TERMINATE};
+use super::super::types::{Hmd, TypeData, TERMINATE};
 use super::super::{Packet, PlayOptions, Player, PolygonItem};
-use super::texture::{TexKey, Texturing};
-use super::{items_by_offset, push_corner_surface};
+use super::texture::{Look, Surface, Texturing};
+use super::{polygon_item, push_corner_surface};
 use crate::formats::tmd::scene::Conv;
 use crate::scene::{Mesh, Node, Primitive, Scene, Skin, Transform};
 
@@ -191,12 +191,8 @@ pub(super) fn add(
                 let TypeData::PolygonIndex { index, .. } = t.data else {
                     continue;
                 };
-                let Some(SectionData::Polygons(items)) =
-                    ptr(0).and_then(|s| hmd.section_at(s)).map(|s| &s.data)
-                else {
-                    continue;
-                };
-                let Some(PolygonItem::Packets(run)) = items_by_offset(items).get(&index).copied()
+                let Some(PolygonItem::Packets(run)) =
+                    ptr(0).and_then(|s| polygon_item(hmd, s, index))
                 else {
                     continue;
                 };
@@ -206,7 +202,11 @@ pub(super) fn add(
                 for packet in run.packets() {
                     add_packet(
                         &mut prim,
-                        (&mut joint_of_vertex, &mut keys),
+                        (
+                            &mut joint_of_vertex,
+                            &mut keys,
+                            Look::of(t.type_code, &packet),
+                        ),
                         &packet,
                         (verts, norms),
                         (conv, &*tex),
@@ -284,7 +284,7 @@ fn common_root(scene: &mut Scene, joints: &[usize]) {
 
 fn add_packet(
     prim: &mut Primitive,
-    (joint_of_vertex, keys): (&mut Vec<usize>, &mut Vec<Option<TexKey>>),
+    (joint_of_vertex, keys, look): (&mut Vec<usize>, &mut Vec<Surface>, Look),
     p: &Packet,
     (verts, norms): (&Calc, &Calc),
     (conv, tex): (&Conv, &Texturing),
@@ -323,7 +323,7 @@ fn add_packet(
                 })
                 .unwrap_or([0.0, 1.0, 0.0]);
             prim.normals.push(n);
-            push_corner_surface(prim, keys, (p, c), tex, texels.as_ref());
+            push_corner_surface(prim, (keys, look), (p, c), tex, texels.as_ref());
         }
     }
 }

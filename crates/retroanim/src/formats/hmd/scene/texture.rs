@@ -15,19 +15,59 @@
 //! When an image is exactly that tile, the corner's UV is `u / W` (and `v / H`) on a
 //! repeating texture, which samples as the GPU does; when the tile is only part of an image,
 //! each corner is folded into the tile (`origin + u mod W`), exact for polygons within one tile.
-//! Semi-transparency rates are not reproduced.
+//! Materials follow each packet's [`Look`] (driver BOT, LGT, STP and the GPU code's ABE bit),
+//! made as the TMD export makes them (`formats::tmd::scene::material`, rates by `blend_alpha`).
 
 use std::collections::BTreeMap;
 
 use super::super::types::{Hmd, SectionData, TypeData};
 use super::super::Packet;
 use crate::formats::tim::{Block, Tim};
-use crate::formats::tmd::scene::{material, texture_source, MaterialKey, PsxOptions, TexSource};
+use crate::formats::tmd::scene::{
+    material, texture_source, MaterialKey, PsxOptions, TexSource, TextureKey,
+};
+use crate::formats::tmd::Tsb;
 use crate::scene::{Mesh, MorphTarget, Primitive, Scene};
 use crate::Result;
 
 /// Per vertex: TIM, CLUT row, and whether a tiled packet repeats the image.
 pub(super) type TexKey = (usize, usize, bool);
+
+/// How a packet's surface looks besides its texture: from its type's driver bits (FF p.2-62;
+/// notes §4: LGT 0x04 no lighting, BOT 0x10 double-sided, STP 0x20 semi-transparent) and its
+/// GPU code's ABE bit (0x02), the rate from its TSB (textured) or the default 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Look {
+    /// Semi-transparent, with its rate (ABR 0..3).
+    pub semi: Option<u8>,
+    /// Back faces drawn (BOT).
+    pub double_sided: bool,
+    /// Not lit (LGT, or the type's LMD bit).
+    pub unlit: bool,
+}
+
+impl Look {
+    /// The look of packet `p` of a primitive of type `type_code`.
+    pub fn of(type_code: u32, p: &Packet) -> Look {
+        let driver = (type_code >> 16) & 0xFF;
+        let abe = p.colors.first().is_some_and(|c| c[3] & 0x02 != 0);
+        let semi = (driver & 0x20 != 0 || abe).then(|| {
+            if p.uvs.is_empty() {
+                0
+            } else {
+                Tsb::from_bits(p.tsb).abr
+            }
+        });
+        Look {
+            semi,
+            double_sided: driver & 0x10 != 0,
+            unlit: driver & 0x04 != 0 || type_code & 0x40 != 0,
+        }
+    }
+}
+
+/// Per vertex: its texture (if any) and look; vertices of equal keys share a material.
+pub(super) type Surface = (Option<TexKey>, Look);
 
 /// Where a textured packet's texels are.
 pub(super) struct Texels {
@@ -61,12 +101,23 @@ fn window_of(word: u32) -> ([f64; 2], [f64; 2]) {
 /// The images a file's textured packets may use, and the materials made so far.
 pub(super) struct Texturing {
     opts: PsxOptions,
+    /// Image entries of the file's image primitives left out (data past their section).
+    pub images_left_out: usize,
+    /// Textured packets no image covers (drawn untextured), counted as [`Texturing::source`]
+    /// looks them up.
+    pub untextured: std::cell::Cell<usize>,
     materials: BTreeMap<MaterialKey, usize>,
-    textures: BTreeMap<(usize, usize, bool), usize>,
+    textures: BTreeMap<TextureKey, usize>,
 }
 
 /// The TIMs the image primitives linked into `hmd`'s blocks upload, in block order.
 pub fn image_tims(hmd: &Hmd) -> Vec<Tim> {
+    placed_images(hmd).0
+}
+
+/// [`image_tims`] and the number of image entries left out (image or CLUT data past the end of
+/// its section).
+fn placed_images(hmd: &Hmd) -> (Vec<Tim>, usize) {
     let headers = hmd.headers();
     let prims: BTreeMap<u32, &super::super::Primitive> = hmd.primitives().collect();
     // The primitives the blocks link (the console uploads images while scanning them).
@@ -81,6 +132,7 @@ pub fn image_tims(hmd: &Hmd) -> Vec<Tim> {
         }
     }
     let mut out = Vec::new();
+    let mut left_out = 0;
     for p in linked {
         let Some(h) = headers.get(&p.header) else {
             continue;
@@ -115,12 +167,16 @@ pub fn image_tims(hmd: &Hmd) -> Vec<Tim> {
                     })
                 };
                 let Some(image) = vram(0).and_then(|d| block(&e.image, d)) else {
+                    left_out += 1;
                     continue;
                 };
                 let clut = match &e.clut {
                     Some(c) => match vram(1).and_then(|d| block(c, d)) {
                         Some(b) => Some(b),
-                        None => continue,
+                        None => {
+                            left_out += 1;
+                            continue;
+                        }
                     },
                     None => None,
                 };
@@ -141,15 +197,17 @@ pub fn image_tims(hmd: &Hmd) -> Vec<Tim> {
             }
         }
     }
-    out
+    (out, left_out)
 }
 
 impl Texturing {
     /// The file's images, then `extra` (the `--tim` files).
     pub fn new(hmd: &Hmd, extra: &[Tim]) -> Texturing {
-        let mut tims = image_tims(hmd);
+        let (mut tims, images_left_out) = placed_images(hmd);
         tims.extend_from_slice(extra);
         Texturing {
+            images_left_out,
+            untextured: std::cell::Cell::new(0),
             opts: PsxOptions {
                 tims,
                 ..PsxOptions::default()
@@ -177,12 +235,16 @@ impl Texturing {
                 u >= 0.0 && v >= 0.0 && u < tim.pixel_width() as f64 && v < tim.image.height as f64
             })
         };
-        let src = (0..tims.len())
+        let found = (0..tims.len())
             .find_map(|i| {
                 let s = texture_source(&tims[i..=i], p.tsb, p.cba)?;
                 holds(&s, &tims[i]).then_some(TexSource { tim: i, ..s })
             })
-            .or_else(|| texture_source(tims, p.tsb, p.cba))?;
+            .or_else(|| texture_source(tims, p.tsb, p.cba));
+        let Some(src) = found else {
+            self.untextured.set(self.untextured.get() + 1);
+            return None;
+        };
         let window = window.map(|(o, w)| {
             let tim = &tims[src.tim];
             let exact = o[0] + src.offset.0 == 0.0
@@ -213,23 +275,18 @@ impl Texturing {
         }
     }
 
-    /// Splits a mesh's single primitive into one per texture (`keys`: per vertex, the TIM and
-    /// CLUT row, `None` for untextured corners, which keep material 0 and lose their UVs),
-    /// adding materials and textures to `scene`.
-    pub fn split(
-        &mut self,
-        scene: &mut Scene,
-        mesh: &mut Mesh,
-        keys: &[Option<TexKey>],
-    ) -> Result<()> {
+    /// Splits a mesh's single primitive into one per surface (`keys`: per vertex, the TIM and
+    /// CLUT row, `None` for untextured corners, which lose their UVs, and the look; plain lit
+    /// untextured corners keep material 0), adding materials and textures to `scene`.
+    pub fn split(&mut self, scene: &mut Scene, mesh: &mut Mesh, keys: &[Surface]) -> Result<()> {
         let Some(whole) = mesh.primitives.first() else {
             return Ok(());
         };
-        if keys.iter().all(Option::is_none) {
+        if keys.iter().all(|k| *k == Surface::default()) {
             mesh.primitives[0].uvs.clear();
             return Ok(());
         }
-        let mut groups: BTreeMap<Option<TexKey>, Vec<usize>> = BTreeMap::new();
+        let mut groups: BTreeMap<Surface, Vec<usize>> = BTreeMap::new();
         for (v, k) in keys.iter().enumerate() {
             groups.entry(*k).or_default().push(v);
         }
@@ -267,30 +324,32 @@ impl Texturing {
                 material: Some(0),
                 ..Primitive::default()
             };
-            match key {
-                None => p.uvs.clear(),
-                Some((tim, clut, repeat)) => {
-                    let mk = MaterialKey {
-                        texture: Some((tim, clut)),
-                        semi: false,
-                        double_sided: false,
-                        unlit: false,
-                    };
-                    let m = match self.materials.get(&mk) {
-                        Some(&m) => m,
-                        None => {
-                            let mat =
-                                material(mk, &self.opts, &mut self.textures, &mut scene.textures)?;
-                            scene.materials.push(mat);
-                            self.materials.insert(mk, scene.materials.len() - 1);
-                            scene.materials.len() - 1
-                        }
-                    };
-                    p.material = Some(m);
-                    if repeat {
-                        if let Some(t) = scene.materials[m].texture {
-                            scene.textures[t].repeat = true;
-                        }
+            let (tex, look) = key;
+            if tex.is_none() {
+                p.uvs.clear();
+            }
+            if key != Surface::default() {
+                let mk = MaterialKey {
+                    texture: tex.map(|(tim, clut, _)| (tim, clut)),
+                    semi: look.semi.is_some(),
+                    rate: look.semi.unwrap_or(0),
+                    double_sided: look.double_sided,
+                    unlit: look.unlit,
+                };
+                let m = match self.materials.get(&mk) {
+                    Some(&m) => m,
+                    None => {
+                        let mat =
+                            material(mk, &self.opts, &mut self.textures, &mut scene.textures)?;
+                        scene.materials.push(mat);
+                        self.materials.insert(mk, scene.materials.len() - 1);
+                        scene.materials.len() - 1
+                    }
+                };
+                p.material = Some(m);
+                if tex.is_some_and(|t| t.2) {
+                    if let Some(t) = scene.materials[m].texture {
+                        scene.textures[t].repeat = true;
                     }
                 }
             }

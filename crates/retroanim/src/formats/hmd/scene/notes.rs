@@ -1,0 +1,146 @@
+//! What an HMD's scene leaves out, one note per kind with a count: the caller shows them so
+//! that no export is silently less than the file.
+//!
+//! The kinds (codes): `images-left-out` (image entries whose texels or CLUT lie past their
+//! section), `textures-missing` (textured polygons no image primitive or `--tim` covers: drawn
+//! untextured), `polygons-not-exported` (polygon primitives whose packets retroanim keeps as raw
+//! words: preset strips, layouts the manual does not list), `envmap-not-exported`
+//! (category 6 environment-map primitives, kept raw: LIBHMD.H names their types but no layout), `normal-mime-not-exported`
+//! (normal MIMe keys, which the console applies to lighting only) and `types-not-exported`
+//! (user-defined or unknown primitive types).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::super::types::{Hmd, TypeData};
+use super::super::{PolygonItem, TERMINATE};
+use super::polygon_item;
+
+/// Counts of what the blocks' primitives hold that the scene does not export.
+#[derive(Debug, Default)]
+struct Unexported {
+    raw_polygons: BTreeMap<u32, usize>,
+    envmap: BTreeMap<u32, usize>,
+    normal_mime: usize,
+    unknown: BTreeMap<u32, usize>,
+}
+
+/// The notes for `hmd`'s scene; `images_left_out` and `untextured` are what texturing counted.
+pub(super) fn notes(
+    hmd: &Hmd,
+    images_left_out: usize,
+    untextured: usize,
+) -> Vec<(&'static str, String)> {
+    let u = scan(hmd);
+    let mut out = Vec::new();
+    if images_left_out > 0 {
+        out.push((
+            "images-left-out",
+            format!(
+                "{images_left_out} image(s) of the file's image primitives left out: their texels or CLUT lie past the end of their section"
+            ),
+        ));
+    }
+    if untextured > 0 {
+        out.push((
+            "textures-missing",
+            format!(
+                "{untextured} textured polygon(s) drawn untextured: no image primitive or --tim TIM covers their texture page and CLUT"
+            ),
+        ));
+    }
+    if !u.raw_polygons.is_empty() {
+        out.push((
+            "polygons-not-exported",
+            format!(
+                "{} polygon primitive(s) not exported (types {}): their packets are of a layout retroanim keeps as raw words (preset strips, types the manual does not list)",
+                u.raw_polygons.values().sum::<usize>(),
+                codes(&u.raw_polygons)
+            ),
+        ));
+    }
+    if !u.envmap.is_empty() {
+        out.push((
+            "envmap-not-exported",
+            format!(
+                "{} environment-map primitive(s) (category 6, types {}) not exported: their packet layout is not documented (LIBHMD.H names the types only), so they are kept as raw words",
+                u.envmap.values().sum::<usize>(),
+                codes(&u.envmap)
+            ),
+        ));
+    }
+    if u.normal_mime > 0 {
+        out.push((
+            "normal-mime-not-exported",
+            format!(
+                "{} normal MIMe primitive(s) not exported: their keys move normals, which only change the console's lighting",
+                u.normal_mime
+            ),
+        ));
+    }
+    if !u.unknown.is_empty() {
+        out.push((
+            "types-not-exported",
+            format!(
+                "{} primitive type(s) retroanim does not know not exported ({})",
+                u.unknown.values().sum::<usize>(),
+                codes(&u.unknown)
+            ),
+        ));
+    }
+    out
+}
+
+/// `0x…` codes with counts: `0x0680100c ×2, …`.
+fn codes(m: &BTreeMap<u32, usize>) -> String {
+    m.iter()
+        .map(|(c, n)| match n {
+            1 => format!("0x{c:08x}"),
+            n => format!("0x{c:08x} ×{n}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Walks every block's primitive chain as the console does.
+fn scan(hmd: &Hmd) -> Unexported {
+    let headers = hmd.headers();
+    let prims: BTreeMap<u32, &super::super::Primitive> = hmd.primitives().collect();
+    let mut u = Unexported::default();
+    let mut seen = BTreeSet::new();
+    for &first in &hmd.blocks {
+        let mut at = first;
+        while first != 0 && at != TERMINATE && seen.insert(at) {
+            let Some(p) = prims.get(&at) else { break };
+            at = p.next;
+            for t in &p.types {
+                let k = t.kind();
+                if k.developer() != 0 {
+                    *u.unknown.entry(t.type_code).or_default() += 1;
+                    continue;
+                }
+                match k.category() {
+                    0 => {
+                        let TypeData::PolygonIndex { index, .. } = t.data else {
+                            continue;
+                        };
+                        let item = headers
+                            .get(&p.header)
+                            .and_then(|h| h.words.first())
+                            .and_then(|e| e.pointer())
+                            .and_then(|s| polygon_item(hmd, s, index));
+                        let raw = matches!(item, Some(PolygonItem::Raw(_)) | None);
+                        if raw {
+                            *u.raw_polygons.entry(t.type_code).or_default() += 1;
+                        }
+                    }
+                    // GsNrmMIMe (0x04010021); its reset (0x29) restores what it moved.
+                    4 if k.primitive_type() == 0x21 => u.normal_mime += 1,
+                    6 => *u.envmap.entry(t.type_code).or_default() += 1,
+                    1..=5 | 7 => {}
+                    _ => *u.unknown.entry(t.type_code).or_default() += 1,
+                }
+            }
+        }
+    }
+    u
+}
