@@ -353,26 +353,66 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    /// Accessor `a` as indices (exact integers).
+    /// Accessor `a` as indices (exact integers: a float would round indices past 2^24).
     fn indices(&self, a: usize, path: &str) -> Result<Vec<u32>> {
         let acc = self
             .root
             .accessors
             .get(a)
             .ok_or_else(|| malformed(0, format!("{path}: accessor {a} does not exist")))?;
-        if matches!(
-            acc.component_type,
-            Checked::Valid(json::accessor::GenericComponentType(
-                json::accessor::ComponentType::F32
-            ))
-        ) {
-            return Err(malformed(0, format!("{path}: indices stored as floats")));
+        let here = format!("accessors[{a}]");
+        use json::accessor::ComponentType as C;
+        let size = match acc.component_type {
+            Checked::Valid(json::accessor::GenericComponentType(C::U8)) => 1,
+            Checked::Valid(json::accessor::GenericComponentType(C::U16)) => 2,
+            Checked::Valid(json::accessor::GenericComponentType(C::U32)) => 4,
+            _ => {
+                return Err(malformed(
+                    0,
+                    format!("{path}: indices ({here}) must be unsigned integers"),
+                ))
+            }
+        };
+        if !matches!(acc.type_, Checked::Valid(json::accessor::Type::Scalar))
+            || acc.sparse.is_some()
+        {
+            return Err(malformed(
+                0,
+                format!("{path}: indices ({here}) must be a dense SCALAR accessor"),
+            ));
         }
-        Ok(self
-            .floats(a, 1, path)?
-            .into_iter()
-            .map(|r| r[0] as u32)
-            .collect())
+        let count = acc.count.0;
+        self.limits.items(None, &format!("{here}.count"), count)?;
+        let view = acc
+            .buffer_view
+            .ok_or_else(|| malformed(0, format!("{here}: indices without a bufferView")))?;
+        let (bytes, _) = self.view(view.value(), &here)?;
+        let offset = acc.byte_offset.map_or(0, |o| o.0);
+        let end = count
+            .checked_mul(size)
+            .and_then(|n| n.checked_add(offset))
+            .filter(|&e| e <= bytes.len() as u64)
+            .ok_or_else(|| {
+                malformed(
+                    0,
+                    format!(
+                        "{here}: {count} indices of {size} bytes from {offset} run past its bufferView of {}",
+                        bytes.len()
+                    ),
+                )
+            })?;
+        let data = &bytes[offset as usize..end as usize];
+        Ok(match size {
+            1 => data.iter().map(|&b| u32::from(b)).collect(),
+            2 => data
+                .chunks_exact(2)
+                .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
+                .collect(),
+            _ => data
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        })
     }
 }
 
@@ -527,19 +567,51 @@ fn mesh(ctx: &Ctx, i: usize, m: &json::Mesh, notes: &mut Notes) -> Result<Mesh> 
             ));
         }
         for t in p.targets.iter().flatten() {
-            if let Some(pos) = t.positions {
-                prim.targets.push(MorphTarget {
-                    kind: MorphTargetKind::Delta,
-                    positions: arr(ctx.floats(pos.value(), 3, &path)?),
-                    ..MorphTarget::default()
-                });
+            // A target without positions moves nothing; it keeps its place in the list so the
+            // weights still line up.
+            let positions = match t.positions {
+                Some(pos) => arr(ctx.floats(pos.value(), 3, &path)?),
+                None => vec![[0.0; 3]; n],
+            };
+            if positions.len() != n {
+                return Err(malformed(
+                    0,
+                    format!(
+                        "{path}: a morph target has {} positions for {n} vertices",
+                        positions.len()
+                    ),
+                ));
             }
+            prim.targets.push(MorphTarget {
+                kind: MorphTargetKind::Delta,
+                positions,
+            });
             if t.normals.is_some() || t.tangents.is_some() {
                 notes.add("morph-target normals and tangents", 1);
             }
         }
         out.primitives.push(prim);
     }
+    let targets = out.primitives.first().map_or(0, |p| p.targets.len());
+    if out.primitives.iter().any(|p| p.targets.len() != targets) {
+        return Err(malformed(
+            0,
+            format!("meshes[{i}]: its primitives have different numbers of morph targets"),
+        ));
+    }
+    // Blender and three.js name the targets in `extras.targetNames`.
+    let named: Vec<String> = m
+        .extras
+        .as_ref()
+        .and_then(|e| serde_json::from_str::<serde_json::Value>(e.get()).ok())
+        .and_then(|v| v.get("targetNames").cloned())
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default();
+    out.target_names = if named.len() == targets {
+        named
+    } else {
+        (0..targets).map(|k| format!("target {k}")).collect()
+    };
     Ok(out)
 }
 
@@ -719,8 +791,25 @@ fn animation(ctx: &Ctx, i: usize, a: &json::Animation, notes: &mut Notes) -> Res
                     .into_iter()
                     .map(|r| r[0])
                     .collect();
-                let per = flat.len() / times.len().max(1);
-                Track::Weights(flat.chunks(per.max(1)).map(<[f32]>::to_vec).collect())
+                // One weight per morph target of the node's mesh, per value.
+                let per = ctx
+                    .root
+                    .nodes
+                    .get(node)
+                    .and_then(|n| n.mesh)
+                    .and_then(|m| ctx.root.meshes.get(m.value()))
+                    .and_then(|m| m.primitives.first())
+                    .map_or(0, |p| p.targets.as_ref().map_or(0, Vec::len));
+                if per == 0 || flat.len() % per != 0 {
+                    return Err(malformed(
+                        0,
+                        format!(
+                            "{path}: {} weights for a node whose mesh has {per} morph targets",
+                            flat.len()
+                        ),
+                    ));
+                }
+                Track::Weights(flat.chunks(per).map(<[f32]>::to_vec).collect())
             }
             _ => {
                 notes.add("animation channels of an unknown path", 1);

@@ -1,0 +1,525 @@
+//! The neutral [`Scene`]'s first animation → a TOD: authoring for the console, the way back
+//! from [`super::scene`].
+//!
+//! # Objects
+//! One TOD object per node, numbered 1, 2, … in node order, created at frame 0 with its TMD ID
+//! (scene mesh *k* is TMD ID *k* + 1: the TMD [`crate::formats::tmd::author::mesh_instances`]
+//! writes, or a model given by the caller whose objects follow the mesh order) and its parent
+//! (the parent node's object). A node that only *holds* a mesh for its parent — it has a mesh,
+//! its parent has none, it has no children, its rest transform is the identity and its
+//! animation is at most visibility (scale 0 or 1) — is not an object of its own: its parent
+//! shows its mesh while it is visible (the shape the TOD → glTF bridge gives every object's
+//! model, so a TOD survives the round trip object for object). Several such holders switch the
+//! parent's TMD ID as their visibility does.
+//!
+//! # Frames
+//! The animation is sampled every `resolution` ticks (1 tick = 1/60 s; the header's
+//! resolution field) from time 0 to its last key, at the key times the glTF bridge writes
+//! ([`crate::scene::key_time`]), STEP, LINEAR and CUBICSPLINE channels evaluated as glTF
+//! viewers do. A frame holds packets only for what changed: absolute coordinate packets
+//! (rotation in the console's RotMatrix order X·Y·Z, 4096 = 1° in the file, which the player
+//! reads as 1/4096 of a turn; scale 4096 = 1.0; translation in console units) and attribute
+//! packets for the display bit. A node whose scale (or an ancestor's) is 0 is hidden
+//! (display bit set) and keeps its last coordinate. The last frame is always written (with a
+//! no-op attribute packet when nothing changes) so the TOD lasts as long as the animation.
+//!
+//! # Precision
+//! Coordinates are the node's local transform turned into the console's axes and units, as
+//! the TMD bridge's inverse. A rotation and scale that the console's `RotMatrix` and
+//! `ScaleMatrix` reproduce within 2/4096 in every element (every rotation a TOD's RST packets
+//! made, read back) is written as an RST packet; any other (a shear, or a rotation between
+//! the 4096 steps of a turn where the error would exceed that) as a matrix packet (type 4),
+//! exact to the fixed point, with a note: the PsyQ sample player ignores matrix packets.
+
+use std::collections::BTreeMap;
+
+use crate::convert::Note;
+use crate::error::{Error, Result};
+use crate::formats::gte::{self, Mat};
+use crate::formats::tmd::scene::Axes;
+use crate::formats::tod::{
+    Attribute, Coordinate, Frame, Header, IdValue, Matrix, ObjectControl, Packet, PacketData,
+    Scale, Tod,
+};
+use crate::scene::sample::{self, Mat4, Trs};
+use crate::scene::{key_time, Animation, Scene, Track};
+use crate::{Format, Limits};
+
+/// How to author the animation.
+#[derive(Debug, Clone)]
+pub struct TodAuthorOptions {
+    /// The scene's axes.
+    pub axes: Axes,
+    /// Metres per console unit (default 1/4096).
+    pub scale: f32,
+    /// Ticks (1/60 s) per TOD frame, ≥ 1 (default 1).
+    pub resolution: u16,
+    /// Bounds on the number of frames × objects sampled.
+    pub limits: Limits,
+}
+
+impl Default for TodAuthorOptions {
+    fn default() -> Self {
+        TodAuthorOptions {
+            axes: Axes::YUp,
+            scale: crate::formats::tmd::scene::DEFAULT_SCALE,
+            resolution: 1,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// An animation authored from a scene.
+#[derive(Debug, Clone)]
+pub struct TodAuthored {
+    /// The animation.
+    pub tod: Tod,
+    /// The node of each object: object ID *k* is `objects[k − 1]`.
+    pub objects: Vec<usize>,
+    /// What was left out or approximated (what and how many).
+    pub notes: Vec<Note>,
+}
+
+/// Counted notes, one per kind.
+#[derive(Default)]
+struct Counts(BTreeMap<&'static str, (usize, String)>);
+
+impl Counts {
+    fn add(&mut self, code: &'static str, n: usize, what: impl FnOnce() -> String) {
+        if n == 0 {
+            return;
+        }
+        let e = self.0.entry(code).or_insert_with(|| (0, what()));
+        e.0 += n;
+    }
+    fn finish(self) -> Vec<Note> {
+        self.0
+            .into_iter()
+            .map(|(code, (n, what))| Note {
+                code,
+                message: format!("{n} × {what}"),
+            })
+            .collect()
+    }
+}
+
+/// The last coordinate written for an object.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Written {
+    Nothing,
+    Rst {
+        r: [i16; 3],
+        s: [i16; 3],
+        t: [i32; 3],
+    },
+    Matrix(Mat),
+}
+
+/// Authors a TOD from `scene`'s first animation; `tmd_ids[k]` is the TMD ID of scene mesh *k*
+/// (`None`: the model has no object for it, noted).
+pub fn author(
+    scene: &Scene,
+    tmd_ids: &[Option<u32>],
+    opts: &TodAuthorOptions,
+) -> Result<TodAuthored> {
+    if !(opts.scale.is_finite() && opts.scale > 0.0) {
+        return Err(Error::Option {
+            option: "scale",
+            what: format!("{}: must be a positive number", opts.scale),
+        });
+    }
+    let mut notes = Counts::default();
+    let n = scene.nodes.len();
+    let anim: Option<&Animation> = scene.animations.first();
+    notes.add(
+        "animations-dropped",
+        scene.animations.len().saturating_sub(1),
+        || "animations after the first left out (a TOD holds one)".into(),
+    );
+    notes.add(
+        "cameras-dropped",
+        scene.nodes.iter().filter(|x| x.camera.is_some()).count(),
+        || "cameras left out (not written to TOD yet)".into(),
+    );
+    notes.add(
+        "lights-dropped",
+        scene.nodes.iter().filter(|x| x.light.is_some()).count(),
+        || "lights left out (not written to TOD yet)".into(),
+    );
+    notes.add(
+        "skins-dropped",
+        scene.nodes.iter().filter(|x| x.skin.is_some()).count(),
+        || "skinned meshes moved rigidly with their node (a TOD has no skinning)".into(),
+    );
+    if let Some(a) = anim {
+        let w = a
+            .channels
+            .iter()
+            .filter(|c| matches!(c.track, Track::Weights(_)))
+            .count();
+        notes.add("weights-dropped", w, || {
+            "morph-weight channels left out (TMD objects are rigid)".into()
+        });
+    }
+    let mut children = vec![0usize; n];
+    for x in &scene.nodes {
+        if let Some(p) = x.parent.filter(|&p| p < n) {
+            children[p] += 1;
+        }
+    }
+    let holder: Vec<bool> = (0..n)
+        .map(|i| is_holder(scene, anim, i, children[i]))
+        .collect();
+    let objects: Vec<usize> = (0..n).filter(|&i| !holder[i]).collect();
+    if objects.len() > 0xFFFE {
+        return Err(Error::Unencodable {
+            format: Format::Tod,
+            what: format!("{} objects; a TOD numbers at most 65534", objects.len()),
+        });
+    }
+    let mut object_id = vec![None; n];
+    for (k, &i) in objects.iter().enumerate() {
+        object_id[i] = Some(k as u16 + 1);
+    }
+    let holders: Vec<Vec<usize>> = (0..n)
+        .map(|p| {
+            (0..n)
+                .filter(|&c| holder[c] && scene.nodes[c].parent == Some(p))
+                .collect()
+        })
+        .collect();
+    let res = opts.resolution.max(1);
+    let duration = anim.map_or(0.0, sample::duration) as f64;
+    let last_frame = ((duration * 60.0 / res as f64) - 1e-6).ceil().max(0.0);
+    if !last_frame.is_finite() || last_frame > u32::MAX as f64 / res as f64 {
+        return Err(Error::Unencodable {
+            format: Format::Tod,
+            what: format!("an animation of {duration} s"),
+        });
+    }
+    let last_frame = last_frame as u64;
+    opts.limits.steps(
+        None,
+        "TOD frames × nodes to sample",
+        (last_frame + 1).saturating_mul(n.max(1) as u64),
+    )?;
+    let signs = match opts.axes {
+        Axes::YUp => [1.0, -1.0, -1.0],
+        Axes::Raw => [1.0, 1.0, 1.0],
+    };
+    let k = 1.0 / opts.scale as f64;
+    let mut written = vec![Written::Nothing; objects.len()];
+    let mut shown = vec![true; objects.len()];
+    let mut tmd_of: Vec<Option<u32>> = vec![None; objects.len()];
+    let mut frames = Vec::new();
+    let (mut matrix_packets, mut clamped, mut cut) = (0usize, 0usize, 0usize);
+    let mut missing_model = 0usize;
+    for f in 0..=last_frame {
+        let time = key_time(f * res as u64, 60.0);
+        let locals: Vec<Trs> = (0..n)
+            .map(|i| sample::local_at(scene, anim, i, time))
+            .collect();
+        let visible = visibility(scene, &locals);
+        let mut packets = Vec::new();
+        if f == 0 {
+            for id in 1..=objects.len() as u16 {
+                packets.push(Packet::new(
+                    id,
+                    PacketData::ObjectControl(ObjectControl::Create),
+                ));
+            }
+        }
+        for (o, &node) in objects.iter().enumerate() {
+            let id = o as u16 + 1;
+            let x = &scene.nodes[node];
+            // The model shown now: the node's own mesh, or a visible holder's.
+            let (model, show) = match x.mesh {
+                Some(m) => (Some(m), visible[node]),
+                None if holders[node].is_empty() => (None, visible[node]),
+                None => match holders[node].iter().find(|&&h| visible[h]) {
+                    Some(&h) => (scene.nodes[h].mesh, true),
+                    None => (None, false),
+                },
+            };
+            if let Some(m) = model {
+                let want = tmd_ids.get(m).copied().flatten();
+                if want.is_none() && f == 0 {
+                    missing_model += 1;
+                }
+                if want.is_some() && want != tmd_of[o] {
+                    tmd_of[o] = want;
+                    let w = want.unwrap_or(0);
+                    packets.push(Packet::new(
+                        id,
+                        PacketData::TmdId(IdValue {
+                            id: w as u16,
+                            pad: (w >> 16) as u16,
+                        }),
+                    ));
+                }
+            }
+            if f == 0 {
+                if let Some(pid) = x.parent.and_then(|p| object_id.get(p).copied().flatten()) {
+                    packets.push(Packet::new(id, PacketData::Parent(IdValue::new(pid))));
+                }
+            }
+            if show != shown[o] {
+                shown[o] = show;
+                packets.push(Packet::new(
+                    id,
+                    PacketData::Attribute(Attribute {
+                        mask: !0x8000_0000,
+                        value: if show { 0 } else { 0x8000_0000 },
+                    }),
+                ));
+            }
+            // Coordinates: a zero scale keeps the last one (the object is hidden).
+            let l = &locals[node];
+            if l.scale.iter().any(|s| s.abs() < 1e-9) {
+                continue;
+            }
+            let m = l.matrix();
+            let a = console_matrix(&m, signs);
+            let t = [0, 1, 2].map(|i| m[12 + i] * signs[i] * k);
+            if t.iter().any(|v| !(v.abs() < 2.1e9)) {
+                return Err(Error::Unencodable {
+                    format: Format::Tod,
+                    what: format!(
+                        "node {node} ({}) at frame {f}: its translation is {:.0} console units, past int32",
+                        x.name,
+                        t.iter().fold(0.0f64, |a, v| a.max(v.abs()))
+                    ),
+                });
+            }
+            let t = t.map(|v| v.round() as i32);
+            if x.parent.is_some() && t.iter().any(|&v| i16::try_from(v).is_err()) {
+                cut += 1;
+            }
+            let (target, was_clamped) = fixed(&a);
+            if was_clamped {
+                clamped += 1;
+            }
+            let now = match rst(&a, &target) {
+                Some((r, s)) => Written::Rst { r, s, t },
+                None => Written::Matrix(Mat { m: target, t }),
+            };
+            if let Some(p) = coordinate_packet(&written[o], &now) {
+                if matches!(now, Written::Matrix(_)) {
+                    matrix_packets += 1;
+                }
+                packets.push(Packet::new(id, p));
+            }
+            written[o] = now;
+        }
+        if f == last_frame && packets.is_empty() {
+            // Keeps the TOD as long as the animation.
+            packets.push(Packet::new(
+                1,
+                PacketData::Attribute(Attribute::unchanged()),
+            ));
+        }
+        if !packets.is_empty() {
+            frames.push(Frame {
+                number: f as u32,
+                packets,
+                extra_words: Vec::new(),
+                size_override: None,
+            });
+        }
+    }
+    notes.add("matrix-packets", matrix_packets, || {
+        "coordinates written as matrix packets (type 4): RotMatrix cannot reach them within 2/4096; the PsyQ sample player ignores these packets".into()
+    });
+    notes.add("matrix-clamped", clamped, || {
+        "coordinates whose scale exceeds the console's 16-bit matrix range (±8) clamped".into()
+    });
+    notes.add("translation-cut", cut, || {
+        "child translations outside int16: the console cuts them to 16 bits when it composes world matrices".into()
+    });
+    notes.add("tmd-id-missing", missing_model, || {
+        "objects whose mesh the TMD model lacks: they show no model".into()
+    });
+    Ok(TodAuthored {
+        tod: Tod {
+            header: Header {
+                version: 0,
+                resolution: res,
+            },
+            frames,
+            trailing: Vec::new(),
+        },
+        objects,
+        notes: notes.finish(),
+    })
+}
+
+/// Whether node `i` only holds a mesh for its parent (see the module docs).
+fn is_holder(scene: &Scene, anim: Option<&Animation>, i: usize, children: usize) -> bool {
+    let x = &scene.nodes[i];
+    let Some(p) = x.parent else { return false };
+    if x.mesh.is_none()
+        || children > 0
+        || x.skin.is_some()
+        || x.camera.is_some()
+        || x.light.is_some()
+        || scene.nodes.get(p).is_none_or(|p| p.mesh.is_some())
+    {
+        return false;
+    }
+    let rest = sample::local_matrix(&x.transform);
+    let identity = [
+        1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+    ];
+    if rest
+        .iter()
+        .zip(&identity)
+        .any(|(a, b)| (a - b).abs() > 1e-6)
+    {
+        return false;
+    }
+    let on_off = |v: &[f32; 3]| v.iter().all(|&s| s == 0.0) || v.iter().all(|&s| s == 1.0);
+    anim.is_none_or(|a| {
+        a.channels
+            .iter()
+            .filter(|c| c.node == i)
+            .all(|c| match &c.track {
+                // Weights are left out (noted) whatever the node becomes.
+                Track::Visibility(_) | Track::Weights(_) => true,
+                Track::Scale(v) => v.iter().all(on_off),
+                _ => false,
+            })
+    })
+}
+
+/// Each node shown now: its scale and every ancestor's non-zero.
+fn visibility(scene: &Scene, locals: &[Trs]) -> Vec<bool> {
+    let n = scene.nodes.len();
+    (0..n)
+        .map(|i| {
+            let mut at = Some(i);
+            let mut steps = 0;
+            while let Some(k) = at.filter(|&k| k < n) {
+                if locals[k].scale.iter().any(|s| s.abs() < 1e-9) {
+                    return false;
+                }
+                steps += 1;
+                if steps > n {
+                    break;
+                }
+                at = scene.nodes[k].parent;
+            }
+            true
+        })
+        .collect()
+}
+
+/// The 3×3 part of a scene matrix in the console's axes, row-major.
+fn console_matrix(m: &Mat4, signs: [f64; 3]) -> [[f64; 3]; 3] {
+    [0, 1, 2].map(|i| [0, 1, 2].map(|j| m[4 * j + i] * signs[i] * signs[j]))
+}
+
+/// The matrix in fixed point (4096 = 1.0), and whether an element had to be clamped to int16.
+fn fixed(a: &[[f64; 3]; 3]) -> ([[i16; 3]; 3], bool) {
+    let mut clamped = false;
+    let m = a.map(|r| {
+        r.map(|v| {
+            let x = (v * 4096.0).round();
+            if !(-32768.0..=32767.0).contains(&x) {
+                clamped = true;
+            }
+            x.clamp(-32768.0, 32767.0) as i16
+        })
+    });
+    (m, clamped)
+}
+
+/// Angles (1/4096 turn) and scale (4096 = 1.0) whose `RotMatrix` · `ScaleMatrix` is within
+/// 2 of `target` in every element, if there are such.
+fn rst(a: &[[f64; 3]; 3], target: &[[i16; 3]; 3]) -> Option<([i16; 3], [i16; 3])> {
+    let (r, s) = crate::formats::tmd::scene::decompose(*a);
+    let s16 = s.map(|v| (v * 4096.0).round());
+    if s16
+        .iter()
+        .any(|v| !(-32768.0..=32767.0).contains(v) || *v == 0.0)
+    {
+        return None;
+    }
+    let s16 = s16.map(|v| v as i16);
+    // RotMatrix is Rx·Ry·Rz: m02 = sin y, m12 = −cos y sin x, m22 = cos y cos x,
+    // m01 = −cos y sin z, m00 = cos y cos z.
+    let y = r[0][2].clamp(-1.0, 1.0).asin();
+    let (x, z) = if y.cos() > 1e-6 {
+        ((-r[1][2]).atan2(r[2][2]), (-r[0][1]).atan2(r[0][0]))
+    } else {
+        (r[2][1].atan2(r[1][1]), 0.0)
+    };
+    let unit = |v: f64| -> i16 {
+        let a = (v * 4096.0 / std::f64::consts::TAU).round() as i64;
+        (a.rem_euclid(4096) as i16 + 2048) % 4096 - 2048
+    };
+    let base = [unit(x), unit(y), unit(z)];
+    let err = |ang: [i16; 3]| -> i32 {
+        let mut m = Mat::IDENTITY;
+        gte::rot_matrix(ang, &mut m);
+        gte::scale_matrix(&mut m, s16.map(i32::from));
+        let mut e = 0;
+        for i in 0..3 {
+            for j in 0..3 {
+                e = e.max((m.m[i][j] as i32 - target[i][j] as i32).abs());
+            }
+        }
+        e
+    };
+    let mut best = (err(base), base);
+    if best.0 > 0 {
+        for d in 0..27 {
+            let step = [d % 3, d / 3 % 3, d / 9].map(|v| v as i16 - 1);
+            let ang = [0, 1, 2].map(|i| base[i].wrapping_add(step[i]));
+            let e = err(ang);
+            if e < best.0 {
+                best = (e, ang);
+            }
+        }
+    }
+    (best.0 <= 2).then_some((best.1, s16))
+}
+
+/// The absolute coordinate packet that takes an object from `was` to `now`, if anything
+/// changed.
+fn coordinate_packet(was: &Written, now: &Written) -> Option<PacketData> {
+    match (was, now) {
+        (_, Written::Nothing) => None,
+        (Written::Matrix(a), Written::Matrix(b)) if a == b => None,
+        (_, Written::Matrix(b)) => Some(PacketData::Matrix(Matrix {
+            m: b.m,
+            pad: 0,
+            t: b.t,
+        })),
+        (was, Written::Rst { r, s, t }) => {
+            let (rot, trans) = match was {
+                Written::Rst {
+                    r: r0,
+                    s: s0,
+                    t: t0,
+                } => (r0 != r || s0 != s, t0 != t),
+                _ => (true, true),
+            };
+            if !rot && !trans {
+                return None;
+            }
+            // An absolute rotation rebuilds the matrix without scale: a scale goes with it.
+            let unit_scale = s.iter().all(|&v| v == 4096);
+            Some(PacketData::Coordinate(Coordinate {
+                differential: false,
+                rotation: rot.then(|| r.map(|a| a as i32 * 360)),
+                scale: (rot && !unit_scale).then_some(Scale {
+                    x: s[0],
+                    y: s[1],
+                    z: s[2],
+                    pad: 0,
+                }),
+                translation: trans.then_some(*t),
+            }))
+        }
+    }
+}
