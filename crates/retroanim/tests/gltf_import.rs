@@ -395,11 +395,14 @@ fn hand_made_square_becomes_one_quad_and_a_moving_tod() {
     assert!(codes.contains(&"weights-dropped"), "{codes:?}");
 }
 
+/// A change that makes the square hostile.
+type Change = Box<dyn Fn(&mut serde_json::Value, &mut Vec<u8>)>;
+
 /// Each hostile variant of the square is an error, never a panic.
 #[test]
 fn hostile_files_are_clean_errors() {
     let (json, bin) = square();
-    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value, &mut Vec<u8>)>)> = vec![
+    let cases: Vec<(&str, Change)> = vec![
         ("index out of range", Box::new(|_, b| b[48] = 9)),
         (
             "NaN position",

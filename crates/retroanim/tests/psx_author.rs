@@ -349,3 +349,62 @@ fn textured_corpus_models_come_back_with_their_textures() {
         assert!(checked >= 3, "{checked} textured models compared");
     }
 }
+
+/// The README's walk-through: the project's own sample to GLB and back plays the same.
+#[test]
+fn shipped_sample_round_trips_through_glb() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
+    let anim = tod::read(&std::fs::read(dir.join("swing.tod")).unwrap()).unwrap();
+    let model = tmd::read(&std::fs::read(dir.join("link.tmd")).unwrap()).unwrap();
+    let to_glb = Options {
+        tod: TodInput {
+            tmd: Some(model.clone()),
+            ..TodInput::default()
+        },
+        ..Options::default()
+    };
+    let glb = convert::convert(&Model::Tod(anim.clone()), Format::Glb, &to_glb).unwrap();
+    let back = Options {
+        tod: TodInput {
+            resolution: Some(anim.header.resolution.max(1)),
+            ..TodInput::default()
+        },
+        ..Options::default()
+    };
+    let out = convert::convert_bytes(&glb.bytes, None, Format::Tod, &back).unwrap();
+    assert!(out.notes.is_empty(), "{:?}", out.notes);
+    let Model::Tod(new_tod) = model_of(&out.bytes) else {
+        panic!("not a TOD")
+    };
+    let Model::Tmd(new_tmd) = model_of(&out.extra[0].bytes) else {
+        panic!("not a TMD")
+    };
+    let old: Vec<tod::Pose> = tod::Player::new(&anim, Some(&model)).collect();
+    let new: Vec<tod::Pose> = tod::Player::new(&new_tod, Some(&new_tmd)).collect();
+    assert_eq!(old.len(), new.len());
+    // Objects are created at frame 0 in order of first appearance; a dead object is hidden.
+    let mut ids: Vec<u16> = Vec::new();
+    for p in &old {
+        for o in &p.objects {
+            if !ids.contains(&o.id) {
+                ids.push(o.id);
+            }
+        }
+    }
+    let mut compared = 0;
+    for (p, q) in old.iter().zip(&new) {
+        let shows = |x: &tod::ObjectPose| x.visible && x.model.is_some();
+        for (k, id) in ids.iter().enumerate() {
+            let n = q.objects.iter().find(|x| x.id == k as u16 + 1).unwrap();
+            match p.objects.iter().find(|o| o.id == *id) {
+                Some(o) => {
+                    assert!(distance(&o.world, &n.world) <= 1, "tick {}", p.frame);
+                    assert_eq!(shows(o), shows(n), "tick {} object {id}", p.frame);
+                    compared += 1;
+                }
+                None => assert!(!shows(n), "tick {} object {id}: dead but shown", p.frame),
+            }
+        }
+    }
+    assert!(compared >= old.len(), "{compared}");
+}

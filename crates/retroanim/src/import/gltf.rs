@@ -11,6 +11,10 @@
 //! factor and texture, alpha mode, double-sided, `KHR_materials_unlit`), PNG textures, cameras,
 //! skins and animations (translation, rotation, scale and weights; STEP, LINEAR, CUBICSPLINE).
 //! Anything else the file holds is named in a note with its count: never dropped silently.
+//!
+//! One file of a little over 800 lines: every part of the document is read by one walk with
+//! one context (buffers, limits, notes), and splitting the walk would pass that context around
+//! for no gain in clarity.
 
 use std::collections::BTreeMap;
 
@@ -68,8 +72,10 @@ pub fn read(data: &[u8], limits: &Limits) -> Result<Imported> {
         buffers,
         limits,
     };
-    let mut scene = Scene::default();
-    scene.nodes = nodes(&ctx)?;
+    let mut scene = Scene {
+        nodes: nodes(&ctx)?,
+        ..Scene::default()
+    };
     for (i, m) in root.meshes.iter().enumerate() {
         scene.meshes.push(mesh(&ctx, i, m, &mut notes)?);
     }
@@ -311,9 +317,9 @@ impl Ctx<'_> {
         let offset = acc.byte_offset.map_or(0, |o| o.0);
         if count > 0 {
             let last = offset
-                .checked_add((count - 1).checked_mul(stride).unwrap_or(u64::MAX))
+                .checked_add((count - 1).saturating_mul(stride))
                 .and_then(|x| x.checked_add(elem as u64));
-            if last.is_none_or(|l| l > bytes.len() as u64) {
+            if last.map_or(true, |l| l > bytes.len() as u64) {
                 return Err(malformed(0, format!("{here}: {count} elements of {elem} bytes every {stride} from {offset} run past its bufferView of {}", bytes.len())));
             }
         }

@@ -310,7 +310,7 @@ pub fn author(
                 let w = &worlds[node];
                 let wm = console_matrix(w, signs);
                 let wt = [0, 1, 2].map(|i| w[12 + i] * signs[i] * k);
-                if wt.iter().any(|v| !(v.abs() < 2.1e9)) {
+                if wt.iter().any(|v| v.is_nan() || v.abs() >= 2.1e9) {
                     return Err(Error::Unencodable {
                         format: Format::Tod,
                         what: format!(
@@ -404,7 +404,7 @@ fn is_holder(scene: &Scene, anim: Option<&Animation>, i: usize, children: usize)
         || x.skin.is_some()
         || x.camera.is_some()
         || x.light.is_some()
-        || scene.nodes.get(p).is_none_or(|p| p.mesh.is_some())
+        || scene.nodes.get(p).map_or(true, |p| p.mesh.is_some())
     {
         return false;
     }
@@ -420,7 +420,7 @@ fn is_holder(scene: &Scene, anim: Option<&Animation>, i: usize, children: usize)
         return false;
     }
     let on_off = |v: &[f32; 3]| v.iter().all(|&s| s == 0.0) || v.iter().all(|&s| s == 1.0);
-    anim.is_none_or(|a| {
+    anim.map_or(true, |a| {
         a.channels
             .iter()
             .filter(|c| c.node == i)
@@ -564,7 +564,7 @@ fn solve(
         };
         let mut best = (t_err(base_t), base_t);
         for d in 0..27 {
-            let step = [d % 3, d / 3 % 3, d / 9].map(|v| v as i32 - 1);
+            let step = [d % 3, d / 3 % 3, d / 9].map(|v: i32| v - 1);
             let c = [0, 1, 2].map(|i| base_t[i].saturating_add(step[i]));
             let e = t_err(c);
             if e < best.0 {
@@ -593,7 +593,7 @@ fn inverse3(a: &[[f64; 3]; 3]) -> Option<[[f64; 3]; 3]> {
     let det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
         - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
         + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-    if !(det.abs() > 1e-12) {
+    if det.is_nan() || det.abs() <= 1e-12 {
         return None;
     }
     let c =
@@ -609,16 +609,19 @@ fn inverse3(a: &[[f64; 3]; 3]) -> Option<[[f64; 3]; 3]> {
     )
 }
 
+/// A 3×3 fixed-point matrix, row-major.
+type Rows = [[i16; 3]; 3];
+
+/// Angles, scale and the matrix they make.
+type RstFound = ([i16; 3], [i16; 3], Rows);
+
 /// Angles (1/4096 turn) and scale (4096 = 1.0) for the rotation and scale `a`, with the matrix
 /// `RotMatrix` · `ScaleMatrix` make of them: the exact solution's angles or a neighbour's, and
 /// its scale or 1.0 where it is within 0.3 % of it (a console rotation's rows are not exactly
 /// unit length, so a scale read back from one is a little off), whichever `err` (the world
 /// error they cause: largest element and sum of squares) likes best, if the largest is at most
 /// [`RST_TOLERANCE`].
-fn rst(
-    a: &[[f64; 3]; 3],
-    err: &dyn Fn(&[[i16; 3]; 3]) -> (f64, f64),
-) -> Option<([i16; 3], [i16; 3], [[i16; 3]; 3])> {
+fn rst(a: &[[f64; 3]; 3], err: &dyn Fn(&Rows) -> (f64, f64)) -> Option<RstFound> {
     let (r, s) = crate::formats::tmd::scene::decompose(*a);
     let mut scales: Vec<[i16; 3]> = Vec::new();
     let per_axis: Vec<Vec<i16>> = s
@@ -673,7 +676,7 @@ fn rst(
         gte::scale_matrix(&mut m, s16.map(i32::from));
         m.m
     };
-    let mut best: Option<((f64, f64), [i16; 3], [i16; 3], [[i16; 3]; 3])> = None;
+    let mut best: Option<((f64, f64), RstFound)> = None;
     for (&s16, base) in scales
         .iter()
         .flat_map(|s| bases.iter().map(move |b| (s, *b)))
@@ -692,16 +695,16 @@ fn rst(
             let ang = [0, 1, 2].map(|i| base[i].wrapping_add(step[i]));
             let m = matrix(ang, s16);
             let (max, sq) = err(&m);
-            if best.as_ref().is_none_or(|b| (sq, max) < b.0) {
-                best = Some(((sq, max), ang, s16, m));
+            if best.as_ref().map_or(true, |b| (sq, max) < b.0) {
+                best = Some(((sq, max), (ang, s16, m)));
             }
             if max < 1e-3 {
                 break;
             }
         }
     }
-    let ((_, max), ang, s16, m) = best?;
-    (max <= RST_TOLERANCE).then_some((ang, s16, m))
+    let ((_, max), found) = best?;
+    (max <= RST_TOLERANCE).then_some(found)
 }
 
 /// The largest world-matrix element error (4096 = 1.0) an RST packet may leave before a matrix
