@@ -275,6 +275,8 @@ pub struct ConvertArgs {
     #[arg(long)]
     pub semi_transparent: bool,
     /// TOD → glTF: the TMD model the animation drives (TMD ID k shows TMD object k-1).
+    /// glTF → TOD: the model the TOD's TMD IDs name (mesh k is TMD ID k+1); without it the
+    /// model is written beside the TOD (OUT's stem + .tmd, and its textures as _K.tim).
     #[arg(long, value_name = "MODEL.TMD")]
     pub tmd: Option<PathBuf>,
     /// TOD → glTF: animations to play first on the same object table (repeatable), as the
@@ -299,9 +301,12 @@ pub struct ConvertArgs {
     /// the console's 1/16 steps (−8 ..= 7.9375), as `play --speed`.
     #[arg(long, value_name = "X", allow_hyphen_values = true)]
     pub speed: Option<f64>,
-    /// TOD/TMD/HMD → glTF: metres per PlayStation unit (default 1/4096: 4096 units = 1 m).
+    /// TOD/TMD/HMD ↔ glTF: metres per PlayStation unit (default 1/4096: 4096 units = 1 m).
     #[arg(long, value_name = "METRES")]
     pub scale: Option<f32>,
+    /// glTF → TOD: ticks (1/60 s) per TOD frame (default 1).
+    #[arg(long, value_name = "TICKS")]
+    pub resolution: Option<u16>,
 }
 
 /// `--axes`.

@@ -76,7 +76,28 @@ fn one(
                 opts.name = input.file_stem().map(|s| s.to_string_lossy().into_owned());
             }
             let done = convert::convert_bytes(&bytes, from, target, &opts).with_context(ctx)?;
+            if !done.extra.is_empty() && output == Path::new("-") {
+                bail!(
+                    "{}: this conversion writes {} more file(s) beside its output; name an output file instead of -",
+                    input.display(),
+                    done.extra.len()
+                );
+            }
             crate::io::write_output(output, &done.bytes, Some(input), args.force)?;
+            for e in &done.extra {
+                let mut name = output.file_stem().unwrap_or_default().to_os_string();
+                name.push(&e.suffix);
+                let path = output.with_file_name(name);
+                crate::io::write_output(&path, &e.bytes, Some(input), args.force)?;
+                if !super::global().quiet {
+                    errln!(
+                        "retroanim: wrote {} ({}, {} bytes) beside it",
+                        path.display(),
+                        e.format,
+                        e.bytes.len()
+                    );
+                }
+            }
             (done.notes, Some(done.bytes.len()))
         }
     };
@@ -159,6 +180,7 @@ fn options(args: &ConvertArgs) -> Result<Options> {
     o.timing.smooth = args.smooth;
     o.tod.tmd = super::load_tmd(args.tmd.as_deref())?;
     o.tod.after = super::load_tods(&args.after)?;
+    o.tod.resolution = args.resolution;
     for path in &args.tim {
         match super::load(path)? {
             (_, Model::Tim(t)) => o.textures.tims.push(t),

@@ -26,6 +26,7 @@
 //! from readers to a writer, with one frame in memory; the output is byte-identical to
 //! [`convert`]'s.
 
+mod author;
 mod p3d;
 pub mod stream;
 
@@ -71,6 +72,8 @@ pub struct TodInput {
     pub tmd: Option<Tmd>,
     /// Animations played first on the same object table (only the input's frames become keys).
     pub after: Vec<Tod>,
+    /// glTF → TOD: ticks (1/60 s) per TOD frame, the header's resolution (default 1).
+    pub resolution: Option<u16>,
 }
 
 /// Texture options.
@@ -152,6 +155,8 @@ pub enum OptionName {
     Tmd,
     /// [`TodInput::after`].
     After,
+    /// [`TodInput::resolution`].
+    Resolution,
     /// [`Textures::tims`].
     Tim,
     /// [`Textures::clut`].
@@ -187,6 +192,7 @@ impl OptionName {
             OptionName::Smooth => "smooth",
             OptionName::Tmd => "tmd",
             OptionName::After => "after",
+            OptionName::Resolution => "resolution",
             OptionName::Tim => "tim",
             OptionName::Clut => "clut",
             OptionName::SemiTransparent => "semi-transparent",
@@ -219,6 +225,7 @@ impl Options {
         add(self.timing.smooth, O::Smooth);
         add(self.tod.tmd.is_some(), O::Tmd);
         add(!self.tod.after.is_empty(), O::After);
+        add(self.tod.resolution.is_some(), O::Resolution);
         add(!self.textures.tims.is_empty(), O::Tim);
         add(self.textures.clut.is_some(), O::Clut);
         add(self.textures.semi_transparent, O::SemiTransparent);
@@ -253,6 +260,12 @@ impl Options {
         positive(OptionName::Scale, self.geometry.scale)?;
         positive(OptionName::Fps, self.timing.fps)?;
         positive(OptionName::Duration, self.timing.duration)?;
+        if self.tod.resolution == Some(0) {
+            return Err(option_error(
+                OptionName::Resolution,
+                "0: a TOD frame lasts at least one tick".into(),
+            ));
+        }
         if let Some(s) = self.hmd.stream_id {
             if s > 127 {
                 return Err(option_error(
@@ -325,6 +338,21 @@ pub struct Conversion {
     pub format: Format,
     /// What the output leaves out or approximates.
     pub notes: Vec<Note>,
+    /// Files that go with the output (glTF → TMD: the TIMs its textures became; glTF → TOD:
+    /// the TMD model and its TIMs), each to be written beside it.
+    pub extra: Vec<Extra>,
+}
+
+/// A file that goes with a conversion's output: written beside it, named after the output's
+/// file stem followed by [`Extra::suffix`] (`out.tod` → `out.tmd`, `out_0.tim`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extra {
+    /// What follows the output's stem in the file name, e.g. `.tmd` or `_0.tim`.
+    pub suffix: String,
+    /// The file's format.
+    pub format: Format,
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
 }
 
 /// The formats a model of format `from` converts to (itself and JSON included), in a stable
@@ -342,7 +370,9 @@ pub fn targets(from: Format) -> &'static [Format] {
         // A JSON dump converts to whatever its model converts to.
         // LAB source is assembled first (it needs its includes: see `formats::hmd::lab`).
         Lab => &[Hmd],
-        Json | Gltf | Glb => &[],
+        // Authoring for the console (see `author`).
+        Gltf | Glb => &[Tmd, Tod],
+        Json => &[],
     }
 }
 
@@ -358,8 +388,12 @@ pub fn convert_bytes(
     target: Format,
     opts: &Options,
 ) -> Result<Conversion> {
-    if from.or_else(|| crate::detect(data)) == Some(Format::Png) {
-        return png_to_tim(data, target, opts);
+    match from.or_else(|| crate::detect(data)) {
+        Some(Format::Png) => return png_to_tim(data, target, opts),
+        Some(f @ (Format::Gltf | Format::Glb)) => {
+            return author::gltf_to_psx(data, f, target, opts)
+        }
+        _ => {}
     }
     let model = crate::read_as(data, from, &opts.limits)?;
     convert(&model, target, opts)
@@ -651,6 +685,7 @@ pub(crate) fn done_notes(bytes: Vec<u8>, format: Format, notes: Vec<Note>) -> Co
         bytes,
         format,
         notes,
+        extra: Vec::new(),
     }
 }
 

@@ -30,6 +30,7 @@ mod animation;
 mod check;
 mod mesh;
 mod point_cache;
+pub mod sample;
 pub(crate) mod world_exact;
 
 pub use animation::{key_time, Animation, Channel, Interpolation, Track};

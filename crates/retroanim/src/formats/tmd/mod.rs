@@ -36,6 +36,7 @@
 //! - Blocks may be shared by several objects or placed in any order; the writer puts each block
 //!   where its pointer says and keeps uncovered bytes as [`Gap`]s, so any layout round-trips.
 
+pub mod author;
 mod mesh;
 mod read;
 pub mod scene;

@@ -40,6 +40,7 @@
 //! - Semi-transparency rate 3 is "50% back + 25% polygon" in the TOD table but "100% back + 25%
 //!   polygon" in the TMD section; the model stores the bits only.
 
+pub mod author;
 pub mod play;
 mod read;
 pub mod scene;

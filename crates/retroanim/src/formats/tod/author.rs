@@ -1,0 +1,800 @@
+//! The neutral [`Scene`]'s first animation → a TOD: authoring for the console, the way back
+//! from [`super::scene`].
+//!
+//! # Objects
+//! One TOD object per node, numbered 1, 2, … in node order, created at frame 0 with its TMD ID
+//! (scene mesh *k* is TMD ID *k* + 1: the TMD [`crate::formats::tmd::author::mesh_instances`]
+//! writes, or a model given by the caller whose objects follow the mesh order) and its parent
+//! (the parent node's object). A node that only *holds* a mesh for its parent — it has a mesh,
+//! its parent has none, it has no children, its rest transform is the identity and its
+//! animation is at most visibility (scale 0 or 1) — is not an object of its own: its parent
+//! shows its mesh while it is visible (the shape the TOD → glTF bridge gives every object's
+//! model, so a TOD survives the round trip object for object). Several such holders switch the
+//! parent's TMD ID as their visibility does.
+//!
+//! # Frames
+//! The animation is sampled every `resolution` ticks (1 tick = 1/60 s; the header's
+//! resolution field) from time 0 to its last key, at the key times the glTF bridge writes
+//! ([`crate::scene::key_time`]), STEP, LINEAR and CUBICSPLINE channels evaluated as glTF
+//! viewers do. A frame holds packets only for what changed: absolute coordinate packets
+//! (rotation in the console's RotMatrix order X·Y·Z, 4096 = 1° in the file, which the player
+//! reads as 1/4096 of a turn; scale 4096 = 1.0; translation in console units) and attribute
+//! packets for the display bit. A node whose scale (or an ancestor's) is 0 is hidden
+//! (display bit set) and keeps its last coordinate. The last frame is always written (with a
+//! no-op attribute packet when nothing changes) so the TOD lasts as long as the animation.
+//!
+//! # Precision
+//! Coordinates are the node's local transform turned into the console's axes and units, as
+//! the TMD bridge's inverse. A rotation and scale that the console's `RotMatrix` and
+//! `ScaleMatrix` reproduce within 4/4096 in every element (every rotation a TOD's RST packets
+//! made, read back) is written as an RST packet; any other (a shear, or a rotation between
+//! the 4096 steps of a turn where the error would exceed that) as a matrix packet (type 4),
+//! exact to the fixed point, with a note: the PsyQ sample player ignores matrix packets.
+
+use std::collections::BTreeMap;
+
+use crate::convert::Note;
+use crate::error::{Error, Result};
+use crate::formats::gte::{self, Mat};
+use crate::formats::tmd::scene::Axes;
+use crate::formats::tod::{
+    Attribute, Coordinate, Frame, Header, IdValue, Matrix, ObjectControl, Packet, PacketData,
+    Scale, Tod,
+};
+use crate::scene::sample::{self, Mat4, Trs};
+use crate::scene::world_exact::Affine;
+use crate::scene::{key_time, Animation, Scene, Track};
+use crate::{Format, Limits};
+
+/// How to author the animation.
+#[derive(Debug, Clone)]
+pub struct TodAuthorOptions {
+    /// The scene's axes.
+    pub axes: Axes,
+    /// Metres per console unit (default 1/4096).
+    pub scale: f32,
+    /// Ticks (1/60 s) per TOD frame, ≥ 1 (default 1).
+    pub resolution: u16,
+    /// Bounds on the number of frames × objects sampled.
+    pub limits: Limits,
+}
+
+impl Default for TodAuthorOptions {
+    fn default() -> Self {
+        TodAuthorOptions {
+            axes: Axes::YUp,
+            scale: crate::formats::tmd::scene::DEFAULT_SCALE,
+            resolution: 1,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// An animation authored from a scene.
+#[derive(Debug, Clone)]
+pub struct TodAuthored {
+    /// The animation.
+    pub tod: Tod,
+    /// The node of each object: object ID *k* is `objects[k − 1]`.
+    pub objects: Vec<usize>,
+    /// What was left out or approximated (what and how many).
+    pub notes: Vec<Note>,
+}
+
+/// Counted notes, one per kind.
+#[derive(Default)]
+struct Counts(BTreeMap<&'static str, (usize, String)>);
+
+impl Counts {
+    fn add(&mut self, code: &'static str, n: usize, what: impl FnOnce() -> String) {
+        if n == 0 {
+            return;
+        }
+        let e = self.0.entry(code).or_insert_with(|| (0, what()));
+        e.0 += n;
+    }
+    fn finish(self) -> Vec<Note> {
+        self.0
+            .into_iter()
+            .map(|(code, (n, what))| Note {
+                code,
+                message: format!("{n} × {what}"),
+            })
+            .collect()
+    }
+}
+
+/// The last coordinate written for an object.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Written {
+    Nothing,
+    Rst {
+        r: [i16; 3],
+        s: [i16; 3],
+        t: [i32; 3],
+    },
+    Matrix(Mat),
+}
+
+/// Authors a TOD from `scene`'s first animation; `tmd_ids[k]` is the TMD ID of scene mesh *k*
+/// (`None`: the model has no object for it, noted).
+pub fn author(
+    scene: &Scene,
+    tmd_ids: &[Option<u32>],
+    opts: &TodAuthorOptions,
+) -> Result<TodAuthored> {
+    if !(opts.scale.is_finite() && opts.scale > 0.0) {
+        return Err(Error::Option {
+            option: "scale",
+            what: format!("{}: must be a positive number", opts.scale),
+        });
+    }
+    let mut notes = Counts::default();
+    let n = scene.nodes.len();
+    let anim: Option<&Animation> = scene.animations.first();
+    notes.add(
+        "animations-dropped",
+        scene.animations.len().saturating_sub(1),
+        || "animations after the first left out (a TOD holds one)".into(),
+    );
+    notes.add(
+        "cameras-dropped",
+        scene.nodes.iter().filter(|x| x.camera.is_some()).count(),
+        || "cameras left out (not written to TOD yet)".into(),
+    );
+    notes.add(
+        "lights-dropped",
+        scene.nodes.iter().filter(|x| x.light.is_some()).count(),
+        || "lights left out (not written to TOD yet)".into(),
+    );
+    notes.add(
+        "skins-dropped",
+        scene.nodes.iter().filter(|x| x.skin.is_some()).count(),
+        || "skinned meshes moved rigidly with their node (a TOD has no skinning)".into(),
+    );
+    if let Some(a) = anim {
+        let w = a
+            .channels
+            .iter()
+            .filter(|c| matches!(c.track, Track::Weights(_)))
+            .count();
+        notes.add("weights-dropped", w, || {
+            "morph-weight channels left out (TMD objects are rigid)".into()
+        });
+    }
+    let mut children = vec![0usize; n];
+    for x in &scene.nodes {
+        if let Some(p) = x.parent.filter(|&p| p < n) {
+            children[p] += 1;
+        }
+    }
+    let holder: Vec<bool> = (0..n)
+        .map(|i| is_holder(scene, anim, i, children[i]))
+        .collect();
+    let objects: Vec<usize> = (0..n).filter(|&i| !holder[i]).collect();
+    if objects.len() > 0xFFFE {
+        return Err(Error::Unencodable {
+            format: Format::Tod,
+            what: format!("{} objects; a TOD numbers at most 65534", objects.len()),
+        });
+    }
+    let mut object_id = vec![None; n];
+    for (k, &i) in objects.iter().enumerate() {
+        object_id[i] = Some(k as u16 + 1);
+    }
+    let holders: Vec<Vec<usize>> = (0..n)
+        .map(|p| {
+            (0..n)
+                .filter(|&c| holder[c] && scene.nodes[c].parent == Some(p))
+                .collect()
+        })
+        .collect();
+    let res = opts.resolution.max(1);
+    let duration = anim.map_or(0.0, sample::duration) as f64;
+    let last_frame = ((duration * 60.0 / res as f64) - 1e-6).ceil().max(0.0);
+    if !last_frame.is_finite() || last_frame > u32::MAX as f64 / res as f64 {
+        return Err(Error::Unencodable {
+            format: Format::Tod,
+            what: format!("an animation of {duration} s"),
+        });
+    }
+    let last_frame = last_frame as u64;
+    opts.limits.steps(
+        None,
+        "TOD frames × nodes to sample",
+        (last_frame + 1).saturating_mul(n.max(1) as u64),
+    )?;
+    let signs = match opts.axes {
+        Axes::YUp => [1.0, -1.0, -1.0],
+        Axes::Raw => [1.0, 1.0, 1.0],
+    };
+    let k = 1.0 / opts.scale as f64;
+    let mut written = vec![Written::Nothing; objects.len()];
+    let mut shown = vec![true; objects.len()];
+    let mut tmd_of: Vec<Option<u32>> = vec![None; objects.len()];
+    let mut frames = Vec::new();
+    let (mut matrix_packets, mut clamped, mut cut) = (0usize, 0usize, 0usize);
+    let mut missing_model = 0usize;
+    // Parents before children, so each frame's simulated parent world is known first.
+    let parent_obj: Vec<Option<usize>> = objects
+        .iter()
+        .map(|&i| {
+            scene.nodes[i]
+                .parent
+                .and_then(|p| object_id.get(p).copied().flatten())
+                .map(|id| id as usize - 1)
+        })
+        .collect();
+    let depth = |o: usize| {
+        let (mut d, mut at) = (0usize, parent_obj[o]);
+        while let Some(p) = at.filter(|_| d <= objects.len()) {
+            d += 1;
+            at = parent_obj[p];
+        }
+        d
+    };
+    let mut order: Vec<usize> = (0..objects.len()).collect();
+    order.sort_by_key(|&o| depth(o));
+    // The coordinate each object holds on the console, and the world matrix the player makes.
+    let mut coord = vec![Mat::IDENTITY; objects.len()];
+    let mut world = vec![Mat::IDENTITY; objects.len()];
+    for f in 0..=last_frame {
+        let time = key_time(f * res as u64, 60.0);
+        let locals: Vec<Trs> = (0..n)
+            .map(|i| sample::local_at(scene, anim, i, time))
+            .collect();
+        let visible = visibility(scene, &locals);
+        let worlds = scene_worlds(scene, &locals);
+        let mut packets = Vec::new();
+        if f == 0 {
+            for id in 1..=objects.len() as u16 {
+                packets.push(Packet::new(
+                    id,
+                    PacketData::ObjectControl(ObjectControl::Create),
+                ));
+            }
+        }
+        let mut per: Vec<Vec<Packet>> = vec![Vec::new(); objects.len()];
+        for &o in &order {
+            let node = objects[o];
+            let id = o as u16 + 1;
+            let x = &scene.nodes[node];
+            let out = &mut per[o];
+            // The model shown now: the node's own mesh, or a visible holder's.
+            let (model, show) = match x.mesh {
+                Some(m) => (Some(m), visible[node]),
+                None if holders[node].is_empty() => (None, visible[node]),
+                None => match holders[node].iter().find(|&&h| visible[h]) {
+                    Some(&h) => (scene.nodes[h].mesh, true),
+                    None => (None, false),
+                },
+            };
+            if let Some(m) = model {
+                let want = tmd_ids.get(m).copied().flatten();
+                if want.is_none() && f == 0 {
+                    missing_model += 1;
+                }
+                if let Some(w) = want.filter(|&w| Some(w) != tmd_of[o]) {
+                    tmd_of[o] = want;
+                    out.push(Packet::new(
+                        id,
+                        PacketData::TmdId(IdValue {
+                            id: w as u16,
+                            pad: (w >> 16) as u16,
+                        }),
+                    ));
+                }
+            }
+            if f == 0 {
+                if let Some(p) = parent_obj[o] {
+                    out.push(Packet::new(
+                        id,
+                        PacketData::Parent(IdValue::new(p as u16 + 1)),
+                    ));
+                }
+            }
+            if show != shown[o] {
+                shown[o] = show;
+                out.push(Packet::new(
+                    id,
+                    PacketData::Attribute(Attribute {
+                        mask: !0x8000_0000,
+                        value: if show { 0 } else { 0x8000_0000 },
+                    }),
+                ));
+            }
+            let parent = parent_obj[o].map(|p| world[p]);
+            // Coordinates: a zero scale keeps the last one (the object is hidden).
+            let degenerate = locals[node].scale.iter().any(|s| s.abs() < 1e-9);
+            if !degenerate {
+                let w = &worlds[node];
+                let wm = console_matrix(w, signs);
+                let wt = [0, 1, 2].map(|i| w[12 + i] * signs[i] * k);
+                if wt.iter().any(|v| v.is_nan() || v.abs() >= 2.1e9) {
+                    return Err(Error::Unencodable {
+                        format: Format::Tod,
+                        what: format!(
+                            "node {node} ({}) at frame {f}: it lies {:.0} console units out, past int32",
+                            x.name,
+                            wt.iter().fold(0.0f64, |a, v| a.max(v.abs()))
+                        ),
+                    });
+                }
+                let local = locals[node].matrix();
+                let fallback = (
+                    console_matrix(&local, signs),
+                    [0, 1, 2].map(|i| local[12 + i] * signs[i] * k),
+                );
+                let glb = Client {
+                    parent: scene.nodes[node]
+                        .parent
+                        .filter(|_| parent.is_some())
+                        .map(|p| worlds[p]),
+                    local,
+                    signs,
+                };
+                let solved = solve(&wm, wt, parent.as_ref(), fallback, &glb);
+                clamped += usize::from(solved.clamped);
+                if parent.is_some() && solved.coord.t.iter().any(|&v| i16::try_from(v).is_err()) {
+                    cut += 1;
+                }
+                if let Some(p) = coordinate_packet(&written[o], &solved.written) {
+                    if matches!(solved.written, Written::Matrix(_)) {
+                        matrix_packets += 1;
+                    }
+                    out.push(Packet::new(id, p));
+                }
+                written[o] = solved.written;
+                coord[o] = solved.coord;
+            }
+            world[o] = match &parent {
+                Some(p) => gte::compose(p, &coord[o]),
+                None => coord[o],
+            };
+        }
+        packets.extend(per.into_iter().flatten());
+        if f == last_frame && packets.is_empty() {
+            // Keeps the TOD as long as the animation.
+            packets.push(Packet::new(
+                1,
+                PacketData::Attribute(Attribute::unchanged()),
+            ));
+        }
+        if !packets.is_empty() {
+            frames.push(Frame {
+                number: f as u32,
+                packets,
+                extra_words: Vec::new(),
+                size_override: None,
+            });
+        }
+    }
+    notes.add("matrix-packets", matrix_packets, || {
+        "coordinates written as matrix packets (type 4): RotMatrix cannot reach them within 4/4096; the PsyQ sample player ignores these packets".into()
+    });
+    notes.add("matrix-clamped", clamped, || {
+        "coordinates whose scale exceeds the console's 16-bit matrix range (±8) clamped".into()
+    });
+    notes.add("translation-cut", cut, || {
+        "child translations outside int16: the console cuts them to 16 bits when it composes world matrices".into()
+    });
+    notes.add("tmd-id-missing", missing_model, || {
+        "objects whose mesh the TMD model lacks: they show no model".into()
+    });
+    Ok(TodAuthored {
+        tod: Tod {
+            header: Header {
+                version: 0,
+                resolution: res,
+            },
+            frames,
+            trailing: Vec::new(),
+        },
+        objects,
+        notes: notes.finish(),
+    })
+}
+
+/// Whether node `i` only holds a mesh for its parent (see the module docs).
+fn is_holder(scene: &Scene, anim: Option<&Animation>, i: usize, children: usize) -> bool {
+    let x = &scene.nodes[i];
+    let Some(p) = x.parent else { return false };
+    if x.mesh.is_none()
+        || children > 0
+        || x.skin.is_some()
+        || x.camera.is_some()
+        || x.light.is_some()
+        || scene.nodes.get(p).map_or(true, |p| p.mesh.is_some())
+    {
+        return false;
+    }
+    let rest = sample::local_matrix(&x.transform);
+    let identity = [
+        1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+    ];
+    if rest
+        .iter()
+        .zip(&identity)
+        .any(|(a, b)| (a - b).abs() > 1e-6)
+    {
+        return false;
+    }
+    let on_off = |v: &[f32; 3]| v.iter().all(|&s| s == 0.0) || v.iter().all(|&s| s == 1.0);
+    anim.map_or(true, |a| {
+        a.channels
+            .iter()
+            .filter(|c| c.node == i)
+            .all(|c| match &c.track {
+                // Weights are left out (noted) whatever the node becomes.
+                Track::Visibility(_) | Track::Weights(_) => true,
+                Track::Scale(v) => v.iter().all(on_off),
+                _ => false,
+            })
+    })
+}
+
+/// Every node's world matrix from its local transforms.
+fn scene_worlds(scene: &Scene, locals: &[Trs]) -> Vec<Mat4> {
+    let n = scene.nodes.len();
+    let mut out: Vec<Option<Mat4>> = vec![None; n];
+    for i in 0..n {
+        // Walk up to a known world (or a root), then back down.
+        let mut chain = vec![i];
+        let mut at = scene.nodes[i].parent;
+        while let Some(p) = at.filter(|&p| p < n && out[p].is_none() && chain.len() <= n) {
+            chain.push(p);
+            at = scene.nodes[p].parent;
+        }
+        let mut w = at
+            .and_then(|p| out.get(p).copied().flatten())
+            .unwrap_or(IDENTITY);
+        for &k in chain.iter().rev() {
+            if out[k].is_none() {
+                w = sample::mat_mul(&w, &locals[k].matrix());
+                out[k] = Some(w);
+            } else if let Some(known) = out[k] {
+                w = known;
+            }
+        }
+    }
+    out.into_iter().map(|w| w.unwrap_or(IDENTITY)).collect()
+}
+
+const IDENTITY: Mat4 = [
+    1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+];
+
+/// Each node shown now: its scale and every ancestor's non-zero.
+fn visibility(scene: &Scene, locals: &[Trs]) -> Vec<bool> {
+    let n = scene.nodes.len();
+    (0..n)
+        .map(|i| {
+            let mut at = Some(i);
+            let mut steps = 0;
+            while let Some(k) = at.filter(|&k| k < n) {
+                if locals[k].scale.iter().any(|s| s.abs() < 1e-9) {
+                    return false;
+                }
+                steps += 1;
+                if steps > n {
+                    break;
+                }
+                at = scene.nodes[k].parent;
+            }
+            true
+        })
+        .collect()
+}
+
+/// The 3×3 part of a scene matrix in the console's axes, row-major.
+fn console_matrix(m: &Mat4, signs: [f64; 3]) -> [[f64; 3]; 3] {
+    [0, 1, 2].map(|i| [0, 1, 2].map(|j| m[4 * j + i] * signs[i] * signs[j]))
+}
+
+/// The matrix in fixed point (4096 = 1.0), and whether an element had to be clamped to int16.
+fn fixed(a: &[[f64; 3]; 3]) -> ([[i16; 3]; 3], bool) {
+    let mut clamped = false;
+    let m = a.map(|r| {
+        r.map(|v| {
+            let x = (v * 4096.0).round();
+            if !(-32768.0..=32767.0).contains(&x) {
+                clamped = true;
+            }
+            x.clamp(-32768.0, 32767.0) as i16
+        })
+    });
+    (m, clamped)
+}
+
+/// A coordinate found for one object at one frame.
+struct Solved {
+    /// What to write.
+    written: Written,
+    /// The matrix the player makes of it.
+    coord: Mat,
+    /// An element had to be clamped to int16.
+    clamped: bool,
+}
+
+/// The coordinate that makes the player's world matrix (`parent` ∘ coordinate, with the
+/// console's rounding) closest to the target world `wm`, `wt` (console axes and units; `wm`
+/// with 1.0 = 1). Angles and translation are searched one step either way of the exact
+/// solution; RST when the rotation comes within [`RST_TOLERANCE`] in every element, else a matrix.
+/// `fallback` (the node's own local transform) is used when the parent's matrix is singular.
+fn solve(
+    wm: &[[f64; 3]; 3],
+    wt: [f64; 3],
+    parent: Option<&Mat>,
+    fallback: ([[f64; 3]; 3], [f64; 3]),
+    client: &Client,
+) -> Solved {
+    let (_, clamped) = fixed(wm);
+    let want_t = wt.map(|v| v.round() as i32);
+    let inverse = parent.map(|p| inverse3(&p.m.map(|r| r.map(|v| v as f64 / 4096.0))));
+    let (lm, lt) = match (parent, inverse) {
+        (None, _) => (*wm, wt),
+        (Some(p), Some(Some(inv))) => {
+            let d = [0, 1, 2].map(|i| wt[i] - p.t[i] as f64);
+            (
+                [0, 1, 2].map(|i| [0, 1, 2].map(|j| (0..3).map(|k| inv[i][k] * wm[k][j]).sum())),
+                [0, 1, 2].map(|i| (0..3).map(|k| inv[i][k] * d[k]).sum()),
+            )
+        }
+        (Some(_), _) => fallback,
+    };
+    let place = |c: &Mat| match parent {
+        Some(p) => gte::compose(p, c),
+        None => *c,
+    };
+    let rot_err = |m: &[[i16; 3]; 3]| -> (f64, f64) {
+        let w = place(&Mat { m: *m, t: [0; 3] });
+        client.error(&w)
+    };
+    // Translation: the rounded solution, or a neighbour the console's rounding prefers.
+    let base_t = lt.map(|v| v.round().clamp(i32::MIN as f64, i32::MAX as f64) as i32);
+    let (lm_fixed, more_clamped) = fixed(&lm);
+    let mut t = base_t;
+    if parent.is_some() {
+        let t_err = |t: [i32; 3]| -> i64 {
+            let w = place(&Mat { m: lm_fixed, t });
+            (0..3)
+                .map(|i| (w.t[i] as i64 - want_t[i] as i64).abs())
+                .max()
+                .unwrap_or(0)
+        };
+        let mut best = (t_err(base_t), base_t);
+        for d in 0..27 {
+            let step = [d % 3, d / 3 % 3, d / 9].map(|v: i32| v - 1);
+            let c = [0, 1, 2].map(|i| base_t[i].saturating_add(step[i]));
+            let e = t_err(c);
+            if e < best.0 {
+                best = (e, c);
+            }
+        }
+        t = best.1;
+    }
+    if let Some((r, s, m)) = rst(&lm, &rot_err) {
+        return Solved {
+            written: Written::Rst { r, s, t },
+            coord: Mat { m, t },
+            clamped,
+        };
+    }
+    let coord = Mat { m: lm_fixed, t };
+    Solved {
+        written: Written::Matrix(coord),
+        coord,
+        clamped: clamped || more_clamped,
+    }
+}
+
+/// The inverse of a 3×3 matrix, if it has one.
+fn inverse3(a: &[[f64; 3]; 3]) -> Option<[[f64; 3]; 3]> {
+    let det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
+        - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+        + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+    if det.is_nan() || det.abs() <= 1e-12 {
+        return None;
+    }
+    let c =
+        |r0: usize, r1: usize, c0: usize, c1: usize| a[r0][c0] * a[r1][c1] - a[r0][c1] * a[r1][c0];
+    // The adjugate (transposed cofactors) over the determinant.
+    Some(
+        [
+            [c(1, 2, 1, 2), -c(0, 2, 1, 2), c(0, 1, 1, 2)],
+            [-c(1, 2, 0, 2), c(0, 2, 0, 2), -c(0, 1, 0, 2)],
+            [c(1, 2, 0, 1), -c(0, 2, 0, 1), c(0, 1, 0, 1)],
+        ]
+        .map(|r| r.map(|v| v / det)),
+    )
+}
+
+/// A 3×3 fixed-point matrix, row-major.
+type Rows = [[i16; 3]; 3];
+
+/// Angles, scale and the matrix they make.
+type RstFound = ([i16; 3], [i16; 3], Rows);
+
+/// Angles (1/4096 turn) and scale (4096 = 1.0) for the rotation and scale `a`, with the matrix
+/// `RotMatrix` · `ScaleMatrix` make of them: the exact solution's angles or a neighbour's, and
+/// its scale or 1.0 where it is within 0.3 % of it (a console rotation's rows are not exactly
+/// unit length, so a scale read back from one is a little off), whichever `err` (the world
+/// error they cause: largest element and sum of squares) likes best, if the largest is at most
+/// [`RST_TOLERANCE`].
+fn rst(a: &[[f64; 3]; 3], err: &dyn Fn(&Rows) -> (f64, f64)) -> Option<RstFound> {
+    let (r, s) = crate::formats::tmd::scene::decompose(*a);
+    let mut scales: Vec<[i16; 3]> = Vec::new();
+    let per_axis: Vec<Vec<i16>> = s
+        .iter()
+        .map(|&v| {
+            let mut c = Vec::new();
+            for unit in [4096.0, -4096.0] {
+                if (v * 4096.0 - unit).abs() < 0.003 * 4096.0 {
+                    c.push(unit as i16);
+                }
+            }
+            let x = (v * 4096.0).round();
+            if (-32768.0..=32767.0).contains(&x) && x != 0.0 && !c.contains(&(x as i16)) {
+                c.push(x as i16);
+            }
+            c
+        })
+        .collect();
+    for &x in &per_axis[0] {
+        for &y in &per_axis[1] {
+            for &z in &per_axis[2] {
+                scales.push([x, y, z]);
+            }
+        }
+    }
+    // RotMatrix is Rx·Ry·Rz: m02 = sin y, m12 = −cos y sin x, m22 = cos y cos x,
+    // m01 = −cos y sin z, m00 = cos y cos z.
+    let y = r[0][2].clamp(-1.0, 1.0).asin();
+    let (x, z) = if y.cos() > 1e-6 {
+        ((-r[1][2]).atan2(r[2][2]), (-r[0][1]).atan2(r[0][0]))
+    } else {
+        (r[2][1].atan2(r[1][1]), 0.0)
+    };
+    let unit = |v: f64| -> i16 {
+        let a = (v * 4096.0 / std::f64::consts::TAU).round() as i64;
+        (a.rem_euclid(4096) as i16 + 2048) % 4096 - 2048
+    };
+    // Both angle triples that make the rotation: (x, y, z) and (x + π, π − y, z + π); the
+    // console's rounding tells them apart, and a TOD may hold either.
+    let pi = std::f64::consts::PI;
+    // Near y = ±90° the x and z read from the float matrix move by about 1/cos y steps for
+    // one step of error: search as far.
+    let reach = (1.5 / y.cos().abs().max(0.05)).ceil().clamp(1.0, 16.0) as usize;
+    let side = 2 * reach + 1;
+    let bases = [
+        [unit(x), unit(y), unit(z)],
+        [unit(x + pi), unit(pi - y), unit(z + pi)],
+    ];
+    let matrix = |ang: [i16; 3], s16: [i16; 3]| {
+        let mut m = Mat::IDENTITY;
+        gte::rot_matrix(ang, &mut m);
+        gte::scale_matrix(&mut m, s16.map(i32::from));
+        m.m
+    };
+    let mut best: Option<((f64, f64), RstFound)> = None;
+    for (&s16, base) in scales
+        .iter()
+        .flat_map(|s| bases.iter().map(move |b| (s, *b)))
+    {
+        for d in 0..3 * side * side {
+            // Zero steps first, then ±1, ±2, … (x and z), ±1 (y).
+            let step = [d % side, d / side % side, d / (side * side)].map(|v| {
+                let v = v as i16;
+                if v % 2 == 1 {
+                    (v + 1) / 2
+                } else {
+                    -v / 2
+                }
+            });
+            let step = [step[0], step[2].clamp(-1, 1), step[1]];
+            let ang = [0, 1, 2].map(|i| base[i].wrapping_add(step[i]));
+            let m = matrix(ang, s16);
+            let (max, sq) = err(&m);
+            if best.as_ref().map_or(true, |b| (sq, max) < b.0) {
+                best = Some(((sq, max), (ang, s16, m)));
+            }
+            if max < 1e-3 {
+                break;
+            }
+        }
+    }
+    let ((_, max), found) = best?;
+    (max <= RST_TOLERANCE).then_some(found)
+}
+
+/// The largest world-matrix element error (4096 = 1.0) an RST packet may leave before a matrix
+/// packet is written instead: a glTF rotation read back from a console one is off by up to
+/// about 3 (its quaternion is orthonormal, the console's fixed-point matrix is not quite).
+const RST_TOLERANCE: f64 = 4.0;
+
+/// How a glTF client sees a console world matrix: the scene's parent world (`None` for a
+/// root) and the node's local matrix as the file holds them, in the scene's axes.
+struct Client {
+    parent: Option<Mat4>,
+    local: Mat4,
+    signs: [f64; 3],
+}
+
+impl Client {
+    /// How far (largest element, sum of squares; 4096 = 1.0) the local transform the glTF
+    /// bridge would write for the console world matrix `w` lies from the one the file holds.
+    /// The bridge turns `parent⁻¹ · w` into TRS (`world_exact`), which is not exact for a
+    /// console matrix; repeating that step lets the console matrix the file came from match
+    /// to the last bit of the file's floats, where a plain distance to the file's rotation
+    /// would be off by up to 3/4096 and could prefer a neighbouring angle.
+    fn error(&self, w: &Mat) -> (f64, f64) {
+        let c = self.signs;
+        let world = Affine {
+            m: [0, 1, 2].map(|i| [0, 1, 2].map(|j| w.m[i][j] as f64 / 4096.0 * c[i] * c[j])),
+            t: [0.0; 3],
+        };
+        let local = match self.parent.and_then(|p| affine(&p).inverse()) {
+            Some(inv) => inv.mul(&world),
+            None => world,
+        };
+        let back = Affine::from_trs(&local.to_trs());
+        let want = affine(&self.local);
+        let (mut max, mut sq) = (0.0f64, 0.0);
+        for i in 0..3 {
+            for j in 0..3 {
+                let d = (back.m[i][j] - want.m[i][j]) * 4096.0;
+                max = max.max(d.abs());
+                sq += d * d;
+            }
+        }
+        (max, sq)
+    }
+}
+
+/// A column-major matrix as an [`Affine`] (rotation part and translation).
+fn affine(m: &Mat4) -> Affine {
+    Affine {
+        m: [0, 1, 2].map(|i| [0, 1, 2].map(|j| m[4 * j + i])),
+        t: [m[12], m[13], m[14]],
+    }
+}
+
+/// The absolute coordinate packet that takes an object from `was` to `now`, if anything
+/// changed.
+fn coordinate_packet(was: &Written, now: &Written) -> Option<PacketData> {
+    match (was, now) {
+        (_, Written::Nothing) => None,
+        (Written::Matrix(a), Written::Matrix(b)) if a == b => None,
+        (_, Written::Matrix(b)) => Some(PacketData::Matrix(Matrix {
+            m: b.m,
+            pad: 0,
+            t: b.t,
+        })),
+        (was, Written::Rst { r, s, t }) => {
+            let (rot, trans) = match was {
+                Written::Rst {
+                    r: r0,
+                    s: s0,
+                    t: t0,
+                } => (r0 != r || s0 != s, t0 != t),
+                _ => (true, true),
+            };
+            if !rot && !trans {
+                return None;
+            }
+            // An absolute rotation rebuilds the matrix without scale: a scale goes with it.
+            let unit_scale = s.iter().all(|&v| v == 4096);
+            Some(PacketData::Coordinate(Coordinate {
+                differential: false,
+                rotation: rot.then(|| r.map(|a| a as i32 * 360)),
+                scale: (rot && !unit_scale).then_some(Scale {
+                    x: s[0],
+                    y: s[1],
+                    z: s[2],
+                    pad: 0,
+                }),
+                translation: trans.then_some(*t),
+            }))
+        }
+    }
+}
