@@ -18,8 +18,8 @@
 //! colours (sRGB bytes → linear; 128 means ×1 on textured polygons, as the GPU's modulation
 //! does); lit textured polygons carry white. Materials follow the packet bits: LGT → unlit
 //! (`KHR_materials_unlit`), FCE → double-sided, ABE → alpha blend at the alpha nearest the
-//! semi-transparency rate ([`blend_alpha`]): untextured polygons as a whole, textured ones on
-//! their STP texels.
+//! semi-transparency rate (½ for ABR 0..2, ⅛ for ABR 3; the README's "Materials" table):
+//! untextured polygons as a whole, textured ones on their STP texels.
 //! Textures come from the TIMs given: the TIM whose pixel block lies in the polygon's texture
 //! page (TSB) with the page's colour depth, decoded through the CLUT row the CBA names; a
 //! texture with colour-0 texels uses alpha mask. A polygon with no matching TIM is untextured.
