@@ -141,19 +141,22 @@ pub fn rest_instances(scene: &Scene) -> Vec<Instance> {
     out
 }
 
-/// Counted notes, one per kind.
+/// Counted notes, one per kind (shared with the TOD author).
 #[derive(Default)]
-struct Counts(BTreeMap<&'static str, (usize, String)>);
+pub(crate) struct Counts(BTreeMap<&'static str, (usize, String)>);
 
 impl Counts {
-    fn add(&mut self, code: &'static str, n: usize, what: impl FnOnce() -> String) {
+    /// Counts `n` more of `code`; `what` describes one kind the first time.
+    pub(crate) fn add(&mut self, code: &'static str, n: usize, what: impl FnOnce() -> String) {
         if n == 0 {
             return;
         }
         let e = self.0.entry(code).or_insert_with(|| (0, what()));
         e.0 += n;
     }
-    fn finish(self) -> Vec<Note> {
+
+    /// One note per kind: `N × what`.
+    pub(crate) fn finish(self) -> Vec<Note> {
         self.0
             .into_iter()
             .map(|(code, (n, what))| Note {

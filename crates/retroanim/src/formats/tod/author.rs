@@ -31,11 +31,10 @@
 //! the 4096 steps of a turn where the error would exceed that) as a matrix packet (type 4),
 //! exact to the fixed point, with a note: the PsyQ sample player ignores matrix packets.
 
-use std::collections::BTreeMap;
-
 use crate::convert::Note;
 use crate::error::{Error, Result};
 use crate::formats::gte::{self, Mat};
+use crate::formats::tmd::author::Counts;
 use crate::formats::tmd::scene::Axes;
 use crate::formats::tod::{
     Attribute, Coordinate, Frame, Header, IdValue, Matrix, ObjectControl, Packet, PacketData,
@@ -79,29 +78,6 @@ pub struct TodAuthored {
     pub objects: Vec<usize>,
     /// What was left out or approximated (what and how many).
     pub notes: Vec<Note>,
-}
-
-/// Counted notes, one per kind.
-#[derive(Default)]
-struct Counts(BTreeMap<&'static str, (usize, String)>);
-
-impl Counts {
-    fn add(&mut self, code: &'static str, n: usize, what: impl FnOnce() -> String) {
-        if n == 0 {
-            return;
-        }
-        let e = self.0.entry(code).or_insert_with(|| (0, what()));
-        e.0 += n;
-    }
-    fn finish(self) -> Vec<Note> {
-        self.0
-            .into_iter()
-            .map(|(code, (n, what))| Note {
-                code,
-                message: format!("{n} × {what}"),
-            })
-            .collect()
-    }
 }
 
 /// The last coordinate written for an object.
