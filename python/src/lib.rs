@@ -536,6 +536,14 @@ fn convert_model<'py>(
     }
     o.name = name;
     let done = convert::convert(&model.inner, target, &o).map_err(to_py)?;
+    if !done.extra.is_empty() {
+        // Never hand back less than the conversion made.
+        return Err(RetroanimError::new_err(format!(
+            "this conversion also makes {} files beside its output, which the Python package \
+             does not return yet; use `retroanim convert`",
+            done.extra.len()
+        )));
+    }
     let notes = done
         .notes
         .into_iter()
