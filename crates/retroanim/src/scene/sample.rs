@@ -21,24 +21,7 @@ pub struct Trs {
 impl Trs {
     /// The matrix T·R·S.
     pub fn matrix(&self) -> Mat4 {
-        let [x, y, z, w] = self.rotation;
-        let r = [
-            [
-                1.0 - 2.0 * (y * y + z * z),
-                2.0 * (x * y - z * w),
-                2.0 * (x * z + y * w),
-            ],
-            [
-                2.0 * (x * y + z * w),
-                1.0 - 2.0 * (x * x + z * z),
-                2.0 * (y * z - x * w),
-            ],
-            [
-                2.0 * (x * z - y * w),
-                2.0 * (y * z + x * w),
-                1.0 - 2.0 * (x * x + y * y),
-            ],
-        ];
+        let r = quat_matrix(self.rotation);
         let mut m = [0.0; 16];
         for j in 0..3 {
             for i in 0..3 {
@@ -49,6 +32,27 @@ impl Trs {
         m[15] = 1.0;
         m
     }
+}
+
+/// The rotation matrix (rows) of a unit quaternion `[x, y, z, w]`, as glTF clients build it.
+pub fn quat_matrix([x, y, z, w]: [f64; 4]) -> [[f64; 3]; 3] {
+    [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y - z * w),
+            2.0 * (x * z + y * w),
+        ],
+        [
+            2.0 * (x * y + z * w),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z - x * w),
+        ],
+        [
+            2.0 * (x * z - y * w),
+            2.0 * (y * z + x * w),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ]
 }
 
 /// A node's rest transform as TRS (a matrix is decomposed; a shear is dropped).

@@ -66,24 +66,7 @@ impl Affine {
 
     /// `T · R · S` as a client builds it from the written f32 values.
     pub(crate) fn from_trs((t, q, s): &Trs) -> Affine {
-        let [x, y, z, w] = q.map(f64::from);
-        let r = [
-            [
-                1.0 - 2.0 * (y * y + z * z),
-                2.0 * (x * y - z * w),
-                2.0 * (x * z + y * w),
-            ],
-            [
-                2.0 * (x * y + z * w),
-                1.0 - 2.0 * (x * x + z * z),
-                2.0 * (y * z - x * w),
-            ],
-            [
-                2.0 * (x * z - y * w),
-                2.0 * (y * z + x * w),
-                1.0 - 2.0 * (x * x + y * y),
-            ],
-        ];
+        let r = super::sample::quat_matrix(q.map(f64::from));
         let s = s.map(f64::from);
         Affine {
             m: r.map(|row| [row[0] * s[0], row[1] * s[1], row[2] * s[2]]),

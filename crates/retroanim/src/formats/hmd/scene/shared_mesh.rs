@@ -47,33 +47,12 @@ fn local(t: &Transform) -> M4 {
         Transform::Matrix(m) => return m.map(f64::from),
     };
     let l = q.iter().map(|x| (*x as f64).powi(2)).sum::<f64>().sqrt();
-    let [x, y, z, w] = q.map(|v| if l > 0.0 { v as f64 / l } else { 0.0 });
-    let r = [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - z * w),
-            2.0 * (x * z + y * w),
-        ],
-        [
-            2.0 * (x * y + z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - x * w),
-        ],
-        [
-            2.0 * (x * z - y * w),
-            2.0 * (y * z + x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ];
-    let mut m = [0.0; 16];
-    for c in 0..3 {
-        for (rr, row) in r.iter().enumerate() {
-            m[c * 4 + rr] = row[c] * s[c] as f64;
-        }
+    crate::scene::sample::Trs {
+        translation: t.map(f64::from),
+        rotation: q.map(|v| if l > 0.0 { v as f64 / l } else { 0.0 }),
+        scale: s.map(f64::from),
     }
-    m[12..15].copy_from_slice(&t.map(f64::from));
-    m[15] = 1.0;
-    m
+    .matrix()
 }
 
 /// The world matrix of node `i` at rest.
