@@ -46,6 +46,7 @@ __all__ = [
     "FORMATS",
     "Conversion",
     "ConversionError",
+    "Extra",
     "Find",
     "Finding",
     "LimitError",
@@ -243,14 +244,31 @@ class Note:
 
 
 @dataclass(frozen=True)
+class Extra:
+    """A file a conversion makes besides its output (glTF → TOD: the ``.tmd`` model and its
+    TIMs; glTF → TMD: the TIMs): ``suffix`` follows the output's stem in its name (``.tmd``,
+    ``_0.tim``), ``format`` and ``data`` as in :class:`Conversion`; ``path`` where it was
+    written, when the conversion was given ``out``."""
+
+    suffix: str
+    format: str
+    data: bytes
+    path: Optional[Path] = None
+
+
+@dataclass(frozen=True)
 class Conversion:
-    """A conversion's output: ``data`` (the file's bytes), its ``format``, and ``notes``."""
+    """A conversion's output: ``data`` (the file's bytes), its ``format``, ``notes``, and
+    ``extra``, the files that go beside it (a list of :class:`Extra`, empty for most
+    conversions)."""
 
     data: bytes
     format: str
     notes: List[Note]
     #: Where it was written, when ``out`` was given.
     path: Optional[Path] = None
+    #: Files that go beside the output, written next to it when ``out`` was given.
+    extra: List[Extra] = field(default_factory=list)
 
 
 def _write_atomically(path: Path, data: bytes, source: Optional[Path]) -> None:
@@ -281,38 +299,48 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
             semi_transparent: bool = False, sequence: Optional[int] = None,
             stream_id: Optional[int] = None, speed: Optional[float] = None,
             lod: Optional[float] = None, base: Optional[Source] = None,
-            name: Optional[str] = None) -> Conversion:
+            animation: Optional[int] = None, name: Optional[str] = None) -> Conversion:
     """Converts a file or model to ``target`` (``"glb"``, ``"gltf"``, ``"mdd"``, ``"pc2"``,
-    ``"p3d"``, ``"png"``, ``"json"``, or the source's own format), as ``retroanim convert`` does.
+    ``"p3d"``, ``"png"``, ``"tmd"``, ``"tod"``, ``"json"``, or the source's own format), as
+    ``retroanim convert`` does. glTF/GLB sources (→ TMD, TOD, P3D) are given as a path or bytes.
 
-    The options are the library's (and the CLI's ``--axes`` ... ``--base``): ``axes``
+    The options are the library's (and the CLI's ``--axes`` ... ``--animation``): ``axes``
     (``"default"`` or ``"raw"``), ``scale``, ``fps``, ``duration``, ``smooth``, ``tmd``, ``after``,
     ``tim``, ``clut``, ``semi_transparent``, ``sequence``, ``stream_id``, ``speed``, ``lod``,
-    ``base``; ``name`` names the output scene. Files an option names may be paths, bytes or models. An
-    option the conversion does not read raises :class:`OptionError` naming it; a conversion
-    retroanim does not offer raises :class:`ConversionError`.
+    ``base``, ``animation`` (glTF → TOD/P3D: which glTF animation); ``name`` names the output
+    scene. Files an option names may be paths, bytes or models. An option the conversion does
+    not read raises :class:`OptionError` naming it; a conversion retroanim does not offer raises
+    :class:`ConversionError`.
 
-    With ``out`` the output is also written there atomically (a temporary file renamed into
-    place; never over the input). Returns a :class:`Conversion`; what the output leaves out is
+    Some conversions make more than one file (glTF → TOD: the TOD, and a ``.tmd`` model with
+    its TIMs unless ``tmd`` is given); those are in the result's ``extra``. With ``out`` the
+    output is also written there atomically (a temporary file renamed into place; never over the
+    input), and each extra file beside it the same way, named as the CLI names them (``out.tod``
+    → ``out.tmd``, ``out_0.tim``). Returns a :class:`Conversion`; what the output leaves out is
     in its ``notes``.
     """
     path = None if isinstance(source, (Model, bytes, bytearray, memoryview)) else Path(source)
-    model = _model(source, from_)
-    if name is None and path is not None and model.format in ("mdd", "pc2"):
-        # As the CLI does: a point cache's scene is named after its file.
+    src = source if isinstance(source, Model) else _bytes_of(source)
+    if name is None and path is not None:
+        # As the CLI does: the output scene (of a point cache) is named after its file.
         name = path.stem
-    data, fmt, notes = _native.convert_model(
-        model, target, axes=axes, scale=scale, fps=fps, duration=duration, smooth=smooth,
-        tmd=None if tmd is None else _model(tmd), after=[_model(a) for a in after],
+    out_path = None if out is None else Path(out)
+    data, fmt, notes, extras = _native.convert_model(
+        src, target, from_=from_, axes=axes, scale=scale, fps=fps, duration=duration,
+        smooth=smooth, tmd=None if tmd is None else _model(tmd), after=[_model(a) for a in after],
         tim=[_model(t) for t in tim], clut=clut, semi_transparent=semi_transparent,
         sequence=sequence, stream_id=stream_id, speed=speed, lod=lod,
-        base=None if base is None else _model(base), name=name)
-    result = Conversion(data=data, format=fmt, notes=[Note(c, m) for c, m in notes])
-    if out is not None:
-        out_path = Path(out)
+        base=None if base is None else _model(base), animation=animation, name=name,
+        out=None if out_path is None else os.fspath(out_path))
+    extra = [Extra(suffix=s, format=f, data=d) for s, f, d, _ in extras]
+    if out_path is not None:
         _write_atomically(out_path, data, path)
-        result = Conversion(data=data, format=fmt, notes=result.notes, path=out_path)
-    return result
+        extra = []
+        for s, f, d, beside in extras:
+            _write_atomically(Path(beside), d, path)
+            extra.append(Extra(suffix=s, format=f, data=d, path=Path(beside)))
+    return Conversion(data=data, format=fmt, notes=[Note(c, m) for c, m in notes],
+                      path=out_path, extra=extra)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Type stubs of the compiled half of the retroanim package (see ``retroanim/__init__.py``)."""
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 FORMATS: List[str]
 
@@ -80,9 +80,10 @@ def play_hmd(
     speed: Optional[float] = None,
 ) -> Dict[str, Any]: ...
 def convert_model(
-    model: Model,
+    source: Union[Model, bytes],
     target: str,
     *,
+    from_: Optional[str] = None,
     axes: Optional[str] = None,
     scale: Optional[float] = None,
     fps: Optional[float] = None,
@@ -95,10 +96,18 @@ def convert_model(
     semi_transparent: bool = False,
     sequence: Optional[int] = None,
     stream_id: Optional[int] = None,
+    speed: Optional[float] = None,
     lod: Optional[float] = None,
     base: Optional[Model] = None,
+    animation: Optional[int] = None,
     name: Optional[str] = None,
-) -> Tuple[bytes, str, List[Tuple[str, str]]]: ...
+    out: Optional[str] = None,
+) -> Tuple[
+    bytes,
+    str,
+    List[Tuple[str, str]],
+    List[Tuple[str, str, bytes, Optional[str]]],
+]: ...
 
 
 class Find:

@@ -461,25 +461,39 @@ fn play_hmd(
     )
 }
 
-/// What [`convert_model`] returns: the bytes, the target's name and the notes as (code, message).
+/// What [`convert_model`] returns: the bytes, the target's name, the notes as (code, message),
+/// and the files that go beside the output as (suffix, format name, bytes, path beside `out`).
 type Converted<'py> = (
     Bound<'py, PyBytes>,
     &'static str,
     Vec<(&'static str, String)>,
+    Vec<(String, &'static str, Bound<'py, PyBytes>, Option<String>)>,
 );
 
-/// Converts `model` to `target`; returns `(bytes, target name, [(code, message)])`.
+/// What a conversion starts from: a model already read, or a file's bytes (read here, the
+/// format detected or forced; glTF sources only convert this way).
+#[derive(FromPyObject)]
+enum Source<'py> {
+    Model(PyRef<'py, PyModel>),
+    Bytes(Vec<u8>),
+}
+
+/// Converts `source` (a model or a file's bytes) to `target`; returns `(bytes, target name,
+/// [(code, message)], [(suffix, format, bytes, path)])`, the last the files the conversion
+/// makes beside its output (glTF → TMD/TOD: the TMD and TIMs), with the path each goes to
+/// beside `out` when given (named as the CLI names them).
 #[pyfunction]
 #[pyo3(signature = (
-    model, target, *, axes=None, scale=None, fps=None, duration=None, smooth=false, tmd=None,
-    after=Vec::new(), tim=Vec::new(), clut=None, semi_transparent=false, sequence=None,
-    stream_id=None, speed=None, lod=None, base=None, name=None
+    source, target, *, from_=None, axes=None, scale=None, fps=None, duration=None, smooth=false,
+    tmd=None, after=Vec::new(), tim=Vec::new(), clut=None, semi_transparent=false, sequence=None,
+    stream_id=None, speed=None, lod=None, base=None, animation=None, name=None, out=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn convert_model<'py>(
     py: Python<'py>,
-    model: &PyModel,
+    source: Source<'py>,
     target: &str,
+    from_: Option<&str>,
     axes: Option<&str>,
     scale: Option<f32>,
     fps: Option<f32>,
@@ -495,7 +509,9 @@ fn convert_model<'py>(
     speed: Option<f64>,
     lod: Option<f64>,
     base: Option<PyRef<'_, PyModel>>,
+    animation: Option<usize>,
     name: Option<String>,
+    out: Option<std::path::PathBuf>,
 ) -> PyResult<Converted<'py>> {
     let target = format_named("to", target)?;
     let mut o = Options::default();
@@ -534,22 +550,40 @@ fn convert_model<'py>(
             _ => unreachable!("model_of checked the format"),
         }
     }
+    o.animation = animation;
     o.name = name;
-    let done = convert::convert(&model.inner, target, &o).map_err(to_py)?;
-    if !done.extra.is_empty() {
-        // Never hand back less than the conversion made.
-        return Err(RetroanimError::new_err(format!(
-            "this conversion also makes {} files beside its output, which the Python package \
-             does not return yet; use `retroanim convert`",
-            done.extra.len()
-        )));
+    let done = match &source {
+        Source::Model(m) => convert::convert(&m.inner, target, &o),
+        Source::Bytes(data) => {
+            let from = from_.map(|f| format_named("from_", f)).transpose()?;
+            convert::convert_bytes(data, from, target, &o)
+        }
     }
+    .map_err(to_py)?;
+    let extra = done
+        .extra
+        .iter()
+        .map(|e| {
+            (
+                e.suffix.clone(),
+                e.format.name(),
+                PyBytes::new(py, &e.bytes),
+                out.as_deref()
+                    .map(|o| e.path_beside(o).to_string_lossy().into_owned()),
+            )
+        })
+        .collect();
     let notes = done
         .notes
         .into_iter()
         .map(|n| (n.code, n.message))
         .collect();
-    Ok((PyBytes::new(py, &done.bytes), done.format.name(), notes))
+    Ok((
+        PyBytes::new(py, &done.bytes),
+        done.format.name(),
+        notes,
+        extra,
+    ))
 }
 
 /// The compiled half of the `retroanim` package.
@@ -647,28 +681,8 @@ fn scan(
     align: u64,
     min_size: u64,
 ) -> PyResult<(Vec<PyFind>, Py<PyAny>)> {
-    use retroanim::scan::{ScanOptions, SCANNABLE};
-    let mut opts = ScanOptions::default();
-    if let Some(names) = formats {
-        opts.formats.clear();
-        for name in names {
-            match Format::from_name(&name) {
-                Some(f) if SCANNABLE.contains(&f) => opts.formats.push(f),
-                _ => {
-                    let known: Vec<&str> = SCANNABLE.iter().map(|f| f.name()).collect();
-                    return Err(option_error(
-                        "formats",
-                        &format!("{name:?}: the scanner finds {}", known.join(", ")),
-                    ));
-                }
-            }
-        }
-    }
-    if align == 0 {
-        return Err(option_error("align", "give 1 (every byte) or more"));
-    }
-    opts.align = align;
-    opts.min_size = min_size;
+    let opts = retroanim::scan::ScanOptions::new(&formats.unwrap_or_default(), align, min_size)
+        .map_err(to_py)?;
     let report = py.detach(|| retroanim::scan::scan_paths(&paths, &opts));
     let summary = json_of(py, &report.summary())?;
     let finds = report

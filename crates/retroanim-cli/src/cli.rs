@@ -249,10 +249,14 @@ pub struct ConvertArgs {
     /// else the first LOD.
     #[arg(long, value_name = "RES")]
     pub lod: Option<f64>,
-    /// Cache → P3D: the model whose LOD frames the cache replaces (everything else is kept byte
-    /// for byte).
+    /// Cache or glTF → P3D: the model whose LOD frames the cache (or the glTF's morph
+    /// animation) replaces (everything else is kept byte for byte).
     #[arg(long, value_name = "P3D")]
     pub base: Option<PathBuf>,
+    /// glTF → TOD/P3D: which of the glTF's animations to write, by index (default 0, the
+    /// first); the others are left out with a note.
+    #[arg(long, value_name = "N")]
+    pub animation: Option<usize>,
     /// Axes: `default` or `raw` (coordinates as stored). P3D: point caches in Arma 3 Object
     /// Builder's Blender axes, glTF right-handed +Y up with the model facing +Z. TOD/TMD/HMD → glTF:
     /// the PlayStation's Y-down axes turned 180° about X into glTF's +Y up.

@@ -169,6 +169,42 @@ fn truncated_input_names_path_offset_and_expectation() {
     assert!(!err.contains("panicked"), "{err}");
 }
 
+/// `info` on a glTF file summarises the scene retroanim would author from: what a user checks
+/// before converting it to the console's formats.
+#[test]
+fn info_summarises_a_gltf_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let glb = dir.path().join("swing.glb");
+    retroanim()
+        .arg("convert")
+        .arg(sample("swing.tod"))
+        .arg(&glb)
+        .arg("--tmd")
+        .arg(sample("link.tmd"))
+        .assert()
+        .code(0);
+    let v: Value =
+        serde_json::from_str(&stdout(retroanim().args(["info", "--json"]).arg(&glb))).unwrap();
+    assert_eq!(v["format"], "glb");
+    let tod: Value = serde_json::from_str(&stdout(
+        retroanim()
+            .args(["info", "--json"])
+            .arg(sample("swing.tod")),
+    ))
+    .unwrap();
+    // One node per TOD object, each showing a mesh; one animation as long as the TOD.
+    let objects = tod["objects"].as_array().unwrap().len();
+    assert!(v["nodes"].as_u64().unwrap() as usize >= objects, "{v}");
+    assert!(v["triangles"].as_u64().unwrap() > 0, "{v}");
+    let anims = v["animations"].as_array().unwrap();
+    assert_eq!(anims.len(), 1, "{v}");
+    let seconds = anims[0]["duration_seconds"].as_f64().unwrap();
+    let want = tod["duration_seconds"].as_f64().unwrap();
+    assert!((seconds - want).abs() < 0.05, "{seconds} vs {want}");
+    let text = stdout(retroanim().arg("info").arg(&glb));
+    assert!(text.contains("animations:"), "{text}");
+}
+
 #[test]
 fn roundtrip_reports_identical_files() {
     retroanim()

@@ -409,3 +409,20 @@ fn arma_odol_info_convert_and_frames_from_a_point_cache() {
         .success();
     assert_eq!(std::fs::read(&out).unwrap(), cache);
 }
+
+#[test]
+fn glb_morph_animation_goes_back_into_the_base_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let (glb, back) = (dir.path().join("flag.glb"), dir.path().join("back.p3d"));
+    let flag = sample();
+    let convert = |args: &[&Path]| retroanim().arg("convert").args(args).output().unwrap();
+    assert!(convert(&[&flag, &glb]).status.success());
+    let base = [&glb, &back, Path::new("--base"), &flag];
+    assert!(convert(&base).status.success());
+    let v = json(retroanim().arg("info").arg("--json").arg(&back));
+    assert_eq!(v["lods"][0]["frames"], 9);
+    let out = convert(&[&base[..], &[Path::new("--animation"), Path::new("4")]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("1 animation(s): 0 "), "{err}");
+}

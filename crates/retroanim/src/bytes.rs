@@ -119,6 +119,18 @@ impl<'a> Reader<'a, Le> {
                 .collect(),
         ))
     }
+
+    /// `n` little-endian `u16` halfwords, copied in one pass (`n` already checked, e.g. by
+    /// [`Reader::count`]).
+    pub fn u16_halfwords(&mut self, n: usize, what: &str) -> Result<Vec<u16>> {
+        let len = n
+            .checked_mul(2)
+            .ok_or_else(|| self.malformed(format!("{what}: {n} halfwords")))?;
+        let b = self.bytes(len, what)?;
+        Ok(b.chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect())
+    }
 }
 
 /// The halfwords of little-endian words, low half first: how a PlayStation file stores

@@ -41,10 +41,12 @@ fn quad() -> Primitive {
             MorphTarget {
                 kind: MorphTargetKind::Absolute,
                 positions: positions.iter().map(|p| [p[0], p[1] + 1.0, p[2]]).collect(),
+                normals: Vec::new(),
             },
             MorphTarget {
                 kind: MorphTargetKind::Delta,
                 positions: vec![[0.5, 0.0, 0.0], [0.0; 3], [-0.5, 0.0, 0.0], [0.0; 3]],
+                normals: Vec::new(),
             },
         ],
         positions,

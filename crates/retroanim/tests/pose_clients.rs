@@ -6,7 +6,9 @@
 //! (the rotation nearest each matrix; for a matrix that collapses an axis below 1/16, whose
 //! rotation the console's 1/4096 steps no longer hold, every entry within 1.5 steps). Every
 //! corpus TOD (with the TMD beside it when there is exactly one, after its folder's
-//! `APPEAR.TOD` when it has one) and every sequence of every animated corpus HMD. The maximum
+//! `APPEAR.TOD` when it has one) and every sequence of every animated corpus HMD. Visibility is
+//! exact: each TOD model node (a TMD object an object shows) has a zero world matrix (the
+//! export's scale 0) exactly when the console does not draw it. The maximum
 //! error of each file and client is printed (`cargo test --test pose_clients -- --nocapture`).
 
 mod common;
@@ -14,7 +16,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use retroanim::formats::gte::Mat;
-use retroanim::formats::hmd::{self, PlayOptions, Player, SceneOptions};
+use retroanim::formats::hmd::{self, SceneOptions};
 use retroanim::formats::tmd::scene::PsxOptions;
 use retroanim::formats::{tmd, tod};
 use retroanim::scene::{Scene, Transform};
@@ -37,6 +39,10 @@ struct Case {
     want: Vec<Vec<Option<Aff>>>,
     /// Per node: its rest world matrix in the glTF (for Blender's bones).
     rest: Vec<Aff>,
+    /// Nodes whose visibility is checked (TOD model nodes): index and name.
+    shown: Vec<(usize, String)>,
+    /// Per time, per node of `shown`: whether the console draws it.
+    want_shown: Vec<Vec<bool>>,
 }
 
 fn mul(a: &Aff, b: &Aff) -> Aff {
@@ -133,23 +139,7 @@ fn rest_worlds(scene: &Scene) -> Vec<Aff> {
                 scale: s,
             } => {
                 let [x, y, z, w] = q.map(f64::from);
-                let r = [
-                    [
-                        1.0 - 2.0 * (y * y + z * z),
-                        2.0 * (x * y - z * w),
-                        2.0 * (x * z + y * w),
-                    ],
-                    [
-                        2.0 * (x * y + z * w),
-                        1.0 - 2.0 * (x * x + z * z),
-                        2.0 * (y * z - x * w),
-                    ],
-                    [
-                        2.0 * (x * z - y * w),
-                        2.0 * (y * z + x * w),
-                        1.0 - 2.0 * (x * x + y * y),
-                    ],
-                ];
+                let r = retroanim::scene::sample::quat_matrix([x, y, z, w]);
                 let m = std::array::from_fn(|i| std::array::from_fn(|j| r[i][j] * s[j] as f64));
                 (m, tr.map(f64::from))
             }
@@ -182,18 +172,6 @@ fn rest_worlds(scene: &Scene) -> Vec<Aff> {
         .collect()
 }
 
-/// The frames sampled of an animation of `n` frames.
-fn sampled(n: usize) -> Vec<usize> {
-    if n <= 60 {
-        return (0..n).collect();
-    }
-    let mut v: Vec<usize> = (0..n).step_by(10).collect();
-    if v.last() != Some(&(n - 1)) {
-        v.push(n - 1);
-    }
-    v
-}
-
 fn hmd_cases(dir: &Path) -> Vec<Case> {
     let mut out = Vec::new();
     for (name, path) in common::corpus_files("HMD") {
@@ -201,23 +179,9 @@ fn hmd_cases(dir: &Path) -> Vec<Case> {
         let all = m.to_scene(&SceneOptions::default()).unwrap();
         for anim in &all.animations {
             let k = anim.extras["sequence"].as_u64().unwrap() as usize;
-            let scene = m
-                .to_scene(&SceneOptions {
-                    sequence: Some(k),
-                    ..SceneOptions::default()
-                })
-                .unwrap();
-            let frames = scene.animations[0].extras["frames"].as_u64().unwrap() as usize;
             let glb = dir.join(format!("hmd{}.glb", out.len()));
-            std::fs::write(&glb, retroanim::export::gltf::write_glb(&scene).unwrap()).unwrap();
-            let mut p = Player::new(
-                &m,
-                &PlayOptions {
-                    sequence: Some(k),
-                    ..PlayOptions::default()
-                },
-            );
-            let picks = sampled(frames);
+            let (scene, frames, mut p) = common::export_hmd_sequence(&m, k, &glb);
+            let picks = common::sampled_frames(frames);
             let (mut times, mut want) = (Vec::new(), Vec::new());
             let mut nodes = Vec::new();
             for f in 0..frames {
@@ -243,6 +207,8 @@ fn hmd_cases(dir: &Path) -> Vec<Case> {
                 rest: nodes.iter().map(|(i, _)| rest[*i]).collect(),
                 nodes,
                 want,
+                shown: Vec::new(),
+                want_shown: Vec::new(),
             });
         }
     }
@@ -313,9 +279,31 @@ fn tod_cases(dir: &Path) -> Vec<Case> {
             .filter(|(_, n)| n.extras["tod_object"].is_u64() && n.name.starts_with("object "))
             .map(|(i, n)| (i, n.name.clone()))
             .collect();
-        let (mut times, mut want) = (Vec::new(), Vec::new());
-        for k in sampled(poses.len()) {
+        // Model nodes ("object ID model K"): drawn while object ID is visible and shows
+        // TMD object K (GsSortObject).
+        let shown: Vec<(usize, String, u16, usize)> = scene
+            .nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| {
+                let (id, k) = n.name.strip_prefix("object ")?.split_once(" model ")?;
+                Some((i, n.name.clone(), id.parse().ok()?, k.parse().ok()?))
+            })
+            .collect();
+        let (mut times, mut want, mut want_shown) = (Vec::new(), Vec::new(), Vec::new());
+        for k in common::sampled_frames(poses.len()) {
             let pose = &poses[k];
+            want_shown.push(
+                shown
+                    .iter()
+                    .map(|(_, _, id, model)| {
+                        pose.objects
+                            .iter()
+                            .find(|o| o.id == *id)
+                            .is_some_and(|o| o.visible && o.model == Some(*model))
+                    })
+                    .collect(),
+            );
             times.push((pose.frame - first) as f64 * anim.ticks_per_frame() as f64 / 60.0);
             want.push(
                 nodes
@@ -346,6 +334,8 @@ fn tod_cases(dir: &Path) -> Vec<Case> {
             rest: nodes.iter().map(|(i, _)| rest[*i]).collect(),
             nodes,
             want,
+            shown: shown.into_iter().map(|(i, n, _, _)| (i, n)).collect(),
+            want_shown,
         });
     }
     out
@@ -393,6 +383,8 @@ struct Worst {
     degrees: f64,
     steps: f64,
     collapsed: usize,
+    /// Visibility checks made (all must agree).
+    visibility: usize,
 }
 
 /// Per case, the worst errors of a client's matrices (`got[case][time][node]`); the
@@ -437,6 +429,24 @@ fn compare(
                 checked += 1;
             }
         }
+        // Visibility is exact: a hidden node's world matrix is zero (scale 0), a shown one's not.
+        for (t, (want, got)) in c.want_shown.iter().zip(g).enumerate() {
+            for (n, &w) in want.iter().enumerate() {
+                let x = got.get(c.nodes.len() + n).copied().flatten();
+                let drawn = x.is_some_and(|m| m.0.iter().flatten().any(|v| v.abs() > 1e-9));
+                if drawn != w && first_bad.is_none() {
+                    first_bad = Some(format!(
+                        "{client}, {}: {} at {} s is {} but the console {} it",
+                        c.name,
+                        c.shown[n].1,
+                        c.times[t],
+                        if drawn { "shown" } else { "hidden" },
+                        if w { "draws" } else { "does not draw" },
+                    ));
+                }
+                worst.visibility += 1;
+            }
+        }
         bad.extend(first_bad);
         if checked == 0 {
             bad.push(format!("{client}, {}: nothing compared", c.name));
@@ -449,7 +459,7 @@ fn compare(
 fn report(client: &str, cases: &[Case], worst: &[Worst], bad: &[String]) {
     for (c, w) in cases.iter().zip(worst) {
         eprintln!(
-            "{client}: {}: max {:.4} units, {:.5}° over {} times × {} nodes{}",
+            "{client}: {}: max {:.4} units, {:.5}° over {} times × {} nodes{}{}",
             c.name,
             w.units,
             w.degrees,
@@ -462,6 +472,11 @@ fn report(client: &str, cases: &[Case], worst: &[Worst], bad: &[String]) {
                 )
             } else {
                 String::new()
+            },
+            if w.visibility > 0 {
+                format!("; visibility exact in {} checks", w.visibility)
+            } else {
+                String::new()
             }
         );
     }
@@ -470,14 +485,16 @@ fn report(client: &str, cases: &[Case], worst: &[Worst], bad: &[String]) {
         degrees: a.degrees.max(w.degrees),
         steps: a.steps.max(w.steps),
         collapsed: a.collapsed + w.collapsed,
+        visibility: a.visibility + w.visibility,
     });
     eprintln!(
-        "{client}: {} animations, worst {:.4} units, {:.5}°; {} collapsed poses, worst {:.3} steps",
+        "{client}: {} animations, worst {:.4} units, {:.5}°; {} collapsed poses, worst {:.3} steps; visibility exact in {} checks",
         cases.len(),
         all.units,
         all.degrees,
         all.collapsed,
-        all.steps
+        all.steps,
+        all.visibility
     );
     assert!(
         bad.is_empty(),
@@ -506,7 +523,7 @@ fn blender_poses_every_animated_corpus_file_as_the_console() {
             json!({
                 "glb": c.glb,
                 "times": c.times,
-                "nodes": c.nodes.iter().map(|n| &n.1).collect::<Vec<_>>(),
+                "nodes": c.nodes.iter().chain(&c.shown).map(|n| &n.1).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -553,19 +570,6 @@ fn blender_poses_every_animated_corpus_file_as_the_console() {
 
 #[test]
 fn threejs_poses_every_animated_corpus_file_as_the_console() {
-    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/threejs-check");
-    if !tool.join("node_modules/three").is_dir() {
-        let why = format!(
-            "{} has no node_modules/three (run scripts/test, or npm ci there)",
-            tool.display()
-        );
-        assert!(
-            std::env::var("RETROANIM_REQUIRE_CORPUS").as_deref() != Ok("1"),
-            "RETROANIM_REQUIRE_CORPUS=1 but three.js is missing: {why}"
-        );
-        eprintln!("\n*** SKIPPING three.js check: {why} ***\n");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let cases = all_cases(dir.path());
     if cases.is_empty() {
@@ -577,24 +581,15 @@ fn threejs_poses_every_animated_corpus_file_as_the_console() {
             json!({
                 "glb": c.glb,
                 "times": c.times,
-                "nodes": c.nodes.iter().map(|n| n.0).collect::<Vec<_>>(),
+                "nodes": c.nodes.iter().chain(&c.shown).map(|n| n.0).collect::<Vec<_>>(),
             })
         })
         .collect();
     let (job_path, out_path) = (dir.path().join("job.json"), dir.path().join("out.json"));
     std::fs::write(&job_path, serde_json::to_vec(&job).unwrap()).unwrap();
-    let run = std::process::Command::new("node")
-        .arg(tool.join("poses.mjs"))
-        .arg(&job_path)
-        .arg(&out_path)
-        .output()
-        .expect("cannot run node");
-    assert!(
-        run.status.success(),
-        "poses.mjs failed:\n{}\n{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
+    if !common::run_threejs_check("poses.mjs", &job_path, &out_path) {
+        return;
+    }
     let out: Vec<Value> = serde_json::from_slice(&std::fs::read(&out_path).unwrap()).unwrap();
     let got: Vec<Vec<Vec<Option<Aff>>>> = out
         .iter()

@@ -9,7 +9,6 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use retroanim::convert::{self, Options, TodInput};
-use retroanim::formats::gte::Mat;
 use retroanim::formats::tmd::scene::{tmd_scene, PsxOptions};
 use retroanim::formats::{tim, tmd, tod};
 use retroanim::{Format, Model};
@@ -34,17 +33,7 @@ fn model_of(bytes: &[u8]) -> Model {
     retroanim::read_any(bytes).unwrap()
 }
 
-/// The largest difference between two matrices' elements and translations.
-fn distance(a: &Mat, b: &Mat) -> i64 {
-    let mut d = 0;
-    for i in 0..3 {
-        for j in 0..3 {
-            d = d.max((a.m[i][j] as i64 - b.m[i][j] as i64).abs());
-        }
-        d = d.max((a.t[i] as i64 - b.t[i] as i64).abs());
-    }
-    d
-}
+use common::mat_distance as distance;
 
 #[test]
 fn janken_round_trips_through_glb_with_the_same_world_matrices() {

@@ -24,23 +24,7 @@ fn mul(a: &M4, b: &M4) -> M4 {
 
 fn trs(t: [f32; 3], q: [f32; 4], s: [f32; 3]) -> M4 {
     let [x, y, z, w] = q.map(|v| v as f64);
-    let r = [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - z * w),
-            2.0 * (x * z + y * w),
-        ],
-        [
-            2.0 * (x * y + z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - x * w),
-        ],
-        [
-            2.0 * (x * z - y * w),
-            2.0 * (y * z + x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ];
+    let r = retroanim::scene::sample::quat_matrix([x, y, z, w]);
     let mut m = [[0.0; 4]; 4];
     for i in 0..3 {
         for j in 0..3 {

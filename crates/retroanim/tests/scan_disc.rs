@@ -185,10 +185,9 @@ fn iso_and_raw_images_from_the_corpus() {
     assert_eq!(in_bin, n, "the image through its cue sheet");
 }
 
-#[test]
-fn pbo_archives_hold_corpus_p3ds() {
-    // Corpus P3Ds that are models on their own (the corpus also holds broken fuzz fixtures).
-    let files: Vec<_> = pick("p3d-mlod", 6)
+/// Corpus P3Ds that are models on their own (the corpus also holds broken fuzz fixtures).
+fn valid_p3ds() -> Vec<(String, Vec<u8>)> {
+    pick("p3d-mlod", 6)
         .into_iter()
         .filter(|(_, d)| {
             retroanim::formats::p3d::read(d).is_ok_and(|p| {
@@ -197,7 +196,12 @@ fn pbo_archives_hold_corpus_p3ds() {
                     .all(|i| i.severity != retroanim::Severity::Error)
             })
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn pbo_archives_hold_corpus_p3ds() {
+    let files = valid_p3ds();
     if files.is_empty() {
         return;
     }
@@ -231,6 +235,89 @@ fn pbo_archives_hold_corpus_p3ds() {
             data.len()
         );
     }
+}
+
+/// A PBO header entry as the layout table gives it: asciiz name, then method, original size,
+/// reserved, timestamp and data size (little-endian words).
+fn pbo_entry(out: &mut Vec<u8>, name: &str, method: &[u8; 4], original: usize, size: usize) {
+    out.extend_from_slice(name.as_bytes());
+    out.push(0);
+    out.extend_from_slice(&u32::from_le_bytes(*method).to_be_bytes());
+    for w in [original as u32, 0, 0, size as u32] {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+}
+
+#[test]
+fn packed_pbo_entries_are_unpacked_and_scanned() {
+    let files = valid_p3ds();
+    let Some((_, model)) = files.first() else {
+        return;
+    };
+    let packed = scan::lzss::pack(model);
+    assert!(packed.len() < model.len());
+    // Header: product entry, one packed entry ("Cprs" read as a big-endian tag), one stored
+    // entry, the end entry; then the data.
+    let build = |packed: &[u8], claimed: usize| {
+        let mut a = Vec::new();
+        pbo_entry(&mut a, "", b"Vers", 0, 0);
+        a.extend_from_slice(b"prefix\0x\0\0");
+        pbo_entry(&mut a, "data\\packed.p3d", b"Cprs", model.len(), claimed);
+        pbo_entry(&mut a, "data\\stored.txt", &[0; 4], 0, 5);
+        pbo_entry(&mut a, "", &[0; 4], 0, 0);
+        let data_at = a.len();
+        a.extend_from_slice(packed);
+        a.extend_from_slice(b"hello");
+        (a, data_at)
+    };
+    let t = tmp();
+    let path = t.path().join("packed.pbo");
+    let (archive, _) = build(&packed, packed.len());
+    std::fs::write(&path, &archive).unwrap();
+    let report = scan::scan_paths(std::slice::from_ref(&path), &ScanOptions::default());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert_eq!(report.finds.len(), 1, "{:?}", report.finds);
+    let f = &report.finds[0];
+    assert!(
+        f.container.ends_with(":/data/packed.p3d"),
+        "{}",
+        f.container
+    );
+    assert_eq!((f.format, f.offset, f.image_offset), (Format::P3d, 0, None));
+    let bytes = f.bytes().unwrap();
+    assert!(bytes[..] == model[..bytes.len()] && model.len() - bytes.len() <= 64);
+
+    // A flipped checksum byte: an error at the checksum's offset in the archive.
+    let mut bad = packed.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 0x55;
+    let (archive, data_at) = build(&bad, bad.len());
+    std::fs::write(&path, &archive).unwrap();
+    let report = scan::scan_paths(std::slice::from_ref(&path), &ScanOptions::default());
+    let (offset, text) = first_error(&report);
+    assert_eq!(offset, Some((data_at + last - 3) as u64), "{text}");
+    assert!(text.contains("checksum"), "{text}");
+    // Packed data cut short (the entry claims fewer bytes): an error inside the entry's data.
+    let (archive, data_at) = build(&packed[..packed.len() / 2], packed.len() / 2);
+    std::fs::write(&path, &archive).unwrap();
+    let report = scan::scan_paths(std::slice::from_ref(&path), &ScanOptions::default());
+    let (offset, text) = first_error(&report);
+    let o = offset.expect("an offset") as usize;
+    assert!(
+        (data_at..=data_at + packed.len() / 2).contains(&o),
+        "{text}"
+    );
+    // A data size far beyond what LZSS can take for the original size: named at the header.
+    let mut a = Vec::new();
+    pbo_entry(&mut a, "", b"Vers", 0, 0);
+    a.push(0);
+    let header = a.len();
+    pbo_entry(&mut a, "x.p3d", b"Cprs", 16, 4000);
+    pbo_entry(&mut a, "", &[0; 4], 0, 0);
+    a.resize(a.len() + 4000, 0);
+    std::fs::write(&path, &a).unwrap();
+    let report = scan::scan_paths(std::slice::from_ref(&path), &ScanOptions::default());
+    assert_eq!(first_error(&report).0, Some(header as u64));
 }
 
 fn first_error(report: &Report) -> (Option<u64>, String) {

@@ -31,23 +31,7 @@ fn mul(a: &Aff, b: &Aff) -> Aff {
 fn trs(t: [f64; 3], q: [f64; 4], s: [f64; 3]) -> Aff {
     let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
     let [x, y, z, w] = q.map(|v| v / n);
-    let r = [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - z * w),
-            2.0 * (x * z + y * w),
-        ],
-        [
-            2.0 * (x * y + z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - x * w),
-        ],
-        [
-            2.0 * (x * z - y * w),
-            2.0 * (y * z + x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ];
+    let r = retroanim::scene::sample::quat_matrix([x, y, z, w]);
     (
         r.map(|row| [row[0] * s[0], row[1] * s[1], row[2] * s[2]]),
         t,

@@ -85,9 +85,7 @@ fn one(
             }
             crate::io::write_output(output, &done.bytes, Some(input), args.force)?;
             for e in &done.extra {
-                let mut name = output.file_stem().unwrap_or_default().to_os_string();
-                name.push(&e.suffix);
-                let path = output.with_file_name(name);
+                let path = e.path_beside(output);
                 crate::io::write_output(&path, &e.bytes, Some(input), args.force)?;
                 if !super::global().quiet {
                     errln!(
@@ -208,6 +206,7 @@ fn options(args: &ConvertArgs) -> Result<Options> {
     o.hmd.stream_id = args.stream_id;
     o.hmd.speed = args.speed;
     o.p3d.lod = args.lod;
+    o.animation = args.animation;
     Ok(o)
 }
 

@@ -1,6 +1,7 @@
 //! `retroanim info FILE... [--json]`.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
+use retroanim::Format;
 
 use crate::cli::InfoArgs;
 use crate::Outcome;
@@ -9,8 +10,7 @@ pub fn run(args: &InfoArgs) -> Result<Outcome> {
     let inputs = super::batch::expand(&args.files)?;
     let several = inputs.len() > 1;
     let (outcome, summaries) = super::batch::run(&inputs, |input| {
-        let (bytes, model) = super::load(&input.path)?;
-        let mut summary = model.summary();
+        let (bytes, mut summary) = summary_of(&input.path)?;
         if let Some(map) = summary.as_object_mut() {
             map.insert("bytes".into(), bytes.len().into());
         }
@@ -35,4 +35,33 @@ pub fn run(args: &InfoArgs) -> Result<Outcome> {
         outln!("{}", serde_json::to_string_pretty(&summaries)?);
     }
     Ok(outcome)
+}
+
+/// A file's bytes and its summary: a model's own, or for a glTF / GLB file the summary of the
+/// scene the importer reads from it (with what it leaves out as `notes`).
+fn summary_of(path: &std::path::Path) -> Result<(Vec<u8>, serde_json::Value)> {
+    let (bytes, format) = super::input_bytes(path)?;
+    match format.or_else(|| retroanim::detect(&bytes)) {
+        Some(f @ (Format::Gltf | Format::Glb)) => {
+            let imported = retroanim::import::gltf::read(&bytes, &retroanim::Limits::default())
+                .with_context(|| path.display().to_string())?;
+            let mut summary = serde_json::json!({ "format": f.to_string() });
+            if let (Some(map), serde_json::Value::Object(counts)) = (
+                summary.as_object_mut(),
+                serde_json::to_value(imported.scene.summary())?,
+            ) {
+                map.extend(counts);
+                if !imported.notes.is_empty() {
+                    map.insert("notes".into(), imported.notes.into());
+                }
+            }
+            Ok((bytes, summary))
+        }
+        _ => {
+            // The bytes already read (standard input cannot be read twice).
+            let model = retroanim::read_as(&bytes, format, &retroanim::Limits::default())
+                .with_context(|| path.display().to_string())?;
+            Ok((bytes, model.summary()))
+        }
+    }
 }

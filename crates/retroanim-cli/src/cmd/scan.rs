@@ -63,25 +63,7 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
 }
 
 fn options(args: &ScanArgs) -> Result<ScanOptions> {
-    let mut opts = ScanOptions::default();
-    if !args.formats.is_empty() {
-        opts.formats.clear();
-        for name in &args.formats {
-            match Format::from_name(name) {
-                Some(f) if scan::SCANNABLE.contains(&f) => opts.formats.push(f),
-                _ => bail!(
-                    "--formats {name}: the scanner finds {}",
-                    scan::SCANNABLE.map(|f| f.name()).join(", ")
-                ),
-            }
-        }
-    }
-    if args.align == 0 {
-        bail!("--align 0: give 1 (every byte) or more");
-    }
-    opts.align = args.align;
-    opts.min_size = args.min_size;
-    Ok(opts)
+    Ok(ScanOptions::new(&args.formats, args.align, args.min_size)?)
 }
 
 fn progress_bar(paths: &[std::path::PathBuf]) -> Option<indicatif::ProgressBar> {

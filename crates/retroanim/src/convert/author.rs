@@ -1,22 +1,28 @@
 //! glTF / GLB → the console's formats: the scene read by [`crate::import::gltf`], written by
-//! [`crate::formats::tmd::author`] and [`crate::formats::tod::author`].
+//! [`crate::formats::tmd::author`], [`crate::formats::tod::author`] and
+//! [`crate::formats::hmd::author`].
+//!
+//! - glTF → HMD: the node hierarchy as coordinates, each node's mesh as the polygons of its
+//!   block, textures as image primitives, every animation as one key-frame sequence (`--fps`:
+//!   frames per second that key times are counted in, default 60); one file, nothing extra.
 //!
 //! - glTF → TMD: one TMD object per node that shows a mesh, its vertices moved to the node's
 //!   rest position (a TMD holds no transforms); the textures as TIMs in [`Conversion::extra`].
-//! - glTF → TOD: the first animation, one TOD object per node. Without `--tmd` the model is
+//! - glTF → TOD: the first animation (or `--animation N`), one TOD object per node. Without `--tmd` the model is
 //!   written too (one TMD object per mesh, in the mesh's own space: TMD ID *k* + 1 is mesh *k*)
 //!   as an extra `.tmd` with its TIMs; with `--tmd MODEL` the TOD's TMD IDs name that model's
 //!   objects in mesh order.
 
 use super::{option_error, Axes, Conversion, Extra, Note, OptionName, Options};
 use crate::error::Result;
+use crate::formats::hmd::author::{self as hmd_author, HmdAuthorOptions};
 use crate::formats::tmd::author::{self as tmd_author, AuthorOptions};
 use crate::formats::tmd::scene as psx;
 use crate::formats::tod::author::{self as tod_author, TodAuthorOptions};
-use crate::formats::{tim, tmd, tod};
+use crate::formats::{hmd, tim, tmd, tod};
 use crate::Format;
 
-/// Converts a glTF or GLB file to TMD or TOD.
+/// Converts a glTF or GLB file to TMD, TOD or HMD.
 pub(super) fn gltf_to_psx(
     data: &[u8],
     from: Format,
@@ -26,19 +32,17 @@ pub(super) fn gltf_to_psx(
     use OptionName as O;
     match target {
         Format::Tmd => opts.check(from, target, &[O::Axes, O::Scale])?,
-        Format::Tod => opts.check(from, target, &[O::Axes, O::Scale, O::Tmd, O::Resolution])?,
+        Format::Tod => opts.check(
+            from,
+            target,
+            &[O::Axes, O::Scale, O::Tmd, O::Resolution, O::Animation],
+        )?,
+        Format::Hmd => opts.check(from, target, &[O::Axes, O::Scale, O::Fps])?,
         _ => return Err(super::no_such(from, target)),
     }
     let imported = crate::import::gltf::read(data, &opts.limits)?;
     let scene = &imported.scene;
-    let mut notes: Vec<Note> = imported
-        .notes
-        .iter()
-        .map(|n| Note {
-            code: "gltf-left-out",
-            message: n.clone(),
-        })
-        .collect();
+    let mut notes = imported_notes(&imported);
     let axes = match opts.geometry.axes.unwrap_or_default() {
         Axes::Default => psx::Axes::YUp,
         Axes::Raw => psx::Axes::Raw,
@@ -57,6 +61,24 @@ pub(super) fn gltf_to_psx(
             })
             .collect()
     };
+    if target == Format::Hmd {
+        let authored = hmd_author::author(
+            scene,
+            &HmdAuthorOptions {
+                axes,
+                scale,
+                fps: opts.timing.fps.unwrap_or(60.0),
+                limits: opts.limits,
+            },
+        )?;
+        notes.extend(authored.notes);
+        return Ok(Conversion {
+            bytes: hmd::write(&authored.hmd)?,
+            format: target,
+            notes,
+            extra: Vec::new(),
+        });
+    }
     if target == Format::Tmd {
         let model = tmd_author::author(scene, &tmd_author::rest_instances(scene), &model_opts)?;
         notes.extend(model.notes);
@@ -77,6 +99,7 @@ pub(super) fn gltf_to_psx(
             extra,
         });
     }
+    let animation = pick_animation(scene, opts.animation)?.unwrap_or(0);
     let resolution = opts.tod.resolution.unwrap_or(1);
     if resolution == 0 {
         return Err(option_error(O::Resolution, "0: must be at least 1".into()));
@@ -113,6 +136,7 @@ pub(super) fn gltf_to_psx(
             scale,
             resolution,
             limits: opts.limits,
+            animation,
         },
     )?;
     notes.extend(anim.notes);
@@ -122,4 +146,63 @@ pub(super) fn gltf_to_psx(
         notes,
         extra,
     })
+}
+
+/// The animation `--animation` picks (default 0, the first): its index, or `None` when the
+/// glTF has none and none was asked for. A missing one is an error listing what exists.
+pub(super) fn pick_animation(
+    scene: &crate::scene::Scene,
+    asked: Option<usize>,
+) -> Result<Option<usize>> {
+    let have = &scene.animations;
+    let pick = asked.unwrap_or(0);
+    if pick >= have.len() {
+        if asked.is_none() {
+            return Ok(None);
+        }
+        let list: Vec<String> = have
+            .iter()
+            .enumerate()
+            .map(|(i, a)| format!("{i} \"{}\"", a.name))
+            .collect();
+        return Err(option_error(
+            OptionName::Animation,
+            if list.is_empty() {
+                format!("{pick}: the glTF has no animations")
+            } else {
+                format!(
+                    "{pick}: the glTF has {} animation(s): {}",
+                    list.len(),
+                    list.join(", ")
+                )
+            },
+        ));
+    }
+    Ok(Some(pick))
+}
+
+/// The note for the glTF's animations other than `pick`, when there are any.
+pub(super) fn other_animations(scene: &crate::scene::Scene, pick: usize) -> Option<Note> {
+    let have = &scene.animations;
+    (have.len() > 1).then(|| Note {
+        code: "animations-dropped",
+        message: format!(
+            "{} of the glTF's {} animations left out: only animation {pick} \"{}\" is written (choose with --animation)",
+            have.len() - 1,
+            have.len(),
+            have.get(pick).map_or("", |a| a.name.as_str())
+        ),
+    })
+}
+
+/// What the glTF importer left out, as notes.
+pub(super) fn imported_notes(imported: &crate::import::gltf::Imported) -> Vec<Note> {
+    imported
+        .notes
+        .iter()
+        .map(|n| Note {
+            code: "gltf-left-out",
+            message: n.clone(),
+        })
+        .collect()
 }

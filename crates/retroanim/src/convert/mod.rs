@@ -27,6 +27,7 @@
 //! [`convert`]'s.
 
 mod author;
+mod gltf_p3d;
 mod p3d;
 pub mod stream;
 
@@ -131,6 +132,8 @@ pub struct Options {
     pub hmd: HmdSelection,
     /// P3D LOD and base model.
     pub p3d: P3dSelection,
+    /// glTF → TOD/P3D: which of the glTF's animations to write (default 0, the first).
+    pub animation: Option<usize>,
     /// The name given to the output's scene (glTF); default: the format's own.
     pub name: Option<String>,
     /// Resource limits for reading and playback.
@@ -179,6 +182,8 @@ pub enum OptionName {
     Lod,
     /// [`P3dSelection::base`].
     Base,
+    /// [`Options::animation`].
+    Animation,
 }
 
 impl OptionName {
@@ -204,6 +209,7 @@ impl OptionName {
             OptionName::Speed => "speed",
             OptionName::Lod => "lod",
             OptionName::Base => "base",
+            OptionName::Animation => "animation",
         }
     }
 }
@@ -237,6 +243,7 @@ impl Options {
         add(self.hmd.speed.is_some(), O::Speed);
         add(self.p3d.lod.is_some(), O::Lod);
         add(self.p3d.base.is_some(), O::Base);
+        add(self.animation.is_some(), O::Animation);
         v
     }
 
@@ -355,6 +362,16 @@ pub struct Extra {
     pub bytes: Vec<u8>,
 }
 
+impl Extra {
+    /// Where this file goes beside `output`: the output's folder, its file stem followed by
+    /// [`Extra::suffix`] (the CLI and the Python package both name extra files this way).
+    pub fn path_beside(&self, output: &std::path::Path) -> std::path::PathBuf {
+        let mut name = output.file_stem().unwrap_or_default().to_os_string();
+        name.push(&self.suffix);
+        output.with_file_name(name)
+    }
+}
+
 /// The formats a model of format `from` converts to (itself and JSON included), in a stable
 /// order. Every pair listed here is one [`convert`] accepts.
 pub fn targets(from: Format) -> &'static [Format] {
@@ -370,8 +387,8 @@ pub fn targets(from: Format) -> &'static [Format] {
         // A JSON dump converts to whatever its model converts to.
         // LAB source is assembled first (it needs its includes: see `formats::hmd::lab`).
         Lab => &[Hmd],
-        // Authoring for the console (see `author`).
-        Gltf | Glb => &[Tmd, Tod],
+        // Authoring for the console (see `author`); morph animation into a P3D's LOD frames.
+        Gltf | Glb => &[Tmd, Tod, Hmd, P3d],
         Json => &[],
     }
 }
@@ -390,6 +407,9 @@ pub fn convert_bytes(
 ) -> Result<Conversion> {
     match from.or_else(|| crate::detect(data)) {
         Some(Format::Png) => return png_to_tim(data, target, opts),
+        Some(f @ (Format::Gltf | Format::Glb)) if target == Format::P3d => {
+            return gltf_p3d::gltf_to_p3d(data, f, opts)
+        }
         Some(f @ (Format::Gltf | Format::Glb)) => {
             return author::gltf_to_psx(data, f, target, opts)
         }

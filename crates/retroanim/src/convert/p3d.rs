@@ -52,7 +52,7 @@ pub(super) fn lod_index(
     }
 }
 
-fn lod_of(p3d: &P3d, opts: &Options) -> Result<usize> {
+pub(super) fn lod_of(p3d: &P3d, opts: &Options) -> Result<usize> {
     lod_index(
         opts.p3d.lod,
         p3d.default_lod(),

@@ -26,6 +26,7 @@ pub fn point_cache_scene(cache: &PointCache, name: &str, interpolation: Interpol
             .map(|f| MorphTarget {
                 kind: MorphTargetKind::Absolute,
                 positions: f.positions.clone(),
+                normals: Vec::new(),
             })
             .collect()
     } else {

@@ -591,6 +591,7 @@ fn mesh(ctx: &Ctx, i: usize, m: &json::Mesh, notes: &mut Notes) -> Result<Mesh> 
             prim.targets.push(MorphTarget {
                 kind: MorphTargetKind::Delta,
                 positions,
+                ..MorphTarget::default()
             });
             if t.normals.is_some() || t.tangents.is_some() {
                 notes.add("morph-target normals and tangents", 1);

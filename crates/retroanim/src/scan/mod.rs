@@ -8,7 +8,7 @@
 //! | cue sheet | `.cue` extension | its data tracks; audio tracks listed, skipped | [`cue`] |
 //! | raw CD image | sync pattern at byte 0, a whole number of 2352-byte sectors | the 2048-byte user data of each sector, as one run | [`raw`] |
 //! | ISO 9660 | `CD001` at sector 16 (of the raw user data or the file) | each file; Form 2 / interleaved files listed, skipped | [`iso`] |
-//! | PBO | an empty name and `Vers` at byte 0, or a `.pbo` extension | each stored entry; packed entries listed, skipped | [`pbo`] |
+//! | PBO | an empty name and `Vers` at byte 0, or a `.pbo` extension | each entry, LZSS-packed ones unpacked ([`lzss`]); encrypted entries listed, skipped | [`pbo`] |
 //! | blob | anything else | every offset `align` allows | [`blob`] |
 //!
 //! Every byte is read through a [`Source`] a bounded number of bytes at a time (1 MiB chunks
@@ -27,6 +27,7 @@
 pub mod blob;
 pub mod cue;
 pub mod iso;
+pub mod lzss;
 pub mod pbo;
 pub mod raw;
 pub mod source;
@@ -102,6 +103,46 @@ pub const SCANNABLE: [Format; 5] = [
 ];
 
 impl ScanOptions {
+    /// Options from the values a caller gives (the CLI's `--formats`, `--align` and
+    /// `--min-size`, the Python `scan()` arguments), checked in one place: format names
+    /// (`tod`, `tmd`, … as [`Format::from_name`] reads them) must be [`SCANNABLE`] — none given
+    /// means all of them — and `align` must be at least 1. The other fields keep their
+    /// defaults. Errors are [`Error::Option`], naming the option as the CLI spells it.
+    pub fn new<S: AsRef<str>>(formats: &[S], align: u64, min_size: u64) -> Result<ScanOptions> {
+        let mut opts = ScanOptions::default();
+        if !formats.is_empty() {
+            opts.formats.clear();
+            for name in formats {
+                let name = name.as_ref();
+                match Format::from_name(name) {
+                    Some(f) if SCANNABLE.contains(&f) => {
+                        if !opts.formats.contains(&f) {
+                            opts.formats.push(f);
+                        }
+                    }
+                    _ => {
+                        return Err(Error::Option {
+                            option: "formats",
+                            what: format!(
+                                "{name:?}: the scanner finds {}",
+                                SCANNABLE.map(|f| f.name()).join(", ")
+                            ),
+                        })
+                    }
+                }
+            }
+        }
+        if align == 0 {
+            return Err(Error::Option {
+                option: "align",
+                what: "0: give 1 (every byte) or more".into(),
+            });
+        }
+        opts.align = align;
+        opts.min_size = min_size;
+        Ok(opts)
+    }
+
     /// The first bytes a candidate of a wanted format can start with.
     fn first_bytes(&self) -> [bool; 256] {
         let mut t = [false; 256];
@@ -547,11 +588,32 @@ fn walk_pbo(src: Arc<dyn Source>, name: &str, depth: usize, cx: &Ctx<'_>) {
     };
     pbo.entries.par_iter().for_each(|e| {
         let ename = format!("{name}:/{}", e.name);
-        if e.is_packed() {
-            return cx.sink.skip(ename, e.data_size as u64, "packed PBO entry");
+        if e.is_encrypted() {
+            return cx
+                .sink
+                .skip(ename, e.data_size as u64, "encrypted PBO entry");
         }
-        match SubSource::new(src.clone(), e.offset, e.data_size as u64) {
-            Ok(s) => walk(Arc::new(s), &ename, false, depth + 1, cx),
+        if !e.is_packed() {
+            return match SubSource::new(src.clone(), e.offset, e.data_size as u64) {
+                Ok(s) => walk(Arc::new(s), &ename, false, depth + 1, cx),
+                Err(err) => cx.sink.error(&ename, err),
+            };
+        }
+        if e.original_size as u64 > cx.opts.max_asset {
+            return cx.sink.skip(
+                ename,
+                e.data_size as u64,
+                "packed PBO entry larger than the largest asset read",
+            );
+        }
+        match pbo::unpack_entry(src.as_ref(), e) {
+            Ok(data) => walk(
+                Arc::new(MemSource(data.into())),
+                &ename,
+                false,
+                depth + 1,
+                cx,
+            ),
             Err(err) => cx.sink.error(&ename, err),
         }
     });

@@ -17,7 +17,9 @@
 //!
 //! Readings taken: an entry is compressed when its method is `Cprs`, or when it is 0 and the
 //! original size is non-zero and differs from the data size (OFP 1.0 wrote compressed entries
-//! that way); compressed and encrypted entries are listed, not scanned. Data sizes that add up
+//! that way); compressed entries are unpacked ([`unpack_entry`], layout in `lzss.rs`) to their
+//! original size, which the scanner bounds by its largest asset; encrypted entries are listed,
+//! not scanned. Data sizes that add up
 //! past the end of the archive are an error naming the entry's header offset.
 
 use super::source::Source;
@@ -53,11 +55,15 @@ pub struct PboEntry {
 }
 
 impl PboEntry {
-    /// True when the data is packed or encrypted (listed, not scanned).
+    /// True when the data is LZSS-packed (unpacked by [`unpack_entry`]).
     pub fn is_packed(&self) -> bool {
         self.method == CPRS
-            || self.method == ENCO
             || (self.method == 0 && self.original_size != 0 && self.original_size != self.data_size)
+    }
+
+    /// True when the data is encrypted (listed, not scanned).
+    pub fn is_encrypted(&self) -> bool {
+        self.method == ENCO
     }
 }
 
@@ -214,6 +220,26 @@ pub fn read(src: &dyn Source) -> Result<Pbo> {
         }
     }
     Ok(pbo)
+}
+
+/// The unpacked bytes of a packed entry (the caller bounds its original size). The packed
+/// data can take at most 9 bytes per 8 output bytes plus a flag byte and the checksum: a data
+/// size beyond that is an error naming the entry's header, before anything is read.
+pub fn unpack_entry(src: &dyn Source, e: &PboEntry) -> Result<Vec<u8>> {
+    let size = e.original_size as u64;
+    let most = size + size.div_ceil(8) + 5;
+    if e.data_size as u64 > most {
+        return Err(err(
+            e.header_offset,
+            format!(
+                "entry {:?}: {} packed bytes for {size} unpacked (at most {most} expected)",
+                e.name, e.data_size
+            ),
+        ));
+    }
+    let mut packed = vec![0; e.data_size as usize];
+    src.read_at(e.offset, &mut packed)?;
+    super::lzss::unpack(&packed, size as usize, e.offset)
 }
 
 /// Builds an archive (for tests and tools): a product entry with `properties`, stored entries,

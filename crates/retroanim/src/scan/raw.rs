@@ -61,7 +61,7 @@ pub struct SectorView {
 }
 
 /// Raw sectors read at once by [`SectorView::read_at`].
-const BATCH: u64 = 16;
+const BATCH: u64 = 32;
 
 impl SectorView {
     /// The track of `sectors` raw sectors starting at byte `start` of `inner`.
@@ -121,12 +121,44 @@ impl Source for SectorView {
                 ),
             )));
         }
-        let mut raw = vec![0u8; (BATCH as usize) * RAW_SECTOR];
+        RAW_BUF.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut raw) => {
+                raw.resize(BATCH as usize * RAW_SECTOR, 0);
+                self.copy_user_data(offset, buf, &mut raw)
+            }
+            // A view read through another view on this thread (an image inside an image).
+            Err(_) => self.copy_user_data(offset, buf, &mut vec![0; BATCH as usize * RAW_SECTOR]),
+        })
+    }
+
+    fn image_offset(&self, offset: u64) -> Option<u64> {
+        let sector = offset / USER_DATA as u64;
+        let raw_at = self.start + sector * RAW_SECTOR as u64;
+        let mut h = [0u8; 16];
+        self.inner.read_at(raw_at, &mut h).ok()?;
+        let raw = raw_at + Self::data_offset(&h) as u64 + offset % USER_DATA as u64;
+        self.inner.image_offset(raw).or(Some(raw))
+    }
+}
+
+thread_local! {
+    /// Each thread's buffer of raw sectors, kept between reads (the scanner reads a chunk at a
+    /// time, and a view can sit on a view: each level borrows it only while it copies).
+    static RAW_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl SectorView {
+    /// Fills `buf` with the user data from `offset` (checked to lie inside the track), reading
+    /// [`BATCH`] raw sectors at a time into `raw`.
+    fn copy_user_data(&self, offset: u64, buf: &mut [u8], raw: &mut [u8]) -> Result<()> {
         let mut done = 0usize;
         while done < buf.len() {
             let pos = offset + done as u64;
             let sector = pos / USER_DATA as u64;
-            let n_sectors = BATCH.min(self.sectors - sector);
+            // Only the sectors the rest of `buf` needs, at most BATCH.
+            let needed =
+                (pos % USER_DATA as u64 + (buf.len() - done) as u64).div_ceil(USER_DATA as u64);
+            let n_sectors = BATCH.min(self.sectors - sector).min(needed);
             let raw = &mut raw[..n_sectors as usize * RAW_SECTOR];
             self.inner
                 .read_at(self.start + sector * RAW_SECTOR as u64, raw)?;
@@ -146,15 +178,6 @@ impl Source for SectorView {
             }
         }
         Ok(())
-    }
-
-    fn image_offset(&self, offset: u64) -> Option<u64> {
-        let sector = offset / USER_DATA as u64;
-        let raw_at = self.start + sector * RAW_SECTOR as u64;
-        let mut h = [0u8; 16];
-        self.inner.read_at(raw_at, &mut h).ok()?;
-        let raw = raw_at + Self::data_offset(&h) as u64 + offset % USER_DATA as u64;
-        self.inner.image_offset(raw).or(Some(raw))
     }
 }
 

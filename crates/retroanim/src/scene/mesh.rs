@@ -80,6 +80,9 @@ pub struct MorphTarget {
     pub kind: MorphTargetKind,
     /// One position (or displacement) per vertex of the primitive.
     pub positions: Vec<[f32; 3]>,
+    /// One normal displacement per vertex of the primitive (glTF target `NORMAL`, added to the
+    /// exported unit normals whatever the `kind`), or empty: the target moves no normal.
+    pub normals: Vec<[f32; 3]>,
 }
 
 /// How a material's alpha is used.

@@ -31,6 +31,7 @@ mod check;
 mod mesh;
 mod point_cache;
 pub mod sample;
+mod summary;
 pub(crate) mod world_exact;
 
 pub use animation::{key_time, Animation, Channel, Interpolation, Track};
@@ -40,6 +41,7 @@ pub use mesh::{
     TextureFilter,
 };
 pub use point_cache::{PointCache, PointFrame};
+pub use summary::{AnimationSummary, Summary};
 
 use serde::{Deserialize, Serialize};
 

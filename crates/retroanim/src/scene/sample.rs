@@ -107,6 +107,33 @@ fn normalize(q: [f64; 4]) -> [f64; 4] {
     }
 }
 
+/// Where a time falls among a channel's keys.
+pub(crate) enum Span {
+    /// On key k, or held from it (before the first key, after the last).
+    Key(usize),
+    /// Between keys `i` and `i + 1`, `s` (0..1) of the way across their `dt` seconds.
+    Between { i: usize, s: f64, dt: f64 },
+}
+
+/// Where `time` falls among key `times` (`None` without keys).
+pub(crate) fn span(times: &[f32], time: f32) -> Option<Span> {
+    let last = times.len().checked_sub(1)?;
+    // The last key at or before `time`.
+    let i = match times.iter().rposition(|&t| t <= time) {
+        None => return Some(Span::Key(0)),
+        Some(i) if i == last => return Some(Span::Key(last)),
+        Some(i) => i,
+    };
+    let (t0, t1) = (times[i] as f64, times[i + 1] as f64);
+    let dt = t1 - t0;
+    let s = if dt > 0.0 {
+        ((time as f64 - t0) / dt).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    Some(Span::Between { i, s, dt })
+}
+
 /// The value of a channel's keys at `time`: held before the first and after the last key.
 /// `values` holds one value per key, or three (in-tangent, value, out-tangent) for
 /// CUBICSPLINE. `rotation` interpolates LINEAR keys spherically and normalises the result.
@@ -124,22 +151,12 @@ pub fn sample<const N: usize>(
             .get(k * per + usize::from(cubic))
             .map(|v| v.map(f64::from))
     };
-    if times.is_empty() || values.len() < times.len() * per {
+    if values.len() < times.len() * per {
         return None;
     }
-    let last = times.len() - 1;
-    // The last key at or before `time`.
-    let i = match times.iter().rposition(|&t| t <= time) {
-        None => return value(0),
-        Some(i) if i == last => return value(last),
-        Some(i) => i,
-    };
-    let (t0, t1) = (times[i] as f64, times[i + 1] as f64);
-    let dt = t1 - t0;
-    let s = if dt > 0.0 {
-        ((time as f64 - t0) / dt).clamp(0.0, 1.0)
-    } else {
-        0.0
+    let (i, s, dt) = match span(times, time)? {
+        Span::Key(k) => return value(k),
+        Span::Between { i, s, dt } => (i, s, dt),
     };
     let (a, b) = (value(i)?, value(i + 1)?);
     let out = match interpolation {

@@ -29,23 +29,7 @@ pub fn apply(m: &M4, p: [f64; 3]) -> [f64; 3] {
 
 fn trs(t: [f64; 3], q: [f64; 4], s: [f64; 3]) -> M4 {
     let [x, y, z, w] = q;
-    let r = [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - z * w),
-            2.0 * (x * z + y * w),
-        ],
-        [
-            2.0 * (x * y + z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - x * w),
-        ],
-        [
-            2.0 * (x * z - y * w),
-            2.0 * (y * z + x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ];
+    let r = retroanim::scene::sample::quat_matrix([x, y, z, w]);
     let mut m = [0.0; 16];
     for c in 0..3 {
         for (rr, row) in r.iter().enumerate() {

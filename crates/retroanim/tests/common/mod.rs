@@ -9,6 +9,18 @@ pub mod samples;
 
 use std::path::{Path, PathBuf};
 
+/// The largest difference between two console matrices' elements and translations.
+pub fn mat_distance(a: &retroanim::formats::gte::Mat, b: &retroanim::formats::gte::Mat) -> i64 {
+    let mut d = 0;
+    for i in 0..3 {
+        for j in 0..3 {
+            d = d.max((a.m[i][j] as i64 - b.m[i][j] as i64).abs());
+        }
+        d = d.max((a.t[i] as i64 - b.t[i] as i64).abs());
+    }
+    d
+}
+
 /// The corpus folder: `$RETROANIM_CORPUS`, else `../shared/corpus` beside the repository.
 pub fn corpus_dir() -> PathBuf {
     match std::env::var_os("RETROANIM_CORPUS") {
@@ -198,4 +210,79 @@ pub fn run_blender_check(script: &str, args: &[&Path]) -> bool {
         String::from_utf8_lossy(&out.stderr)
     );
     true
+}
+
+/// The frames the client pose checks sample of an animation of `n` frames: every frame up to
+/// 60, else every 10th and the last.
+pub fn sampled_frames(n: usize) -> Vec<usize> {
+    if n <= 60 {
+        return (0..n).collect();
+    }
+    let mut v: Vec<usize> = (0..n).step_by(10).collect();
+    if v.last() != Some(&(n - 1)) {
+        v.push(n - 1);
+    }
+    v
+}
+
+/// Runs `tools/threejs-check/SCRIPT JOB OUT` in Node; `false` (said loudly) when three.js is
+/// not installed there, a failure with `RETROANIM_REQUIRE_CORPUS=1`.
+pub fn run_threejs_check(script: &str, job: &Path, out: &Path) -> bool {
+    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/threejs-check");
+    if !tool.join("node_modules/three").is_dir() {
+        let why = format!(
+            "{} has no node_modules/three (run scripts/test, or npm ci there)",
+            tool.display()
+        );
+        assert!(
+            std::env::var("RETROANIM_REQUIRE_CORPUS").as_deref() != Ok("1"),
+            "RETROANIM_REQUIRE_CORPUS=1 but three.js is missing: {why}"
+        );
+        eprintln!("\n*** SKIPPING three.js check {script}: {why} ***\n");
+        return false;
+    }
+    let run = std::process::Command::new("node")
+        .arg(tool.join(script))
+        .arg(job)
+        .arg(out)
+        .output()
+        .expect("cannot run node");
+    assert!(
+        run.status.success(),
+        "{script} failed:\n{}\n{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    true
+}
+
+/// Sequence `k` of an HMD exported alone (default options) to `glb`: the scene, its length in
+/// frames (as the export took it) and a player at the sequence's start, for the client pose
+/// checks.
+pub fn export_hmd_sequence<'a>(
+    m: &'a retroanim::formats::hmd::Hmd,
+    k: usize,
+    glb: &Path,
+) -> (
+    retroanim::scene::Scene,
+    usize,
+    retroanim::formats::hmd::Player<'a>,
+) {
+    use retroanim::formats::hmd::{PlayOptions, Player, SceneOptions};
+    let scene = m
+        .to_scene(&SceneOptions {
+            sequence: Some(k),
+            ..SceneOptions::default()
+        })
+        .unwrap();
+    let frames = scene.animations[0].extras["frames"].as_u64().unwrap() as usize;
+    std::fs::write(glb, retroanim::export::gltf::write_glb(&scene).unwrap()).unwrap();
+    let player = Player::new(
+        m,
+        &PlayOptions {
+            sequence: Some(k),
+            ..PlayOptions::default()
+        },
+    );
+    (scene, frames, player)
 }

@@ -228,6 +228,8 @@ pub(super) fn meshes(
                 attributes.insert(Checked::Valid(Semantic::Weights(0)), a);
             }
             let indices = (!p.indices.is_empty()).then(|| b.indices(&p.indices));
+            // Normals on every target when any has them (zero where one moves none).
+            let target_normals = p.targets.iter().any(|t| !t.normals.is_empty());
             let targets = (!p.targets.is_empty()).then(|| {
                 p.targets
                     .iter()
@@ -241,9 +243,15 @@ pub(super) fn meshes(
                                 .map(|(a, base)| [a[0] - base[0], a[1] - base[1], a[2] - base[2]])
                                 .collect(),
                         };
+                        let normals = target_normals.then(|| {
+                            let n: Vec<[f32; 3]> = (0..p.positions.len())
+                                .map(|i| t.normals.get(i).copied().unwrap_or([0.0; 3]))
+                                .collect();
+                            b.floats(&n, Some(Target::ArrayBuffer), false)
+                        });
                         json::mesh::MorphTarget {
                             positions: Some(b.floats(&d, Some(Target::ArrayBuffer), true)),
-                            normals: None,
+                            normals,
                             tangents: None,
                         }
                     })

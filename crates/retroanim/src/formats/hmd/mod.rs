@@ -92,6 +92,7 @@
 //! - **Category 6** (environment map, beta) is undocumented: kept raw.
 //! - **Developer ID 0xF** (user types) and unknown categories: kept raw, reported by `validate`.
 
+pub mod author;
 mod cat0_polygon;
 mod cat3_anim;
 mod cat4_mime;
@@ -100,6 +101,7 @@ mod cat7_device;
 pub mod lab;
 mod play;
 mod read;
+mod read_referenced;
 mod scene;
 mod shared;
 mod types;

@@ -24,7 +24,9 @@
 //! meshes: see [`shared_mesh`]. Vertex MIMe keys become morph
 //! targets (displacements × scale, in the converted axes) of the meshes that use the moved
 //! vertex section, with the MIMEPR weights / 4096 as the node's weights and, where an
-//! animation drives them, a LINEAR weights track sampled every frame. Materials follow the
+//! animation drives them, a LINEAR weights track sampled every frame. Normal MIMe keys become
+//! morph targets too, moving normals only (differences / 4096, since the console's normals are
+//! 4096 long and the exported ones 1), weighted the same way. Materials follow the
 //! type's driver bits as the TMD export follows its flags: BOT → double-sided, LGT (or LMD) →
 //! unlit, STP or the GPU code's ABE bit → alpha blend at the rate's nearest alpha.
 //! [`Hmd::to_scene_noted`] says what the scene leaves out, one note per kind with a count.
@@ -172,8 +174,11 @@ fn polygon_item(hmd: &Hmd, at: u32, index: u32) -> Option<&PolygonItem> {
     None
 }
 
-/// A block's mesh, with per vertex its (vertex section, index) and texture (TIM, CLUT row).
-type BlockMesh = (Mesh, Vec<(u32, usize)>, Vec<Surface>);
+/// Where a corner's vertex and normal come from: (section, index) of each (no normal: none).
+type CornerSource = ((u32, usize), Option<(u32, usize)>);
+
+/// A block's mesh, with per vertex its [`CornerSource`] and texture (TIM, CLUT row).
+type BlockMesh = (Mesh, Vec<CornerSource>, Vec<Surface>);
 
 fn mesh_of_block(
     hmd: &Hmd,
@@ -227,7 +232,7 @@ fn mesh_of_block(
                 Some(PolygonItem::Strips(run)) => strip_triangles(run),
                 _ => continue,
             };
-            let vsec = ptr(1).unwrap_or(0);
+            let (vsec, nsec) = (ptr(1).unwrap_or(0), ptr(2).unwrap_or(0));
             for packet in &packets {
                 add_packet(
                     &mut prim,
@@ -235,7 +240,7 @@ fn mesh_of_block(
                     (vectors, normals),
                     conv,
                     (tex, &mut keys, Look::of(t.type_code, packet)),
-                    &mut |i| sources.push((vsec, i)),
+                    &mut |i, n| sources.push(((vsec, i), n.map(|n| (nsec, n)))),
                 );
             }
         }
@@ -299,7 +304,7 @@ fn add_packet(
     (vertices, normals): (&[super::SVector], &[super::SVector]),
     conv: &Conv,
     (tex, keys, look): (&Texturing, &mut Vec<Surface>, Look),
-    source: &mut dyn FnMut(usize),
+    source: &mut dyn FnMut(usize, Option<usize>),
 ) {
     let texels = tex.source(p);
     let corners: &[[usize; 3]] = match p.vertices.len() {
@@ -317,13 +322,11 @@ fn add_packet(
         };
         for (k, &c) in tri.iter().enumerate() {
             let v = vs[k].v;
-            source(p.vertices[c] as usize);
+            let ni = p.normals.get(c).or_else(|| p.normals.first());
+            source(p.vertices[c] as usize, ni.map(|&i| i as usize));
             prim.positions
                 .push(conv.point([v[0] as f64, v[1] as f64, v[2] as f64]));
-            let n = p
-                .normals
-                .get(c)
-                .or_else(|| p.normals.first())
+            let n = ni
                 .and_then(|&i| normals.get(i as usize))
                 .map(|n| conv.dir(n.v.map(f64::from)).map(|x| x as f32))
                 .unwrap_or([0.0, 1.0, 0.0]);
@@ -458,6 +461,7 @@ impl Hmd {
         let rest_player = Player::new(self, &PlayOptions::default());
         let rest = rest_player.frame();
         let mime_targets = rest_player.vertex_mime_deltas();
+        let normal_targets = rest_player.normal_mime_deltas();
         let mut morphed: Vec<(usize, Vec<(u32, usize)>)> = Vec::new();
         // World-exact locals (module docs, "Animation").
         let parents: Vec<Option<usize>> = rest.coordinates.iter().map(|c| c.parent).collect();
@@ -494,13 +498,13 @@ impl Hmd {
             // Vertex MIMe keys as morph targets (displacements per corner).
             let mut mimes = Vec::new();
             for t in &mime_targets {
-                if !sources.iter().any(|(sec, _)| *sec == t.section) {
+                if !sources.iter().any(|((sec, _), _)| *sec == t.section) {
                     continue;
                 }
                 for (k, key) in t.keys.iter().enumerate() {
                     let positions = sources
                         .iter()
-                        .map(|(sec, i)| match key.get(i) {
+                        .map(|((sec, i), _)| match key.get(i) {
                             Some(d) if *sec == t.section => {
                                 conv.point([d[0] as f64, d[1] as f64, d[2] as f64])
                             }
@@ -510,9 +514,37 @@ impl Hmd {
                     mesh.primitives[0].targets.push(MorphTarget {
                         kind: MorphTargetKind::Delta,
                         positions,
+                        normals: Vec::new(),
                     });
                     mesh.target_names
                         .push(format!("mime {} key {k}", t.primitive));
+                }
+                mimes.push((t.primitive, t.keys.len()));
+            }
+            // Normal MIMe keys as morph targets moving normals only (differences / 4096: the
+            // console's normals are 4096 long, the exported ones 1).
+            for t in &normal_targets {
+                let moves = |n: &Option<(u32, usize)>| n.is_some_and(|(sec, _)| sec == t.section);
+                if !sources.iter().any(|(_, n)| moves(n)) {
+                    continue;
+                }
+                for (k, key) in t.keys.iter().enumerate() {
+                    let normals = sources
+                        .iter()
+                        .map(|(_, n)| {
+                            n.filter(|_| moves(n))
+                                .and_then(|(_, j)| key.get(&j))
+                                .map(|d| conv.dir(d.map(|x| x as f64 / 4096.0)).map(|x| x as f32))
+                                .unwrap_or([0.0; 3])
+                        })
+                        .collect();
+                    mesh.primitives[0].targets.push(MorphTarget {
+                        kind: MorphTargetKind::Delta,
+                        positions: vec![[0.0; 3]; sources.len()],
+                        normals,
+                    });
+                    mesh.target_names
+                        .push(format!("normal mime {} key {k}", t.primitive));
                 }
                 mimes.push((t.primitive, t.keys.len()));
             }
@@ -625,7 +657,20 @@ impl Hmd {
                 }),
             });
         }
-        let mut notes = notes::notes(self, tex.images_left_out, tex.untextured.get());
+        let normal_left_out = normal_targets
+            .iter()
+            .filter(|t| {
+                !morphed
+                    .iter()
+                    .any(|(_, m)| m.iter().any(|(p, _)| *p == t.primitive))
+            })
+            .count();
+        let mut notes = notes::notes(
+            self,
+            tex.images_left_out,
+            tex.untextured.get(),
+            normal_left_out,
+        );
         if !cut.is_empty() {
             notes.push((
                 "animation-cut",

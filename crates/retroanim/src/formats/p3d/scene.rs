@@ -353,6 +353,7 @@ pub fn to_scene(p3d: &P3d, lod: usize, axes: SceneAxes, duration: f32) -> Result
                         .iter()
                         .map(|&p| pos(f.positions[p as usize]))
                         .collect(),
+                    normals: Vec::new(),
                 })
                 .collect();
             prim
@@ -431,6 +432,55 @@ fn finish_scene(
         animations,
         ..Scene::default()
     }
+}
+
+/// [`vertex_points`]: per primitive, the point of each vertex; and every point's rest position.
+pub type VertexPoints = (Vec<Vec<u32>>, Vec<[f32; 3]>);
+
+/// The map back from [`to_scene`]'s mesh of LOD `lod` (with `axes`, which change the vertex
+/// order) to the LOD: for each primitive, the P3D point (MLOD) or vertex (ODOL) each of its
+/// vertices comes from; and every point's rest position (points on no face have no vertex).
+/// Found by exporting a copy of the LOD whose one frame holds each point's index in y (which
+/// no [`SceneAxes`] changes), so it follows `to_scene`'s splitting of points into vertices
+/// exactly.
+pub fn vertex_points(p3d: &P3d, lod: usize, axes: SceneAxes) -> Result<VertexPoints> {
+    check_lod(p3d, lod, Format::P3d)?;
+    let rest: Vec<[f32; 3]> = match p3d {
+        P3d::Mlod(m) => m.lods[lod].points.iter().map(|p| p.pos).collect(),
+        P3d::Odol(o) => o.lod_mesh(lod)?.positions,
+    };
+    // f32 holds every integer below 2^24 exactly.
+    if rest.len() >= 1 << 24 {
+        return Err(conversion(
+            Format::P3d,
+            format!("LOD {lod} has {} points, more than 2^24", rest.len()),
+        ));
+    }
+    let mut copy = p3d.clone();
+    let index = (0..rest.len()).map(|i| [0.0, i as f32, 0.0]).collect();
+    copy.set_frames(
+        lod,
+        vec![NewFrame {
+            time: 0.0,
+            positions: index,
+        }],
+    )?;
+    let scene = to_scene(&copy, lod, axes, 1.0)?;
+    let map = scene
+        .meshes
+        .first()
+        .map(|m| {
+            m.primitives
+                .iter()
+                .map(|p| {
+                    p.targets.first().map_or_else(Vec::new, |t| {
+                        t.positions.iter().map(|q| q[1] as u32).collect()
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok((map, rest))
 }
 
 /// The seconds one unit of phase lasts, for `frames` frames: `duration` when given, else
@@ -670,6 +720,7 @@ fn odol_scene(p3d: &P3d, o: &Odol, lod: usize, axes: SceneAxes, duration: f32) -
                     .map(|f| MorphTarget {
                         kind: MorphTargetKind::Absolute,
                         positions: f.positions.iter().map(|&p| pos(p)).collect(),
+                        normals: Vec::new(),
                     })
                     .collect(),
                 ..Primitive::default()

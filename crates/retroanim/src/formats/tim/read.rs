@@ -56,10 +56,7 @@ fn read_block(r: &mut Reader<'_, Le>, what: &str) -> Result<Block> {
         ));
     }
     let n = r.count(n, 2, &format!("{what} W×H"))?;
-    let mut data = Vec::with_capacity(n);
-    for _ in 0..n {
-        data.push(r.u16("pixel data")?);
-    }
+    let data = r.u16_halfwords(n, "pixel data")?;
     let extra_len = r.count(bnum - need, 1, &format!("{what} bnum"))?;
     let extra = r
         .bytes(extra_len, "bytes bnum covers after the data")?

@@ -410,7 +410,7 @@ pub(super) fn work_index(a: &AnimState, s: &SequencePointer) -> u16 {
 }
 
 /// `(src·r + dst·(t − r)) / t` in 32-bit arithmetic.
-pub(super) fn lerp(src: i32, dst: i32, r: i32, t: i32) -> i32 {
+pub(crate) fn lerp(src: i32, dst: i32, r: i32, t: i32) -> i32 {
     if t == 0 {
         return dst;
     }

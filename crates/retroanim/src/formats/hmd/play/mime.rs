@@ -624,10 +624,24 @@ impl<'a> Player<'a> {
     /// Vertex MIMe primitives as morph targets: primitive offset, vertex section, number of keys,
     /// and per key the difference of each vertex it moves (vertex index → delta).
     pub fn vertex_mime_deltas(&self) -> Vec<VertexMimeTargets> {
+        self.mime_deltas(MimeKind::Vertex)
+    }
+
+    /// Normal MIMe primitives as morph targets: primitive offset, normal section, number of
+    /// keys, and per key the difference of each normal it moves (normal index → delta), as
+    /// [`Player::vertex_mime_deltas`].
+    pub fn normal_mime_deltas(&self) -> Vec<VertexMimeTargets> {
+        self.mime_deltas(MimeKind::Normal)
+    }
+
+    fn mime_deltas(&self, kind: MimeKind) -> Vec<VertexMimeTargets> {
         let mut out = Vec::new();
         for m in &self.mimes {
-            let (MimeKind::Vertex, false, Some(section)) = (m.kind, m.reset, m.vertex_section)
-            else {
+            let section = match kind {
+                MimeKind::Normal => m.normal_section,
+                _ => m.vertex_section,
+            };
+            let (true, false, Some(section)) = (m.kind == kind, m.reset, section) else {
                 continue;
             };
             let mut keys = vec![BTreeMap::new(); m.num];

@@ -61,6 +61,7 @@
 //!   longer than the coordinate count (a loop) stops there.
 
 mod drivers;
+pub(crate) use drivers::lerp as console_lerp;
 mod mime;
 mod sequence;
 mod world;
@@ -319,14 +320,15 @@ pub struct MimeState {
     pub weights: Vec<i32>,
 }
 
-/// The morph targets of one vertex MIMe primitive ([`Player::vertex_mime_deltas`]).
+/// The morph targets of one vertex (or normal) MIMe primitive ([`Player::vertex_mime_deltas`],
+/// [`Player::normal_mime_deltas`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VertexMimeTargets {
     /// Word offset of the MIMe primitive.
     pub primitive: u32,
-    /// Word offset of the vertex section it moves.
+    /// Word offset of the vertex (normal MIMe: normal) section it moves.
     pub section: u32,
-    /// Per MIMe key: vertex index → difference.
+    /// Per MIMe key: vertex (normal) index → difference.
     pub keys: Vec<BTreeMap<usize, [i32; 3]>>,
 }
 

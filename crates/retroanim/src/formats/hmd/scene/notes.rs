@@ -5,8 +5,9 @@
 //! section), `textures-missing` (textured polygons no image primitive or `--tim` covers: drawn
 //! untextured), `polygons-not-exported` (polygon primitives whose packets retroanim keeps as raw
 //! words: preset strips, layouts the manual does not list), `envmap-not-exported`
-//! (category 6 environment-map primitives, kept raw: LIBHMD.H names their types but no layout), `normal-mime-not-exported`
-//! (normal MIMe keys, which the console applies to lighting only) and `types-not-exported`
+//! (category 6 environment-map primitives, kept raw: LIBHMD.H names their types but no layout),
+//! `normal-mime-not-exported` (normal MIMe primitives moving no normal an exported block mesh
+//! draws; the others are morph targets) and `types-not-exported`
 //! (user-defined or unknown primitive types).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,15 +21,16 @@ use super::polygon_item;
 struct Unexported {
     raw_polygons: BTreeMap<u32, usize>,
     envmap: BTreeMap<u32, usize>,
-    normal_mime: usize,
     unknown: BTreeMap<u32, usize>,
 }
 
-/// The notes for `hmd`'s scene; `images_left_out` and `untextured` are what texturing counted.
+/// The notes for `hmd`'s scene; `images_left_out` and `untextured` are what texturing counted,
+/// `normal_mime_left_out` the normal MIMe primitives that became no morph target.
 pub(super) fn notes(
     hmd: &Hmd,
     images_left_out: usize,
     untextured: usize,
+    normal_mime_left_out: usize,
 ) -> Vec<(&'static str, String)> {
     let u = scan(hmd);
     let mut out = Vec::new();
@@ -68,12 +70,11 @@ pub(super) fn notes(
             ),
         ));
     }
-    if u.normal_mime > 0 {
+    if normal_mime_left_out > 0 {
         out.push((
             "normal-mime-not-exported",
             format!(
-                "{} normal MIMe primitive(s) not exported: their keys move normals, which only change the console's lighting",
-                u.normal_mime
+                "{normal_mime_left_out} normal MIMe primitive(s) not exported: they move no normal of an exported block mesh (the console applies them to lighting only)"
             ),
         ));
     }
@@ -133,8 +134,6 @@ fn scan(hmd: &Hmd) -> Unexported {
                             *u.raw_polygons.entry(t.type_code).or_default() += 1;
                         }
                     }
-                    // GsNrmMIMe (0x04010021); its reset (0x29) restores what it moved.
-                    4 if k.primitive_type() == 0x21 => u.normal_mime += 1,
                     6 => *u.envmap.entry(t.type_code).or_default() += 1,
                     1..=5 | 7 => {}
                     _ => *u.unknown.entry(t.type_code).or_default() += 1,

@@ -319,6 +319,7 @@ impl Texturing {
                     .map(|t| MorphTarget {
                         kind: t.kind,
                         positions: pick(&t.positions),
+                        normals: pick(&t.normals),
                     })
                     .collect(),
                 material: Some(0),

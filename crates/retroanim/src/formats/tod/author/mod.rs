@@ -1,4 +1,4 @@
-//! The neutral [`Scene`]'s first animation → a TOD: authoring for the console, the way back
+//! One animation of the neutral [`Scene`] (the first by default) → a TOD: authoring for the console, the way back
 //! from [`super::scene`].
 //!
 //! # Objects
@@ -45,6 +45,9 @@ use crate::scene::world_exact::Affine;
 use crate::scene::{key_time, Animation, Scene, Track};
 use crate::{Format, Limits};
 
+mod solve;
+use solve::*;
+
 /// How to author the animation.
 #[derive(Debug, Clone)]
 pub struct TodAuthorOptions {
@@ -56,6 +59,8 @@ pub struct TodAuthorOptions {
     pub resolution: u16,
     /// Bounds on the number of frames × objects sampled.
     pub limits: Limits,
+    /// Which of the scene's animations to write (default 0, the first).
+    pub animation: usize,
 }
 
 impl Default for TodAuthorOptions {
@@ -65,6 +70,7 @@ impl Default for TodAuthorOptions {
             scale: crate::formats::tmd::scene::DEFAULT_SCALE,
             resolution: 1,
             limits: Limits::default(),
+            animation: 0,
         }
     }
 }
@@ -92,7 +98,7 @@ enum Written {
     Matrix(Mat),
 }
 
-/// Authors a TOD from `scene`'s first animation; `tmd_ids[k]` is the TMD ID of scene mesh *k*
+/// Authors a TOD from `scene`'s animation [`TodAuthorOptions::animation`]; `tmd_ids[k]` is the TMD ID of scene mesh *k*
 /// (`None`: the model has no object for it, noted).
 pub fn author(
     scene: &Scene,
@@ -107,11 +113,26 @@ pub fn author(
     }
     let mut notes = Counts::default();
     let n = scene.nodes.len();
-    let anim: Option<&Animation> = scene.animations.first();
+    let anim: Option<&Animation> = scene.animations.get(opts.animation);
+    if anim.is_none() && !scene.animations.is_empty() {
+        return Err(Error::Option {
+            option: "animation",
+            what: format!(
+                "{}: the scene has {} animation(s)",
+                opts.animation,
+                scene.animations.len()
+            ),
+        });
+    }
     notes.add(
         "animations-dropped",
         scene.animations.len().saturating_sub(1),
-        || "animations after the first left out (a TOD holds one)".into(),
+        || {
+            format!(
+                "animations besides animation {} left out (a TOD holds one; choose with --animation)",
+                opts.animation
+            )
+        },
     );
     notes.add(
         "cameras-dropped",
@@ -460,279 +481,6 @@ fn visibility(scene: &Scene, locals: &[Trs]) -> Vec<bool> {
             true
         })
         .collect()
-}
-
-/// The 3×3 part of a scene matrix in the console's axes, row-major.
-fn console_matrix(m: &Mat4, signs: [f64; 3]) -> [[f64; 3]; 3] {
-    [0, 1, 2].map(|i| [0, 1, 2].map(|j| m[4 * j + i] * signs[i] * signs[j]))
-}
-
-/// The matrix in fixed point (4096 = 1.0), and whether an element had to be clamped to int16.
-fn fixed(a: &[[f64; 3]; 3]) -> ([[i16; 3]; 3], bool) {
-    let mut clamped = false;
-    let m = a.map(|r| {
-        r.map(|v| {
-            let x = (v * 4096.0).round();
-            if !(-32768.0..=32767.0).contains(&x) {
-                clamped = true;
-            }
-            x.clamp(-32768.0, 32767.0) as i16
-        })
-    });
-    (m, clamped)
-}
-
-/// A coordinate found for one object at one frame.
-struct Solved {
-    /// What to write.
-    written: Written,
-    /// The matrix the player makes of it.
-    coord: Mat,
-    /// An element had to be clamped to int16.
-    clamped: bool,
-}
-
-/// The coordinate that makes the player's world matrix (`parent` ∘ coordinate, with the
-/// console's rounding) closest to the target world `wm`, `wt` (console axes and units; `wm`
-/// with 1.0 = 1). Angles and translation are searched one step either way of the exact
-/// solution; RST when the rotation comes within [`RST_TOLERANCE`] in every element, else a matrix.
-/// `fallback` (the node's own local transform) is used when the parent's matrix is singular.
-fn solve(
-    wm: &[[f64; 3]; 3],
-    wt: [f64; 3],
-    parent: Option<&Mat>,
-    fallback: ([[f64; 3]; 3], [f64; 3]),
-    client: &Client,
-) -> Solved {
-    let (_, clamped) = fixed(wm);
-    let want_t = wt.map(|v| v.round() as i32);
-    let inverse = parent.map(|p| inverse3(&p.m.map(|r| r.map(|v| v as f64 / 4096.0))));
-    let (lm, lt) = match (parent, inverse) {
-        (None, _) => (*wm, wt),
-        (Some(p), Some(Some(inv))) => {
-            let d = [0, 1, 2].map(|i| wt[i] - p.t[i] as f64);
-            (
-                [0, 1, 2].map(|i| [0, 1, 2].map(|j| (0..3).map(|k| inv[i][k] * wm[k][j]).sum())),
-                [0, 1, 2].map(|i| (0..3).map(|k| inv[i][k] * d[k]).sum()),
-            )
-        }
-        (Some(_), _) => fallback,
-    };
-    let place = |c: &Mat| match parent {
-        Some(p) => gte::compose(p, c),
-        None => *c,
-    };
-    let rot_err = |m: &[[i16; 3]; 3]| -> (f64, f64) {
-        let w = place(&Mat { m: *m, t: [0; 3] });
-        client.error(&w)
-    };
-    // Translation: the rounded solution, or a neighbour the console's rounding prefers.
-    let base_t = lt.map(|v| v.round().clamp(i32::MIN as f64, i32::MAX as f64) as i32);
-    let (lm_fixed, more_clamped) = fixed(&lm);
-    let mut t = base_t;
-    if parent.is_some() {
-        let t_err = |t: [i32; 3]| -> i64 {
-            let w = place(&Mat { m: lm_fixed, t });
-            (0..3)
-                .map(|i| (w.t[i] as i64 - want_t[i] as i64).abs())
-                .max()
-                .unwrap_or(0)
-        };
-        let mut best = (t_err(base_t), base_t);
-        for d in 0..27 {
-            let step = [d % 3, d / 3 % 3, d / 9].map(|v: i32| v - 1);
-            let c = [0, 1, 2].map(|i| base_t[i].saturating_add(step[i]));
-            let e = t_err(c);
-            if e < best.0 {
-                best = (e, c);
-            }
-        }
-        t = best.1;
-    }
-    if let Some((r, s, m)) = rst(&lm, &rot_err) {
-        return Solved {
-            written: Written::Rst { r, s, t },
-            coord: Mat { m, t },
-            clamped,
-        };
-    }
-    let coord = Mat { m: lm_fixed, t };
-    Solved {
-        written: Written::Matrix(coord),
-        coord,
-        clamped: clamped || more_clamped,
-    }
-}
-
-/// The inverse of a 3×3 matrix, if it has one.
-fn inverse3(a: &[[f64; 3]; 3]) -> Option<[[f64; 3]; 3]> {
-    let det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
-        - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
-        + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-    if det.is_nan() || det.abs() <= 1e-12 {
-        return None;
-    }
-    let c =
-        |r0: usize, r1: usize, c0: usize, c1: usize| a[r0][c0] * a[r1][c1] - a[r0][c1] * a[r1][c0];
-    // The adjugate (transposed cofactors) over the determinant.
-    Some(
-        [
-            [c(1, 2, 1, 2), -c(0, 2, 1, 2), c(0, 1, 1, 2)],
-            [-c(1, 2, 0, 2), c(0, 2, 0, 2), -c(0, 1, 0, 2)],
-            [c(1, 2, 0, 1), -c(0, 2, 0, 1), c(0, 1, 0, 1)],
-        ]
-        .map(|r| r.map(|v| v / det)),
-    )
-}
-
-/// A 3×3 fixed-point matrix, row-major.
-type Rows = [[i16; 3]; 3];
-
-/// Angles, scale and the matrix they make.
-type RstFound = ([i16; 3], [i16; 3], Rows);
-
-/// Angles (1/4096 turn) and scale (4096 = 1.0) for the rotation and scale `a`, with the matrix
-/// `RotMatrix` · `ScaleMatrix` make of them: the exact solution's angles or a neighbour's, and
-/// its scale or 1.0 where it is within 0.3 % of it (a console rotation's rows are not exactly
-/// unit length, so a scale read back from one is a little off), whichever `err` (the world
-/// error they cause: largest element and sum of squares) likes best, if the largest is at most
-/// [`RST_TOLERANCE`].
-fn rst(a: &[[f64; 3]; 3], err: &dyn Fn(&Rows) -> (f64, f64)) -> Option<RstFound> {
-    let (r, s) = crate::formats::tmd::scene::decompose(*a);
-    let mut scales: Vec<[i16; 3]> = Vec::new();
-    let per_axis: Vec<Vec<i16>> = s
-        .iter()
-        .map(|&v| {
-            let mut c = Vec::new();
-            for unit in [4096.0, -4096.0] {
-                if (v * 4096.0 - unit).abs() < 0.003 * 4096.0 {
-                    c.push(unit as i16);
-                }
-            }
-            let x = (v * 4096.0).round();
-            if (-32768.0..=32767.0).contains(&x) && x != 0.0 && !c.contains(&(x as i16)) {
-                c.push(x as i16);
-            }
-            c
-        })
-        .collect();
-    for &x in &per_axis[0] {
-        for &y in &per_axis[1] {
-            for &z in &per_axis[2] {
-                scales.push([x, y, z]);
-            }
-        }
-    }
-    // RotMatrix is Rx·Ry·Rz: m02 = sin y, m12 = −cos y sin x, m22 = cos y cos x,
-    // m01 = −cos y sin z, m00 = cos y cos z.
-    let y = r[0][2].clamp(-1.0, 1.0).asin();
-    let (x, z) = if y.cos() > 1e-6 {
-        ((-r[1][2]).atan2(r[2][2]), (-r[0][1]).atan2(r[0][0]))
-    } else {
-        (r[2][1].atan2(r[1][1]), 0.0)
-    };
-    let unit = |v: f64| -> i16 {
-        let a = (v * 4096.0 / std::f64::consts::TAU).round() as i64;
-        (a.rem_euclid(4096) as i16 + 2048) % 4096 - 2048
-    };
-    // Both angle triples that make the rotation: (x, y, z) and (x + π, π − y, z + π); the
-    // console's rounding tells them apart, and a TOD may hold either.
-    let pi = std::f64::consts::PI;
-    // Near y = ±90° the x and z read from the float matrix move by about 1/cos y steps for
-    // one step of error: search as far.
-    let reach = (1.5 / y.cos().abs().max(0.05)).ceil().clamp(1.0, 16.0) as usize;
-    let side = 2 * reach + 1;
-    let bases = [
-        [unit(x), unit(y), unit(z)],
-        [unit(x + pi), unit(pi - y), unit(z + pi)],
-    ];
-    let matrix = |ang: [i16; 3], s16: [i16; 3]| {
-        let mut m = Mat::IDENTITY;
-        gte::rot_matrix(ang, &mut m);
-        gte::scale_matrix(&mut m, s16.map(i32::from));
-        m.m
-    };
-    let mut best: Option<((f64, f64), RstFound)> = None;
-    for (&s16, base) in scales
-        .iter()
-        .flat_map(|s| bases.iter().map(move |b| (s, *b)))
-    {
-        for d in 0..3 * side * side {
-            // Zero steps first, then ±1, ±2, … (x and z), ±1 (y).
-            let step = [d % side, d / side % side, d / (side * side)].map(|v| {
-                let v = v as i16;
-                if v % 2 == 1 {
-                    (v + 1) / 2
-                } else {
-                    -v / 2
-                }
-            });
-            let step = [step[0], step[2].clamp(-1, 1), step[1]];
-            let ang = [0, 1, 2].map(|i| base[i].wrapping_add(step[i]));
-            let m = matrix(ang, s16);
-            let (max, sq) = err(&m);
-            if best.as_ref().map_or(true, |b| (sq, max) < b.0) {
-                best = Some(((sq, max), (ang, s16, m)));
-            }
-            if max < 1e-3 {
-                break;
-            }
-        }
-    }
-    let ((_, max), found) = best?;
-    (max <= RST_TOLERANCE).then_some(found)
-}
-
-/// The largest world-matrix element error (4096 = 1.0) an RST packet may leave before a matrix
-/// packet is written instead: a glTF rotation read back from a console one is off by up to
-/// about 3 (its quaternion is orthonormal, the console's fixed-point matrix is not quite).
-const RST_TOLERANCE: f64 = 4.0;
-
-/// How a glTF client sees a console world matrix: the scene's parent world (`None` for a
-/// root) and the node's local matrix as the file holds them, in the scene's axes.
-struct Client {
-    parent: Option<Mat4>,
-    local: Mat4,
-    signs: [f64; 3],
-}
-
-impl Client {
-    /// How far (largest element, sum of squares; 4096 = 1.0) the local transform the glTF
-    /// bridge would write for the console world matrix `w` lies from the one the file holds.
-    /// The bridge turns `parent⁻¹ · w` into TRS (`world_exact`), which is not exact for a
-    /// console matrix; repeating that step lets the console matrix the file came from match
-    /// to the last bit of the file's floats, where a plain distance to the file's rotation
-    /// would be off by up to 3/4096 and could prefer a neighbouring angle.
-    fn error(&self, w: &Mat) -> (f64, f64) {
-        let c = self.signs;
-        let world = Affine {
-            m: [0, 1, 2].map(|i| [0, 1, 2].map(|j| w.m[i][j] as f64 / 4096.0 * c[i] * c[j])),
-            t: [0.0; 3],
-        };
-        let local = match self.parent.and_then(|p| affine(&p).inverse()) {
-            Some(inv) => inv.mul(&world),
-            None => world,
-        };
-        let back = Affine::from_trs(&local.to_trs());
-        let want = affine(&self.local);
-        let (mut max, mut sq) = (0.0f64, 0.0);
-        for i in 0..3 {
-            for j in 0..3 {
-                let d = (back.m[i][j] - want.m[i][j]) * 4096.0;
-                max = max.max(d.abs());
-                sq += d * d;
-            }
-        }
-        (max, sq)
-    }
-}
-
-/// A column-major matrix as an [`Affine`] (rotation part and translation).
-fn affine(m: &Mat4) -> Affine {
-    Affine {
-        m: [0, 1, 2].map(|i| [0, 1, 2].map(|j| m[4 * j + i])),
-        t: [m[12], m[13], m[14]],
-    }
 }
 
 /// The absolute coordinate packet that takes an object from `was` to `now`, if anything

@@ -1,0 +1,658 @@
+//! Scene animations → one key-frame sequence each (category 3, type 0x03000000 update driver).
+//!
+//! - **Pointers**: one sequence pointer per node that any animation moves (TRS or visibility
+//!   channels), updating that node's GsCOORDUNIT (header word 4 = the coordinate section,
+//!   offset 1 + 20·k). Animation 0 is the pointer's START IDX / START SID, animation *k* its
+//!   extra sequence *k*; stream IDs go in order, animation *k* has stream ID *k* + 1 (1..=127:
+//!   0 means "any" in jumps and END, so it is not used). A node an animation does not move
+//!   holds its rest pose in that sequence.
+//! - **Keys**: a key frame at every frame (time × fps, rounded) where one of the node's channels
+//!   has a key, at frame 0, and where the interval to the next would pass TFRAME's 255 frames.
+//!   Each key holds the node's local TRS there (sampled as a glTF client does,
+//!   [`crate::scene::sample::local_at`]) as translation (int32), rotation angles and, when the
+//!   node is scaled anywhere, scale (4096 = 1.0). Key *k* shows at the sum of the TFRAMEs
+//!   before it (the player's frame 0 is the first update); after the last key one more key
+//!   with the same values and TFRAME 1, then END, so that the last key is reached (END stops
+//!   the pointer when the interval to it is over, before that key would show).
+//! - **Interpolation**: LINEAR → linear (TI/RI/SI 1). The console interpolates rotation angles,
+//!   glTF rotations spherically: a linear interval whose middle frame is off by more than half
+//!   a unit of translation or 2/4096 of the matrix is split at that frame, recursively (so a
+//!   file sampled every frame gets one key per frame, and a sparse one only the keys it
+//!   needs). CUBICSPLINE → Bezier (TI/RI/SI 2): P0 is the key's value, P1 and P2 the control
+//!   points of the cubic through the curve's values at one and two thirds of the interval
+//!   (exact for a Hermite curve in translation and scale). STEP → the key, then at the next
+//!   key's frame a key holding the old value followed by a TFRAME 0 key with the new one (the
+//!   driver switches past a TFRAME 0 interval at once, so the new value shows at that frame).
+//! - **Rotation order**: per node and animation, the order whose integer angles reproduce the
+//!   key rotations best; angles are unwrapped from key to key (the equivalent Euler solution
+//!   nearest the previous key), so linear angles take the short way.
+//!
+//! Bezier coefficients are 16-bit in the driver: translations whose control polygon spans
+//! more than about ±10 000 units can overflow there (not checked).
+
+#![allow(clippy::needless_range_loop)] // poses are indexed as x, y, z of each part
+
+use crate::error::{Error, Result};
+use crate::formats::tmd::author::Counts;
+use crate::scene::sample::{local_at, Trs};
+use crate::scene::{Animation, Interpolation, Scene, Track};
+
+use super::super::cat3_anim::{
+    ExtraSequence, InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer,
+    UpdateIndex, CONTROL_END,
+};
+use super::super::play::console_lerp;
+use super::geometry::AnimParts;
+use super::{
+    best_order, check_translation, euler, pose, unencodable, ConsolePose, HmdAuthorOptions,
+    ToConsole,
+};
+use arrayvec::ArrayVec;
+
+/// Channel method codes of the type word.
+const LINEAR: u32 = 1;
+const BEZIER: u32 = 2;
+
+/// One key: its frame, whether it is reached at once (TFRAME 0), and the pose.
+#[derive(Debug, Clone, Copy)]
+struct Key {
+    frame: u32,
+    instant: bool,
+    pose: [f64; 9],
+}
+
+fn trs_at(scene: &Scene, a: &Animation, node: usize, frame: f64, fps: f64) -> Trs {
+    local_at(scene, Some(a), node, (frame / fps) as f32)
+}
+
+/// Translation, angles (unrounded, in `order`), scale ×4096 of a TRS.
+fn values(conv: &ToConsole, trs: &Trs, order: u8) -> [f64; 9] {
+    let p = pose(conv, trs, order);
+    let e = euler(&conv.rotation(trs.rotation), order);
+    [
+        p.t[0], p.t[1], p.t[2], e[0], e[1], e[2], p.s[0], p.s[1], p.s[2],
+    ]
+}
+
+/// Moves the angles of `v` to the Euler solution nearest `prev` (both solutions, unwrapped).
+fn unwrap(v: &mut [f64; 9], prev: &[f64; 9], order: u8) {
+    let (i, j, k) = super::axes_of(order);
+    let near = |x: f64, p: f64| x + ((p - x) / 4096.0).round() * 4096.0;
+    let a = [v[3], v[4], v[5]];
+    let mut b = a;
+    b[i] += 2048.0;
+    b[j] = 2048.0 - b[j];
+    b[k] += 2048.0;
+    let fit = |s: [f64; 3]| -> ([f64; 3], f64) {
+        let s = [0, 1, 2].map(|q| near(s[q], prev[3 + q]));
+        let d = (0..3).map(|q| (s[q] - prev[3 + q]).abs()).sum();
+        (s, d)
+    };
+    let (sa, da) = fit(a);
+    let (sb, db) = fit(b);
+    let s = if db + 1e-6 < da { sb } else { sa };
+    v[3..6].copy_from_slice(&s);
+}
+
+/// Console-linear interpolation of two keys' rounded values at fraction `s` (as floats).
+fn lerp(a: &[f64; 9], b: &[f64; 9], s: f64) -> [f64; 9] {
+    std::array::from_fn(|q| a[q].round() + (b[q].round() - a[q].round()) * s)
+}
+
+/// Whether `got` and `want` give the same console pose within the tolerances.
+fn close(got: &[f64; 9], want: &[f64; 9], order: u8, scaled: bool) -> bool {
+    let p = |v: &[f64; 9]| ConsolePose {
+        order,
+        rot: [v[3], v[4], v[5]].map(|x| x.round().clamp(-32768.0, 32767.0) as i16),
+        t: [v[0], v[1], v[2]],
+        s: if scaled {
+            [v[6], v[7], v[8]]
+        } else {
+            [4096.0; 3]
+        },
+    };
+    let (g, w) = (p(got).matrix(), p(want).matrix());
+    (0..3).all(|i| (got[i] - want[i]).abs() <= 0.5)
+        && (0..3).all(|i| (0..3).all(|j| (g.m[i][j] as i32 - w.m[i][j] as i32).abs() <= 2))
+}
+
+struct NodeTrack {
+    scaled: bool,
+    code: u32,
+    keys: Vec<Key>,
+    /// Bezier control points P1, P2 of the interval leaving each key.
+    controls: Vec<([f64; 9], [f64; 9])>,
+}
+
+/// The keys of node `node` in animation `a`.
+fn node_track(
+    scene: &Scene,
+    a: &Animation,
+    node: usize,
+    conv: &ToConsole,
+    fps: f64,
+    max_keys: u64,
+) -> Result<NodeTrack> {
+    let chans: Vec<_> = a
+        .channels
+        .iter()
+        .filter(|c| c.node == node && !matches!(c.track, Track::Weights(_)))
+        .collect();
+    let method = |pick: &dyn Fn(&Track) -> bool| {
+        chans
+            .iter()
+            .filter(|c| pick(&c.track))
+            .map(|c| c.interpolation)
+            .fold(None, |m, i| match (m, i) {
+                (_, Interpolation::Cubicspline) | (Some(Interpolation::Cubicspline), _) => {
+                    Some(Interpolation::Cubicspline)
+                }
+                (Some(Interpolation::Linear), _) | (_, Interpolation::Linear) => {
+                    Some(Interpolation::Linear)
+                }
+                _ => Some(Interpolation::Step),
+            })
+    };
+    let code_of = |m: Option<Interpolation>| {
+        if m == Some(Interpolation::Cubicspline) {
+            BEZIER
+        } else {
+            LINEAR
+        }
+    };
+    let tm = method(&|t| matches!(t, Track::Translation(_)));
+    let rm = method(&|t| matches!(t, Track::Rotation(_)));
+    let sm = method(&|t| matches!(t, Track::Scale(_) | Track::Visibility(_)));
+    let has_step = chans
+        .iter()
+        .any(|c| c.interpolation == Interpolation::Step || matches!(c.track, Track::Visibility(_)));
+    let bezier = [tm, rm, sm].contains(&Some(Interpolation::Cubicspline));
+    // Key frames.
+    let mut frames: Vec<u32> = vec![0];
+    for c in &chans {
+        for &t in &c.times {
+            let f = (t as f64 * fps).round();
+            if !(0.0..=u32::MAX as f64 / 2.0).contains(&f) {
+                return Err(unencodable(format!(
+                    "animation {:?}, node {node}: key time {t} s is outside 0..2^31 frames",
+                    a.name
+                )));
+            }
+            frames.push(f as u32);
+        }
+    }
+    frames.sort_unstable();
+    frames.dedup();
+    let last = *frames.last().unwrap_or(&0);
+    if u64::from(last) > max_keys {
+        return Err(Error::LimitExceeded {
+            offset: None,
+            what: format!("animation {:?} frames", a.name),
+            requested: u64::from(last),
+            limit: max_keys,
+        });
+    }
+    // Long intervals: TFRAME holds at most 255 frames.
+    let mut all = Vec::with_capacity(frames.len());
+    for w in frames.windows(2) {
+        let mut f = w[0];
+        all.push(f);
+        while w[1] - f > 255 {
+            f += 255;
+            all.push(f);
+        }
+    }
+    all.push(last);
+    all.dedup();
+    let sample = |f: f64| trs_at(scene, a, node, f, fps);
+    let rots: Vec<[[f64; 3]; 3]> = all
+        .iter()
+        .map(|&f| conv.rotation(sample(f as f64).rotation))
+        .collect();
+    let order = best_order(&rots);
+    let raw = |f: f64| values(conv, &sample(f), order);
+    let mut keys: Vec<Key> = Vec::with_capacity(all.len() * 2);
+    for &f in &all {
+        let right = raw(f as f64);
+        if has_step && f > 0 {
+            // The value just before the frame: a STEP channel's old value.
+            let left = raw(f as f64 - 1e-3);
+            let differs = (0..9).any(|q| (left[q] - right[q]).abs() > 0.25);
+            if differs {
+                keys.push(Key {
+                    frame: f,
+                    instant: false,
+                    pose: left,
+                });
+                keys.push(Key {
+                    frame: f,
+                    instant: true,
+                    pose: right,
+                });
+                continue;
+            }
+        }
+        keys.push(Key {
+            frame: f,
+            instant: false,
+            pose: right,
+        });
+    }
+    let scaled = keys
+        .iter()
+        .any(|k| k.pose[6..].iter().any(|&v| (v - 4096.0).abs() >= 0.5));
+    // Split linear intervals the console's angle interpolation would miss.
+    if !bezier {
+        let mut out: Vec<Key> = Vec::with_capacity(keys.len());
+        let mut budget = max_keys;
+        for k in keys {
+            if let Some(prev) = out.last().copied() {
+                if !k.instant {
+                    split(&prev, &k, &raw, order, scaled, &mut out, &mut budget, 0);
+                }
+            }
+            out.push(k);
+        }
+        keys = out;
+    }
+    // Unwrap angles from key to key.
+    for i in 1..keys.len() {
+        let prev = keys[i - 1].pose;
+        unwrap(&mut keys[i].pose, &prev, order);
+    }
+    if !bezier {
+        keys = simplify(&keys, scaled);
+    }
+    keys = rewrap(keys);
+    let mut controls = Vec::with_capacity(keys.len());
+    for i in 0..keys.len() {
+        let k = keys[i];
+        let p0 = k.pose;
+        let Some(next) = keys
+            .get(i + 1)
+            .filter(|n| bezier && !n.instant && n.frame > k.frame)
+        else {
+            controls.push((p0, p0));
+            continue;
+        };
+        let p3 = next.pose;
+        let span = (next.frame - k.frame) as f64;
+        let mut s1 = raw(k.frame as f64 + span / 3.0);
+        let mut s2 = raw(k.frame as f64 + 2.0 * span / 3.0);
+        unwrap(&mut s1, &p0, order);
+        unwrap(&mut s2, &s1, order);
+        let mut p1 = [0.0; 9];
+        let mut p2 = [0.0; 9];
+        for q in 0..9 {
+            let a = 27.0 * s1[q] - 8.0 * p0[q] - p3[q];
+            let b = 27.0 * s2[q] - p0[q] - 8.0 * p3[q];
+            p1[q] = (2.0 * a - b) / 18.0;
+            p2[q] = (2.0 * b - a) / 18.0;
+        }
+        controls.push((p1, p2));
+    }
+    let t = code_of(tm);
+    let r = code_of(rm);
+    let s = if scaled { code_of(sm) } else { 0 };
+    let code = 0x0300_0000 | (order as u32) << 12 | s << 8 | r << 4 | t;
+    for k in &keys {
+        let p = ConsolePose {
+            order,
+            rot: [0; 3],
+            t: [k.pose[0], k.pose[1], k.pose[2]],
+            s: [k.pose[6], k.pose[7], k.pose[8]],
+        };
+        check_translation(&p, || {
+            format!("animation {:?}, node {node}, frame {}", a.name, k.frame)
+        })?;
+        if k.pose[3..6]
+            .iter()
+            .any(|v| !(-32768.0..=32767.0).contains(&v.round()))
+        {
+            return Err(unencodable(format!(
+                "animation {:?}, node {node}, frame {}: the rotation has turned more than 8 times; its angles do not fit int16",
+                a.name, k.frame
+            )));
+        }
+    }
+    Ok(NodeTrack {
+        scaled,
+        code,
+        keys,
+        controls,
+    })
+}
+
+/// Drops linear keys the console's own interpolation of their neighbours gives back exactly
+/// (integer for integer, with the driver's arithmetic), so a sampled animation keeps only the
+/// keys it needs (and a file's parameter section its 16-bit PARAMETER IDX).
+fn simplify(keys: &[Key], scaled: bool) -> Vec<Key> {
+    let used = if scaled { 9 } else { 6 };
+    let exact = |a: &Key, b: &Key, m: &Key| {
+        let t = ((b.frame - a.frame) * 16) as i32;
+        let r = ((b.frame - m.frame) * 16) as i32;
+        (0..used).all(|q| {
+            let v = console_lerp(a.pose[q].round() as i32, b.pose[q].round() as i32, r, t);
+            v == m.pose[q].round() as i32
+        })
+    };
+    let mut out = Vec::with_capacity(keys.len());
+    let Some(first) = keys.first() else {
+        return out;
+    };
+    out.push(*first);
+    let mut i = 0;
+    while i + 1 < keys.len() {
+        let mut e = i + 1;
+        while e + 1 < keys.len()
+            && !keys[e].instant
+            && !keys[e + 1].instant
+            && keys[e + 1].frame - keys[i].frame <= 255
+            && (i + 1..=e).all(|m| exact(&keys[i], &keys[e + 1], &keys[m]))
+        {
+            e += 1;
+        }
+        out.push(keys[e]);
+        i = e;
+    }
+    out
+}
+
+/// Angles that unwrapping took past ±28 672 (7 turns) start again near 0: the key is repeated
+/// at the same frame with TFRAME 0 and its angles wrapped (the same matrix), and the keys
+/// after it follow on from there, so every angle fits int16.
+fn rewrap(keys: Vec<Key>) -> Vec<Key> {
+    const FAR: f64 = 28_672.0;
+    let mut out: Vec<Key> = Vec::with_capacity(keys.len());
+    let mut shift = [0.0f64; 3];
+    for mut k in keys {
+        for q in 0..3 {
+            k.pose[3 + q] -= shift[q];
+        }
+        out.push(k);
+        if k.pose[3..6].iter().any(|v| v.abs() > FAR) {
+            let mut again = k;
+            again.instant = true;
+            for q in 0..3 {
+                let turns = (k.pose[3 + q] / 4096.0).round() * 4096.0;
+                again.pose[3 + q] -= turns;
+                shift[q] += turns;
+            }
+            out.push(again);
+        }
+    }
+    out
+}
+
+/// Inserts keys between `a` and `b` (exclusive) where linear angles miss the scene's pose.
+#[allow(clippy::too_many_arguments)]
+fn split(
+    a: &Key,
+    b: &Key,
+    raw: &dyn Fn(f64) -> [f64; 9],
+    order: u8,
+    scaled: bool,
+    out: &mut Vec<Key>,
+    budget: &mut u64,
+    depth: u32,
+) {
+    if b.frame <= a.frame + 1 || *budget == 0 || depth > 32 {
+        return;
+    }
+    let m = a.frame + (b.frame - a.frame) / 2;
+    let mut want = raw(m as f64);
+    let mut bb = b.pose;
+    unwrap(&mut bb, &a.pose, order);
+    unwrap(&mut want, &a.pose, order);
+    let s = (m - a.frame) as f64 / (b.frame - a.frame) as f64;
+    if close(&lerp(&a.pose, &bb, s), &want, order, scaled) {
+        return;
+    }
+    *budget -= 1;
+    let mid = Key {
+        frame: m,
+        instant: false,
+        pose: want,
+    };
+    split(a, &mid, raw, order, scaled, out, budget, depth + 1);
+    out.push(mid);
+    split(&mid, b, raw, order, scaled, out, budget, depth + 1);
+}
+
+fn key_frame(track: &NodeTrack, i: usize) -> Option<KeyFrame> {
+    let k = &track.keys[i];
+    let (p1, p2) = track.controls[i];
+    let bez = |code: u32| code == BEZIER;
+    let t_code = track.code & 0xF;
+    let r_code = (track.code >> 4) & 0xF;
+    let s_code = (track.code >> 8) & 0xF;
+    let mut translation = ArrayVec::<i32, 9>::new();
+    let mut rotation = ArrayVec::<i16, 9>::new();
+    let mut scale = ArrayVec::<i16, 9>::new();
+    let points = |code: u32| -> Vec<&[f64; 9]> {
+        if bez(code) {
+            vec![&k.pose, &p1, &p2]
+        } else {
+            vec![&k.pose]
+        }
+    };
+    for p in points(t_code) {
+        for q in 0..3 {
+            translation.try_push(p[q].round() as i32).ok()?;
+        }
+    }
+    for p in points(r_code) {
+        for q in 3..6 {
+            rotation
+                .try_push(p[q].round().clamp(-32768.0, 32767.0) as i16)
+                .ok()?;
+        }
+    }
+    if track.scaled {
+        for p in points(s_code) {
+            for q in 6..9 {
+                scale
+                    .try_push(p[q].round().clamp(-32768.0, 32767.0) as i16)
+                    .ok()?;
+            }
+        }
+    }
+    Some(KeyFrame::Coordinate {
+        translation,
+        rotation,
+        scale,
+        pad: 0,
+    })
+}
+
+/// The animation primitive for `scene`'s animations, or `None` when none moves a node.
+pub(super) fn build(
+    scene: &Scene,
+    conv: &ToConsole,
+    opts: &HmdAuthorOptions,
+    notes: &mut Counts,
+) -> Result<Option<AnimParts>> {
+    let n = scene.nodes.len();
+    let moving = |a: &Animation, c: &crate::scene::Channel| {
+        c.node < n && !matches!(c.track, Track::Weights(_)) && !a.channels.is_empty()
+    };
+    let anims: Vec<&Animation> = scene
+        .animations
+        .iter()
+        .filter(|a| a.channels.iter().any(|c| moving(a, c)))
+        .collect();
+    let weights: usize = scene
+        .animations
+        .iter()
+        .map(|a| {
+            a.channels
+                .iter()
+                .filter(|c| matches!(c.track, Track::Weights(_)))
+                .count()
+        })
+        .sum();
+    notes.add("weights-animation-dropped", weights, || {
+        "morph-weight channel(s) left out (vertex MIMe is not written yet)".into()
+    });
+    if anims.is_empty() {
+        return Ok(None);
+    }
+    if anims.len() > 127 {
+        return Err(unencodable(format!(
+            "{} animations: stream IDs 1..=127 number at most 127 sequences",
+            anims.len()
+        )));
+    }
+    let fps = if opts.fps.is_finite() && opts.fps > 0.0 {
+        opts.fps as f64
+    } else {
+        60.0
+    };
+    let max_keys = opts.limits.max_items;
+    let mut nodes: Vec<usize> = anims
+        .iter()
+        .flat_map(|a| a.channels.iter().filter(|c| moving(a, c)).map(|c| c.node))
+        .collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let mut types: Vec<u32> = Vec::new();
+    let mut descriptors: Vec<SequenceDescriptor> = Vec::new();
+    let mut params: Vec<ParameterItem> = Vec::new();
+    let mut param_words = 0usize;
+    let mut stored: std::collections::HashMap<(u32, Vec<u32>), u16> =
+        std::collections::HashMap::new();
+    let mut pointers = Vec::with_capacity(nodes.len());
+    let rest_anim = Animation::default();
+    for &node in &nodes {
+        let mut starts: Vec<(u16, u8)> = Vec::with_capacity(anims.len());
+        for (k, a) in anims.iter().enumerate() {
+            let moves = a.channels.iter().any(|c| c.node == node && moving(a, c));
+            let track = node_track(
+                scene,
+                if moves { a } else { &rest_anim },
+                node,
+                conv,
+                fps,
+                max_keys,
+            )?;
+            let type_idx = match types.iter().position(|&t| t == track.code) {
+                Some(i) => i,
+                None => {
+                    types.push(track.code);
+                    types.len() - 1
+                }
+            };
+            let type_idx = u8::try_from(type_idx)
+                .ok()
+                .filter(|&i| i < 0x80)
+                .ok_or_else(|| unencodable("more than 128 interpolation types"))?;
+            let layout = InterpolationType::from_code(track.code)
+                .layout()
+                .ok_or_else(|| unencodable(format!("type 0x{:08x} has no layout", track.code)))?;
+            let start = descriptors.len();
+            let mut last_param = 0u16;
+            for i in 0..track.keys.len() {
+                let frame = key_frame(&track, i).ok_or_else(|| {
+                    unencodable(format!(
+                        "animation {:?}, node {node}: key {i} does not fit its layout",
+                        a.name
+                    ))
+                })?;
+                // Equal key frames (of one type) are stored once.
+                let mut words = Vec::with_capacity(layout.words());
+                frame.encode(layout, &mut words).ok_or_else(|| {
+                    unencodable(format!(
+                        "animation {:?}, node {node}: key {i} does not fit its layout",
+                        a.name
+                    ))
+                })?;
+                let index = match stored.get(&(track.code, words.clone())) {
+                    Some(&at) => at,
+                    None => {
+                        let index = u16::try_from(param_words).map_err(|_| {
+                            unencodable(format!(
+                                "animation {:?}, node {node}: the parameter section passes 65 535 words (PARAMETER IDX is 16 bits); fewer keys or nodes fit",
+                                a.name
+                            ))
+                        })?;
+                        param_words += layout.words();
+                        params.push(ParameterItem::KeyFrame {
+                            index,
+                            type_code: track.code,
+                            frame,
+                        });
+                        stored.insert((track.code, words), index);
+                        index
+                    }
+                };
+                let tframe = match i {
+                    0 => 0,
+                    _ if track.keys[i].instant => 0,
+                    _ => track.keys[i].frame - track.keys[i - 1].frame,
+                };
+                descriptors.push(SequenceDescriptor::KeyFrame {
+                    type_idx,
+                    tframe: u8::try_from(tframe).unwrap_or(u8::MAX),
+                    param_idx: index,
+                });
+                last_param = index;
+            }
+            // The last key once more, so it is reached; then END.
+            descriptors.push(SequenceDescriptor::KeyFrame {
+                type_idx,
+                tframe: 1,
+                param_idx: last_param,
+            });
+            descriptors.push(SequenceDescriptor::Control {
+                code: CONTROL_END,
+                p1: 0,
+                p2: 0,
+            });
+            // START IDX is 16 bits, an extra sequence's start a signed 16-bit value.
+            let limit = if k == 0 { 0xFFFF } else { 0x7FFF };
+            let start = u16::try_from(start).ok().filter(|&s| s <= limit).ok_or_else(|| {
+                unencodable(format!(
+                    "animation {:?}, node {node}: sequence starts past descriptor {limit} (the control section is too long for the start index)",
+                    a.name
+                ))
+            })?;
+            starts.push((start, (k + 1) as u8));
+        }
+        let offset = u32::try_from(1 + node * 20)
+            .ok()
+            .filter(|&o| o < 1 << 24)
+            .ok_or_else(|| {
+                unencodable(format!("node {node}: coordinate offset past 2^24 words"))
+            })?;
+        pointers.push(SequencePointer {
+            update: UpdateIndex { section: 4, offset },
+            num: anims.len() as u16,
+            intr_idx: 0xFFFF,
+            aframe: 0,
+            sid: starts[0].1,
+            speed: 0x10,
+            src_intr_idx: 0xFFFF,
+            rframe: 0,
+            tframe: 0,
+            ctr_idx: 0,
+            tctr_idx: 0,
+            start: starts[0].0,
+            start_sid: starts[0].1,
+            traveling: 0,
+            extra: starts[1..]
+                .iter()
+                .map(|&(start, sid)| ExtraSequence {
+                    start: start as i16,
+                    sid,
+                    pad: 0,
+                })
+                .collect(),
+        });
+    }
+    Ok(Some(AnimParts {
+        types,
+        descriptors,
+        params,
+        pointers,
+    }))
+}

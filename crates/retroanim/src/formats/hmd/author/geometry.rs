@@ -1,0 +1,468 @@
+//! Polygons and images (TMD author output → HMD packets, image primitive) and the layout of
+//! the whole file: coordinates, primitive headers, primitives, sections.
+
+use crate::error::Result;
+use crate::formats::gte;
+use crate::formats::tmd::author::{self as tmd_author, AuthorOptions, Counts, Instance};
+use crate::formats::tmd::{flag, mode, PrimitiveData};
+use crate::scene::Scene;
+
+use super::super::cat0_polygon::{Packet, PacketRun, PolygonItem, UvWord};
+use super::super::types::*;
+use super::{unencodable, HmdAuthorOptions};
+
+/// One block's polygons: (type word, packets of that type) runs, vertices and normals.
+pub(super) struct Block {
+    runs: Vec<(u32, PacketRun)>,
+    vertices: Vec<SVector>,
+    normals: Vec<SVector>,
+}
+
+/// The image primitive's entries (indices relative to its sections) and sections.
+pub(super) struct Images {
+    entries: Vec<ImageEntry>,
+    pixels: Vec<u16>,
+    cluts: Vec<u16>,
+}
+
+/// What [`build`] made: a block per node (None: the node shows no mesh), the images.
+pub(super) struct Geometry {
+    blocks: Vec<Option<Block>>,
+    images: Option<Images>,
+}
+
+/// The animation primitive's parts (see `anim`).
+pub(super) struct AnimParts {
+    pub types: Vec<u32>,
+    pub descriptors: Vec<SequenceDescriptor>,
+    pub params: Vec<ParameterItem>,
+    pub pointers: Vec<SequencePointer>,
+}
+
+/// The HMD primitive type and driver bits of a TMD packet (module docs).
+fn hmd_type(tmd_mode: u8, tmd_flag: u8, quad: bool) -> u32 {
+    let mut pt = if quad { 0x10 } else { 0x08 };
+    if tmd_mode & mode::TME != 0 {
+        pt |= 0x01;
+    }
+    if tmd_flag & flag::GRD != 0 && tmd_flag & flag::LGT == 0 {
+        pt |= 0x02;
+    }
+    if tmd_mode & mode::IIP != 0 {
+        pt |= 0x04;
+    }
+    if tmd_flag & flag::LGT != 0 {
+        pt |= 0x40;
+    }
+    let mut driver = 0u32;
+    if tmd_flag & flag::FCE != 0 {
+        driver |= 0x10;
+    }
+    if tmd_mode & mode::ABE != 0 {
+        driver |= 0x20;
+    }
+    driver << 16 | pt
+}
+
+/// The packets' pad halfwords a type needs (layouts differ; found once by trying).
+fn with_pads(pt: u16, p: &mut Packet) -> Result<()> {
+    for n in 0..=super::super::cat0_polygon::MAX_PADS {
+        p.pads.clear();
+        p.pads.extend(std::iter::repeat(0).take(n));
+        if PacketRun::new(pt, std::slice::from_ref(p)).is_ok() {
+            return Ok(());
+        }
+    }
+    Err(unencodable(format!(
+        "primitive type 0x{pt:x}: no packet layout fits the polygon"
+    )))
+}
+
+/// Meshes and textures: the TMD author's objects as HMD blocks, its TIMs as images.
+pub(super) fn build(
+    scene: &Scene,
+    opts: &HmdAuthorOptions,
+    notes: &mut Counts,
+) -> Result<Geometry> {
+    let shown: Vec<usize> = (0..scene.nodes.len())
+        .filter(|&i| scene.nodes[i].mesh.is_some_and(|m| m < scene.meshes.len()))
+        .collect();
+    let instances: Vec<Instance> = shown
+        .iter()
+        .filter_map(|&i| {
+            scene.nodes[i]
+                .mesh
+                .map(|mesh| Instance { mesh, matrix: None })
+        })
+        .collect();
+    let mut blocks: Vec<Option<Block>> = (0..scene.nodes.len()).map(|_| None).collect();
+    if instances.is_empty() {
+        return Ok(Geometry {
+            blocks,
+            images: None,
+        });
+    }
+    let model = tmd_author::author(
+        scene,
+        &instances,
+        &AuthorOptions {
+            axes: opts.axes,
+            scale: opts.scale,
+        },
+    )?;
+    for n in model.notes {
+        notes.add(n.code, 1, || n.message.clone());
+    }
+    for (&node, object) in shown.iter().zip(&model.tmd.objects) {
+        let mut runs: Vec<(u32, Vec<Packet>)> = Vec::new();
+        let mut skipped = 0;
+        for prim in &object.primitives {
+            let PrimitiveData::Polygon(poly) = &prim.data else {
+                skipped += 1;
+                continue;
+            };
+            let quad = poly.vertices.len() == 4;
+            let code = hmd_type(prim.mode, prim.flag, quad);
+            let pt = code as u16;
+            let mut p = Packet {
+                vertices: poly.vertices.clone(),
+                normals: poly.normals.clone(),
+                ..Packet::default()
+            };
+            // The GPU code byte of the first colour word: the TMD mode is the GPU command.
+            for (i, c) in poly.colors.iter().enumerate() {
+                p.colors
+                    .push([c.r, c.g, c.b, if i == 0 { prim.mode } else { 0 }]);
+            }
+            if let (Some(cba), Some(tsb)) = (poly.cba(), poly.tsb()) {
+                p.cba = cba;
+                p.tsb = tsb;
+                for uv in &poly.uvs {
+                    p.uvs.push(UvWord { uv: [uv.u, uv.v] });
+                }
+            }
+            // Lit flat TMD packets name one normal; HMD flat lit layouts name one too.
+            with_pads(pt, &mut p)?;
+            match runs.iter_mut().find(|r| r.0 == code) {
+                Some(r) => r.1.push(p),
+                None => runs.push((code, vec![p])),
+            }
+        }
+        notes.add("packet-dropped", skipped, || {
+            "TMD packet(s) that are not polygons left out".into()
+        });
+        let mut built = Vec::with_capacity(runs.len());
+        for (code, packets) in runs {
+            built.push((code, PacketRun::new(code as u16, &packets)?));
+        }
+        let sv = |v: &crate::formats::tmd::SVector| SVector {
+            v: [v.x, v.y, v.z],
+            pad: 0,
+        };
+        let mut normals: Vec<SVector> = object.normals.iter().map(sv).collect();
+        if normals.is_empty() {
+            normals.push(SVector {
+                v: [0, -4096, 0],
+                pad: 0,
+            });
+        }
+        if !built.is_empty() && !object.vertices.is_empty() {
+            blocks[node] = Some(Block {
+                runs: built,
+                vertices: object.vertices.iter().map(sv).collect(),
+                normals,
+            });
+        }
+    }
+    let images = (!model.tims.is_empty()).then(|| {
+        let mut im = Images {
+            entries: Vec::new(),
+            pixels: Vec::new(),
+            cluts: Vec::new(),
+        };
+        for t in &model.tims {
+            let rect = |b: &crate::formats::tim::Block, data: &mut Vec<u16>| {
+                let r = Rect {
+                    xywh: [b.x, b.y, b.width, b.height],
+                    index: (data.len() / 2) as u32,
+                };
+                data.extend_from_slice(&b.data);
+                // Every rectangle starts on a word.
+                if data.len() % 2 == 1 {
+                    data.push(0);
+                }
+                r
+            };
+            let image = rect(&t.image, &mut im.pixels);
+            let clut = t.clut.as_ref().map(|c| rect(c, &mut im.cluts));
+            im.entries.push(ImageEntry { image, clut });
+        }
+        im
+    });
+    Ok(Geometry { blocks, images })
+}
+
+fn section(role: SectionRole, data: SectionData) -> RegionBody {
+    RegionBody::Section(Section { role, data })
+}
+
+fn vectors(v: Vec<SVector>) -> SectionData {
+    SectionData::Vectors {
+        vectors: v,
+        odd_word: None,
+    }
+}
+
+fn primitive(types: Vec<DataSection>) -> Primitive {
+    Primitive {
+        next: TERMINATE,
+        header: 0,
+        unmapped: true,
+        types,
+    }
+}
+
+fn data_section(type_code: u32, count: usize, data: TypeData) -> Result<DataSection> {
+    let count = u16::try_from(count)
+        .ok()
+        .filter(|&c| c < 0x8000)
+        .ok_or_else(|| {
+            unencodable(format!(
+                "type 0x{type_code:08x}: {count} data sets do not fit the 15-bit count"
+            ))
+        })?;
+    Ok(DataSection {
+        type_code,
+        count,
+        unscanned: true,
+        data,
+        size_override: None,
+    })
+}
+
+/// Lays the file out: coordinates, primitive headers, primitives, sections.
+pub(super) fn assemble(
+    coords: &[(gte::Mat, [i16; 3], Option<usize>)],
+    geo: Geometry,
+    anim: Option<AnimParts>,
+) -> Result<Hmd> {
+    let nblocks = coords.len() + 2;
+    let base = u32::try_from(4 + nblocks).map_err(|_| unencodable("too many coordinates"))?;
+    // Headers: (entries as (section number | coordinate section)); sections numbered in order.
+    enum Entry {
+        Section(usize),
+        Coords,
+        Value(u32),
+    }
+    let mut headers: Vec<Vec<Entry>> = Vec::new();
+    let mut prims: Vec<(usize, Primitive)> = Vec::new(); // (header, primitive)
+    let mut sections: Vec<RegionBody> = Vec::new();
+    let mut block_first: Vec<Option<usize>> = vec![None; nblocks]; // primitive index
+    let mut pre: Vec<usize> = Vec::new();
+    for (node, b) in geo.blocks.into_iter().enumerate() {
+        let Some(b) = b else { continue };
+        let s0 = sections.len();
+        let mut items = Vec::with_capacity(b.runs.len());
+        let mut types = Vec::with_capacity(b.runs.len());
+        let mut at = 0usize;
+        for (code, run) in b.runs {
+            let index = u32::try_from(at)
+                .ok()
+                .filter(|&i| i < 1 << 24)
+                .ok_or_else(|| {
+                    unencodable(format!(
+                        "node {node}: its polygon section passes 2^24 words"
+                    ))
+                })?;
+            types.push(data_section(
+                code,
+                run.len(),
+                TypeData::PolygonIndex { division: 0, index },
+            )?);
+            at += run.words().len();
+            items.push(PolygonItem::Packets(run));
+        }
+        sections.push(section(SectionRole::Polygon, SectionData::Polygons(items)));
+        sections.push(section(SectionRole::Vertex, vectors(b.vertices)));
+        sections.push(section(SectionRole::Normal, vectors(b.normals)));
+        headers.push(vec![
+            Entry::Section(s0),
+            Entry::Section(s0 + 1),
+            Entry::Section(s0 + 2),
+            Entry::Coords,
+        ]);
+        prims.push((headers.len() - 1, primitive(types)));
+        block_first[node + 1] = Some(prims.len() - 1);
+    }
+    if let Some(im) = geo.images {
+        let with_clut = im.entries.iter().any(|e| e.clut.is_some());
+        let s0 = sections.len();
+        sections.push(section(SectionRole::Image, SectionData::Vram(im.pixels)));
+        let mut h = vec![Entry::Section(s0)];
+        let entries = if with_clut {
+            sections.push(section(SectionRole::Clut, SectionData::Vram(im.cluts)));
+            h.push(Entry::Section(s0 + 1));
+            // 0x02000001 needs a CLUT per entry: a direct-colour image gets an empty one.
+            im.entries
+                .into_iter()
+                .map(|e| ImageEntry {
+                    clut: Some(e.clut.unwrap_or(Rect {
+                        xywh: [0; 4],
+                        index: 0,
+                    })),
+                    ..e
+                })
+                .collect::<Vec<_>>()
+        } else {
+            im.entries
+        };
+        headers.push(h);
+        let code = if with_clut { 0x0200_0001 } else { 0x0200_0000 };
+        let n = entries.len();
+        prims.push((
+            headers.len() - 1,
+            primitive(vec![data_section(code, n, TypeData::Images(entries))?]),
+        ));
+        pre.push(prims.len() - 1);
+    }
+    if let Some(a) = anim {
+        let s0 = sections.len();
+        sections.push(section(
+            SectionRole::InterpolationTable,
+            SectionData::InterpolationTable {
+                unscanned: true,
+                types: a.types,
+                extra_words: Vec::new(),
+            },
+        ));
+        sections.push(section(
+            SectionRole::SequenceControl,
+            SectionData::SequenceControl(a.descriptors),
+        ));
+        sections.push(section(
+            SectionRole::Parameters,
+            SectionData::Parameters(a.params),
+        ));
+        // The animation header's first word is its own size (as labp writes it: the drivers
+        // count the sections from the size word, so the interpolation table is word 1).
+        headers.push(vec![
+            Entry::Value(5),
+            Entry::Section(s0),
+            Entry::Section(s0 + 1),
+            Entry::Section(s0 + 2),
+            Entry::Coords,
+        ]);
+        let n = a.pointers.len();
+        prims.push((
+            headers.len() - 1,
+            primitive(vec![data_section(
+                0x0380_0000,
+                n,
+                TypeData::Sequences(a.pointers),
+            )?]),
+        ));
+        pre.push(prims.len() - 1);
+    }
+    // The chain of PRE-PROCESS primitives: primitive index → the next one's.
+    let mut next_of: Vec<Option<usize>> = vec![None; prims.len()];
+    if let Some(&first) = pre.first() {
+        block_first[0] = Some(first);
+        for w in pre.windows(2) {
+            next_of[w[0]] = Some(w[1]);
+        }
+    }
+    // Offsets.
+    let words = |n: usize| u32::try_from(n).map_err(|_| unencodable("the file exceeds 2^32 words"));
+    let coord_at = base;
+    let mut at = coord_at
+        .checked_add(words(1 + coords.len() * CoordUnit::WORDS)?)
+        .ok_or_else(|| unencodable("the file exceeds 2^32 words"))?;
+    let headers_at = at;
+    let mut header_at = Vec::with_capacity(headers.len());
+    let mut h_at = headers_at + 1;
+    for h in &headers {
+        header_at.push(h_at);
+        h_at += 1 + h.len() as u32;
+    }
+    at = h_at;
+    let mut prim_at = Vec::with_capacity(prims.len());
+    for (_, p) in &prims {
+        prim_at.push(at);
+        at = at
+            .checked_add(words(p.words())?)
+            .ok_or_else(|| unencodable("the file exceeds 2^32 words"))?;
+    }
+    let mut section_at = Vec::with_capacity(sections.len());
+    for s in &sections {
+        section_at.push(at);
+        at = at
+            .checked_add(words(s.words())?)
+            .ok_or_else(|| unencodable("the file exceeds 2^32 words"))?;
+    }
+    if at >= 0x8000_0000 {
+        return Err(unencodable(
+            "the file exceeds 2^31 words (pointers have 31 bits)",
+        ));
+    }
+    // Fill the pointers.
+    let units: Vec<CoordUnit> = coords
+        .iter()
+        .map(|(m, rot, parent)| CoordUnit {
+            flg: 0,
+            matrix: Matrix {
+                m: m.m,
+                pad: 0,
+                t: m.t,
+            },
+            workm: Matrix::default(),
+            rot: SVector { v: *rot, pad: 0 },
+            parent: parent.map_or(0, |p| coord_at + 1 + (p * CoordUnit::WORDS) as u32),
+        })
+        .collect();
+    let header_words: Vec<PrimitiveHeader> = headers
+        .iter()
+        .map(|h| PrimitiveHeader {
+            words: h
+                .iter()
+                .map(|e| match e {
+                    Entry::Section(s) => HeaderEntry::Pointer(section_at[*s]),
+                    Entry::Coords => HeaderEntry::Pointer(coord_at),
+                    Entry::Value(v) => HeaderEntry::Value(*v),
+                })
+                .collect(),
+        })
+        .collect();
+    let mut regions = Vec::with_capacity(2 + prims.len() + sections.len());
+    regions.push(Region {
+        offset: coord_at,
+        body: RegionBody::Coordinates(units),
+    });
+    regions.push(Region {
+        offset: headers_at,
+        body: RegionBody::PrimitiveHeaders(header_words),
+    });
+    for (k, (h, mut p)) in prims.into_iter().enumerate() {
+        p.header = header_at[h];
+        p.next = next_of[k].map_or(TERMINATE, |n| prim_at[n]);
+        regions.push(Region {
+            offset: prim_at[k],
+            body: RegionBody::Primitive(p),
+        });
+    }
+    for (k, s) in sections.into_iter().enumerate() {
+        regions.push(Region {
+            offset: section_at[k],
+            body: s,
+        });
+    }
+    Ok(Hmd {
+        map_flag: 0,
+        primitive_header_section: headers_at,
+        blocks: block_first
+            .iter()
+            .map(|b| b.map_or(0, |k| prim_at[k]))
+            .collect(),
+        regions,
+        trailing: Vec::new(),
+    })
+}

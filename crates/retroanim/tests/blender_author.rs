@@ -1,0 +1,164 @@
+//! A scene authored in Blender and exported by Blender's own glTF exporter
+//! (`tests/blender/author_scene.py`: a three-mesh hierarchy with rotation and translation keys,
+//! a textured mesh, a mesh with two keyed shape keys) goes to the console's formats through
+//! `retroanim::convert`, and what the console player shows is what Blender showed:
+//! - GLB → TOD (+ its TMD and TIM): the TOD player's world matrix of every object equals
+//!   Blender's evaluated world matrix at every frame, within one console unit in translation and
+//!   5/4096 in each rotation element (a TOD angle is 1/4096 of a turn); the texture, decoded
+//!   back, is the image quantised to the TIM's depth, within a 15-bit step of Blender's.
+
+mod common;
+
+use retroanim::convert::{self, Options};
+use retroanim::formats::tim::{self, DecodeOptions, Depth, EncodeOptions, Rgba, Stp};
+use retroanim::formats::{tmd, tod};
+use retroanim::{Format, Model};
+use serde_json::Value;
+
+/// Blender's scene: the GLB its exporter wrote and what it evaluated (see the script).
+fn blender_scene(dir: &std::path::Path) -> Option<(Vec<u8>, Value)> {
+    let glb = dir.join("scene.glb");
+    let expected = dir.join("expected.json");
+    if !common::run_blender_check("author_scene.py", &[&glb, &expected]) {
+        return None;
+    }
+    let exp = serde_json::from_slice(&std::fs::read(&expected).unwrap()).unwrap();
+    Some((std::fs::read(&glb).unwrap(), exp))
+}
+
+/// A glTF-space 4×4 world matrix (rows, metres) in the console's axes and units: the TMD
+/// bridge's axes (the console's are glTF's turned 180° about X) and 4096 units per metre.
+fn console_world(rows: &Value) -> ([[f64; 3]; 3], [f64; 3]) {
+    let g = |i: usize, j: usize| rows[i][j].as_f64().unwrap();
+    let flip = [1.0, -1.0, -1.0];
+    let mut m = [[0.0; 3]; 3];
+    let mut t = [0.0; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            m[i][j] = flip[i] * g(i, j) * flip[j] * 4096.0;
+        }
+        t[i] = flip[i] * g(i, 3) * 4096.0;
+    }
+    (m, t)
+}
+
+fn model_of(bytes: &[u8]) -> Model {
+    retroanim::read_any(bytes).unwrap()
+}
+
+#[test]
+fn blender_scene_to_tod_plays_as_blender_shows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some((glb, exp)) = blender_scene(dir.path()) else {
+        return;
+    };
+    let out = convert::convert_bytes(&glb, None, Format::Tod, &Options::default()).unwrap();
+    // The TOD holds no shape keys: said, with counts.
+    let codes: Vec<&str> = out.notes.iter().map(|n| n.code).collect();
+    assert!(
+        out.notes.iter().any(|n| n.message.contains("morph")),
+        "shape keys left out without a note: {codes:?}"
+    );
+    let Model::Tod(anim) = model_of(&out.bytes) else {
+        panic!("not a TOD")
+    };
+    assert!(
+        tod::validate(&anim).is_empty(),
+        "{:?}",
+        tod::validate(&anim)
+    );
+    let tmd_extra = out.extra.iter().find(|e| e.format == Format::Tmd).unwrap();
+    let Model::Tmd(model) = model_of(&tmd_extra.bytes) else {
+        panic!("not a TMD")
+    };
+    assert!(tmd::validate(&model).is_empty());
+
+    // Object k is node k − 1 (tod::author's numbering); name each by its glTF node.
+    let imported = retroanim::import::gltf::read(&glb, &retroanim::Limits::default()).unwrap();
+    let names: Vec<String> = imported
+        .scene
+        .nodes
+        .iter()
+        .map(|n| n.name.clone())
+        .collect();
+    let frames = exp["frames"].as_array().unwrap();
+    let poses: Vec<tod::Pose> = tod::Player::new(&anim, Some(&model)).collect();
+    let (mut worst_t, mut worst_r, mut compared) = (0.0f64, 0.0f64, 0);
+    for f in frames {
+        let tick = f["frame"].as_u64().unwrap() as u32;
+        let pose = poses
+            .iter()
+            .find(|p| p.frame == tick)
+            .unwrap_or_else(|| panic!("the TOD has no pose at tick {tick}"));
+        for (name, rows) in f["nodes"].as_object().unwrap() {
+            let k = names.iter().position(|n| n == name).unwrap();
+            let o = pose
+                .objects
+                .iter()
+                .find(|o| o.id as usize == k + 1)
+                .unwrap_or_else(|| panic!("tick {tick}: no object for {name}"));
+            assert!(o.visible && o.model.is_some(), "tick {tick}: {name} hidden");
+            let (m, t) = console_world(rows);
+            for i in 0..3 {
+                worst_t = worst_t.max((o.world.t[i] as f64 - t[i]).abs());
+                for (got, want) in o.world.m[i].iter().zip(m[i]) {
+                    worst_r = worst_r.max((*got as f64 - want).abs());
+                }
+            }
+            compared += 1;
+        }
+    }
+    eprintln!("{compared} poses: worst translation {worst_t:.3} units, rotation {worst_r:.2}/4096");
+    assert_eq!(compared, 3 * frames.len());
+    assert!(worst_t <= 1.0, "translation off by {worst_t} units");
+    // A TOD angle is 1/4096 of a turn: the nearest one leaves a rotation element up to about
+    // 3/4096 off; RotMatrix's 12-bit sines and GsGetLw's rounding at each of the three levels
+    // add a step or two.
+    assert!(worst_r <= 5.0, "rotation off by {worst_r}/4096");
+
+    // The texture: one TIM, decoded back = the image quantised to its depth.
+    let tims: Vec<tim::Tim> = out
+        .extra
+        .iter()
+        .filter(|e| e.format == Format::Tim)
+        .map(|e| tim::read(&e.bytes).unwrap())
+        .collect();
+    assert_eq!(tims.len(), 1);
+    let t = &tims[0];
+    let tex = &exp["texture"];
+    let source = Rgba {
+        width: tex["width"].as_u64().unwrap() as usize,
+        height: tex["height"].as_u64().unwrap() as usize,
+        pixels: tex["rgba"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap() as u8)
+            .collect(),
+    };
+    // Six colours: 4 bpp keeps them all.
+    assert_eq!(t.depth(), Some(Depth::Clut4));
+    let decode = DecodeOptions {
+        clut_row: 0,
+        stp: Stp::default(),
+    };
+    let got = t.to_rgba(&decode).unwrap();
+    let (quantised, _) = tim::Tim::from_rgba(
+        &source,
+        &EncodeOptions {
+            depth: Depth::Clut4,
+            ..EncodeOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(got, quantised.to_rgba(&decode).unwrap());
+    // …and within the 15-bit colour's step of what Blender had.
+    let off = got
+        .pixels
+        .iter()
+        .zip(&source.pixels)
+        .map(|(a, b)| (*a as i32 - *b as i32).abs())
+        .max()
+        .unwrap();
+    assert!(off <= 7, "texture off by {off}");
+}
