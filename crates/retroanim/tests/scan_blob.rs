@@ -1,8 +1,10 @@
 //! The blob scanner over corpus files: each file alone is found once, whole; packed together at
-//! unaligned offsets with filler, each is found once at its offset.
+//! unaligned offsets with filler, each is found once at its offset (an HMD sized by where its
+//! structure ends).
 
 mod common;
 
+use common::disc::{expected, expected_embedded, noise, pack};
 use retroanim::scan::{scan_bytes, ScanOptions};
 use retroanim::Format;
 
@@ -39,28 +41,34 @@ fn every_corpus_file_alone_is_found_once_whole() {
     assert!(bad.is_empty(), "{} files:\n{}", bad.len(), bad.join("\n"));
 }
 
-fn le(d: &[u8], at: usize) -> u64 {
-    u32::from_le_bytes(d[at..at + 4].try_into().unwrap()) as u64
-}
-
-/// What the file holds, from the format tables alone: one asset filling the file, except for TIM
-/// files, which may hold several TIMs back to back (PAT.TIM) and zero padding after the last
-/// (its size is 8 + the CLUT block's bnum when CF is set + the pixel block's bnum: Sony File
-/// Formats, "TIM").
-pub fn expected(format: Format, data: &[u8]) -> Vec<(Format, u64, u64)> {
-    if format != Format::Tim {
-        return vec![(format, 0, data.len() as u64)];
+#[test]
+fn every_corpus_hmd_packed_among_other_bytes_is_found_once_where_its_structure_ends() {
+    let files: Vec<Vec<u8>> = common::corpus_files("HMD")
+        .into_iter()
+        .map(|(_, p)| std::fs::read(p).unwrap())
+        .collect();
+    if files.is_empty() {
+        return;
     }
-    let mut out = Vec::new();
-    let mut at = 0usize;
-    while at + 12 <= data.len() && le(data, at) == 0x10 {
-        let mut size = 8;
-        if le(data, at + 4) & 8 != 0 {
-            size += le(data, at + 8) as usize;
-        }
-        size += le(data, at + size) as usize;
-        out.push((Format::Tim, at as u64, size as u64));
-        at += size;
-    }
-    out
+    let slices: Vec<&[u8]> = files.iter().map(|f| &f[..]).collect();
+    let (mut blob, offsets) = pack(&slices, 11);
+    blob.extend_from_slice(&noise(3, 333));
+    let opts = ScanOptions {
+        align: 1,
+        ..ScanOptions::default()
+    };
+    let got: Vec<(Format, u64, u64)> = scan_bytes(&blob, &opts)
+        .iter()
+        .map(|f| (f.format, f.offset, f.size))
+        .collect();
+    let want: Vec<(Format, u64, u64)> = files
+        .iter()
+        .zip(offsets)
+        .flat_map(|(d, at)| {
+            expected_embedded(Format::Hmd, d)
+                .into_iter()
+                .map(move |(f, o, s)| (f, at + o, s))
+        })
+        .collect();
+    assert_eq!(got, want);
 }

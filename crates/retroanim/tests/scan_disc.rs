@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::disc::{expected, have_tool, noise, pack, pick, raw_image, xorriso};
+use common::disc::{expected, expected_embedded, have_tool, noise, pack, pick, raw_image, xorriso};
 use retroanim::scan::{self, Report, ScanOptions};
 use retroanim::Format;
 
@@ -25,8 +25,7 @@ fn build_tree(dir: &Path) -> Option<Expect> {
         ("HMD", Format::Hmd),
     ];
     let mut want = Expect::new();
-    let mut packed: Vec<(Format, Vec<u8>)> = Vec::new();
-    let mut hmds = Vec::new();
+    let mut packed: Vec<(usize, Format, Vec<u8>)> = Vec::new();
     for (kind, format) in kinds {
         let files = pick(kind, 12);
         if files.is_empty() {
@@ -41,30 +40,25 @@ fn build_tree(dir: &Path) -> Option<Expect> {
                 for (f, o, s) in expected(format, data) {
                     list.push((f, o, s, data[o as usize..(o + s) as usize].to_vec()));
                 }
-            } else if format == Format::Hmd {
-                hmds.push(data.clone());
             } else {
-                packed.push((format, data.clone()));
+                packed.push((i, format, data.clone()));
             }
         }
     }
     std::fs::create_dir_all(dir.join("DATA")).unwrap();
-    // An HMD's last section may run to the end of the file: one HMD closes each archive.
+    // Formats interleaved, so that HMDs sit between other assets (an HMD ends where its
+    // structure does).
+    packed.sort_by_key(|p| p.0);
     for (a, half) in packed.chunks(packed.len().div_ceil(2)).enumerate() {
-        let mut files: Vec<(Format, &[u8])> = half.iter().map(|(f, d)| (*f, &d[..])).collect();
-        if let Some(h) = hmds.get(a) {
-            files.push((Format::Hmd, h));
-        }
+        let files: Vec<(Format, &[u8])> = half.iter().map(|(_, f, d)| (*f, &d[..])).collect();
         let bytes: Vec<&[u8]> = files.iter().map(|(_, d)| *d).collect();
         let (mut blob, offsets) = pack(&bytes, 77 + a as u64);
-        if files.last().map(|f| f.0) != Some(Format::Hmd) {
-            blob.extend_from_slice(&noise(5, 333));
-        }
+        blob.extend_from_slice(&noise(5, 333));
         let name = format!("DATA/PACK{a}.BIN");
         std::fs::write(dir.join(&name), &blob).unwrap();
         let list = want.entry(format!(":/{name}")).or_default();
         for ((format, data), at) in files.iter().zip(offsets) {
-            for (f, o, s) in expected(*format, data) {
+            for (f, o, s) in expected_embedded(*format, data) {
                 list.push((f, at + o, s, data[o as usize..(o + s) as usize].to_vec()));
             }
         }

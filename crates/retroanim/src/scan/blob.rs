@@ -16,10 +16,10 @@
 //! from its header) and doubles while the reader runs out of bytes, up to `max_asset`. It is
 //! accepted when the reader succeeds, the validator reports no error, and its size follows from
 //! its own structure: the window minus the bytes the reader kept as trailing (TOD, TIM, P3D),
-//! minus a final gap (TMD), or up to the end of its last pointed-to region (HMD, read to the end
-//! of its container: a section without a length runs to the next region, so an HMD followed by
-//! other bytes in a blob may be reported with them; at the end of its container its size is the
-//! rest of the container, unreferenced tail included); an ODOL v7,
+//! minus a final gap (TMD), or where the structure ends (HMD: read to the end of its container,
+//! then cut after the last word anything in it uses, [`hmd::structural_len`]; an HMD at the start
+//! of its container is a file of its own and keeps the whole container, unused tail included;
+//! one whose last section's use nothing gives runs to the end of its container); an ODOL v7,
 //! whose model info runs to the end of the file, only where it ends its container. The accepted
 //! bytes are read once more on their own, so the summary and issues are those of the asset alone.
 
@@ -173,7 +173,7 @@ fn read_model(format: Format, data: &[u8], opts: &ScanOptions) -> Result<Model> 
 }
 
 /// The asset's own size inside a window of `len` bytes it was read from.
-fn own_size(m: &Model, len: u64, left: u64) -> u64 {
+fn own_size(m: &Model, len: u64, left: u64, at_start: bool) -> u64 {
     match m {
         Model::Tim(t) => len - t.trailing.len() as u64,
         Model::Tod(t) => len - t.trailing.len() as u64,
@@ -188,18 +188,24 @@ fn own_size(m: &Model, len: u64, left: u64) -> u64 {
             Some(g) if g.offset as u64 + g.bytes.len() as u64 == len => g.offset as u64,
             _ => len,
         },
-        // Read up to the end of its container: the whole rest belongs to it.
-        Model::Hmd(_) if len == left => len,
-        Model::Hmd(h) => {
-            let end = h
-                .regions
-                .iter()
-                .filter(|r| !matches!(r.body, hmd::RegionBody::Gap(_)))
-                .map(|r| (r.offset as u64 + r.body.words() as u64) * 4)
-                .max()
-                .unwrap_or(0);
-            end.max((4 + h.blocks.len() as u64) * 4).min(len)
-        }
+        // A file of its own (at the start of its container): the whole rest, unused tail
+        // included (sample files keep normals no polygon uses).
+        Model::Hmd(_) if at_start && len == left => len,
+        // Embedded: where its structure ends, where that is known.
+        Model::Hmd(h) => match hmd::structural_len(h) {
+            Some(s) => s.min(len),
+            None if len == left => len,
+            None => {
+                let end = h
+                    .regions
+                    .iter()
+                    .filter(|r| !matches!(r.body, hmd::RegionBody::Gap(_)))
+                    .map(|r| (r.offset as u64 + r.body.words() as u64) * 4)
+                    .max()
+                    .unwrap_or(0);
+                end.max((4 + h.blocks.len() as u64) * 4).min(len)
+            }
+        },
         _ => len,
     }
 }
@@ -253,7 +259,7 @@ fn verify_in(
         }
         match read_model(format, data, opts) {
             Ok(m) => {
-                let size = own_size(&m, window, left);
+                let size = own_size(&m, window, left, offset == 0);
                 break accept(m, size, &data[..], offset, format, left, opts);
             }
             Err(e) if window < cap && ran_out(&e, window) => window = (window * 2).min(cap),
@@ -290,7 +296,7 @@ fn accept(
     } else {
         model
     };
-    if own_size(&model, size, left) != size {
+    if own_size(&model, size, left, offset == 0) != size {
         return None;
     }
     let issues = model.validate();

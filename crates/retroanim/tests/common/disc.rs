@@ -30,6 +30,18 @@ pub fn expected(format: Format, data: &[u8]) -> Vec<(Format, u64, u64)> {
     out
 }
 
+/// What the bytes of one corpus file hold when packed among other data: as [`expected`], except
+/// that an HMD ends where its structure does ([`retroanim::formats::hmd::structural_len`]: an
+/// HMD has no length, and `tests/hmd_extent.rs` shows that the corpus files' words past that
+/// point are ones nothing uses).
+pub fn expected_embedded(format: Format, data: &[u8]) -> Vec<(Format, u64, u64)> {
+    use retroanim::formats::hmd;
+    match hmd::read(data).ok().and_then(|h| hmd::structural_len(&h)) {
+        Some(len) if format == Format::Hmd => vec![(format, 0, len)],
+        _ => expected(format, data),
+    }
+}
+
 /// Up to `n` corpus files of a manifest kind with distinct contents, spread over the list.
 pub fn pick(kind: &str, n: usize) -> Vec<(String, Vec<u8>)> {
     let files = super::corpus_files(kind);

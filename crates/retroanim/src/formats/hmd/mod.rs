@@ -98,6 +98,7 @@ mod cat3_anim;
 mod cat4_mime;
 mod cat5_ground;
 mod cat7_device;
+mod extent;
 pub mod lab;
 mod play;
 mod read;
@@ -111,6 +112,7 @@ mod write;
 use std::collections::BTreeMap;
 
 pub use cat3_anim::{key_frame_at, Layout, Method, CONTROL_END, CONTROL_WORK};
+pub use extent::structural_len;
 pub use play::{
     apply, rot_matrix_order, sequence_count, stream_ids, CoordinatePose, DeviceState, Frame,
     MimeState, PlayOptions, Player, SequenceState, VertexMimeTargets,

@@ -146,7 +146,7 @@ fn look_rotation(dir: [f64; 3], up: [f64; 3]) -> [f32; 4] {
 /// run past the section into the polygon sections laid out right after it (FF p.2-56: the
 /// index counts from the header's section pointer; a file's packets of different types sit in
 /// sections one after another, and BALLOON's primitives index across them).
-fn polygon_item(hmd: &Hmd, at: u32, index: u32) -> Option<&PolygonItem> {
+pub(super) fn polygon_item(hmd: &Hmd, at: u32, index: u32) -> Option<&PolygonItem> {
     let start = hmd.regions.iter().position(|r| r.offset == at)?;
     let mut base = at;
     for r in &hmd.regions[start..] {
@@ -263,7 +263,7 @@ fn mesh_of_block(
 /// triangle of the two vertices before it and itself, with that group's colour, normals and
 /// UVs; every second triangle has its first two corners swapped so that all keep the first
 /// one's facing (the usual strip order; notes §4 flag the strip layout as partly uncertain).
-fn strip_triangles(run: &super::StripRun) -> Vec<Packet> {
+pub(super) fn strip_triangles(run: &super::StripRun) -> Vec<Packet> {
     let mut out = Vec::new();
     for s in run.strips() {
         out.push(s.first.clone());

@@ -1,0 +1,236 @@
+//! Where an HMD ends, from its own structure.
+//!
+//! An HMD has no length field, and a section has no length of its own either: the reader cuts
+//! each section where the next region starts, and the last one where the file ends. A file on
+//! its own ends there; an HMD packed with other data (an archive, a RAM dump, a disc sector
+//! run) does not, and the scanner needs to know where it stops. [`structural_len`] finds the
+//! last word anything in the file uses: everything before the last region is bounded by the
+//! region after it, so only the last region's used length is computed, from what points into
+//! it:
+//!
+//! - **Vertex and normal sections** (vertex, normal, calculated, ORGSVN): the highest element
+//!   any reference reaches — the corners and normals of polygon packets and strips (category 0:
+//!   header words 1 and 2; category 1 shared polygons: words 2 and 4, the calculated areas),
+//!   the pre-calculation ranges (type 0x01000000: source and destination ranges of words 1–4),
+//!   vertex/normal MIMe differences (`vstart + vnum` into words 5/6) and reset records (ORGSVN
+//!   `ostart + vnum`, vectors `vstart + vnum`) and ground grid entries (normals of header word
+//!   3). An index counted from an earlier section that
+//!   runs on into this one counts too (File Formats p. 2-56).
+//! - **Image and CLUT sections**: the end of the last image (CLUT) rectangle, `index + ⌈w·h/2⌉`
+//!   words.
+//! - **Sections decoded as items** (polygon packets, key frames, device parameters, MIMe DIFF
+//!   blocks, grids): the end of the last item something points to (words after it are kept raw
+//!   by the reader and nothing uses them).
+//! - **Interpolation table**: its count word and that many types.
+//!
+//! Any other last region (a section of unknown use, a MIMe weight or sequence control section,
+//! ground heights) gives `None`: the caller has only the container's end to go by.
+
+use super::cat0_polygon::{Packet, PolygonItem};
+use super::cat4_mime::{MimeDiffItem, MimeKind};
+use super::types::*;
+use super::Hmd;
+
+/// Bytes from the start of the file to the end of the last word its structure uses; `None`
+/// when the last region is a section whose used length nothing in the file gives (module docs).
+pub fn structural_len(hmd: &Hmd) -> Option<u64> {
+    let header_words = 4 + hmd.blocks.len() as u64;
+    let Some(last) = hmd.regions.last() else {
+        return Some(header_words * 4);
+    };
+    let start = last.offset as u64;
+    let used = match &last.body {
+        RegionBody::Section(s) => section_used(hmd, last.offset, s)?,
+        // Words nothing points to are not part of the structure.
+        RegionBody::Gap(_) => 0,
+        other => other.words() as u64,
+    };
+    Some((start + used) * 4)
+}
+
+/// Words of the section at word `at` that something uses.
+fn section_used(hmd: &Hmd, at: u32, s: &Section) -> Option<u64> {
+    let items_end = |lens: &mut dyn Iterator<Item = (usize, bool)>| -> Option<u64> {
+        let (mut word, mut end) = (0u64, None);
+        for (n, used) in lens {
+            word += n as u64;
+            if used {
+                end = Some(word);
+            }
+        }
+        end
+    };
+    match &s.data {
+        SectionData::Vectors { .. } => vector_extent(hmd, at),
+        SectionData::Vram(_) => vram_extent(hmd, at),
+        SectionData::Polygons(items) => items_end(
+            &mut items
+                .iter()
+                .map(|i| (i.words().len(), !matches!(i, PolygonItem::Raw(_)))),
+        ),
+        SectionData::Parameters(items) => items_end(
+            &mut items
+                .iter()
+                .map(|i| (i.words(), !matches!(i, ParameterItem::Raw(_)))),
+        ),
+        SectionData::Devices(items) => items_end(
+            &mut items
+                .iter()
+                .map(|i| (i.words(), !matches!(i, DeviceItem::Raw(_)))),
+        ),
+        SectionData::MimeDiff(items) => items_end(
+            &mut items
+                .iter()
+                .map(|i| (i.words(), !matches!(i, MimeDiffItem::Raw(_)))),
+        ),
+        SectionData::Grid(items) => items_end(
+            &mut items
+                .iter()
+                .map(|i| (i.words(), !matches!(i, GridItem::Raw(_)))),
+        ),
+        SectionData::InterpolationTable { types, .. } => Some(1 + types.len() as u64),
+        _ => None,
+    }
+}
+
+/// Every primitive's type entries with the header its pointers are read from.
+fn typed_primitives(hmd: &Hmd) -> impl Iterator<Item = (&DataSection, &PrimitiveHeader)> {
+    let headers = hmd.headers();
+    hmd.primitives()
+        .filter_map(move |(_, p)| Some((p, *headers.get(&p.header)?)))
+        .flat_map(|(p, h)| p.types.iter().map(move |t| (t, h)))
+}
+
+/// Words of the vector section at `at` that references reach (module docs).
+fn vector_extent(hmd: &Hmd, at: u32) -> Option<u64> {
+    let mut end: Option<u64> = None;
+    // An element range [first, first + count) of the section at word `base`.
+    let mut reach = |base: Option<u32>, first: u64, count: u64| {
+        let Some(base) = base.filter(|&b| b <= at) else {
+            return;
+        };
+        if count == 0 {
+            return;
+        }
+        let last_word = base as u64 + 2 * (first + count);
+        if last_word > at as u64 {
+            end = end.max(Some(last_word - at as u64));
+        }
+    };
+    for (t, h) in typed_primitives(hmd) {
+        let ptr = |i: usize| h.words.get(i).and_then(|e| e.pointer());
+        let kind = t.kind();
+        if kind.developer() != 0 {
+            continue;
+        }
+        match (&t.data, kind.category()) {
+            (TypeData::PolygonIndex { index, .. }, c @ (0 | 1)) => {
+                let (v, n) = if c == 0 { (1, 2) } else { (2, 4) };
+                for p in packets(hmd, ptr(0), *index) {
+                    for &i in &p.vertices {
+                        reach(ptr(v), i as u64, 1);
+                    }
+                    for &i in &p.normals {
+                        reach(ptr(n), i as u64, 1);
+                    }
+                }
+            }
+            (TypeData::PreCalculation(c), 1) => {
+                reach(ptr(1), c.vertex_source as u64, c.vertices as u64);
+                reach(ptr(2), c.vertex_destination as u64, c.vertices as u64);
+                reach(ptr(3), c.normal_source as u64, c.normals as u64);
+                reach(ptr(4), c.normal_destination as u64, c.normals as u64);
+            }
+            (TypeData::Offsets(offsets), 4) => {
+                let Some((k @ (MimeKind::Vertex | MimeKind::Normal), reset)) =
+                    MimeKind::from_code(t.type_code)
+                else {
+                    continue;
+                };
+                // Header words (File Formats p. 2-120/2-121): DIFF, ORGSVN, vertex, normal.
+                let [diff, orgs, vert, norm] = if reset { [1, 2, 3, 4] } else { [3, 4, 5, 6] };
+                let target = ptr(if k == MimeKind::Vertex { vert } else { norm });
+                let Some(SectionData::MimeDiff(items)) =
+                    ptr(diff).and_then(|d| hmd.section_at(d)).map(|s| &s.data)
+                else {
+                    continue;
+                };
+                for item in items
+                    .iter()
+                    .filter(|i| i.index().is_some_and(|x| offsets.contains(&x)))
+                {
+                    match item {
+                        MimeDiffItem::Vertex(d) => {
+                            for key in &d.keys {
+                                reach(target, key.vstart as u64, key.deltas.len() as u64);
+                            }
+                        }
+                        MimeDiffItem::VertexReset(r) => {
+                            for rec in &r.records {
+                                reach(target, rec.vstart as u64, rec.vnum as u64);
+                                reach(ptr(orgs), rec.ostart as u64, rec.vnum as u64);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            (TypeData::Offsets(offsets), 5) => {
+                // Ground: the grid entries at the primitive's grid offset name normals of the
+                // section at header word 3.
+                let Some(SectionData::Grid(items)) =
+                    ptr(1).and_then(|g| hmd.section_at(g)).map(|s| &s.data)
+                else {
+                    continue;
+                };
+                let grid = offsets
+                    .get(1)
+                    .and_then(|&go| items.iter().find(|i| i.index() == Some(go)));
+                if let Some(GridItem::Entries { entries, .. }) = grid {
+                    for e in entries {
+                        let (GridEntry::Flat { normal, .. } | GridEntry::Textured { normal, .. }) =
+                            e;
+                        reach(ptr(3), *normal as u64, 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    end
+}
+
+/// The packets of the polygon item at word `index` of the polygon section at `section`
+/// (strips as their triangles).
+fn packets(hmd: &Hmd, section: Option<u32>, index: u32) -> Vec<Packet> {
+    match section.and_then(|s| super::scene::polygon_item(hmd, s, index)) {
+        Some(PolygonItem::Packets(run)) => run.packets().collect(),
+        Some(PolygonItem::Strips(run)) => super::scene::strip_triangles(run),
+        _ => Vec::new(),
+    }
+}
+
+/// Words of the image or CLUT section at `at` that the image primitives' rectangles reach.
+fn vram_extent(hmd: &Hmd, at: u32) -> Option<u64> {
+    let mut end: Option<u64> = None;
+    for (t, h) in typed_primitives(hmd) {
+        let TypeData::Images(images) = &t.data else {
+            continue;
+        };
+        let ptr = |i: usize| h.words.get(i).and_then(|e| e.pointer());
+        for e in images {
+            let rects = [(ptr(0), Some(e.image)), (ptr(1), e.clut)];
+            for (base, rect) in rects {
+                let (Some(base), Some(r)) = (base, rect) else {
+                    continue;
+                };
+                let [_, _, w, h] = r.xywh.map(u64::from);
+                let last = base as u64 + r.index as u64 + (w * h).div_ceil(2);
+                if base <= at && last > at as u64 {
+                    end = end.max(Some(last - at as u64));
+                }
+            }
+        }
+    }
+    end
+}
