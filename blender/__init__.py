@@ -14,14 +14,22 @@ File → Export → "P3D LOD frames (retroanim)": the active mesh, evaluated at 
 scene's range, becomes the LOD frames of a base P3D (via a PC2 point cache and
 ``retroanim.convert(..., base=...)``), written atomically.
 
-TOD/HMD export waits for the authoring issue.
+File → Export → "PlayStation TOD/HMD/TMD (retroanim)": the scene (or the selected objects) goes
+through Blender's own glTF exporter (one animation of every object's active action, shape keys as
+morph targets) and ``retroanim.convert`` (the library's glTF → console authoring). The file's
+extension picks the target: ``.tod`` writes the TOD with its TMD model and TIM textures beside it
+(``x.tod`` → ``x.tmd``, ``x_0.tim``), ``.hmd`` one HMD holding model, images and animation,
+``.tmd`` the model and its TIMs. Every file is written atomically; what the console format cannot
+hold is reported as a warning per kind, with its count.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import struct
 import tempfile
+from pathlib import Path
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
@@ -228,6 +236,50 @@ def export_p3d_frames(context, obj, filepath: str, base: str, *, lod: float = -1
     return notes
 
 
+#: What File → Export → PlayStation writes, by the chosen file's extension.
+PSX_TARGETS = {".tod": "tod", ".hmd": "hmd", ".tmd": "tmd"}
+
+
+def _glb_node_names(data: bytes) -> list:
+    """The node names of a GLB, in node order (the order retroanim's authoring numbers TOD
+    objects and HMD coordinates in)."""
+    length = struct.unpack_from("<I", data, 12)[0]
+    doc = json.loads(data[20:20 + length])
+    return [n.get("name", "") for n in doc.get("nodes", [])]
+
+
+def export_psx(context, filepath: str, *, selection_only: bool = False, scale: float = 0.0,
+               axes: str = "default", fps: float = 0.0):
+    """Writes the scene (or the selected objects) as a TOD (+ TMD + TIMs), HMD or TMD, chosen by
+    ``filepath``'s extension; returns (the :class:`retroanim.Conversion`, the glTF node names in
+    order: TOD object k is node k - 1, HMD coordinate k is node k)."""
+    ra = _retroanim()
+    target = PSX_TARGETS.get(Path(filepath).suffix.lower())
+    if target is None:
+        raise ra.OptionError(f"{filepath}: name a .tod, .hmd or .tmd file")
+    if fps > 0 and target != "hmd":
+        raise ra.OptionError("the frame rate is for HMD (a TOD runs in 1/60 s ticks)")
+    fd, tmp = tempfile.mkstemp(suffix=".glb")
+    os.close(fd)
+    try:
+        bpy.ops.export_scene.gltf(
+            filepath=tmp, export_format="GLB", use_selection=selection_only,
+            export_animations=True, export_morph=True, export_yup=True, export_apply=False,
+            export_frame_range=True, export_animation_mode="ACTIVE_ACTIONS")
+        with open(tmp, "rb") as f:
+            data = f.read()
+    finally:
+        os.unlink(tmp)
+    opts = {}
+    if scale > 0:
+        opts["scale"] = scale
+    if axes != "default":
+        opts["axes"] = axes
+    if fps > 0:
+        opts["fps"] = fps
+    return ra.convert(data, target, filepath, **opts), _glb_node_names(data)
+
+
 class IMPORT_OT_retroanim_psx(bpy.types.Operator, ImportHelper):
     """Import a PlayStation TOD animation, HMD model or TMD model (via retroanim)"""
 
@@ -326,16 +378,49 @@ class EXPORT_OT_retroanim_p3d_frames(bpy.types.Operator, ExportHelper):
         return {"FINISHED"}
 
 
+class EXPORT_OT_retroanim_psx(bpy.types.Operator, ExportHelper):
+    """Write the scene for the PlayStation: TOD (+ TMD, TIMs), HMD or TMD, by the extension"""
+
+    bl_idname = "export_scene.retroanim_psx"
+    bl_label = "Export PlayStation TOD/HMD/TMD"
+
+    filename_ext = ".tod"
+    check_extension = False
+    filter_glob: StringProperty(default="*.tod;*.hmd;*.tmd", options={"HIDDEN"})
+    selection_only: BoolProperty(name="Selected only", description="Only the selected objects")
+    scale: FloatProperty(name="Scale", default=0.0, min=0.0, precision=6,
+                         description="Metres per PlayStation unit (0: retroanim's 1/4096)")
+    axes: EnumProperty(name="Axes", items=AXES, default="default")
+    fps: FloatProperty(name="HMD frame rate", default=0.0, min=0.0,
+                       description="HMD frames per second (0: retroanim's 60)")
+
+    def execute(self, context):
+        ra = _retroanim()
+        try:
+            result, _ = export_psx(context, self.filepath, selection_only=self.selection_only,
+                                   scale=self.scale, axes=self.axes, fps=self.fps)
+        except (ra.RetroanimError, OSError) as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        for n in result.notes:
+            self.report({"WARNING"}, str(n))
+        written = [result.path] + [e.path for e in result.extra]
+        self.report({"INFO"}, "wrote " + ", ".join(str(p) for p in written))
+        return {"FINISHED"}
+
+
 def _menu_import(self, context):
     self.layout.operator(IMPORT_OT_retroanim_psx.bl_idname, text="PlayStation TOD/HMD/TMD")
     self.layout.operator(IMPORT_OT_retroanim_p3d.bl_idname, text="OFP/Arma P3D (with LOD frames)")
 
 
 def _menu_export(self, context):
+    self.layout.operator(EXPORT_OT_retroanim_psx.bl_idname, text="PlayStation TOD/HMD/TMD")
     self.layout.operator(EXPORT_OT_retroanim_p3d_frames.bl_idname, text="P3D LOD frames")
 
 
-CLASSES = (IMPORT_OT_retroanim_psx, IMPORT_OT_retroanim_p3d, EXPORT_OT_retroanim_p3d_frames)
+CLASSES = (IMPORT_OT_retroanim_psx, IMPORT_OT_retroanim_p3d, EXPORT_OT_retroanim_psx,
+           EXPORT_OT_retroanim_p3d_frames)
 
 
 def register():

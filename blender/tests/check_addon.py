@@ -1,6 +1,8 @@
 """The add-on, headless (Blender as the `bpy` module): imports corpus files of each format through
 its operators and checks objects, hierarchy, animation and poses at sampled frames against
-`retroanim.play`; exports P3D LOD frames and checks them against the model they came from.
+`retroanim.play`; exports P3D LOD frames and checks them against the model they came from;
+exports a keyed three-object chain for the PlayStation (TOD + TMD through the operator, HMD)
+and plays both with `retroanim.play` against Blender's own poses.
 
 Usage: python3 blender/tests/check_addon.py OUT_DIR TOD TMD HMD P3D
 (run by python/tests/test_blender.py). Prints one line per check; exits 1 on the first failure.
@@ -76,10 +78,11 @@ def rotation_degrees(a, b):
     return math.degrees(math.acos(max(-1.0, min(1.0, (tr - 1) / 2))))
 
 
-def compare_poses(pb, name_of, frame_of, label):
+def compare_poses(pb, name_of, frame_of, label, units_tol=POSE_UNITS, degrees_tol=POSE_DEGREES):
     """Every present node of `pb` at sampled frames against its Blender object: the position
     difference in PlayStation units and the rotation difference in degrees, each within its
-    tolerance (POSE_UNITS, POSE_DEGREES); returns nothing, prints the largest of each."""
+    tolerance (POSE_UNITS, POSE_DEGREES unless given); returns nothing, prints the largest of
+    each."""
     scene = bpy.context.scene
     objs = scene.objects
     worst_u, worst_deg, checked, where_u, where_deg = 0.0, 0.0, 0, None, None
@@ -106,10 +109,10 @@ def compare_poses(pb, name_of, frame_of, label):
     sampled = range(0, len(pb.frames), step)
     if len({(pb.rotation[fi].tobytes(), pb.translation[fi].tobytes()) for fi in sampled}) < 2:
         fail(f"{label}: the sampled frames all hold one pose; nothing animated was checked")
-    if worst_u > POSE_UNITS:
-        fail(f"{label}: positions differ from retroanim.play by up to {worst_u:.3f} units (> {POSE_UNITS}) at frame, node {where_u}")
-    if worst_deg > POSE_DEGREES:
-        fail(f"{label}: rotations differ from retroanim.play by up to {worst_deg:.4f}° (> {POSE_DEGREES}°) at frame, node {where_deg}")
+    if worst_u > units_tol:
+        fail(f"{label}: positions differ from retroanim.play by up to {worst_u:.3f} units (> {units_tol}) at frame, node {where_u}")
+    if worst_deg > degrees_tol:
+        fail(f"{label}: rotations differ from retroanim.play by up to {worst_deg:.4f}° (> {degrees_tol}°) at frame, node {where_deg}")
     print(f"check_addon: {label}: {checked} node poses within {worst_u:.3f} units and {worst_deg:.4f}° of retroanim.play")
 
 
@@ -167,6 +170,60 @@ def check_tmd(addon, tmd):
     if not meshes:
         fail("TMD: no mesh imported")
     print(f"check_addon: TMD {Path(tmd).name}: {len(meshes)} meshes for {objects} TMD objects")
+
+
+#: Authoring bounds (File → Export → PlayStation): a TOD stores each object's local pose in
+#: 1/4096 turns and whole units, solved against the console's own parent world (within a unit
+#: per axis); an HMD rounds each local key on its own, so its error adds up along the chain.
+AUTHOR_TOD = (2.0, 0.1)
+AUTHOR_HMD = (10.0, 0.25)
+
+
+def build_scene():
+    """A three-object chain (60 fps, frames 0..30) with location and rotation keys."""
+    fresh()
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base = 60, 1.0
+    scene.frame_start, scene.frame_end = 0, 30
+    parent = None
+    for i, name in enumerate(("torso", "upper", "lower")):
+        bpy.ops.mesh.primitive_cube_add(size=0.4 - 0.1 * i)
+        obj = bpy.context.object
+        obj.name = name
+        obj.parent = parent
+        for frame, loc, rot in [(0, (0, 0, 0.5 * (i > 0)), (0, 0, 0)),
+                                (12, (0.1 * i, 0.2, 0.5 * (i > 0)), (20, 0, 35 * (i + 1))),
+                                (30, (0, -0.1, 0.6 * (i > 0)), (-15, 25, 10))]:
+            obj.location = loc
+            obj.rotation_euler = [math.radians(a) for a in rot]
+            obj.keyframe_insert("location", frame=frame)
+            obj.keyframe_insert("rotation_euler", frame=frame)
+        parent = obj
+
+
+def check_export(addon, out_dir):
+    """File → Export → PlayStation: the chain as TOD (+ TMD) through the operator and as HMD,
+    both played by retroanim against Blender's evaluated world matrices."""
+    build_scene()
+    tod = Path(out_dir) / "chain.tod"
+    result = bpy.ops.export_scene.retroanim_psx(filepath=str(tod))
+    tmd = tod.with_suffix(".tmd")
+    if result != {"FINISHED"} or not tod.exists() or not tmd.exists():
+        fail(f"PlayStation export to {tod.name}: {result}, files {sorted(p.name for p in Path(out_dir).iterdir())}")
+    conv, names = addon.export_psx(bpy.context, str(Path(out_dir) / "chain.hmd"))
+    if conv.path is None or not conv.path.exists():
+        fail("PlayStation export to .hmd wrote nothing")
+    pb = retroanim.play(tod, tmd=tmd)
+    spf = pb.seconds_per_frame
+    compare_poses(pb, lambda n: names[n - 1], lambda f: round(f * spf * 60),
+                  "export → TOD", *AUTHOR_TOD)
+    pb = retroanim.play(conv.path, frames=(0, 30))
+    compare_poses(pb, lambda n: names[n], lambda f: f, "export → HMD", *AUTHOR_HMD)
+    try:
+        addon.export_psx(bpy.context, str(Path(out_dir) / "chain.tod"), fps=30)
+        fail("an HMD frame rate on a TOD export was accepted")
+    except retroanim.OptionError as e:
+        print(f"check_addon: export refuses an option that does not apply: {e}")
 
 
 def pc2_frames(model):
@@ -241,4 +298,5 @@ if __name__ == "__main__":
     check_hmd(retroanim_addon, hmd)
     check_tmd(retroanim_addon, tmd)
     check_p3d(retroanim_addon, p3d, out_dir)
+    check_export(retroanim_addon, out_dir)
     print("check_addon: all checks hold")

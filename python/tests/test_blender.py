@@ -1,7 +1,8 @@
 """The Blender add-on, headless: `blender/tests/check_addon.py` imports a TOD with its TMD, an
 HMD, a TMD and a P3D with LOD frames through the add-on's operators, compares poses with
-`retroanim.play`, and exports P3D LOD frames; the exported file must pass the CLI's `validate`
-and `roundtrip`. Skipped loudly without `bpy` unless RETROANIM_REQUIRE_CORPUS=1."""
+`retroanim.play`, exports P3D LOD frames (the exported file must pass the CLI's `validate`
+and `roundtrip`) and exports a keyed chain for the PlayStation (TOD + TMD, HMD), played back
+against Blender's poses. Skipped loudly without `bpy` unless RETROANIM_REQUIRE_CORPUS=1."""
 
 from __future__ import annotations
 
