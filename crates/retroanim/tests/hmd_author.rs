@@ -259,3 +259,122 @@ fn cubicspline_keys_follow_the_hermite_curve() {
         );
     }
 }
+
+/// A scene with a camera and lights on nodes of a small hierarchy, authored as an HMD and read
+/// back through the HMD → scene bridge: the camera and the flat light sit where the scene put
+/// them and look the same way; what the console cannot show is noted.
+#[test]
+fn cameras_and_lights_become_device_primitives() {
+    use retroanim::scene::{
+        sample::quat_matrix, Camera, Light, LightKind, Node, Projection, Scene, Transform,
+    };
+    let (s, c) = ((15f64).to_radians().sin(), (15f64).to_radians().cos()); // 30° about Y
+    let (ps, pc) = ((-22.5f64).to_radians().sin(), (-22.5f64).to_radians().cos()); // −45° about X
+    let trs = |t: [f32; 3], r: [f64; 4]| Transform::Trs {
+        translation: t,
+        rotation: r.map(|x| x as f32),
+        scale: [1.0; 3],
+    };
+    let mut rig = Node::new("rig");
+    rig.transform = trs([0.5, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]);
+    let mut cam = Node::new("cam");
+    cam.parent = Some(0);
+    cam.transform = trs([0.0, 0.25, 1.0], [0.0, s, 0.0, c]);
+    cam.camera = Some(0);
+    let mut sun = Node::new("sun");
+    sun.parent = Some(0);
+    sun.transform = trs([0.0, 1.0, 0.0], [ps, 0.0, 0.0, pc]);
+    sun.light = Some(0);
+    let mut bulb = Node::new("bulb");
+    bulb.light = Some(1);
+    let mut ortho = Node::new("ortho");
+    ortho.camera = Some(1);
+    let scene = Scene {
+        nodes: vec![rig, cam, sun, bulb, ortho],
+        cameras: vec![
+            Camera {
+                name: "cam".into(),
+                projection: Projection::Perspective {
+                    yfov: 0.8,
+                    znear: 0.1,
+                    zfar: None,
+                    aspect_ratio: None,
+                },
+            },
+            Camera {
+                name: "ortho".into(),
+                projection: Projection::Orthographic {
+                    xmag: 1.0,
+                    ymag: 1.0,
+                    znear: 0.1,
+                    zfar: 10.0,
+                },
+            },
+        ],
+        lights: vec![
+            Light {
+                name: "sun".into(),
+                kind: LightKind::Directional,
+                color: [1.0, 0.5, 0.25],
+                intensity: 1.0,
+                range: None,
+            },
+            Light {
+                name: "bulb".into(),
+                kind: LightKind::Point,
+                color: [1.0; 3],
+                intensity: 1.0,
+                range: None,
+            },
+        ],
+        ..Scene::default()
+    };
+    let out = hmd::author::author(&scene, &hmd::author::HmdAuthorOptions::default()).unwrap();
+    let codes: Vec<&str> = out.notes.iter().map(|n| n.code).collect();
+    assert!(
+        codes.contains(&"light-point") && codes.contains(&"camera-orthographic"),
+        "{codes:?}"
+    );
+    let errors: Vec<_> = hmd::validate(&out.hmd)
+        .into_iter()
+        .filter(|i| i.severity == Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let back = out.hmd.to_scene(&SceneOptions::default()).unwrap();
+    assert_eq!((back.cameras.len(), back.lights.len()), (1, 1));
+    // World position and view direction (−Z) of the bridge's device node against the scene's.
+    let check = |node: &Node, pos: [f64; 3], rot: [f64; 4]| {
+        let Transform::Trs {
+            translation,
+            rotation,
+            ..
+        } = &node.transform
+        else {
+            panic!("{}: not TRS", node.name)
+        };
+        for i in 0..3 {
+            let d = (translation[i] as f64 - pos[i]).abs() * 4096.0;
+            assert!(d <= 1.0, "{}: position off by {d} units", node.name);
+        }
+        let dir = |m: [[f64; 3]; 3]| [0, 1, 2].map(|i| -m[i][2]);
+        let (a, b) = (
+            dir(quat_matrix(rotation.map(f64::from))),
+            dir(quat_matrix(rot)),
+        );
+        let cos = (0..3).map(|i| a[i] * b[i]).sum::<f64>().clamp(-1.0, 1.0);
+        let deg = cos.acos().to_degrees();
+        assert!(deg < 0.05, "{}: aims {deg}° away", node.name);
+    };
+    let cam_node = back.nodes.iter().find(|n| n.camera.is_some()).unwrap();
+    check(cam_node, [0.5, 0.25, 1.0], [0.0, s, 0.0, c]);
+    let Projection::Perspective { yfov, .. } = back.cameras[0].projection else {
+        panic!("not perspective")
+    };
+    assert!((yfov - 0.8).abs() < 0.005, "yfov {yfov}");
+    let sun_node = back.nodes.iter().find(|n| n.light.is_some()).unwrap();
+    check(sun_node, [0.5, 1.0, 0.0], [ps, 0.0, 0.0, pc]);
+    let col = back.lights[0].color;
+    for (got, want) in col.iter().zip([1.0, 0.5, 0.25]) {
+        assert!((got - want).abs() <= 0.5 / 255.0 + 1e-6, "colour {col:?}");
+    }
+}

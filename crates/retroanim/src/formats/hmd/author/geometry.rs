@@ -245,6 +245,7 @@ pub(super) fn assemble(
     coords: &[(gte::Mat, [i16; 3], Option<usize>)],
     geo: Geometry,
     anim: Option<AnimParts>,
+    devices: Vec<super::devices::Device>,
 ) -> Result<Hmd> {
     let nblocks = coords.len() + 2;
     let base = u32::try_from(4 + nblocks).map_err(|_| unencodable("too many coordinates"))?;
@@ -252,6 +253,7 @@ pub(super) fn assemble(
     enum Entry {
         Section(usize),
         Coords,
+        Coord(usize),
         Value(u32),
     }
     let mut headers: Vec<Vec<Entry>> = Vec::new();
@@ -363,6 +365,21 @@ pub(super) fn assemble(
         ));
         pre.push(prims.len() - 1);
     }
+    // Cameras and lights: one parameter section each, in the coordinate of their node.
+    for d in devices {
+        let s0 = sections.len();
+        sections.push(section(
+            SectionRole::DeviceParameters,
+            SectionData::Devices(vec![d.parameters]),
+        ));
+        headers.push(vec![Entry::Section(s0), Entry::Coord(d.node)]);
+        let data = match d.light {
+            Some(l) => data_section(d.type_code, 1, TypeData::Light(l))?,
+            None => data_section(d.type_code, 0, TypeData::Raw(Vec::new()))?,
+        };
+        prims.push((headers.len() - 1, primitive(vec![data])));
+        pre.push(prims.len() - 1);
+    }
     // The chain of PRE-PROCESS primitives: primitive index → the next one's.
     let mut next_of: Vec<Option<usize>> = vec![None; prims.len()];
     if let Some(&first) = pre.first() {
@@ -427,6 +444,9 @@ pub(super) fn assemble(
                 .map(|e| match e {
                     Entry::Section(s) => HeaderEntry::Pointer(section_at[*s]),
                     Entry::Coords => HeaderEntry::Pointer(coord_at),
+                    Entry::Coord(k) => {
+                        HeaderEntry::Pointer(coord_at + 1 + (*k * CoordUnit::WORDS) as u32)
+                    }
                     Entry::Value(v) => HeaderEntry::Value(*v),
                 })
                 .collect(),

@@ -45,10 +45,13 @@
 //! 25 levels: solving each local against the console's fixed-point parent world, as the TOD
 //! author does, is still to do).
 //!
+//! # Cameras and lights
+//! Written as FIX device primitives in the coordinate of their node (PRE-PROCESS, one parameter
+//! section each): see the `devices` submodule for the mapping and what becomes a note.
+//!
 //! # Left out
-//! Morph targets (vertex MIMe), skins (shared polygons), cameras and lights (device primitives)
-//! are not written yet: each kind is a note with its count, never a silent drop; a skinned
-//! mesh is written rigidly on its own node.
+//! Morph targets (vertex MIMe) and skins (shared polygons) are not written yet: each kind is a
+//! note with its count, never a silent drop; a skinned mesh is written rigidly on its own node.
 //!
 //! # Readings taken
 //! - **Rotation order**: the HMD stores angles, glTF a quaternion. Of the six orders the type
@@ -61,6 +64,7 @@
 #![allow(clippy::needless_range_loop)] // matrices and x, y, z are indexed as the formulas write them
 
 mod anim;
+mod devices;
 mod geometry;
 
 use crate::convert::Note;
@@ -318,7 +322,8 @@ pub fn author(scene: &Scene, opts: &HmdAuthorOptions) -> Result<HmdAuthored> {
     let geo = geometry::build(scene, opts, &mut notes)?;
     let anim = anim::build(scene, &conv, opts, &mut notes)?;
     left_out(scene, &mut notes);
-    let hmd = geometry::assemble(&coords, geo, anim)?;
+    let devices = devices::build(scene, &mut notes);
+    let hmd = geometry::assemble(&coords, geo, anim, devices)?;
     // Write and read back, so the model's offsets are the file's and the reader agrees.
     let bytes = super::write(&hmd)?;
     let hmd = super::read(&bytes)?;
@@ -375,11 +380,5 @@ fn left_out(scene: &Scene, notes: &mut crate::formats::tmd::author::Counts) {
     let skinned = scene.nodes.iter().filter(|n| n.skin.is_some()).count();
     notes.add("skin-dropped", skinned, || {
         "skinned node(s) written rigidly on their own coordinate (shared polygons are not written yet)".into()
-    });
-    notes.add("camera-dropped", scene.cameras.len(), || {
-        "camera(s) left out (device primitives are not written yet)".into()
-    });
-    notes.add("light-dropped", scene.lights.len(), || {
-        "light(s) left out (device primitives are not written yet)".into()
     });
 }
