@@ -1,4 +1,4 @@
-//! glTF / GLB → scene → TMD + TOD: any bytes become a scene and console files or an error,
+//! glTF / GLB → scene → TMD, TOD and HMD: any bytes become a scene and console files or an error,
 //! never a panic; counts and offsets are checked before anything is allocated.
 #![no_main]
 
@@ -20,7 +20,12 @@ fuzz_target!(|data: &[u8]| {
         limits,
         ..Options::default()
     };
-    for (from, to) in [(Format::Glb, Format::Tmd), (Format::Gltf, Format::Tod)] {
+    for (from, to) in [
+        (Format::Glb, Format::Tmd),
+        (Format::Gltf, Format::Tod),
+        (Format::Glb, Format::Tod),
+        (Format::Glb, Format::Hmd),
+    ] {
         let _ = convert_bytes(data, Some(from), to, &opts);
     }
 });
