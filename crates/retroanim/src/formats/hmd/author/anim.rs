@@ -302,7 +302,7 @@ fn node_track(
             t: [k.pose[0], k.pose[1], k.pose[2]],
             s: [k.pose[6], k.pose[7], k.pose[8]],
         };
-        check_translation(&p, || {
+        check_translation(&p, scene.nodes[node].parent.is_none(), || {
             format!("animation {:?}, node {node}, frame {}", a.name, k.frame)
         })?;
         if k.pose[3..6]

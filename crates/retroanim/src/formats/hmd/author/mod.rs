@@ -13,7 +13,9 @@
 //! matrix is the console's `RotMatrix` of those angles (so that a key-frame animation, which
 //! rebuilds the matrix from angles, continues from the same matrix), followed by `ScaleMatrix`
 //! when the node is scaled. A child's translation must fit int16 (`GsGetLw` loads it into
-//! 16-bit registers), a root's int32: one that does not is an error naming the node.
+//! 16-bit registers), a root's int32 (the whole range: PP_AIM and PP_WORLD coordinates sit at
+//! i32::MAX, which an f32 scene holds as 2^31, written back as i32::MAX): one that does not
+//! is an error naming the node.
 //!
 //! # Polygons and images
 //! The meshes are written by the TMD author ([`crate::formats::tmd::author`], one TMD object
@@ -304,15 +306,9 @@ pub fn author(scene: &Scene, opts: &HmdAuthorOptions) -> Result<HmdAuthored> {
         let trs = rest_trs(&node.transform);
         let r = conv.rotation(trs.rotation);
         let p = pose(&conv, &trs, best_order(&[r]));
-        // Only a child's translation passes through GsGetLw's 16-bit registers.
-        if parents[i].is_some() {
-            check_translation(&p, || format!("node {i} ({:?})", node.name))?;
-        } else if p.t.iter().any(|v| v.is_nan() || v.abs() >= 2_147_483_000.0) {
-            return Err(unencodable(format!(
-                "node {i} ({:?}): translation ({:.0}, {:.0}, {:.0}) console units does not fit int32",
-                node.name, p.t[0], p.t[1], p.t[2]
-            )));
-        }
+        check_translation(&p, parents[i].is_none(), || {
+            format!("node {i} ({:?})", node.name)
+        })?;
         coords.push((p.matrix(), p.rot, parents[i]));
     }
     let geo = geometry::build(scene, opts, &mut notes)?;
@@ -327,13 +323,28 @@ pub fn author(scene: &Scene, opts: &HmdAuthorOptions) -> Result<HmdAuthored> {
     Ok(HmdAuthored { hmd, notes: out })
 }
 
-pub(super) fn check_translation(p: &ConsolePose, what: impl FnOnce() -> String) -> Result<()> {
-    if p.t
-        .iter()
-        .any(|&v| !(-32768.0..=32767.0).contains(&v.round()))
-    {
+/// Refuses a translation the coordinate cannot hold: a root's is int32, a child's int16
+/// (`GsGetLw` loads it into 16-bit registers); and a scale outside the 4.12 fixed point.
+/// A root's bound admits the whole int32 range: a scene holds translations in f32, where
+/// i32::MAX (PP_AIM's and PP_WORLD's "far away" coordinates) is 2^31 (the nearest f32), so
+/// 2^31 is admitted and written as i32::MAX (`as i32` saturates).
+pub(super) fn check_translation(
+    p: &ConsolePose,
+    root: bool,
+    what: impl FnOnce() -> String,
+) -> Result<()> {
+    let (lo, hi, kind) = if root {
+        (
+            i32::MIN as f64,
+            2_147_483_648.0,
+            "int32 (a root coordinate)",
+        )
+    } else {
+        (-32768.0, 32767.0, "int16 (−32768..32767)")
+    };
+    if p.t.iter().any(|&v| !(lo..=hi).contains(&v.round())) {
         return Err(unencodable(format!(
-            "{}: translation ({:.0}, {:.0}, {:.0}) console units does not fit int16 (−32768..32767); choose a larger --scale (metres per unit)",
+            "{}: translation ({:.0}, {:.0}, {:.0}) console units does not fit {kind}; choose a larger --scale (metres per unit)",
             what(),
             p.t[0],
             p.t[1],
