@@ -162,21 +162,23 @@ fn animated_corpus_files_play_the_same_after_a_glb_round_trip() {
     for u in &unwritten {
         eprintln!("not written: {u}");
     }
-    // Issue #14 asks for 1 unit. Measured (December 2026): 9 of 22 sequences within 1, the
-    // rest within 30 (deep hierarchies: SNAKE's 25 levels add up the rounding of each local
-    // pose; solving locals against the console's fixed-point parents is still to do). These
-    // bounds keep what holds from getting worse; the output lists every sequence.
+    // Issue #14 asks for 1 unit. Measured (December 2026), keys solved against the console's
+    // parent world: 14 of 24 sequences within 1 unit, all within 13 (SNAKE 64, 25 levels:
+    // a console world carries `CompMatrix`'s rounding skew, which the glTF's TRS locals cannot
+    // hold, so the float target itself drifts from the original with depth; see the author's
+    // module docs). These bounds keep what holds from getting worse; the output lists every
+    // sequence.
     let within = report.iter().filter(|r| r.0 <= 1).count();
     eprintln!("{within} of {} sequences within 1 unit", report.len());
-    let over: Vec<_> = report.iter().filter(|r| r.0 > 32).collect();
+    let over: Vec<_> = report.iter().filter(|r| r.0 > 13).collect();
     assert!(
         over.is_empty(),
-        "{} sequence(s) over 32 units: {over:#?}",
+        "{} sequence(s) over 13 units: {over:#?}",
         over.len()
     );
     assert!(
-        within * 3 >= report.len(),
-        "fewer than a third within 1 unit"
+        report.len() - within <= 10,
+        "more than 10 sequences over 1 unit"
     );
 }
 

@@ -41,12 +41,26 @@
 //! TFRAME 0 key) past seven turns. The details are in the source of the `anim` submodule.
 //!
 //! # Measured
-//! Every animated corpus HMD exported to GLB and authored back (`tests/hmd_author.rs`): 22
-//! sequences; 9 play with world matrices within 1 unit of the original's at every frame, all
-//! within 30 (the rounding of each local pose adds up along deep hierarchies such as SNAKE's
-//! 25 levels: solving each local against the console's fixed-point parent world, as the TOD
-//! author does, is still to do).
+//! Every animated corpus HMD exported to GLB and authored back (`tests/hmd_author.rs`): 24
+//! sequences; with each key solved against the console's parent world (below) 14 play with
+//! world matrices within 1 unit of the original's at every frame, all within 13 (before:
+//! 9 within 1, worst 30). What is left is in the deep chains (SNAKE's 25 levels): the
+//! original's world matrices carry the skew of `CompMatrix`'s rounding (the console composes
+//! in 12-bit fixed point, truncating, level by level), which a glTF local TRS cannot hold, so
+//! the world the glTF client composes in float, the solver's target, drifts away from the
+//! original with depth (the best candidate's distance to it reaches 12/4096 at SNAKE 64's
+//! leaf at frame 0). Judging candidates by how the HMD → glTF bridge would write them back
+//! (as the TOD author does) measured worse (12 within 1, worst 22): the parent worlds already
+//! differ there, so the file's own angles are not reached either.
 //!
+//! # Solving against the console
+//! Keys are computed parents first: each key's local values are the integers (of the
+//! neighbours of the exact local: angles ±1, scale ±1, translation ±1) whose world, composed
+//! with the parent's world as the player builds it at that frame (the ancestors' keys
+//! interpolated in the driver's integers, `GsGetLw`), lies nearest the glTF world composed in
+//! float. Frames between keys are the driver's interpolation, kept close by the split rule of
+//! the `anim` submodule. A node no sequence moves keeps its rounded rest pose.
+
 //! # Left out
 //! Morph targets (vertex MIMe), skins (shared polygons), cameras and lights (device primitives)
 //! are not written yet: each kind is a note with its count, never a silent drop; a skinned
@@ -312,7 +326,8 @@ pub fn author(scene: &Scene, opts: &HmdAuthorOptions) -> Result<HmdAuthored> {
         coords.push((p.matrix(), p.rot, parents[i]));
     }
     let geo = geometry::build(scene, opts, &mut notes)?;
-    let anim = anim::build(scene, &conv, opts, &mut notes)?;
+    let rest: Vec<gte::Mat> = coords.iter().map(|c| c.0).collect();
+    let anim = anim::build(scene, &conv, opts, (&parents, &rest), &mut notes)?;
     left_out(scene, &mut notes);
     let hmd = geometry::assemble(&coords, geo, anim)?;
     // Write and read back, so the model's offsets are the file's and the reader agrees.
