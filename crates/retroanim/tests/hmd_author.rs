@@ -96,7 +96,7 @@ fn corpus_models_come_back_with_the_same_triangles() {
     for d in &differ {
         eprintln!("  differs: {d}");
     }
-    assert!(total == 0 || same * 2 >= total, "{differ:#?}");
+    assert!(differ.is_empty(), "{differ:#?}");
 }
 
 use common::mat_distance as distance;
@@ -162,21 +162,23 @@ fn animated_corpus_files_play_the_same_after_a_glb_round_trip() {
     for u in &unwritten {
         eprintln!("not written: {u}");
     }
-    // Issue #14 asks for 1 unit. Measured (December 2026): 9 of 22 sequences within 1, the
-    // rest within 30 (deep hierarchies: SNAKE's 25 levels add up the rounding of each local
-    // pose; solving locals against the console's fixed-point parents is still to do). These
-    // bounds keep what holds from getting worse; the output lists every sequence.
+    // Issue #14 asks for 1 unit. Measured (December 2026), keys solved against the console's
+    // parent world: 14 of 24 sequences within 1 unit, all within 13 (SNAKE 64, 25 levels:
+    // a console world carries `CompMatrix`'s rounding skew, which the glTF's TRS locals cannot
+    // hold, so the float target itself drifts from the original with depth; see the author's
+    // module docs). These bounds keep what holds from getting worse; the output lists every
+    // sequence.
     let within = report.iter().filter(|r| r.0 <= 1).count();
     eprintln!("{within} of {} sequences within 1 unit", report.len());
-    let over: Vec<_> = report.iter().filter(|r| r.0 > 32).collect();
+    let over: Vec<_> = report.iter().filter(|r| r.0 > 13).collect();
     assert!(
         over.is_empty(),
-        "{} sequence(s) over 32 units: {over:#?}",
+        "{} sequence(s) over 13 units: {over:#?}",
         over.len()
     );
     assert!(
-        within * 3 >= report.len(),
-        "fewer than a third within 1 unit"
+        report.len() - within <= 10,
+        "more than 10 sequences over 1 unit"
     );
 }
 
@@ -377,4 +379,37 @@ fn cameras_and_lights_become_device_primitives() {
     for (got, want) in col.iter().zip([1.0, 0.5, 0.25]) {
         assert!((got - want).abs() <= 0.5 / 255.0 + 1e-6, "colour {col:?}");
     }
+}
+
+#[test]
+fn root_translations_span_int32_and_child_ones_int16() {
+    use retroanim::scene::{Node, Scene, Transform};
+    let at = |x: f32, parent: bool| {
+        let mut nodes = vec![Node::new("root")];
+        let mut n = Node::new("n");
+        n.transform = Transform::Trs {
+            translation: [x / 4096.0, -x / 4096.0, 0.0],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0; 3],
+        };
+        n.parent = parent.then_some(0);
+        nodes.push(n);
+        let scene = Scene {
+            nodes,
+            ..Scene::default()
+        };
+        hmd::author::author(&scene, &hmd::author::HmdAuthorOptions::default()).map(|out| {
+            Player::new(&out.hmd, &PlayOptions::default())
+                .frame()
+                .coordinates[1]
+                .local
+                .t
+        })
+    };
+    // An f32 scene holds i32::MAX as 2^31: written back as i32::MAX; −2^31 is exact.
+    assert_eq!(at(2_147_483_648.0, false).unwrap(), [i32::MAX, i32::MAX, 0]);
+    assert_eq!(at(-2_147_483_648.0, false).unwrap()[0], i32::MIN);
+    assert!(at(2_147_484_000.0, false).is_err());
+    assert_eq!(at(32767.0, true).unwrap()[0], 32767);
+    assert!(at(32768.0, true).is_err());
 }

@@ -23,6 +23,9 @@
 //!   (exact for a Hermite curve in translation and scale). STEP → the key, then at the next
 //!   key's frame a key holding the old value followed by a TFRAME 0 key with the new one (the
 //!   driver switches past a TFRAME 0 interval at once, so the new value shows at that frame).
+//! - **Solving**: after unwrapping, each key's values are solved against the console's
+//!   parent world at its frame (the `solve` submodule; a STEP change's old value keeps its
+//!   sampled values), parents before children; then the keys the driver gives back are dropped.
 //! - **Rotation order**: per node and animation, the order whose integer angles reproduce the
 //!   key rotations best; angles are unwrapped from key to key (the equivalent Euler solution
 //!   nearest the previous key), so linear angles take the short way.
@@ -33,6 +36,7 @@
 #![allow(clippy::needless_range_loop)] // poses are indexed as x, y, z of each part
 
 use crate::error::{Error, Result};
+use crate::formats::gte;
 use crate::formats::tmd::author::Counts;
 use crate::scene::sample::{local_at, Trs};
 use crate::scene::{Animation, Interpolation, Scene, Track};
@@ -48,6 +52,9 @@ use super::{
     ToConsole,
 };
 use arrayvec::ArrayVec;
+
+mod solve;
+use solve::Ctx;
 
 /// Channel method codes of the type word.
 const LINEAR: u32 = 1;
@@ -124,15 +131,15 @@ struct NodeTrack {
     controls: Vec<([f64; 9], [f64; 9])>,
 }
 
-/// The keys of node `node` in animation `a`.
+/// The keys of node `node` in animation `a` (`rest` when `a` does not move the node), the
+/// animation number `k` of `world`, which moves the node's ancestors.
 fn node_track(
-    scene: &Scene,
-    a: &Animation,
+    ctx: &Ctx,
+    (a, k, world): (&Animation, usize, &Animation),
     node: usize,
-    conv: &ToConsole,
-    fps: f64,
     max_keys: u64,
 ) -> Result<NodeTrack> {
+    let (scene, conv, fps) = (ctx.scene, ctx.conv, ctx.fps);
     let chans: Vec<_> = a
         .channels
         .iter()
@@ -260,6 +267,17 @@ fn node_track(
         let prev = keys[i - 1].pose;
         unwrap(&mut keys[i].pose, &prev, order);
     }
+    // Each key against the console's parent world (a STEP change's old value, shown only on
+    // the way to its frame, keeps its sampled values).
+    for i in 0..keys.len() {
+        let left = keys
+            .get(i + 1)
+            .is_some_and(|n| n.instant && n.frame == keys[i].frame);
+        if !left {
+            let f = keys[i].frame;
+            ctx.solve(world, k, node, order, scaled, f, &mut keys[i].pose);
+        }
+    }
     if !bezier {
         keys = simplify(&keys, scaled);
     }
@@ -302,7 +320,7 @@ fn node_track(
             t: [k.pose[0], k.pose[1], k.pose[2]],
             s: [k.pose[6], k.pose[7], k.pose[8]],
         };
-        check_translation(&p, || {
+        check_translation(&p, ctx.parents[node].is_none(), || {
             format!("animation {:?}, node {node}, frame {}", a.name, k.frame)
         })?;
         if k.pose[3..6]
@@ -466,10 +484,12 @@ fn key_frame(track: &NodeTrack, i: usize) -> Option<KeyFrame> {
 }
 
 /// The animation primitive for `scene`'s animations, or `None` when none moves a node.
+/// `parents` are the coordinates' parents as written, `rest` their matrices.
 pub(super) fn build(
     scene: &Scene,
     conv: &ToConsole,
     opts: &HmdAuthorOptions,
+    (parents, rest): (&[Option<usize>], &[gte::Mat]),
     notes: &mut Counts,
 ) -> Result<Option<AnimParts>> {
     let n = scene.nodes.len();
@@ -523,18 +543,40 @@ pub(super) fn build(
         std::collections::HashMap::new();
     let mut pointers = Vec::with_capacity(nodes.len());
     let rest_anim = Animation::default();
+    // Tracks, parents before children: each key is solved against its parent's console world.
+    let mut ctx = Ctx {
+        scene,
+        conv,
+        fps,
+        parents,
+        rest,
+        tracks: (0..n).map(|_| Vec::new()).collect(),
+    };
+    let depth = |mut i: usize| {
+        let mut d = 0;
+        while let Some(p) = parents[i].filter(|_| d <= n) {
+            d += 1;
+            i = p;
+        }
+        d
+    };
+    let mut by_depth = nodes.clone();
+    by_depth.sort_by_key(|&i| depth(i));
+    for &node in &by_depth {
+        let mut tracks = Vec::with_capacity(anims.len());
+        for (k, a) in anims.iter().enumerate() {
+            let moves = a.channels.iter().any(|c| c.node == node && moving(a, c));
+            let own = if moves { *a } else { &rest_anim };
+            tracks.push(Some(node_track(&ctx, (own, k, a), node, max_keys)?));
+        }
+        ctx.tracks[node] = tracks;
+    }
     for &node in &nodes {
         let mut starts: Vec<(u16, u8)> = Vec::with_capacity(anims.len());
         for (k, a) in anims.iter().enumerate() {
-            let moves = a.channels.iter().any(|c| c.node == node && moving(a, c));
-            let track = node_track(
-                scene,
-                if moves { a } else { &rest_anim },
-                node,
-                conv,
-                fps,
-                max_keys,
-            )?;
+            let Some(Some(track)) = ctx.tracks[node].get(k) else {
+                continue;
+            };
             let type_idx = match types.iter().position(|&t| t == track.code) {
                 Some(i) => i,
                 None => {
@@ -552,7 +594,7 @@ pub(super) fn build(
             let start = descriptors.len();
             let mut last_param = 0u16;
             for i in 0..track.keys.len() {
-                let frame = key_frame(&track, i).ok_or_else(|| {
+                let frame = key_frame(track, i).ok_or_else(|| {
                     unencodable(format!(
                         "animation {:?}, node {node}: key {i} does not fit its layout",
                         a.name

@@ -13,7 +13,9 @@
 //! matrix is the console's `RotMatrix` of those angles (so that a key-frame animation, which
 //! rebuilds the matrix from angles, continues from the same matrix), followed by `ScaleMatrix`
 //! when the node is scaled. A child's translation must fit int16 (`GsGetLw` loads it into
-//! 16-bit registers), a root's int32: one that does not is an error naming the node.
+//! 16-bit registers), a root's int32 (the whole range: PP_AIM and PP_WORLD coordinates sit at
+//! i32::MAX, which an f32 scene holds as 2^31, written back as i32::MAX): one that does not
+//! is an error naming the node.
 //!
 //! # Polygons and images
 //! The meshes are written by the TMD author ([`crate::formats::tmd::author`], one TMD object
@@ -39,15 +41,29 @@
 //! TFRAME 0 key) past seven turns. The details are in the source of the `anim` submodule.
 //!
 //! # Measured
-//! Every animated corpus HMD exported to GLB and authored back (`tests/hmd_author.rs`): 22
-//! sequences; 9 play with world matrices within 1 unit of the original's at every frame, all
-//! within 30 (the rounding of each local pose adds up along deep hierarchies such as SNAKE's
-//! 25 levels: solving each local against the console's fixed-point parent world, as the TOD
-//! author does, is still to do).
+//! Every animated corpus HMD exported to GLB and authored back (`tests/hmd_author.rs`): 24
+//! sequences; with each key solved against the console's parent world (below) 14 play with
+//! world matrices within 1 unit of the original's at every frame, all within 13 (before:
+//! 9 within 1, worst 30). What is left is in the deep chains (SNAKE's 25 levels): the
+//! original's world matrices carry the skew of `CompMatrix`'s rounding (the console composes
+//! in 12-bit fixed point, truncating, level by level), which a glTF local TRS cannot hold, so
+//! the world the glTF client composes in float, the solver's target, drifts away from the
+//! original with depth (the best candidate's distance to it reaches 12/4096 at SNAKE 64's
+//! leaf at frame 0). Judging candidates by how the HMD → glTF bridge would write them back
+//! (as the TOD author does) measured worse (12 within 1, worst 22): the parent worlds already
+//! differ there, so the file's own angles are not reached either.
 //!
 //! # Cameras and lights
 //! Written as FIX device primitives in the coordinate of their node (PRE-PROCESS, one parameter
 //! section each): see the `devices` submodule for the mapping and what becomes a note.
+//!
+//! # Solving against the console
+//! Keys are computed parents first: each key's local values are the integers (of the
+//! neighbours of the exact local: angles ±1, scale ±1, translation ±1) whose world, composed
+//! with the parent's world as the player builds it at that frame (the ancestors' keys
+//! interpolated in the driver's integers, `GsGetLw`), lies nearest the glTF world composed in
+//! float. Frames between keys are the driver's interpolation, kept close by the split rule of
+//! the `anim` submodule. A node no sequence moves keeps its rounded rest pose.
 //!
 //! # Left out
 //! Morph targets (vertex MIMe) and skins (shared polygons) are not written yet: each kind is a
@@ -308,19 +324,14 @@ pub fn author(scene: &Scene, opts: &HmdAuthorOptions) -> Result<HmdAuthored> {
         let trs = rest_trs(&node.transform);
         let r = conv.rotation(trs.rotation);
         let p = pose(&conv, &trs, best_order(&[r]));
-        // Only a child's translation passes through GsGetLw's 16-bit registers.
-        if parents[i].is_some() {
-            check_translation(&p, || format!("node {i} ({:?})", node.name))?;
-        } else if p.t.iter().any(|v| v.is_nan() || v.abs() >= 2_147_483_000.0) {
-            return Err(unencodable(format!(
-                "node {i} ({:?}): translation ({:.0}, {:.0}, {:.0}) console units does not fit int32",
-                node.name, p.t[0], p.t[1], p.t[2]
-            )));
-        }
+        check_translation(&p, parents[i].is_none(), || {
+            format!("node {i} ({:?})", node.name)
+        })?;
         coords.push((p.matrix(), p.rot, parents[i]));
     }
     let geo = geometry::build(scene, opts, &mut notes)?;
-    let anim = anim::build(scene, &conv, opts, &mut notes)?;
+    let rest: Vec<gte::Mat> = coords.iter().map(|c| c.0).collect();
+    let anim = anim::build(scene, &conv, opts, (&parents, &rest), &mut notes)?;
     left_out(scene, &mut notes);
     let devices = devices::build(scene, &mut notes);
     let hmd = geometry::assemble(&coords, geo, anim, devices)?;
@@ -332,13 +343,28 @@ pub fn author(scene: &Scene, opts: &HmdAuthorOptions) -> Result<HmdAuthored> {
     Ok(HmdAuthored { hmd, notes: out })
 }
 
-pub(super) fn check_translation(p: &ConsolePose, what: impl FnOnce() -> String) -> Result<()> {
-    if p.t
-        .iter()
-        .any(|&v| !(-32768.0..=32767.0).contains(&v.round()))
-    {
+/// Refuses a translation the coordinate cannot hold: a root's is int32, a child's int16
+/// (`GsGetLw` loads it into 16-bit registers); and a scale outside the 4.12 fixed point.
+/// A root's bound admits the whole int32 range: a scene holds translations in f32, where
+/// i32::MAX (PP_AIM's and PP_WORLD's "far away" coordinates) is 2^31 (the nearest f32), so
+/// 2^31 is admitted and written as i32::MAX (`as i32` saturates).
+pub(super) fn check_translation(
+    p: &ConsolePose,
+    root: bool,
+    what: impl FnOnce() -> String,
+) -> Result<()> {
+    let (lo, hi, kind) = if root {
+        (
+            i32::MIN as f64,
+            2_147_483_648.0,
+            "int32 (a root coordinate)",
+        )
+    } else {
+        (-32768.0, 32767.0, "int16 (−32768..32767)")
+    };
+    if p.t.iter().any(|&v| !(lo..=hi).contains(&v.round())) {
         return Err(unencodable(format!(
-            "{}: translation ({:.0}, {:.0}, {:.0}) console units does not fit int16 (−32768..32767); choose a larger --scale (metres per unit)",
+            "{}: translation ({:.0}, {:.0}, {:.0}) console units does not fit {kind}; choose a larger --scale (metres per unit)",
             what(),
             p.t[0],
             p.t[1],

@@ -420,7 +420,7 @@ pub(crate) fn lerp(src: i32, dst: i32, r: i32, t: i32) -> i32 {
 }
 
 /// `setBezierCof`, stored in `short`s.
-pub(super) fn bezier_cof(p0: i32, p1: i32, p2: i32, p3: i32) -> [i16; 4] {
+pub(crate) fn bezier_cof(p0: i32, p1: i32, p2: i32, p3: i32) -> [i16; 4] {
     [
         (p0.wrapping_neg())
             .wrapping_add(3i32.wrapping_mul(p1.wrapping_sub(p2)))
@@ -457,7 +457,7 @@ pub(super) fn bspline_cof(p0: i32, p1: i32, p2: i32, p3: i32) -> [i16; 4] {
 }
 
 /// `((((co0·t >> 16) + co1)·t >> 16) + co2)·t >> 16) + co3` in 32-bit arithmetic.
-pub(super) fn horner(co: [i16; 4], t: i32) -> i32 {
+pub(crate) fn horner(co: [i16; 4], t: i32) -> i32 {
     let mut v = (co[0] as i32).wrapping_mul(t) >> 16;
     v = v.wrapping_add(co[1] as i32).wrapping_mul(t) >> 16;
     v = v.wrapping_add(co[2] as i32).wrapping_mul(t) >> 16;

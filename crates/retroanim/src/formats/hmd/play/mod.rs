@@ -62,6 +62,7 @@
 
 mod drivers;
 pub(crate) use drivers::lerp as console_lerp;
+pub(crate) use drivers::{bezier_cof, horner};
 mod mime;
 mod sequence;
 mod world;
