@@ -13,6 +13,8 @@
 //! Block k (1..N−2) draws in coordinate k−1: its category 0 polygons become one mesh on that
 //! coordinate's node (PRE-/POST-PROCESS polygons on a root node). Triangles and quads are split
 //! into triangles (quad corners 0 1 2 and 1 3 2, the GPU's order) with corners 1 and 2 swapped,
+//! environment-map polygons (category 6) as the polygons they draw ([`super::TypeCode::drawn_as`];
+//! the mapping left out, with a note),
 //! because the console's fronts are clockwise; every corner is its own vertex with the packet's
 //! colour (sRGB bytes → linear) and normal. Strip meshes become their triangles (see
 //! [`strip_triangles`]); ground primitives (category 5) become meshes (see [`ground`]);
@@ -204,7 +206,9 @@ fn mesh_of_block(
             continue;
         };
         for t in &p.types {
-            let (0, 0) = (t.kind().developer(), t.kind().category()) else {
+            // Environment maps draw as the plain polygons they are laid out as.
+            let kind = t.kind().drawn_as();
+            let (0, 0) = (kind.developer(), kind.category()) else {
                 continue;
             };
             let TypeData::PolygonIndex { index, .. } = t.data else {
@@ -239,7 +243,7 @@ fn mesh_of_block(
                     packet,
                     (vectors, normals),
                     conv,
-                    (tex, &mut keys, Look::of(t.type_code, packet)),
+                    (tex, &mut keys, Look::of(kind.0, packet)),
                     &mut |i, n| sources.push(((vsec, i), n.map(|n| (nsec, n)))),
                 );
             }
@@ -667,7 +671,7 @@ impl Hmd {
             .count();
         let mut notes = notes::notes(
             self,
-            tex.images_left_out,
+            (tex.images_left_out, &tex.unused_images()),
             tex.untextured.get(),
             normal_left_out,
         );
