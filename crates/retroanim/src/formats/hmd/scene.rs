@@ -24,8 +24,9 @@
 //! the end of its section into the sections of the same kind laid out after it (FF p.2-56; JOINT's
 //! pyramid indexes its shared vertices that way). Shared polygons (category 1) become skinned
 //! meshes: see [`shared_mesh`]. Vertex MIMe keys become morph
-//! targets (displacements × scale, in the converted axes) of the meshes that use the moved
-//! vertex section, with the MIMEPR weights / 4096 as the node's weights and, where an
+//! targets (displacements × scale, in the converted axes) of the meshes whose polygons see the
+//! MIMe (drawn after it runs, before a reset: [`Player::mime_seen`]) and draw a vertex it moves,
+//! with the MIMEPR weights / 4096 as the node's weights and, where an
 //! animation drives them, a LINEAR weights track sampled every frame. Normal MIMe keys become
 //! morph targets too, moving normals only (differences / 4096, since the console's normals are
 //! 4096 long and the exported ones 1), weighted the same way. Materials follow the
@@ -466,6 +467,13 @@ impl Hmd {
         let rest = rest_player.frame();
         let mime_targets = rest_player.vertex_mime_deltas();
         let normal_targets = rest_player.normal_mime_deltas();
+        // The MIMe primitives each block's polygons see (`play::mime_seen`).
+        let seen = rest_player.mime_seen();
+        let sees = |b: usize, t: &super::VertexMimeTargets| {
+            seen.get(b)
+                .and_then(|m| m.get(&t.section))
+                .is_some_and(|p| p.contains(&t.primitive))
+        };
         let mut morphed: Vec<(usize, Vec<(u32, usize)>)> = Vec::new();
         // World-exact locals (module docs, "Animation").
         let parents: Vec<Option<usize>> = rest.coordinates.iter().map(|c| c.parent).collect();
@@ -502,7 +510,14 @@ impl Hmd {
             // Vertex MIMe keys as morph targets (displacements per corner).
             let mut mimes = Vec::new();
             for t in &mime_targets {
-                if !sources.iter().any(|((sec, _), _)| *sec == t.section) {
+                // Only a MIMe these polygons see, moving a vertex they draw.
+                let moves = |((sec, i), _): &CornerSource| {
+                    *sec == t.section
+                        && t.keys
+                            .iter()
+                            .any(|k| k.get(i).is_some_and(|d| *d != [0; 3]))
+                };
+                if !sees(b, t) || !sources.iter().any(moves) {
                     continue;
                 }
                 for (k, key) in t.keys.iter().enumerate() {
@@ -529,7 +544,15 @@ impl Hmd {
             // console's normals are 4096 long, the exported ones 1).
             for t in &normal_targets {
                 let moves = |n: &Option<(u32, usize)>| n.is_some_and(|(sec, _)| sec == t.section);
-                if !sources.iter().any(|(_, n)| moves(n)) {
+                let moved = |n: &Option<(u32, usize)>| {
+                    moves(n)
+                        && n.is_some_and(|(_, j)| {
+                            t.keys
+                                .iter()
+                                .any(|k| k.get(&j).is_some_and(|d| *d != [0; 3]))
+                        })
+                };
+                if !sees(b, t) || !sources.iter().any(|(_, n)| moved(n)) {
                     continue;
                 }
                 for (k, key) in t.keys.iter().enumerate() {

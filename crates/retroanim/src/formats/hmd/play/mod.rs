@@ -63,6 +63,7 @@
 mod drivers;
 pub(crate) use drivers::lerp as console_lerp;
 mod mime;
+mod mime_seen;
 mod sequence;
 mod world;
 
