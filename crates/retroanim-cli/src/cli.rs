@@ -311,6 +311,9 @@ pub struct ConvertArgs {
     /// HMD → glTF: stream ID to start the sequences with (0..127).
     #[arg(long, value_name = "S")]
     pub stream_id: Option<u8>,
+    /// HMD → glTF: INTR IDX to play with instead of 0xFFFF, as `play --intr-idx`.
+    #[arg(long, value_name = "N")]
+    pub intr_idx: Option<u16>,
     /// HMD → glTF: playback speed as a multiple (e.g. 1, 0.5, 2, -1 for reverse), rounded to
     /// the console's 1/16 steps (−8 ..= 7.9375), as `play --speed`.
     #[arg(long, value_name = "X", allow_hyphen_values = true)]

@@ -406,7 +406,17 @@ fn take(hmd: &Hmd, options: &SceneOptions, sequence: usize) -> crate::Result<Tak
             .iter()
             .map(|s| (s.sid, s.ctr_idx, s.tctr_idx, s.rframe, s.tframe, s.aframe))
             .collect();
-        if !seen.insert(state) {
+        // With INTR IDX set, updates write poses back into key frames: the same sequence
+        // state no longer means the same frame, so the pose is part of the play state.
+        let pose: Vec<_> = match options.intr_idx {
+            Some(_) => f
+                .coordinates
+                .iter()
+                .map(|c| (c.local.m, c.local.t))
+                .collect(),
+            None => Vec::new(),
+        };
+        if !seen.insert((state, pose)) {
             looped = true;
             break;
         }
