@@ -159,6 +159,16 @@ pub struct PlayArgs {
     /// console's 1/16 steps (−8 ..= 7.9375).
     #[arg(long, value_name = "X", allow_hyphen_values = true)]
     pub speed: Option<f64>,
+    /// HMD: INTR IDX to play with instead of 0xFFFF, as a program that sets it does: every
+    /// update also writes the interpolated pose into the key frame of descriptor N (the file's
+    /// own value, 0 in every Sony sample, would overwrite key frame 0; Sony's real-time motion
+    /// switch uses it).
+    #[arg(long, value_name = "N")]
+    pub intr_idx: Option<u16>,
+    /// HMD: AFRAME, updates to run before each sequence pointer stops, instead of 0xFFFF
+    /// (endless, as Sony's programs set it).
+    #[arg(long, value_name = "N")]
+    pub aframe: Option<u16>,
     /// HMD: MIMEPR weights to give every MIMe primitive before the first frame, as a game
     /// sets them (comma-separated, 1.0 = 4096; key k gets the k-th value, keys beyond the
     /// list keep the file's weights).
@@ -301,6 +311,9 @@ pub struct ConvertArgs {
     /// HMD → glTF: stream ID to start the sequences with (0..127).
     #[arg(long, value_name = "S")]
     pub stream_id: Option<u8>,
+    /// HMD → glTF: INTR IDX to play with instead of 0xFFFF, as `play --intr-idx`.
+    #[arg(long, value_name = "N")]
+    pub intr_idx: Option<u16>,
     /// HMD → glTF: playback speed as a multiple (e.g. 1, 0.5, 2, -1 for reverse), rounded to
     /// the console's 1/16 steps (−8 ..= 7.9375), as `play --speed`.
     #[arg(long, value_name = "X", allow_hyphen_values = true)]

@@ -82,6 +82,21 @@ fn speed_plays_the_hmd_as_play_does_and_refuses_what_the_console_cannot() {
 }
 
 #[test]
+fn intr_idx_exports_the_file_as_a_program_setting_it_plays_it() {
+    let Some(pyramid) = common::corpus(&format!("{HMD}/TUTO/PYRAMID/PYRAMID5.HMD")) else {
+        return;
+    };
+    // Sony's programs (INTR IDX 0xFFFF): one swing, 125 updates, looping. INTR IDX 0 (the
+    // file's own value) overwrites key frame 0 as it plays: the swing changes after the first
+    // loop, so the export runs on until the pose repeats too.
+    let default = animation_frames(&pyramid, &[]);
+    let intr = animation_frames(&pyramid, &["--intr-idx", "0"]);
+    assert_eq!(default.len(), 1, "{default:?}");
+    assert_eq!(default[0].1, 125, "{default:?}");
+    assert!(intr[0].1 > default[0].1, "{intr:?}");
+}
+
+#[test]
 fn options_that_do_not_apply_are_exit_2_naming_the_option() {
     let (Some(tod), Some(hmd), Some(p3d), Some(tim)) = (
         common::corpus(&format!("{GRAPHICS}/TOD/JANKEN/TOD/APPEAR.TOD")),
@@ -91,8 +106,9 @@ fn options_that_do_not_apply_are_exit_2_naming_the_option() {
     ) else {
         return;
     };
-    let cases: [(&std::path::Path, &str, &[&str], &str); 6] = [
+    let cases: [(&std::path::Path, &str, &[&str], &str); 7] = [
         (&tod, "x.glb", &["--lod", "1"], "--lod"),
+        (&tod, "x.glb", &["--intr-idx", "0"], "--intr-idx"),
         (&hmd, "x.glb", &["--smooth"], "--smooth"),
         (&tod, "x.glb", &["--fps", "30"], "--fps"),
         (&p3d, "x.mdd", &["--scale", "2"], "--scale"),

@@ -355,8 +355,13 @@ fn play_rejects_options_of_the_other_format() {
     let hmd = dir.path().join("tri.hmd");
     std::fs::write(&hmd, triangle_hmd()).unwrap();
     let tod = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/swing.tod");
-    let cases: [(&std::path::Path, &[&str], &str); 5] = [
+    let cases: [(&std::path::Path, &[&str], &str); 6] = [
         (&hmd, &["--mime-weights", "1"], "no MIMe primitive"),
+        (
+            &tod,
+            &["--intr-idx", "0"],
+            "--intr-idx is for HMD animations",
+        ),
         (&hmd, &["--mime-weights", "x"], "invalid value"),
         (&hmd, &["--frame", "3"], "--frame is for TOD animations"),
         (
@@ -381,4 +386,37 @@ fn play_rejects_options_of_the_other_format() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(message), "{args:?}: {err}");
     }
+}
+
+/// `play --intr-idx` and `--aframe` run the file as a program that sets them: PYRAMID5 with
+/// INTR IDX 0 (the file's own value) overwrites key frame 0 and stops swinging after the first
+/// loop, where Sony's programs (0xFFFF, the default) keep it swinging; AFRAME 10 stops every
+/// pointer after 10 updates.
+#[test]
+fn play_intr_idx_and_aframe_override_sonys_defaults() {
+    let Some(path) = common::corpus("SCEI/TUTO/PYRAMID/PYRAMID5.HMD") else {
+        return;
+    };
+    // Coordinate 1's local translation at each frame 0..=400.
+    let moves = |args: &[&str]| -> Vec<Value> {
+        let all: Vec<&str> = ["--frames", "0..400"].iter().chain(args).copied().collect();
+        play_json(&path, &all)["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["coordinates"][1]["local"]["t"].clone())
+            .collect()
+    };
+    let distinct = |v: &[Value]| {
+        let set: std::collections::BTreeSet<String> = v.iter().map(Value::to_string).collect();
+        set.len()
+    };
+    let default = moves(&[]);
+    assert!(distinct(&default[200..]) > 1, "swings on by default");
+    let intr = moves(&["--intr-idx", "0"]);
+    assert_eq!(distinct(&intr[200..]), 1, "INTR IDX 0 stops the swing");
+    assert!(distinct(&intr[..100]) > 1, "after swinging first");
+    let aframe = moves(&["--aframe", "10"]);
+    assert_eq!(distinct(&aframe[20..]), 1, "AFRAME 10 stops");
+    assert_eq!(aframe[..10], default[..10], "the same first 10 updates");
 }

@@ -205,6 +205,7 @@ fn options(args: &ConvertArgs) -> Result<Options> {
     o.hmd.sequence = args.sequence;
     o.hmd.stream_id = args.stream_id;
     o.hmd.speed = args.speed;
+    o.hmd.intr_idx = args.intr_idx;
     o.p3d.lod = args.lod;
     o.animation = args.animation;
     Ok(o)

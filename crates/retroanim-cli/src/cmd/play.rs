@@ -26,6 +26,8 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
         ("--sequence", args.sequence.is_some()),
         ("--stream-id", args.stream_id.is_some()),
         ("--speed", args.speed.is_some()),
+        ("--intr-idx", args.intr_idx.is_some()),
+        ("--aframe", args.aframe.is_some()),
         ("--mime-weights", !args.mime_weights.is_empty()),
         ("--vertices", args.vertices),
     ];

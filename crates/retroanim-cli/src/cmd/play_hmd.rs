@@ -1,4 +1,4 @@
-//! `retroanim play MODEL.HMD [--sequence N] [--stream-id S] [--speed X] [--frames A..B]
+//! `retroanim play MODEL.HMD [--sequence N] [--stream-id S] [--speed X] [--intr-idx N] [--aframe N]
 //! [--vertices] [--json]`: plays an HMD's animation as libhmd does and prints every frame.
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -91,6 +91,8 @@ fn play_hmd(h: &Hmd, args: &PlayArgs, frames: Option<(u64, u64)>, out: &mut Stre
         sequence: args.sequence,
         stream_id: args.stream_id,
         speed: args.speed.map(retroanim::convert::speed_code).transpose()?,
+        intr_idx: args.intr_idx,
+        aframe: args.aframe,
         ..PlayOptions::default()
     };
     let mut player = Player::start(h, &options)?;

@@ -105,6 +105,10 @@ pub struct HmdSelection {
     /// the console's 1/16 steps (SPEED is sign + 3.4 fixed point, so −8 ..= 7.9375); default:
     /// the file's SPEED, 1 where it stores 0, as [`crate::formats::hmd::SceneOptions::speed`].
     pub speed: Option<f64>,
+    /// INTR IDX to play with instead of 0xFFFF (Sony's samples'), as
+    /// [`crate::formats::hmd::SceneOptions::intr_idx`]: every update also writes the
+    /// interpolated pose into the key frame of this descriptor.
+    pub intr_idx: Option<u16>,
 }
 
 /// Which part of a P3D to use, and the model a point cache goes into.
@@ -178,6 +182,8 @@ pub enum OptionName {
     StreamId,
     /// [`HmdSelection::speed`].
     Speed,
+    /// [`HmdSelection::intr_idx`].
+    IntrIdx,
     /// [`P3dSelection::lod`].
     Lod,
     /// [`P3dSelection::base`].
@@ -207,6 +213,7 @@ impl OptionName {
             OptionName::Sequence => "sequence",
             OptionName::StreamId => "stream-id",
             OptionName::Speed => "speed",
+            OptionName::IntrIdx => "intr-idx",
             OptionName::Lod => "lod",
             OptionName::Base => "base",
             OptionName::Animation => "animation",
@@ -241,6 +248,7 @@ impl Options {
         add(self.hmd.sequence.is_some(), O::Sequence);
         add(self.hmd.stream_id.is_some(), O::StreamId);
         add(self.hmd.speed.is_some(), O::Speed);
+        add(self.hmd.intr_idx.is_some(), O::IntrIdx);
         add(self.p3d.lod.is_some(), O::Lod);
         add(self.p3d.base.is_some(), O::Base);
         add(self.animation.is_some(), O::Animation);
@@ -626,6 +634,7 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
                     O::Sequence,
                     O::StreamId,
                     O::Speed,
+                    O::IntrIdx,
                 ],
             )?;
             use crate::formats::hmd;
@@ -641,6 +650,7 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
                 sequence: opts.hmd.sequence,
                 stream_id: opts.hmd.stream_id,
                 speed: opts.hmd.speed.map(speed_code).transpose()?,
+                intr_idx: opts.hmd.intr_idx,
                 limits: opts.limits,
                 ..d
             };

@@ -89,7 +89,15 @@
 //! - **Indices are not pointers**: polygon, parameter, light and DIFF indices are offsets
 //!   relative to a section; the writer keeps them as they are. Growing a section moves the
 //!   sections after it (pointers follow) but does not renumber indices into the grown section.
-//! - **Category 6** (environment map, beta) is undocumented: kept raw.
+//! - **Category 6** (environment map, beta): only LIBHMD.H's type names and `ENVMAP.DEF`'s bits
+//!   are published. The sample LABs make the layout certain for the types LIBHMD.H names: they
+//!   draw the category 0 / 1 polygons ([`TypeCode::drawn_as`]) — their sections take the same
+//!   roles and their packets the same layouts; header words 3..12 (the map's image entries and
+//!   bytes for texture mode, material, rates, screen colour) stay plain header words. Other
+//!   category 6 types are kept raw.
+//! - **Image entries short of the size field**: VENUS11.HMD's image primitive says 10 words for
+//!   its one 3-word entry, the image data following the entry; the driver uploads `count`
+//!   images, so a last image type is read by count (the size kept in `size_override`).
 //! - **Developer ID 0xF** (user types) and unknown categories: kept raw, reported by `validate`.
 
 pub mod author;
@@ -133,7 +141,7 @@ pub const VERSION: u32 = 0x50;
 /// points to, given one type word of a primitive using that header.
 pub(crate) fn role_of(type_code: u32, index: usize) -> Option<SectionRole> {
     use SectionRole::*;
-    let t = TypeCode(type_code);
+    let t = TypeCode(type_code).drawn_as();
     if t.developer() != 0 {
         return None;
     }
@@ -193,7 +201,8 @@ pub struct Summary {
     pub primitive_types_by_category: BTreeMap<String, usize>,
     /// Distinct type words, in hex, ascending.
     pub type_codes: Vec<String>,
-    /// Polygons drawn: the data counts of the polygon types (categories 0 and 1).
+    /// Polygons drawn: the data counts of the polygon types (categories 0 and 1, and the
+    /// environment maps drawing them, [`TypeCode::drawn_as`]).
     pub polygons: usize,
     /// SVECTORs in vertex sections.
     pub vertices: usize,

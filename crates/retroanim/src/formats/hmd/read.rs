@@ -400,6 +400,20 @@ fn read_primitive(cx: &Ctx<'_>, at: usize) -> Result<(Primitive, usize)> {
                 continue;
             }
         }
+        if types.len() as u64 + 1 == ntypes {
+            if let Some(n) = images_short_of_size(code, count, size as usize - 1) {
+                let data = cx.slice(t + 2, n as u64, t + 1, "image entries (their count)")?;
+                types.push(DataSection {
+                    type_code: code,
+                    count,
+                    unscanned: cs & 0x8000_0000 != 0,
+                    data: decode_type_data(code, data),
+                    size_override: Some(size as u16),
+                });
+                t += 2 + n;
+                continue;
+            }
+        }
         let data = cx.slice(t + 2, size - 1, t + 1, "primitive data (its size field)")?;
         types.push(DataSection {
             type_code: code,
@@ -442,9 +456,26 @@ fn sequences_past_size(
     (n > size_words).then_some((seqs, n))
 }
 
+/// An image primitive's last data section whose size field says more words than its `count`
+/// image entries take (VENUS11.HMD: size 10 for one entry of 3 words, the image data starting
+/// right after the entry): the driver uploads `count` images, so the entries are read by
+/// count and the words after them are the sections they point to. Gives the words the
+/// entries take.
+fn images_short_of_size(code: u32, count: u16, size_words: usize) -> Option<usize> {
+    let t = TypeCode(code);
+    let k = match (t.developer(), t.category(), t.primitive_type()) {
+        (0, 2, 0) => 3,
+        (0, 2, 1) => 6,
+        _ => return None,
+    };
+    let n = usize::from(count) * k;
+    (count > 0 && n < size_words).then_some(n)
+}
+
 /// Decodes a data section's words by its type; anything that does not fit its type stays raw.
 pub(crate) fn decode_type_data(code: u32, d: &[u32]) -> TypeData {
-    let t = TypeCode(code);
+    // Environment maps as the polygon types they draw ([`TypeCode::drawn_as`]).
+    let t = TypeCode(code).drawn_as();
     if t.developer() != 0 {
         return TypeData::Raw(d.to_vec());
     }
@@ -605,10 +636,11 @@ fn polygon_runs<'a>(
         };
         for t in &p.types {
             if let TypeData::PolygonIndex { index, .. } = t.data {
-                let mut pt = t.kind().primitive_type();
+                let kind = t.kind().drawn_as();
+                let mut pt = kind.primitive_type();
                 // Shared drivers do not implement COL for flat polygons: their packets have the
                 // Gouraud layout without per-vertex colours (TILED.LAB, SharedPoly_0008/0009).
-                if t.kind().category() == 1 && pt & 0x6 == 0x2 {
+                if kind.category() == 1 && pt & 0x6 == 0x2 {
                     pt = (pt & !0x2) | 0x4;
                 }
                 runs.push((section as u64 + index as u64, pt, t.count as usize));

@@ -13,6 +13,8 @@
 //! Block k (1..N−2) draws in coordinate k−1: its category 0 polygons become one mesh on that
 //! coordinate's node (PRE-/POST-PROCESS polygons on a root node). Triangles and quads are split
 //! into triangles (quad corners 0 1 2 and 1 3 2, the GPU's order) with corners 1 and 2 swapped,
+//! environment-map polygons (category 6) as the polygons they draw ([`super::TypeCode::drawn_as`];
+//! the mapping left out, with a note),
 //! because the console's fronts are clockwise; every corner is its own vertex with the packet's
 //! colour (sRGB bytes → linear) and normal. Strip meshes become their triangles (see
 //! [`strip_triangles`]); ground primitives (category 5) become meshes (see [`ground`]);
@@ -22,8 +24,9 @@
 //! the end of its section into the sections of the same kind laid out after it (FF p.2-56; JOINT's
 //! pyramid indexes its shared vertices that way). Shared polygons (category 1) become skinned
 //! meshes: see [`shared_mesh`]. Vertex MIMe keys become morph
-//! targets (displacements × scale, in the converted axes) of the meshes that use the moved
-//! vertex section, with the MIMEPR weights / 4096 as the node's weights and, where an
+//! targets (displacements × scale, in the converted axes) of the meshes whose polygons see the
+//! MIMe (drawn after it runs, before a reset: [`Player::mime_seen`]) and draw a vertex it moves,
+//! with the MIMEPR weights / 4096 as the node's weights and, where an
 //! animation drives them, a LINEAR weights track sampled every frame. Normal MIMe keys become
 //! morph targets too, moving normals only (differences / 4096, since the console's normals are
 //! 4096 long and the exported ones 1), weighted the same way. Materials follow the
@@ -204,7 +207,9 @@ fn mesh_of_block(
             continue;
         };
         for t in &p.types {
-            let (0, 0) = (t.kind().developer(), t.kind().category()) else {
+            // Environment maps draw as the plain polygons they are laid out as.
+            let kind = t.kind().drawn_as();
+            let (0, 0) = (kind.developer(), kind.category()) else {
                 continue;
             };
             let TypeData::PolygonIndex { index, .. } = t.data else {
@@ -239,7 +244,7 @@ fn mesh_of_block(
                     packet,
                     (vectors, normals),
                     conv,
-                    (tex, &mut keys, Look::of(t.type_code, packet)),
+                    (tex, &mut keys, Look::of(kind.0, packet)),
                     &mut |i, n| sources.push(((vsec, i), n.map(|n| (nsec, n)))),
                 );
             }
@@ -401,7 +406,17 @@ fn take(hmd: &Hmd, options: &SceneOptions, sequence: usize) -> crate::Result<Tak
             .iter()
             .map(|s| (s.sid, s.ctr_idx, s.tctr_idx, s.rframe, s.tframe, s.aframe))
             .collect();
-        if !seen.insert(state) {
+        // With INTR IDX set, updates write poses back into key frames: the same sequence
+        // state no longer means the same frame, so the pose is part of the play state.
+        let pose: Vec<_> = match options.intr_idx {
+            Some(_) => f
+                .coordinates
+                .iter()
+                .map(|c| (c.local.m, c.local.t))
+                .collect(),
+            None => Vec::new(),
+        };
+        if !seen.insert((state, pose)) {
             looped = true;
             break;
         }
@@ -462,6 +477,13 @@ impl Hmd {
         let rest = rest_player.frame();
         let mime_targets = rest_player.vertex_mime_deltas();
         let normal_targets = rest_player.normal_mime_deltas();
+        // The MIMe primitives each block's polygons see (`play::mime_seen`).
+        let seen = rest_player.mime_seen();
+        let sees = |b: usize, t: &super::VertexMimeTargets| {
+            seen.get(b)
+                .and_then(|m| m.get(&t.section))
+                .is_some_and(|p| p.contains(&t.primitive))
+        };
         let mut morphed: Vec<(usize, Vec<(u32, usize)>)> = Vec::new();
         // World-exact locals (module docs, "Animation").
         let parents: Vec<Option<usize>> = rest.coordinates.iter().map(|c| c.parent).collect();
@@ -498,7 +520,14 @@ impl Hmd {
             // Vertex MIMe keys as morph targets (displacements per corner).
             let mut mimes = Vec::new();
             for t in &mime_targets {
-                if !sources.iter().any(|((sec, _), _)| *sec == t.section) {
+                // Only a MIMe these polygons see, moving a vertex they draw.
+                let moves = |((sec, i), _): &CornerSource| {
+                    *sec == t.section
+                        && t.keys
+                            .iter()
+                            .any(|k| k.get(i).is_some_and(|d| *d != [0; 3]))
+                };
+                if !sees(b, t) || !sources.iter().any(moves) {
                     continue;
                 }
                 for (k, key) in t.keys.iter().enumerate() {
@@ -525,7 +554,15 @@ impl Hmd {
             // console's normals are 4096 long, the exported ones 1).
             for t in &normal_targets {
                 let moves = |n: &Option<(u32, usize)>| n.is_some_and(|(sec, _)| sec == t.section);
-                if !sources.iter().any(|(_, n)| moves(n)) {
+                let moved = |n: &Option<(u32, usize)>| {
+                    moves(n)
+                        && n.is_some_and(|(_, j)| {
+                            t.keys
+                                .iter()
+                                .any(|k| k.get(&j).is_some_and(|d| *d != [0; 3]))
+                        })
+                };
+                if !sees(b, t) || !sources.iter().any(|(_, n)| moved(n)) {
                     continue;
                 }
                 for (k, key) in t.keys.iter().enumerate() {
@@ -667,7 +704,7 @@ impl Hmd {
             .count();
         let mut notes = notes::notes(
             self,
-            tex.images_left_out,
+            (tex.images_left_out, &tex.unused_images()),
             tex.untextured.get(),
             normal_left_out,
         );

@@ -234,6 +234,32 @@ impl TypeCode {
     pub fn primitive_type(self) -> u16 {
         self.0 as u16
     }
+
+    /// The category 0 or 1 type whose packets and sections an environment-map type (SCE
+    /// category 6) reads; every other type (and an environment-map type LIBHMD.H does not
+    /// name) is itself.
+    ///
+    /// `ENVMAP.DEF` (beside the `SCEI/ENVMAP/` samples) puts the mapping in bits 15..12 (ENV1D
+    /// 0x1000, ENV2DL 0x2000, ENV2DR 0x3000, ENV2DRL 0x4000, ENV2DOL 0x5000) and ENV_SHARED at
+    /// 0x0100 beside the polygon bits, and LIBHMD.H names Gouraud triangles and quads only:
+    /// `GsUE1G3` 0x0600100c draws category 0's Gouraud triangle 0x0000000c (`STAR09.LAB` points
+    /// a `CTG_POLY` and four `CTG_ENV` primitives at one packet list), `GsUE1SG3` 0x0600110c
+    /// the shared one 0x0100000c (`YESNO5.LAB`, whose commented-out lines are the `CTG_SHARED`
+    /// types), and `GsUSCAL2` 0x06000100 is the shared pre-calculation 0x01000000 (the same
+    /// six data words). Driver bits (INI, ...) are kept.
+    pub fn drawn_as(self) -> TypeCode {
+        let pt = self.primitive_type();
+        if self.developer() != 0 || self.category() != 6 {
+            return self;
+        }
+        let (mode, shared, poly) = (pt & 0xF000, pt & 0x0100 != 0, pt & 0x0EFF);
+        let category = match (mode, shared, poly) {
+            (0, true, 0) => 1,
+            (0x1000..=0x5000, _, 0x0c | 0x14) => u32::from(shared),
+            _ => return self,
+        };
+        TypeCode((self.0 & 0x00FF_0000) | category << 24 | u32::from(poly))
+    }
 }
 
 /// The data of one [`DataSection`], typed per category.

@@ -133,6 +133,17 @@ pub fn validate(hmd: &Hmd) -> Vec<Issue> {
             }
         }
     }
+    // Headers of environment-map primitives: their words 3..7 point at the map's image
+    // entries inside an image primitive (ENVMAP samples' LAB: `M(ImagePrim_0000 / 4)`).
+    let env_headers: std::collections::BTreeSet<u32> = prims
+        .values()
+        .filter(|p| {
+            p.types
+                .iter()
+                .any(|t| t.kind().developer() == 0 && t.kind().category() == 6)
+        })
+        .map(|p| p.header)
+        .collect();
     for (&ho, h) in &headers {
         for (i, e) in h.words.iter().enumerate() {
             if let HeaderEntry::Pointer(p) = e {
@@ -140,7 +151,13 @@ pub fn validate(hmd: &Hmd) -> Vec<Issue> {
                     .range(..=*p)
                     .next_back()
                     .is_some_and(|(&s, prim)| *p < s + prim.words() as u32);
-                if inside_primitive {
+                if inside_primitive && env_headers.contains(&ho) && (3..=7).contains(&i) {
+                    out.push(Issue::info(
+                        byte_in(&byte_of, ho) + 4 + i as u64 * 4,
+                        "envmap-image",
+                        format!("primitive header at word {ho}: environment-map word {i} points into a primitive at word {p} (the map's image entry, as Sony's ENVMAP samples write it)"),
+                    ));
+                } else if inside_primitive {
                     out.push(Issue::warning(
                         byte_in(&byte_of, ho) + 4 + i as u64 * 4,
                         "pointer-target",
@@ -300,11 +317,20 @@ fn check_type(t: &DataSection, at: u64, out: &mut Vec<Issue>) {
     }
     let raw = matches!(t.data, TypeData::Raw(_));
     match k.category() {
+        6 if k.drawn_as() != k => out.push(Issue::info(
+            at,
+            "beta",
+            format!(
+                "type 0x{:08x}: environment map (category 6, beta): its packets read as type 0x{:08x}; the mapping itself is not modelled",
+                t.type_code,
+                k.drawn_as().0
+            ),
+        )),
         6 => out.push(Issue::info(
             at,
             "beta",
             format!(
-                "type 0x{:08x}: environment map (category 6, beta, undocumented); kept raw",
+                "type 0x{:08x}: environment map (category 6, beta) LIBHMD.H does not name; kept raw",
                 t.type_code
             ),
         )),

@@ -190,11 +190,15 @@ impl<'a> Player<'a> {
                 // draw; shared polygons (category 1) read them in the pre-calculation type
                 // (primitive type 0, in each coordinate's block) — the shared drawing types,
                 // often in POST-PROCESS after the resets, read the calculated vertices.
-                let draws = p.types.iter().any(|t| match t.kind().category() {
-                    0 | 5 | 6 => true,
-                    1 => t.type_code & 0xFFFF == 0,
-                    _ => false,
-                });
+                let draws =
+                    p.types
+                        .iter()
+                        .map(|t| t.kind().drawn_as())
+                        .any(|k| match k.category() {
+                            0 | 5 | 6 => true,
+                            1 => k.primitive_type() == 0,
+                            _ => false,
+                        });
                 if draws {
                     let sections: Vec<u32> = headers
                         .get(&p.header)

@@ -1,12 +1,14 @@
 //! What an HMD's scene leaves out, one note per kind with a count: the caller shows them so
 //! that no export is silently less than the file.
 //!
-//! The kinds (codes): `images-left-out` (image entries whose texels or CLUT lie past their
+//! The kinds (codes): `images-unused` (images no exported polygon is textured from, so not in
+//! the glTF), `images-left-out` (image entries whose texels or CLUT lie past their
 //! section), `textures-missing` (textured polygons no image primitive or `--tim` covers: drawn
 //! untextured), `polygons-not-exported` (polygon primitives whose packets retroanim keeps as raw
 //! words: preset strips, layouts the manual does not list), `envmap-not-exported`
-//! (category 6 environment-map primitives, kept raw: LIBHMD.H names their types but no layout),
-//! `normal-mime-not-exported` (normal MIMe primitives moving no normal an exported block mesh
+//! (category 6 types LIBHMD.H does not name, kept raw),
+//! `envmap-left-out` (environment-map primitives exported as their plain polygons, the mapping
+//! left out), `normal-mime-not-exported` (normal MIMe primitives moving no normal an exported block mesh
 //! draws; the others are morph targets) and `types-not-exported`
 //! (user-defined or unknown primitive types).
 
@@ -21,19 +23,32 @@ use super::polygon_item;
 struct Unexported {
     raw_polygons: BTreeMap<u32, usize>,
     envmap: BTreeMap<u32, usize>,
+    /// Environment-map primitives exported as the polygons they draw, mapping left out.
+    envmap_drawn: BTreeMap<u32, usize>,
     unknown: BTreeMap<u32, usize>,
 }
 
-/// The notes for `hmd`'s scene; `images_left_out` and `untextured` are what texturing counted,
+/// The notes for `hmd`'s scene; `images_left_out`, `unused_images` and `untextured` are what
+/// texturing counted,
 /// `normal_mime_left_out` the normal MIMe primitives that became no morph target.
 pub(super) fn notes(
     hmd: &Hmd,
-    images_left_out: usize,
+    (images_left_out, unused_images): (usize, &[String]),
     untextured: usize,
     normal_mime_left_out: usize,
 ) -> Vec<(&'static str, String)> {
     let u = scan(hmd);
     let mut out = Vec::new();
+    if !unused_images.is_empty() {
+        out.push((
+            "images-unused",
+            format!(
+                "{} image(s) of the file's image primitives not in the glTF, which carries only the images a material uses: no exported polygon is textured from them (in the environment-map samples they are the maps): {}",
+                unused_images.len(),
+                unused_images.join("; ")
+            ),
+        ));
+    }
     if images_left_out > 0 {
         out.push((
             "images-left-out",
@@ -64,9 +79,19 @@ pub(super) fn notes(
         out.push((
             "envmap-not-exported",
             format!(
-                "{} environment-map primitive(s) (category 6, types {}) not exported: their packet layout is not documented (LIBHMD.H names the types only), so they are kept as raw words",
+                "{} environment-map primitive(s) (category 6, types {}) not exported: LIBHMD.H names no such type, so their packets are kept as raw words",
                 u.envmap.values().sum::<usize>(),
                 codes(&u.envmap)
+            ),
+        ));
+    }
+    if !u.envmap_drawn.is_empty() {
+        out.push((
+            "envmap-left-out",
+            format!(
+                "{} environment-map primitive(s) (category 6, types {}) exported as the plain Gouraud polygons they are laid out as: the environment mapping itself (a texture looked up from each normal, set by primitive header words 3..12) is left out",
+                u.envmap_drawn.values().sum::<usize>(),
+                codes(&u.envmap_drawn)
             ),
         ));
     }
@@ -114,10 +139,13 @@ fn scan(hmd: &Hmd) -> Unexported {
             let Some(p) = prims.get(&at) else { break };
             at = p.next;
             for t in &p.types {
-                let k = t.kind();
+                let k = t.kind().drawn_as();
                 if k.developer() != 0 {
                     *u.unknown.entry(t.type_code).or_default() += 1;
                     continue;
+                }
+                if k != t.kind() {
+                    *u.envmap_drawn.entry(t.type_code).or_default() += 1;
                 }
                 match k.category() {
                     0 => {

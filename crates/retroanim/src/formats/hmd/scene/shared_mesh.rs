@@ -164,7 +164,8 @@ pub(super) fn add(
             };
             let ptr = |i: usize| h.words.get(i).and_then(|e| e.pointer());
             for t in &p.types {
-                let (0, 1) = (t.kind().developer(), t.kind().category()) else {
+                let kind = t.kind().drawn_as();
+                let (0, 1) = (kind.developer(), kind.category()) else {
                     continue;
                 };
                 let TypeData::PolygonIndex { index, .. } = t.data else {
@@ -181,11 +182,7 @@ pub(super) fn add(
                 for packet in run.packets() {
                     add_packet(
                         &mut prim,
-                        (
-                            &mut joint_of_vertex,
-                            &mut keys,
-                            Look::of(t.type_code, &packet),
-                        ),
+                        (&mut joint_of_vertex, &mut keys, Look::of(kind.0, &packet)),
                         &packet,
                         (verts, norms),
                         (conv, &*tex),

@@ -108,6 +108,10 @@ pub(super) struct Texturing {
     pub untextured: std::cell::Cell<usize>,
     materials: BTreeMap<MaterialKey, usize>,
     textures: BTreeMap<TextureKey, usize>,
+    /// How many of the TIMs are the file's own images (they come first).
+    file_images: usize,
+    /// The TIMs a material has taken its texture from.
+    used: std::collections::BTreeSet<usize>,
 }
 
 /// The TIMs the image primitives linked into `hmd`'s blocks upload, in block order.
@@ -204,9 +208,12 @@ impl Texturing {
     /// The file's images, then `extra` (the `--tim` files).
     pub fn new(hmd: &Hmd, extra: &[Tim]) -> Texturing {
         let (mut tims, images_left_out) = placed_images(hmd);
+        let file_images = tims.len();
         tims.extend_from_slice(extra);
         Texturing {
             images_left_out,
+            file_images,
+            used: Default::default(),
             untextured: std::cell::Cell::new(0),
             opts: PsxOptions {
                 tims,
@@ -215,6 +222,30 @@ impl Texturing {
             materials: BTreeMap::new(),
             textures: BTreeMap::new(),
         }
+    }
+
+    /// The file's own images no exported polygon is textured from (so no material carries
+    /// them into the glTF), each as `W×H at VRAM (X, Y), D-bit`.
+    pub fn unused_images(&self) -> Vec<String> {
+        self.opts.tims[..self.file_images]
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.used.contains(i))
+            .map(|(_, t)| {
+                let bits = match t.pmode {
+                    0 => 4,
+                    1 => 8,
+                    _ => 16,
+                };
+                format!(
+                    "{}×{} at VRAM ({}, {}), {bits}-bit",
+                    t.pixel_width(),
+                    t.image.height,
+                    t.image.x,
+                    t.image.y
+                )
+            })
+            .collect()
     }
 
     /// Where a textured packet's texels are.
@@ -326,8 +357,11 @@ impl Texturing {
                 ..Primitive::default()
             };
             let (tex, look) = key;
-            if tex.is_none() {
-                p.uvs.clear();
+            match tex {
+                Some((tim, _, _)) => {
+                    self.used.insert(tim);
+                }
+                None => p.uvs.clear(),
             }
             if key != Surface::default() {
                 let mk = MaterialKey {
