@@ -14,6 +14,8 @@ use retroanim::import::gltf;
 use retroanim::scene::{Interpolation, Scene, Track};
 use retroanim::{Error, Format, Limits, Model};
 
+use common::glb::{f32s, glb};
+
 /// Triangles per mesh.
 fn triangles(s: &Scene) -> Vec<usize> {
     s.meshes
@@ -210,34 +212,6 @@ fn corpus_hmds_come_back() {
         checked >= 10 && animated >= 3,
         "{checked} HMDs, {animated} animated"
     );
-}
-
-/// A GLB of `json` with `bin` as its BIN chunk.
-fn glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
-    let mut j = serde_json::to_vec(json).unwrap();
-    while j.len() % 4 != 0 {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while b.len() % 4 != 0 {
-        b.push(0);
-    }
-    let total = 12 + 8 + j.len() + 8 + b.len();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&j);
-    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&b);
-    out
-}
-
-fn f32s(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 /// A unit square (two triangles) on node 1 under node 0, node 0 moved by a CUBICSPLINE

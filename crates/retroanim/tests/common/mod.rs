@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod disc;
+pub mod glb;
 pub mod gltf_read;
 pub mod hmd_anim;
 pub mod hmd_asm;
