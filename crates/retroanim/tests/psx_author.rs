@@ -345,14 +345,7 @@ fn shipped_sample_round_trips_through_glb() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
     let anim = tod::read(&std::fs::read(dir.join("swing.tod")).unwrap()).unwrap();
     let model = tmd::read(&std::fs::read(dir.join("link.tmd")).unwrap()).unwrap();
-    let to_glb = Options {
-        tod: TodInput {
-            tmd: Some(model.clone()),
-            ..TodInput::default()
-        },
-        ..Options::default()
-    };
-    let glb = convert::convert(&Model::Tod(anim.clone()), Format::Glb, &to_glb).unwrap();
+    let glb = common::tod_to_glb(&anim, &model, Default::default());
     let back = Options {
         tod: TodInput {
             resolution: Some(anim.header.resolution.max(1)),

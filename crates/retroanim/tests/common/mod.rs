@@ -287,3 +287,48 @@ pub fn export_hmd_sequence<'a>(
     );
     (scene, frames, player)
 }
+
+/// Every node's world matrix (column-major) at `time` in animation `anim` (`None`: at rest),
+/// evaluated with the library's own sampler as a glTF viewer composes it.
+pub fn worlds_at(
+    scene: &retroanim::scene::Scene,
+    anim: Option<usize>,
+    time: f32,
+) -> Vec<retroanim::scene::sample::Mat4> {
+    use retroanim::scene::sample::{local_at, mat_mul};
+    let a = anim.and_then(|k| scene.animations.get(k));
+    (0..scene.nodes.len())
+        .map(|i| {
+            let mut m = local_at(scene, a, i, time).matrix();
+            let mut p = scene.nodes[i].parent;
+            while let Some(k) = p {
+                m = mat_mul(&local_at(scene, a, k, time).matrix(), &m);
+                p = scene.nodes[k].parent;
+            }
+            m
+        })
+        .collect()
+}
+
+/// A TOD with its TMD converted to GLB through `retroanim::convert`.
+pub fn tod_to_glb(
+    anim: &retroanim::formats::tod::Tod,
+    model: &retroanim::formats::tmd::Tmd,
+    geometry: retroanim::convert::Geometry,
+) -> retroanim::convert::Conversion {
+    use retroanim::convert::{convert, Options, TodInput};
+    let opts = Options {
+        geometry,
+        tod: TodInput {
+            tmd: Some(model.clone()),
+            ..TodInput::default()
+        },
+        ..Options::default()
+    };
+    convert(
+        &retroanim::Model::Tod(anim.clone()),
+        retroanim::Format::Glb,
+        &opts,
+    )
+    .unwrap()
+}
