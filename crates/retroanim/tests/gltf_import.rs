@@ -113,21 +113,9 @@ fn assert_same_shape(name: &str, sent: &Scene, format: Format) -> Scene {
     got
 }
 
-/// One path per distinct content.
-fn unique(kind: &str) -> Vec<(String, Vec<u8>)> {
-    let mut seen = BTreeSet::new();
-    common::corpus_files(kind)
-        .into_iter()
-        .filter_map(|(n, p)| {
-            let data = std::fs::read(p).unwrap();
-            seen.insert(data.clone()).then_some((n, data))
-        })
-        .collect()
-}
-
 #[test]
 fn corpus_tmds_come_back_from_glb_and_gltf() {
-    let files = unique("TMD");
+    let files = common::unique_files("TMD");
     if files.is_empty() {
         return;
     }
@@ -147,21 +135,9 @@ fn corpus_tmds_come_back_from_glb_and_gltf() {
 
 #[test]
 fn janken_animations_come_back_with_every_channel() {
-    let tmds = common::corpus_files("TMD");
-    let Some((_, tmd_path)) = tmds
-        .iter()
-        .find(|(n, _)| n.ends_with("graphics/TOD/JANKEN/TMD/TE.TMD"))
-    else {
+    let Some((model, anims)) = common::janken() else {
         return;
     };
-    let model = tmd::read(&std::fs::read(tmd_path).unwrap()).unwrap();
-    let dir = tmd_path.parent().unwrap().parent().unwrap().join("TOD");
-    let mut anims: Vec<(String, tod::Tod)> = common::corpus_files("TOD")
-        .into_iter()
-        .filter(|(_, p)| p.parent() == Some(dir.as_path()))
-        .map(|(n, p)| (n, tod::read(&std::fs::read(p).unwrap()).unwrap()))
-        .collect();
-    anims.sort_by_key(|(n, _)| !n.ends_with("APPEAR.TOD"));
     assert!(anims[0].0.ends_with("APPEAR.TOD"));
     let appear = anims[0].1.clone();
     let mut keys = 0;
@@ -186,7 +162,7 @@ fn janken_animations_come_back_with_every_channel() {
 
 #[test]
 fn corpus_hmds_come_back() {
-    let files = unique("HMD");
+    let files = common::unique_files("HMD");
     if files.is_empty() {
         return;
     }

@@ -325,7 +325,7 @@ fn tod_cameras_and_lights_survive_glb_and_back() {
             axes: Some(axes),
             ..Geometry::default()
         };
-        let glb = common::tod_to_glb(&anim, &model, geometry.clone());
+        let glb = common::tod_to_glb(&anim, &model, &[], geometry.clone());
         let back = Options {
             geometry,
             ..Options::default()

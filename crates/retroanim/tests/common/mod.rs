@@ -310,10 +310,12 @@ pub fn worlds_at(
         .collect()
 }
 
-/// A TOD with its TMD converted to GLB through `retroanim::convert`.
+/// A TOD with its TMD, played after the animations `after`, converted to GLB through
+/// `retroanim::convert`.
 pub fn tod_to_glb(
     anim: &retroanim::formats::tod::Tod,
     model: &retroanim::formats::tmd::Tmd,
+    after: &[retroanim::formats::tod::Tod],
     geometry: retroanim::convert::Geometry,
 ) -> retroanim::convert::Conversion {
     use retroanim::convert::{convert, Options, TodInput};
@@ -321,6 +323,7 @@ pub fn tod_to_glb(
         geometry,
         tod: TodInput {
             tmd: Some(model.clone()),
+            after: after.to_vec(),
             ..TodInput::default()
         },
         ..Options::default()
@@ -331,4 +334,38 @@ pub fn tod_to_glb(
         &opts,
     )
     .unwrap()
+}
+
+/// The janken sample's model (TE.TMD) and its nine TODs, APPEAR.TOD (which creates the
+/// objects the others move) first; `None` without the corpus.
+pub fn janken() -> Option<(
+    retroanim::formats::tmd::Tmd,
+    Vec<(String, retroanim::formats::tod::Tod)>,
+)> {
+    use retroanim::formats::{tmd, tod};
+    let tmds = corpus_files("TMD");
+    let (_, tmd_path) = tmds
+        .iter()
+        .find(|(n, _)| n.ends_with("graphics/TOD/JANKEN/TMD/TE.TMD"))?;
+    let model = tmd::read(&std::fs::read(tmd_path).unwrap()).unwrap();
+    let dir = tmd_path.parent()?.parent()?.join("TOD");
+    let mut tods: Vec<(String, tod::Tod)> = corpus_files("TOD")
+        .into_iter()
+        .filter(|(_, p)| p.parent() == Some(dir.as_path()))
+        .map(|(n, p)| (n, tod::read(&std::fs::read(p).unwrap()).unwrap()))
+        .collect();
+    tods.sort_by_key(|(n, _)| !n.ends_with("APPEAR.TOD"));
+    Some((model, tods))
+}
+
+/// The corpus files of a kind, one per distinct content: (name, bytes).
+pub fn unique_files(kind: &str) -> Vec<(String, Vec<u8>)> {
+    let mut seen = std::collections::BTreeSet::new();
+    corpus_files(kind)
+        .into_iter()
+        .filter_map(|(n, p)| {
+            let data = std::fs::read(p).unwrap();
+            seen.insert(data.clone()).then_some((n, data))
+        })
+        .collect()
 }

@@ -18,12 +18,26 @@
 //! The animation is sampled every `resolution` ticks (1 tick = 1/60 s; the header's
 //! resolution field) from time 0 to its last key, at the key times the glTF bridge writes
 //! ([`crate::scene::key_time`]), STEP, LINEAR and CUBICSPLINE channels evaluated as glTF
-//! viewers do. A frame holds packets only for what changed: absolute coordinate packets
-//! (rotation in the console's RotMatrix order X·Y·Z, 4096 = 1° in the file, which the player
+//! viewers do. A frame holds packets only for what changed: coordinate packets
+//! (absolute, or differential where smaller: below; rotation in the console's RotMatrix order X·Y·Z, 4096 = 1° in the file, which the player
 //! reads as 1/4096 of a turn; scale 4096 = 1.0; translation in console units) and attribute
 //! packets for the display bit. A node whose scale (or an ancestor's) is 0 is hidden
 //! (display bit set) and keeps its last coordinate. The last frame is always written (with a
 //! no-op attribute packet when nothing changes) so the TOD lasts as long as the animation.
+//!
+//! # Differential packets
+//! A differential coordinate packet has the same fields, each as wide, as an absolute one
+//! (TOD spec, "Coordinate (RST)"), but the player rebuilds the whole matrix from its kept
+//! rotation, scale and translation after one ([`super::play`]), so it can leave out what an
+//! absolute packet must repeat: a rotation of an object whose scale is not 1.0 (absolute:
+//! R and S, 6 words; differential: R, 4), a scale change alone (absolute R and S;
+//! differential S, 3 words), or both with a translation. Such a packet (rotation steps × 360,
+//! scale as the factor `old · v / 4096 = new`, translation steps) is written when it has fewer
+//! words and the player, simulated on the object's parameters, makes exactly the coordinate
+//! the absolute packet would: world matrices are unchanged bit for bit. Only after an absolute
+//! scale has been written for the object: the PsyQ sample's parameter area starts at scale 0,
+//! where a differential packet would give a zero matrix. On by default
+//! ([`TodAuthorOptions::differential`]); the spec gives no reason to avoid them.
 //!
 //! # Cameras and lights
 //! The inverse of the TOD bridge's reading ([`super::scene`]). Each camera node (in node order)
@@ -63,6 +77,7 @@ use crate::scene::world_exact::Affine;
 use crate::scene::{key_time, Animation, Scene, Track};
 use crate::{Format, Limits};
 
+mod diff;
 mod rig;
 mod solve;
 use solve::*;
@@ -80,6 +95,10 @@ pub struct TodAuthorOptions {
     pub limits: Limits,
     /// Which of the scene's animations to write (default 0, the first).
     pub animation: usize,
+    /// Write a differential coordinate packet where it is smaller than the absolute one and the
+    /// player makes exactly the same coordinate of it (default true; see the module docs).
+    /// Off, every coordinate packet is absolute: the same poses in a larger file.
+    pub differential: bool,
 }
 
 impl Default for TodAuthorOptions {
@@ -90,6 +109,7 @@ impl Default for TodAuthorOptions {
             resolution: 1,
             limits: Limits::default(),
             animation: 0,
+            differential: true,
         }
     }
 }
@@ -245,6 +265,10 @@ pub fn author(
     order.sort_by_key(|&o| depth(o));
     // The coordinate each object holds on the console, and the world matrix the player makes.
     let mut coord = vec![Mat::IDENTITY; objects.len()];
+    // The player's coordinate and RST parameters of each object, and whether an absolute
+    // scale has been written for it (differential packets build on both).
+    let mut sim = vec![crate::formats::tod::play::Rst::NEW; objects.len()];
+    let mut scale_set = vec![false; objects.len()];
     let mut world = vec![Mat::IDENTITY; objects.len()];
     for f in 0..=last_frame {
         let time = key_time(f * res as u64, 60.0);
@@ -346,10 +370,22 @@ pub fn author(
                 if parent.is_some() && solved.coord.t.iter().any(|&v| i16::try_from(v).is_err()) {
                     cut += 1;
                 }
-                if let Some(p) = coordinate_packet(&written[o], &solved.written) {
+                if let Some(mut p) = coordinate_packet(&written[o], &solved.written) {
                     if matches!(solved.written, Written::Matrix(_)) {
                         matrix_packets += 1;
                     }
+                    if opts.differential {
+                        p = diff::smaller(&sim[o], p, &solved.written, &solved.coord, scale_set[o]);
+                    }
+                    scale_set[o] |= matches!(
+                        p,
+                        PacketData::Coordinate(Coordinate {
+                            differential: false,
+                            scale: Some(_),
+                            ..
+                        })
+                    );
+                    sim[o] = diff::after(&sim[o], &p);
                     out.push(Packet::new(id, p));
                 }
                 written[o] = solved.written;
