@@ -455,3 +455,60 @@ fn what_a_tod_cannot_light_or_project_is_noted() {
     assert_eq!(ids(tod::PacketKind::Camera).len(), 3);
     assert_eq!(ids(tod::PacketKind::ObjectControl).len(), 1);
 }
+
+#[test]
+fn a_hidden_camera_keeps_still_and_a_far_one_is_a_clean_error() {
+    use retroanim::formats::tod::author::{author, TodAuthorOptions};
+    use retroanim::scene::{Camera, Node, Transform};
+    let camera = |t: [f32; 3], scale: f32| Scene {
+        cameras: vec![Camera {
+            name: "c".into(),
+            projection: retroanim::formats::tod::scene::tod_scene(
+                &rig_tod(),
+                None,
+                &PsxOptions::default(),
+            )
+            .unwrap()
+            .cameras[0]
+                .projection,
+        }],
+        nodes: vec![Node {
+            camera: Some(0),
+            transform: Transform::Trs {
+                translation: t,
+                rotation: [0.0, 0.0, 0.0, 1.0],
+                scale: [scale; 3],
+            },
+            ..Node::new("c")
+        }],
+        ..Scene::default()
+    };
+    let opts = TodAuthorOptions::default();
+    // Scaled to nothing: no view axis, so no camera values (and no error); the one frame
+    // holds a camera packet that changes nothing.
+    let hidden = author(&camera([0.0, 1.0, 0.0], 0.0), &[], &opts).unwrap();
+    assert!(hidden.notes.is_empty(), "{:?}", hidden.notes);
+    let packets: Vec<&tod::Packet> = hidden.tod.frames.iter().flat_map(|f| &f.packets).collect();
+    assert_eq!(packets.len(), 1);
+    assert_eq!(
+        packets[0].data,
+        tod::PacketData::Camera(tod::Camera::LookAt(tod::LookAtCamera::default()))
+    );
+    // Shown: 1 m up (console −Y), looking down glTF's −Z, the console's +Z.
+    let shown = author(&camera([0.0, 1.0, 0.0], 1.0), &[], &opts).unwrap();
+    assert!(
+        matches!(
+            shown.tod.frames[0].packets[0].data,
+            tod::PacketData::Camera(tod::Camera::LookAt(tod::LookAtCamera {
+                position: Some([0, -4096, 0, 0, -4096, 4096]),
+                z_angle: Some(0),
+                ..
+            }))
+        ),
+        "{:?}",
+        shown.tod.frames[0].packets
+    );
+    // 10^6 m is 4·10^9 console units: past int32.
+    let err = author(&camera([1.0e6, 0.0, 0.0], 1.0), &[], &opts).unwrap_err();
+    assert!(err.to_string().contains("past int32"), "{err}");
+}

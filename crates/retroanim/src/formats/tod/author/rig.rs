@@ -132,14 +132,23 @@ impl Rig {
     ) -> Result<()> {
         for (id, (node, last)) in self.cameras.iter_mut().enumerate() {
             let w = &worlds[*node];
-            let (position, z_angle) = look_at(w, self.signs, self.k, self.lens).ok_or_else(|| {
-                Error::Unencodable {
+            let eye = [0, 1, 2].map(|i| w[12 + i] * self.signs[i] * self.k);
+            if !eye
+                .iter()
+                .all(|v| v.is_finite() && v.abs() < 2.1e9 - REFERENCE_DISTANCE)
+            {
+                return Err(Error::Unencodable {
                     format: Format::Tod,
                     what: format!(
-                        "camera node {node} at frame {frame}: it lies past int32 console units, or its matrix is singular"
+                        "camera node {node} at frame {frame}: it lies {:.0} console units out, past int32",
+                        eye.iter().fold(0.0f64, |a, v| a.max(v.abs()))
                     ),
-                }
-            })?;
+                });
+            }
+            // A camera scaled to nothing (hidden) has no view axis: it keeps its last values.
+            let Some((position, z_angle)) = look_at(w, self.signs, self.k, self.lens) else {
+                continue;
+            };
             let (p0, z0) = match *last {
                 Some((p, z)) => (Some(p), Some(z)),
                 None => (None, None),
@@ -161,7 +170,10 @@ impl Rig {
         for (id, (node, color, last)) in self.lights.iter_mut().enumerate() {
             let w = &worlds[*node];
             // A light shines down its node's −Z.
-            let d = norm([0, 1, 2].map(|i| -w[8 + i] * self.signs[i])).unwrap_or([0.0, 0.0, 1.0]);
+            // A light scaled to nothing (hidden) has no direction: it keeps its last one.
+            let Some(d) = norm([0, 1, 2].map(|i| -w[8 + i] * self.signs[i])) else {
+                continue;
+            };
             let direction = d.map(|v| (v * 4096.0).round() as i32);
             if *last != Some(direction) {
                 out.push(Packet::new(
@@ -193,8 +205,8 @@ impl Rig {
 }
 
 /// A type 0 camera for a camera node's world matrix `w` (scene axes): position and reference
-/// point (console units), z angle (4096 = 1°). `None` when it lies past int32 or its matrix
-/// has no view axis.
+/// point (console units), z angle (4096 = 1°). `None` when its matrix has no view axis or it
+/// lies past int32.
 pub(super) fn look_at(w: &Mat4, signs: [f64; 3], k: f64, lens: bool) -> Option<Look> {
     let mut m = console_matrix(w, signs);
     if lens {
