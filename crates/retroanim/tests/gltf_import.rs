@@ -14,6 +14,8 @@ use retroanim::import::gltf;
 use retroanim::scene::{Interpolation, Scene, Track};
 use retroanim::{Error, Format, Limits, Model};
 
+use common::glb::{f32s, glb};
+
 /// Triangles per mesh.
 fn triangles(s: &Scene) -> Vec<usize> {
     s.meshes
@@ -111,21 +113,9 @@ fn assert_same_shape(name: &str, sent: &Scene, format: Format) -> Scene {
     got
 }
 
-/// One path per distinct content.
-fn unique(kind: &str) -> Vec<(String, Vec<u8>)> {
-    let mut seen = BTreeSet::new();
-    common::corpus_files(kind)
-        .into_iter()
-        .filter_map(|(n, p)| {
-            let data = std::fs::read(p).unwrap();
-            seen.insert(data.clone()).then_some((n, data))
-        })
-        .collect()
-}
-
 #[test]
 fn corpus_tmds_come_back_from_glb_and_gltf() {
-    let files = unique("TMD");
+    let files = common::unique_files("TMD");
     if files.is_empty() {
         return;
     }
@@ -145,21 +135,9 @@ fn corpus_tmds_come_back_from_glb_and_gltf() {
 
 #[test]
 fn janken_animations_come_back_with_every_channel() {
-    let tmds = common::corpus_files("TMD");
-    let Some((_, tmd_path)) = tmds
-        .iter()
-        .find(|(n, _)| n.ends_with("graphics/TOD/JANKEN/TMD/TE.TMD"))
-    else {
+    let Some((model, anims)) = common::janken() else {
         return;
     };
-    let model = tmd::read(&std::fs::read(tmd_path).unwrap()).unwrap();
-    let dir = tmd_path.parent().unwrap().parent().unwrap().join("TOD");
-    let mut anims: Vec<(String, tod::Tod)> = common::corpus_files("TOD")
-        .into_iter()
-        .filter(|(_, p)| p.parent() == Some(dir.as_path()))
-        .map(|(n, p)| (n, tod::read(&std::fs::read(p).unwrap()).unwrap()))
-        .collect();
-    anims.sort_by_key(|(n, _)| !n.ends_with("APPEAR.TOD"));
     assert!(anims[0].0.ends_with("APPEAR.TOD"));
     let appear = anims[0].1.clone();
     let mut keys = 0;
@@ -184,7 +162,7 @@ fn janken_animations_come_back_with_every_channel() {
 
 #[test]
 fn corpus_hmds_come_back() {
-    let files = unique("HMD");
+    let files = common::unique_files("HMD");
     if files.is_empty() {
         return;
     }
@@ -210,34 +188,6 @@ fn corpus_hmds_come_back() {
         checked >= 10 && animated >= 3,
         "{checked} HMDs, {animated} animated"
     );
-}
-
-/// A GLB of `json` with `bin` as its BIN chunk.
-fn glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
-    let mut j = serde_json::to_vec(json).unwrap();
-    while j.len() % 4 != 0 {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while b.len() % 4 != 0 {
-        b.push(0);
-    }
-    let total = 12 + 8 + j.len() + 8 + b.len();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&j);
-    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&b);
-    out
-}
-
-fn f32s(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 /// A unit square (two triangles) on node 1 under node 0, node 0 moved by a CUBICSPLINE

@@ -13,21 +13,7 @@ use retroanim::formats::tmd::scene::{tmd_scene, PsxOptions};
 use retroanim::formats::{tim, tmd, tod};
 use retroanim::{Format, Model};
 
-fn janken() -> Option<(tmd::Tmd, Vec<(String, tod::Tod)>)> {
-    let tmds = common::corpus_files("TMD");
-    let (_, tmd_path) = tmds
-        .iter()
-        .find(|(n, _)| n.ends_with("graphics/TOD/JANKEN/TMD/TE.TMD"))?;
-    let model = tmd::read(&std::fs::read(tmd_path).unwrap()).unwrap();
-    let dir = tmd_path.parent()?.parent()?.join("TOD");
-    let mut tods: Vec<(String, tod::Tod)> = common::corpus_files("TOD")
-        .into_iter()
-        .filter(|(_, p)| p.parent() == Some(dir.as_path()))
-        .map(|(n, p)| (n, tod::read(&std::fs::read(p).unwrap()).unwrap()))
-        .collect();
-    tods.sort_by_key(|(n, _)| !n.ends_with("APPEAR.TOD"));
-    Some((model, tods))
-}
+use common::janken;
 
 fn model_of(bytes: &[u8]) -> Model {
     retroanim::read_any(bytes).unwrap()
@@ -166,18 +152,6 @@ fn janken_round_trips_through_glb_with_the_same_world_matrices() {
     assert!(compared > 5000, "{compared} object poses compared");
 }
 
-/// Distinct corpus files of a kind.
-fn unique(kind: &str) -> Vec<(String, Vec<u8>)> {
-    let mut seen = BTreeSet::new();
-    common::corpus_files(kind)
-        .into_iter()
-        .filter_map(|(n, p)| {
-            let data = std::fs::read(p).unwrap();
-            seen.insert(data.clone()).then_some((n, data))
-        })
-        .collect()
-}
-
 /// Each object's triangles as sorted corner positions: what the console draws.
 fn shapes(m: &tmd::Tmd) -> Vec<Vec<[[i16; 3]; 3]>> {
     m.meshes()
@@ -202,7 +176,7 @@ fn shapes(m: &tmd::Tmd) -> Vec<Vec<[[i16; 3]; 3]>> {
 
 #[test]
 fn corpus_tmds_round_trip_through_glb() {
-    let files = unique("TMD");
+    let files = common::unique_files("TMD");
     if files.is_empty() {
         return;
     }
@@ -345,14 +319,7 @@ fn shipped_sample_round_trips_through_glb() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
     let anim = tod::read(&std::fs::read(dir.join("swing.tod")).unwrap()).unwrap();
     let model = tmd::read(&std::fs::read(dir.join("link.tmd")).unwrap()).unwrap();
-    let to_glb = Options {
-        tod: TodInput {
-            tmd: Some(model.clone()),
-            ..TodInput::default()
-        },
-        ..Options::default()
-    };
-    let glb = convert::convert(&Model::Tod(anim.clone()), Format::Glb, &to_glb).unwrap();
+    let glb = common::tod_to_glb(&anim, &model, &[], Default::default());
     let back = Options {
         tod: TodInput {
             resolution: Some(anim.header.resolution.max(1)),

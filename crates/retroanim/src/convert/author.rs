@@ -137,6 +137,7 @@ pub(super) fn gltf_to_psx(
             resolution,
             limits: opts.limits,
             animation,
+            ..TodAuthorOptions::default()
         },
     )?;
     notes.extend(anim.notes);

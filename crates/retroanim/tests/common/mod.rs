@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod disc;
+pub mod glb;
 pub mod gltf_read;
 pub mod hmd_anim;
 pub mod hmd_asm;
@@ -285,4 +286,86 @@ pub fn export_hmd_sequence<'a>(
         },
     );
     (scene, frames, player)
+}
+
+/// Every node's world matrix (column-major) at `time` in animation `anim` (`None`: at rest),
+/// evaluated with the library's own sampler as a glTF viewer composes it.
+pub fn worlds_at(
+    scene: &retroanim::scene::Scene,
+    anim: Option<usize>,
+    time: f32,
+) -> Vec<retroanim::scene::sample::Mat4> {
+    use retroanim::scene::sample::{local_at, mat_mul};
+    let a = anim.and_then(|k| scene.animations.get(k));
+    (0..scene.nodes.len())
+        .map(|i| {
+            let mut m = local_at(scene, a, i, time).matrix();
+            let mut p = scene.nodes[i].parent;
+            while let Some(k) = p {
+                m = mat_mul(&local_at(scene, a, k, time).matrix(), &m);
+                p = scene.nodes[k].parent;
+            }
+            m
+        })
+        .collect()
+}
+
+/// A TOD with its TMD, played after the animations `after`, converted to GLB through
+/// `retroanim::convert`.
+pub fn tod_to_glb(
+    anim: &retroanim::formats::tod::Tod,
+    model: &retroanim::formats::tmd::Tmd,
+    after: &[retroanim::formats::tod::Tod],
+    geometry: retroanim::convert::Geometry,
+) -> retroanim::convert::Conversion {
+    use retroanim::convert::{convert, Options, TodInput};
+    let opts = Options {
+        geometry,
+        tod: TodInput {
+            tmd: Some(model.clone()),
+            after: after.to_vec(),
+            ..TodInput::default()
+        },
+        ..Options::default()
+    };
+    convert(
+        &retroanim::Model::Tod(anim.clone()),
+        retroanim::Format::Glb,
+        &opts,
+    )
+    .unwrap()
+}
+
+/// The janken sample's model (TE.TMD) and its nine TODs, APPEAR.TOD (which creates the
+/// objects the others move) first; `None` without the corpus.
+pub fn janken() -> Option<(
+    retroanim::formats::tmd::Tmd,
+    Vec<(String, retroanim::formats::tod::Tod)>,
+)> {
+    use retroanim::formats::{tmd, tod};
+    let tmds = corpus_files("TMD");
+    let (_, tmd_path) = tmds
+        .iter()
+        .find(|(n, _)| n.ends_with("graphics/TOD/JANKEN/TMD/TE.TMD"))?;
+    let model = tmd::read(&std::fs::read(tmd_path).unwrap()).unwrap();
+    let dir = tmd_path.parent()?.parent()?.join("TOD");
+    let mut tods: Vec<(String, tod::Tod)> = corpus_files("TOD")
+        .into_iter()
+        .filter(|(_, p)| p.parent() == Some(dir.as_path()))
+        .map(|(n, p)| (n, tod::read(&std::fs::read(p).unwrap()).unwrap()))
+        .collect();
+    tods.sort_by_key(|(n, _)| !n.ends_with("APPEAR.TOD"));
+    Some((model, tods))
+}
+
+/// The corpus files of a kind, one per distinct content: (name, bytes).
+pub fn unique_files(kind: &str) -> Vec<(String, Vec<u8>)> {
+    let mut seen = std::collections::BTreeSet::new();
+    corpus_files(kind)
+        .into_iter()
+        .filter_map(|(n, p)| {
+            let data = std::fs::read(p).unwrap();
+            seen.insert(data.clone()).then_some((n, data))
+        })
+        .collect()
 }

@@ -698,7 +698,7 @@ fn normal_matrix(m: &[f64; 16]) -> [[f64; 3]; 3] {
 }
 
 /// Linear → sRGB, 0..1.
-fn linear_to_srgb(c: f32) -> f32 {
+pub(crate) fn linear_to_srgb(c: f32) -> f32 {
     let c = c.clamp(0.0, 1.0);
     if c <= 0.003_130_8 {
         c * 12.92

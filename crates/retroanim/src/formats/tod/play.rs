@@ -61,10 +61,75 @@ struct Slot {
     model: Option<usize>,
     /// Parent slot index.
     parent: Option<usize>,
-    coord: Mat,
-    rotate: [i16; 3],
-    scale: [i32; 3],
-    trans: [i32; 3],
+    /// The coordinate and its RST parameters.
+    rst: Rst,
+}
+
+/// An object's coordinate (GsCOORDINATE2 `coord`) and the RST parameters its coordinate
+/// packets build it from (the sample's per-object parameter area), as [`Rst::apply`] keeps
+/// them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Rst {
+    /// The coordinate.
+    pub(crate) coord: Mat,
+    /// Rotation, 4096 = one turn.
+    pub(crate) rotate: [i16; 3],
+    /// Scale, 4096 = 1.0.
+    pub(crate) scale: [i32; 3],
+    /// Translation.
+    pub(crate) trans: [i32; 3],
+}
+
+impl Rst {
+    /// A new slot's: identity, no rotation, scale 1.0, no translation.
+    pub(crate) const NEW: Rst = Rst {
+        coord: Mat::IDENTITY,
+        rotate: [0; 3],
+        scale: [4096; 3],
+        trans: [0; 3],
+    };
+
+    /// Applies a coordinate packet as the player does (see the module docs).
+    pub(crate) fn apply(&mut self, c: &Coordinate) {
+        let s = self;
+        let angle = |v: i32| v / 360;
+        if c.differential {
+            if let Some(r) = c.rotation {
+                for (cur, v) in s.rotate.iter_mut().zip(r) {
+                    *cur = (*cur as i32).wrapping_add(angle(v)) as i16;
+                }
+            }
+            if let Some(sc) = c.scale {
+                for (cur, v) in s.scale.iter_mut().zip([sc.x, sc.y, sc.z]) {
+                    *cur = cur.wrapping_mul(v as i32) / 4096;
+                }
+            }
+            if let Some(t) = c.translation {
+                for (cur, v) in s.trans.iter_mut().zip(t) {
+                    *cur = cur.wrapping_add(v);
+                }
+            }
+            gte::rot_matrix(s.rotate, &mut s.coord);
+            gte::scale_matrix(&mut s.coord, s.scale);
+            s.coord.t = s.trans;
+        } else {
+            if let Some(r) = c.rotation {
+                s.rotate = r.map(|v| angle(v) as i16);
+                gte::rot_matrix(s.rotate, &mut s.coord);
+            }
+            if let Some(sc) = c.scale {
+                s.scale = [sc.x as i32, sc.y as i32, sc.z as i32];
+                if c.rotation.is_none() {
+                    gte::rot_matrix(s.rotate, &mut s.coord);
+                }
+                gte::scale_matrix(&mut s.coord, s.scale);
+            }
+            if let Some(t) = c.translation {
+                s.trans = t;
+                s.coord.t = t;
+            }
+        }
+    }
 }
 
 impl Slot {
@@ -75,10 +140,7 @@ impl Slot {
             tmd_id: None,
             model: None,
             parent: None,
-            coord: Mat::IDENTITY,
-            rotate: [0; 3],
-            scale: [4096; 3],
-            trans: [0; 3],
+            rst: Rst::NEW,
         }
     }
 }
@@ -338,7 +400,7 @@ impl<'a> Player<'a> {
                 let s = &mut self.slots[i];
                 s.id = Some(id);
                 s.attribute = 0;
-                s.coord = Mat::IDENTITY;
+                s.rst.coord = Mat::IDENTITY;
                 s.parent = None;
                 s.tmd_id = None;
                 s.model = None;
@@ -477,9 +539,9 @@ impl<'a> Player<'a> {
                 let s = &mut self.slots[i];
                 s.attribute = (s.attribute & a.mask) | a.value;
             }
-            PacketData::Coordinate(c) => coordinate(&mut self.slots[i], c),
+            PacketData::Coordinate(c) => self.slots[i].rst.apply(c),
             PacketData::Matrix(m) => {
-                self.slots[i].coord = Mat { m: m.m, t: m.t };
+                self.slots[i].rst.coord = Mat { m: m.m, t: m.t };
             }
             PacketData::TmdId(v) => {
                 let word = v.id as u32 | (v.pad as u32) << 16;
@@ -539,7 +601,7 @@ impl<'a> Player<'a> {
                 parent: s.parent.and_then(|p| self.slots.get(p)).and_then(|p| p.id),
                 attribute: s.attribute,
                 visible: s.attribute & 0x8000_0000 == 0,
-                local: s.coord,
+                local: s.rst.coord,
                 world,
             });
         }
@@ -583,51 +645,11 @@ impl<'a> Player<'a> {
                 }
             }
         }
-        let mut m = self.slots[*chain.last().unwrap_or(&slot)].coord;
+        let mut m = self.slots[*chain.last().unwrap_or(&slot)].rst.coord;
         for &k in chain.iter().rev().skip(1) {
-            m = gte::compose(&m, &self.slots[k].coord);
+            m = gte::compose(&m, &self.slots[k].rst.coord);
         }
         (m, looped)
-    }
-}
-
-fn coordinate(s: &mut Slot, c: &Coordinate) {
-    let angle = |v: i32| v / 360;
-    if c.differential {
-        if let Some(r) = c.rotation {
-            for (cur, v) in s.rotate.iter_mut().zip(r) {
-                *cur = (*cur as i32).wrapping_add(angle(v)) as i16;
-            }
-        }
-        if let Some(sc) = c.scale {
-            for (cur, v) in s.scale.iter_mut().zip([sc.x, sc.y, sc.z]) {
-                *cur = cur.wrapping_mul(v as i32) / 4096;
-            }
-        }
-        if let Some(t) = c.translation {
-            for (cur, v) in s.trans.iter_mut().zip(t) {
-                *cur = cur.wrapping_add(v);
-            }
-        }
-        gte::rot_matrix(s.rotate, &mut s.coord);
-        gte::scale_matrix(&mut s.coord, s.scale);
-        s.coord.t = s.trans;
-    } else {
-        if let Some(r) = c.rotation {
-            s.rotate = r.map(|v| angle(v) as i16);
-            gte::rot_matrix(s.rotate, &mut s.coord);
-        }
-        if let Some(sc) = c.scale {
-            s.scale = [sc.x as i32, sc.y as i32, sc.z as i32];
-            if c.rotation.is_none() {
-                gte::rot_matrix(s.rotate, &mut s.coord);
-            }
-            gte::scale_matrix(&mut s.coord, s.scale);
-        }
-        if let Some(t) = c.translation {
-            s.trans = t;
-            s.coord.t = t;
-        }
     }
 }
 

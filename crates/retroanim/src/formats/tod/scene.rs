@@ -420,24 +420,8 @@ fn camera_pose(c: &CameraState) -> ([[f64; 3]; 3], [f64; 3]) {
         } => {
             let eye = position.map(|v| v as f64);
             let target = reference.map(|v| v as f64);
-            let norm = |v: [f64; 3]| {
-                let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-                if l < 1e-12 {
-                    None
-                } else {
-                    Some(v.map(|x| x / l))
-                }
-            };
-            let cross = |a: [f64; 3], b: [f64; 3]| {
-                [
-                    a[1] * b[2] - a[2] * b[1],
-                    a[2] * b[0] - a[0] * b[2],
-                    a[0] * b[1] - a[1] * b[0],
-                ]
-            };
             let z = norm([0, 1, 2].map(|i| target[i] - eye[i])).unwrap_or([0.0, 0.0, 1.0]);
-            let x = norm(cross([0.0, 1.0, 0.0], z)).unwrap_or([1.0, 0.0, 0.0]);
-            let y = cross(z, x);
+            let (x, y) = look_at_axes(z);
             // Roll about the view axis: 4096 = 1°.
             let a = (z_angle as f64 / 4096.0).to_radians();
             let (s, c) = a.sin_cos();
@@ -452,6 +436,40 @@ fn camera_pose(c: &CameraState) -> ([[f64; 3]; 3], [f64; 3]) {
                 eye,
             )
         }
+    }
+}
+
+/// `v` scaled to unit length (`None` for a zero vector).
+pub(crate) fn norm(v: [f64; 3]) -> Option<[f64; 3]> {
+    let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    (l >= 1e-12 && l.is_finite()).then(|| v.map(|x| x / l))
+}
+
+/// `a × b`.
+pub(crate) fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// The x and y axes of a type 0 (look-at) camera looking along the unit vector `z` before its
+/// z angle turns them: x level (perpendicular to the console's Y), y = z × x (down-ish). A
+/// camera looking straight along ±Y takes x = +X.
+pub(crate) fn look_at_axes(z: [f64; 3]) -> ([f64; 3], [f64; 3]) {
+    let x = norm(cross([0.0, 1.0, 0.0], z)).unwrap_or([1.0, 0.0, 0.0]);
+    (x, cross(z, x))
+}
+
+/// The projection a TOD camera becomes: the file has none, so the one `GsSetProjection(256)`
+/// gives on a 240-line screen (2·atan(120/256) vertical field of view).
+pub(crate) fn console_projection() -> Projection {
+    Projection::Perspective {
+        yfov: 2.0 * (120.0f32 / 256.0).atan(),
+        znear: 0.01,
+        zfar: None,
+        aspect_ratio: None,
     }
 }
 
@@ -493,12 +511,7 @@ fn cameras(
         let index = scene.cameras.len();
         scene.cameras.push(Camera {
             name: format!("camera {id}"),
-            projection: Projection::Perspective {
-                yfov: 2.0 * (120.0f32 / 256.0).atan(),
-                znear: 0.01,
-                zfar: None,
-                aspect_ratio: None,
-            },
+            projection: console_projection(),
         });
         let node = scene.nodes.len();
         let raw = opts.axes == Axes::Raw;

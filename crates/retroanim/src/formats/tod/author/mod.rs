@@ -11,17 +11,49 @@
 //! shows its mesh while it is visible (the shape the TOD → glTF bridge gives every object's
 //! model, so a TOD survives the round trip object for object). Several such holders switch the
 //! parent's TMD ID as their visibility does.
+//! A node that only carries cameras or lights (no mesh in its subtree) is no object: it
+//! becomes camera and light packets (below).
 //!
 //! # Frames
 //! The animation is sampled every `resolution` ticks (1 tick = 1/60 s; the header's
 //! resolution field) from time 0 to its last key, at the key times the glTF bridge writes
 //! ([`crate::scene::key_time`]), STEP, LINEAR and CUBICSPLINE channels evaluated as glTF
-//! viewers do. A frame holds packets only for what changed: absolute coordinate packets
-//! (rotation in the console's RotMatrix order X·Y·Z, 4096 = 1° in the file, which the player
+//! viewers do. A frame holds packets only for what changed: coordinate packets
+//! (absolute, or differential where smaller: below; rotation in the console's RotMatrix order X·Y·Z, 4096 = 1° in the file, which the player
 //! reads as 1/4096 of a turn; scale 4096 = 1.0; translation in console units) and attribute
 //! packets for the display bit. A node whose scale (or an ancestor's) is 0 is hidden
 //! (display bit set) and keeps its last coordinate. The last frame is always written (with a
 //! no-op attribute packet when nothing changes) so the TOD lasts as long as the animation.
+//!
+//! # Differential packets
+//! A differential coordinate packet has the same fields, each as wide, as an absolute one
+//! (TOD spec, "Coordinate (RST)"), but the player rebuilds the whole matrix from its kept
+//! rotation, scale and translation after one ([`super::play`]), so it can leave out what an
+//! absolute packet must repeat: a rotation of an object whose scale is not 1.0 (absolute:
+//! R and S, 6 words; differential: R, 4), a scale change alone (absolute R and S;
+//! differential S, 3 words), or both with a translation. Such a packet (rotation steps × 360,
+//! scale as the factor `old · v / 4096 = new`, translation steps) is written when it has fewer
+//! words and the player, simulated on the object's parameters, makes exactly the coordinate
+//! the absolute packet would: world matrices are unchanged bit for bit. Only after an absolute
+//! scale has been written for the object: the PsyQ sample's parameter area starts at scale 0,
+//! where a differential packet would give a zero matrix. On by default
+//! ([`TodAuthorOptions::differential`]); the spec gives no reason to avoid them.
+//!
+//! # Cameras and lights
+//! The inverse of the TOD bridge's reading ([`super::scene`]). Each camera node (in node order)
+//! is camera *k* = 0, 1, …: a type 0 (look-at) camera, the type libgs's `GsRVIEW2` takes, its
+//! position the node's, its reference point 4096 units down its view
+//! axis (the glTF camera's −Z: the console's +Z), its z angle (4096 = 1°) the roll of its x axis
+//! from level. Raw axes turn the view half a turn about X, as the bridge's "lens" node does.
+//! glTF keeps no reference distance, so a TOD → glTF → TOD round trip gives the same position,
+//! view direction and roll with the reference point at that distance. A TOD camera has no
+//! projection: orthographic cameras and fields of view other than the bridge's are noted.
+//! Each directional or spot light node (in node order, the first three: the console's light
+//! matrix holds three) is light *k*: its direction the node's −Z as a vector of length
+//! 4096, its colour (frame 0) the glTF colour × intensity in sRGB bytes, as the bridge reads it
+//! back. Point lights, spot cones, ranges, colours clamped at 255 and lights past the third are
+//! noted. A camera or light packet is written at frame 0 and whenever its values change,
+//! with only the fields that changed.
 //!
 //! # Precision
 //! Coordinates are the node's local transform turned into the console's axes and units, as
@@ -45,6 +77,8 @@ use crate::scene::world_exact::Affine;
 use crate::scene::{key_time, Animation, Scene, Track};
 use crate::{Format, Limits};
 
+mod diff;
+mod rig;
 mod solve;
 use solve::*;
 
@@ -61,6 +95,10 @@ pub struct TodAuthorOptions {
     pub limits: Limits,
     /// Which of the scene's animations to write (default 0, the first).
     pub animation: usize,
+    /// Write a differential coordinate packet where it is smaller than the absolute one and the
+    /// player makes exactly the same coordinate of it (default true; see the module docs).
+    /// Off, every coordinate packet is absolute: the same poses in a larger file.
+    pub differential: bool,
 }
 
 impl Default for TodAuthorOptions {
@@ -71,6 +109,7 @@ impl Default for TodAuthorOptions {
             resolution: 1,
             limits: Limits::default(),
             animation: 0,
+            differential: true,
         }
     }
 }
@@ -134,16 +173,7 @@ pub fn author(
             )
         },
     );
-    notes.add(
-        "cameras-dropped",
-        scene.nodes.iter().filter(|x| x.camera.is_some()).count(),
-        || "cameras left out (not written to TOD yet)".into(),
-    );
-    notes.add(
-        "lights-dropped",
-        scene.nodes.iter().filter(|x| x.light.is_some()).count(),
-        || "lights left out (not written to TOD yet)".into(),
-    );
+    let mut rig = rig::Rig::new(scene, opts, &mut notes)?;
     notes.add(
         "skins-dropped",
         scene.nodes.iter().filter(|x| x.skin.is_some()).count(),
@@ -168,7 +198,8 @@ pub fn author(
     let holder: Vec<bool> = (0..n)
         .map(|i| is_holder(scene, anim, i, children[i]))
         .collect();
-    let objects: Vec<usize> = (0..n).filter(|&i| !holder[i]).collect();
+    let rig_only = rig_only(scene);
+    let objects: Vec<usize> = (0..n).filter(|&i| !holder[i] && !rig_only[i]).collect();
     if objects.len() > 0xFFFE {
         return Err(Error::Unencodable {
             format: Format::Tod,
@@ -234,6 +265,10 @@ pub fn author(
     order.sort_by_key(|&o| depth(o));
     // The coordinate each object holds on the console, and the world matrix the player makes.
     let mut coord = vec![Mat::IDENTITY; objects.len()];
+    // The player's coordinate and RST parameters of each object, and whether an absolute
+    // scale has been written for it (differential packets build on both).
+    let mut sim = vec![crate::formats::tod::play::Rst::NEW; objects.len()];
+    let mut scale_set = vec![false; objects.len()];
     let mut world = vec![Mat::IDENTITY; objects.len()];
     for f in 0..=last_frame {
         let time = key_time(f * res as u64, 60.0);
@@ -335,10 +370,22 @@ pub fn author(
                 if parent.is_some() && solved.coord.t.iter().any(|&v| i16::try_from(v).is_err()) {
                     cut += 1;
                 }
-                if let Some(p) = coordinate_packet(&written[o], &solved.written) {
+                if let Some(mut p) = coordinate_packet(&written[o], &solved.written) {
                     if matches!(solved.written, Written::Matrix(_)) {
                         matrix_packets += 1;
                     }
+                    if opts.differential {
+                        p = diff::smaller(&sim[o], p, &solved.written, &solved.coord, scale_set[o]);
+                    }
+                    scale_set[o] |= matches!(
+                        p,
+                        PacketData::Coordinate(Coordinate {
+                            differential: false,
+                            scale: Some(_),
+                            ..
+                        })
+                    );
+                    sim[o] = diff::after(&sim[o], &p);
                     out.push(Packet::new(id, p));
                 }
                 written[o] = solved.written;
@@ -350,12 +397,14 @@ pub fn author(
             };
         }
         packets.extend(per.into_iter().flatten());
+        rig.packets(&worlds, f, &mut packets)?;
         if f == last_frame && packets.is_empty() {
-            // Keeps the TOD as long as the animation.
-            packets.push(Packet::new(
-                1,
-                PacketData::Attribute(Attribute::unchanged()),
-            ));
+            // Keeps the TOD as long as the animation: a packet that changes nothing, for an
+            // object that exists (or a camera or light when there is none).
+            packets.push(match rig.no_op().filter(|_| objects.is_empty()) {
+                Some(p) => p,
+                None => Packet::new(1, PacketData::Attribute(Attribute::unchanged())),
+            });
         }
         if !packets.is_empty() {
             frames.push(Frame {
@@ -428,6 +477,26 @@ fn is_holder(scene: &Scene, anim: Option<&Animation>, i: usize, children: usize)
                 _ => false,
             })
     })
+}
+
+/// Nodes that only carry cameras or lights: no mesh in their subtree, a camera or light in it.
+/// They become camera and light packets, not objects.
+fn rig_only(scene: &Scene) -> Vec<bool> {
+    let n = scene.nodes.len();
+    let (mut mesh, mut rig) = (vec![false; n], vec![false; n]);
+    for (i, x) in scene.nodes.iter().enumerate() {
+        let (has_mesh, has_rig) = (x.mesh.is_some(), x.camera.is_some() || x.light.is_some());
+        // Mark the node and its ancestors (a bounded walk: the scene is checked to be a forest).
+        let mut at = Some(i);
+        let mut steps = 0;
+        while let Some(k) = at.filter(|&k| k < n && steps <= n) {
+            mesh[k] |= has_mesh;
+            rig[k] |= has_rig;
+            at = scene.nodes[k].parent;
+            steps += 1;
+        }
+    }
+    (0..n).map(|i| rig[i] && !mesh[i]).collect()
 }
 
 /// Every node's world matrix from its local transforms.

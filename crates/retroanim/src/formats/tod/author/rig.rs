@@ -1,0 +1,243 @@
+//! Cameras and lights: the scene's camera and light nodes → TOD camera (type 7) and light
+//! (type 6) packets, the inverse of the TOD bridge's reading (see the module docs of
+//! [`super`], "Cameras and lights").
+
+use super::*;
+use crate::formats::tmd::author::linear_to_srgb;
+use crate::formats::tod::scene::{console_projection, look_at_axes, norm};
+use crate::formats::tod::{Camera as TodCamera, Color, Light as TodLight, LookAtCamera};
+use crate::scene::{LightKind, Projection};
+
+/// How far along the view axis a look-at camera's reference point is put, in console units:
+/// far enough that rounding it to integers turns the view by at most 0.87/4096 rad, near enough
+/// that libgs's `GsSetRefView2` can square the differences in 32 bits.
+pub(super) const REFERENCE_DISTANCE: f64 = 4096.0;
+
+/// Lights the console's light matrix holds (`GsSetFlatLight` 0..2).
+pub(super) const CONSOLE_LIGHTS: usize = 3;
+
+/// A look-at camera's position and reference point, and its z angle.
+type Look = ([i32; 6], i32);
+
+/// The camera and light nodes of a scene and what was last written for each.
+pub(super) struct Rig {
+    signs: [f64; 3],
+    /// Console units per metre.
+    k: f64,
+    /// Raw axes: the console camera's +Z forward, +Y down is the node's turned half a turn
+    /// about X (the bridge's "lens" child).
+    lens: bool,
+    /// Node, last position + reference point and z angle.
+    cameras: Vec<(usize, Option<Look>)>,
+    /// Node, colour word, last direction.
+    lights: Vec<(usize, Color, Option<[i32; 3]>)>,
+}
+
+impl Rig {
+    /// The cameras and lights of `scene` that a TOD can hold, with a note for each thing it
+    /// cannot.
+    pub(super) fn new(scene: &Scene, opts: &TodAuthorOptions, notes: &mut Counts) -> Result<Rig> {
+        let mut cameras = Vec::new();
+        let (mut ortho, mut fov) = (0, 0);
+        for (i, x) in scene.nodes.iter().enumerate() {
+            let Some(c) = x.camera.and_then(|c| scene.cameras.get(c)) else {
+                continue;
+            };
+            match (c.projection, console_projection()) {
+                (Projection::Orthographic { .. }, _) => ortho += 1,
+                (Projection::Perspective { yfov, .. }, Projection::Perspective { yfov: y, .. })
+                    if (yfov - y).abs() > 1e-4 =>
+                {
+                    fov += 1
+                }
+                _ => {}
+            }
+            cameras.push((i, None));
+        }
+        if cameras.len() > 0x10000 {
+            return Err(Error::Unencodable {
+                format: Format::Tod,
+                what: format!("{} cameras; a TOD numbers at most 65536", cameras.len()),
+            });
+        }
+        notes.add("camera-orthographic", ortho, || {
+            "orthographic cameras written as look-at cameras: a TOD camera has no projection (the program sets it with GsSetProjection)".into()
+        });
+        notes.add("camera-fov-dropped", fov, || {
+            format!(
+                "camera fields of view left out: a TOD camera has no projection (the TOD bridge reads {:.1}°, GsSetProjection(256) on a 240-line screen)",
+                (2.0 * (120.0f64 / 256.0).atan()).to_degrees()
+            )
+        });
+        let mut lights = Vec::new();
+        let (mut point, mut cone, mut range, mut bright, mut extra) = (0, 0, 0, 0, 0);
+        for (i, x) in scene.nodes.iter().enumerate() {
+            let Some(l) = x.light.and_then(|l| scene.lights.get(l)) else {
+                continue;
+            };
+            match l.kind {
+                LightKind::Point => {
+                    point += 1;
+                    continue;
+                }
+                LightKind::Spot { .. } => cone += 1,
+                LightKind::Directional => {}
+            }
+            if lights.len() == CONSOLE_LIGHTS {
+                extra += 1;
+                continue;
+            }
+            range += usize::from(l.range.is_some());
+            let lit = l.color.map(|c| c * l.intensity.max(0.0));
+            bright += usize::from(lit.iter().any(|&c| c > 1.0 + 1e-6));
+            let [r, g, b] =
+                lit.map(|c| (linear_to_srgb(c) * 255.0).round().clamp(0.0, 255.0) as u8);
+            lights.push((i, Color { r, g, b, pad: 0 }, None));
+        }
+        notes.add("light-point-dropped", point, || {
+            "point lights left out: the console's lights are parallel (directional)".into()
+        });
+        notes.add("light-cone-dropped", cone, || {
+            "spot lights written as directional lights along their axis: the cone is left out"
+                .into()
+        });
+        notes.add("light-range-dropped", range, || {
+            "light ranges left out: console lights reach everywhere".into()
+        });
+        notes.add("light-clamped", bright, || {
+            "lights whose colour × intensity exceeds 1 clamped to the light packet's 255 per channel".into()
+        });
+        notes.add("light-beyond-three", extra, || {
+            format!("lights past the first {CONSOLE_LIGHTS} left out: the console lights a scene with {CONSOLE_LIGHTS}")
+        });
+        Ok(Rig {
+            signs: match opts.axes {
+                Axes::YUp => [1.0, -1.0, -1.0],
+                Axes::Raw => [1.0, 1.0, 1.0],
+            },
+            k: 1.0 / opts.scale as f64,
+            lens: opts.axes == Axes::Raw,
+            cameras,
+            lights,
+        })
+    }
+
+    /// The camera and light packets that take the console from the last frame's values to the
+    /// ones `worlds` (every node's world matrix now) give; all of them the first time.
+    pub(super) fn packets(
+        &mut self,
+        worlds: &[Mat4],
+        frame: u64,
+        out: &mut Vec<Packet>,
+    ) -> Result<()> {
+        for (id, (node, last)) in self.cameras.iter_mut().enumerate() {
+            let w = &worlds[*node];
+            let eye = [0, 1, 2].map(|i| w[12 + i] * self.signs[i] * self.k);
+            if !eye
+                .iter()
+                .all(|v| v.is_finite() && v.abs() < 2.1e9 - REFERENCE_DISTANCE)
+            {
+                return Err(Error::Unencodable {
+                    format: Format::Tod,
+                    what: format!(
+                        "camera node {node} at frame {frame}: it lies {:.0} console units out, past int32",
+                        eye.iter().fold(0.0f64, |a, v| a.max(v.abs()))
+                    ),
+                });
+            }
+            // A camera scaled to nothing (hidden) has no view axis: it keeps its last values.
+            let Some((position, z_angle)) = look_at(w, self.signs, self.k, self.lens) else {
+                continue;
+            };
+            let (p0, z0) = match *last {
+                Some((p, z)) => (Some(p), Some(z)),
+                None => (None, None),
+            };
+            let moved = p0 != Some(position);
+            let turned = z0 != Some(z_angle);
+            if moved || turned {
+                out.push(Packet::new(
+                    id as u16,
+                    PacketData::Camera(TodCamera::LookAt(LookAtCamera {
+                        differential: false,
+                        position: moved.then_some(position),
+                        z_angle: turned.then_some(z_angle),
+                    })),
+                ));
+            }
+            *last = Some((position, z_angle));
+        }
+        for (id, (node, color, last)) in self.lights.iter_mut().enumerate() {
+            let w = &worlds[*node];
+            // A light shines down its node's −Z.
+            // A light scaled to nothing (hidden) has no direction: it keeps its last one.
+            let Some(d) = norm([0, 1, 2].map(|i| -w[8 + i] * self.signs[i])) else {
+                continue;
+            };
+            let direction = d.map(|v| (v * 4096.0).round() as i32);
+            if *last != Some(direction) {
+                out.push(Packet::new(
+                    id as u16,
+                    PacketData::Light(TodLight {
+                        differential: false,
+                        direction: Some(direction),
+                        color: last.is_none().then_some(*color),
+                    }),
+                ));
+            }
+            *last = Some(direction);
+        }
+        Ok(())
+    }
+}
+
+impl Rig {
+    /// A packet that changes nothing, for the first camera or light (`None` without either).
+    pub(super) fn no_op(&self) -> Option<Packet> {
+        if !self.cameras.is_empty() {
+            return Some(Packet::new(
+                0,
+                PacketData::Camera(TodCamera::LookAt(LookAtCamera::default())),
+            ));
+        }
+        (!self.lights.is_empty()).then(|| Packet::new(0, PacketData::Light(TodLight::default())))
+    }
+}
+
+/// A type 0 camera for a camera node's world matrix `w` (scene axes): position and reference
+/// point (console units), z angle (4096 = 1°). `None` when its matrix has no view axis or it
+/// lies past int32.
+pub(super) fn look_at(w: &Mat4, signs: [f64; 3], k: f64, lens: bool) -> Option<Look> {
+    let mut m = console_matrix(w, signs);
+    if lens {
+        // The node's matrix is the lens's turned back: columns y and z change sign.
+        for row in &mut m {
+            row[1] = -row[1];
+            row[2] = -row[2];
+        }
+    }
+    let col = |j: usize| [m[0][j], m[1][j], m[2][j]];
+    let z = norm(col(2))?;
+    let x = norm(col(0))?;
+    let fits = |v: f64| v.is_finite() && v.abs() < 2.1e9;
+    let eye = [0, 1, 2].map(|i| (w[12 + i] * signs[i] * k).round());
+    let ahead = z.map(|v| (v * REFERENCE_DISTANCE).round());
+    if !eye
+        .iter()
+        .all(|&v| fits(v + REFERENCE_DISTANCE) && fits(v - REFERENCE_DISTANCE))
+    {
+        return None;
+    }
+    // The roll is measured from the level axes of the view the player rebuilds from the
+    // rounded reference point, not of the exact one (which differ by up to 0.87/4096 rad).
+    let (x0, y0) = look_at_axes(norm(ahead)?);
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    // The bridge turns x0 towards y0 by the z angle.
+    let roll = dot(x, y0).atan2(dot(x, x0));
+    let e = eye.map(|v| v as i32);
+    let t = [0, 1, 2].map(|i| (eye[i] + ahead[i]) as i32);
+    Some((
+        [e[0], e[1], e[2], t[0], t[1], t[2]],
+        (roll.to_degrees() * 4096.0).round() as i32,
+    ))
+}
