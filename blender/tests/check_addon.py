@@ -172,11 +172,11 @@ def check_tmd(addon, tmd):
     print(f"check_addon: TMD {Path(tmd).name}: {len(meshes)} meshes for {objects} TMD objects")
 
 
-#: Authoring bounds (File → Export → PlayStation): a TOD stores each object's local pose in
-#: 1/4096 turns and whole units, solved against the console's own parent world (within a unit
-#: per axis); an HMD rounds each local key on its own, so its error adds up along the chain.
+#: Authoring bounds (File → Export → PlayStation): TOD and HMD store each local pose in whole
+#: units and 1/4096 turns, solved against the console's own parent world (within a unit per
+#: axis; the bounds here are distances, over three axes).
 AUTHOR_TOD = (2.0, 0.1)
-AUTHOR_HMD = (10.0, 0.25)
+AUTHOR_HMD = (2.0, 0.15)
 
 
 def build_scene():
