@@ -193,7 +193,8 @@ def _playback(fmt: str, raw_frames: list, nodes_key: str, id_key: str,
 
 def play(model: Source, tmd: Optional[Source] = None, after: Iterable[Source] = (),
          frames: Union[None, int, Tuple[int, int]] = None, *, sequence: Optional[int] = None,
-         stream_id: Optional[int] = None, speed: Optional[float] = None) -> Playback:
+         stream_id: Optional[int] = None, speed: Optional[float] = None,
+         intr_idx: Optional[int] = None, aframe: Optional[int] = None) -> Playback:
     """Plays a TOD or HMD animation as the console's libraries do; see :class:`Playback`.
 
     ``frames`` is one frame number or an inclusive ``(first, last)`` pair, as the CLI's
@@ -203,13 +204,16 @@ def play(model: Source, tmd: Optional[Source] = None, after: Iterable[Source] = 
 
     TOD only: ``tmd`` (the model it drives, for object TMD IDs), ``after`` (TODs played first on
     the same objects). HMD only: ``sequence``, ``stream_id``, ``speed`` (a multiple, 1.0 = the
-    file's own). An option the format does not take raises :class:`OptionError`.
+    file's own), ``intr_idx`` and ``aframe`` (INTR IDX and AFRAME instead of the 0xFFFF Sony's
+    programs set, as the CLI's ``--intr-idx`` / ``--aframe``). An option the format does not
+    take raises :class:`OptionError`.
     """
     m = _model(model)
     first, last = _frame_range(frames)
     after = list(after)
     if m.format == "tod":
-        for name, given in (("sequence", sequence), ("stream-id", stream_id), ("speed", speed)):
+        for name, given in (("sequence", sequence), ("stream-id", stream_id), ("speed", speed),
+                            ("intr-idx", intr_idx), ("aframe", aframe)):
             if given is not None:
                 raise _option_error(name, "is for HMD animations; this is a TOD")
         out = _native.play_tod(m, None if tmd is None else _model(tmd),
@@ -221,7 +225,7 @@ def play(model: Source, tmd: Optional[Source] = None, after: Iterable[Source] = 
             raise _option_error("tmd" if tmd is not None else "after",
                                 "is for TOD animations; this is an HMD")
         out = _native.play_hmd(m, first, last, sequence=sequence, stream_id=stream_id,
-                               speed=speed)
+                               speed=speed, intr_idx=intr_idx, aframe=aframe)
         return _playback("hmd", out["frames"], "coordinates", "index", None, [])
     raise _option_error("model", f"a {m.format} file; play needs a TOD or HMD animation")
 
@@ -299,7 +303,10 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
             semi_transparent: bool = False, sequence: Optional[int] = None,
             stream_id: Optional[int] = None, speed: Optional[float] = None,
             lod: Optional[float] = None, base: Optional[Source] = None,
-            animation: Optional[int] = None, name: Optional[str] = None) -> Conversion:
+            animation: Optional[int] = None, name: Optional[str] = None,
+            intr_idx: Optional[int] = None, resolution: Optional[int] = None,
+            bpp: Optional[int] = None, vram: Optional[Tuple[int, int]] = None,
+            clut_at: Optional[Tuple[int, int]] = None) -> Conversion:
     """Converts a file or model to ``target`` (``"glb"``, ``"gltf"``, ``"mdd"``, ``"pc2"``,
     ``"p3d"``, ``"png"``, ``"tmd"``, ``"tod"``, ``"json"``, or the source's own format), as
     ``retroanim convert`` does. glTF/GLB sources (→ TMD, TOD, P3D) are given as a path or bytes.
@@ -307,8 +314,10 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
     The options are the library's (and the CLI's ``--axes`` ... ``--animation``): ``axes``
     (``"default"`` or ``"raw"``), ``scale``, ``fps``, ``duration``, ``smooth``, ``tmd``, ``after``,
     ``tim``, ``clut``, ``semi_transparent``, ``sequence``, ``stream_id``, ``speed``, ``lod``,
-    ``base``, ``animation`` (glTF → TOD/P3D: which glTF animation); ``name`` names the output
-    scene. Files an option names may be paths, bytes or models. An option the conversion does
+    ``base``, ``animation`` (glTF → TOD/P3D: which glTF animation), ``intr_idx`` (HMD → glTF,
+    as ``--intr-idx``), ``resolution`` (glTF → TOD: ticks per frame), ``bpp``, ``vram`` and
+    ``clut_at`` (PNG → TIM: depth 4/8/16, the image's and the CLUT's VRAM ``(x, y)``, as ``--bpp``,
+    ``--vram`` and ``--clut X,Y``); ``name`` names the output scene. Files an option names may be paths, bytes or models. An option the conversion does
     not read raises :class:`OptionError` naming it; a conversion retroanim does not offer raises
     :class:`ConversionError`.
 
@@ -331,7 +340,8 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
         tim=[_model(t) for t in tim], clut=clut, semi_transparent=semi_transparent,
         sequence=sequence, stream_id=stream_id, speed=speed, lod=lod,
         base=None if base is None else _model(base), animation=animation, name=name,
-        out=None if out_path is None else os.fspath(out_path))
+        out=None if out_path is None else os.fspath(out_path), intr_idx=intr_idx,
+        resolution=resolution, bpp=bpp, vram=vram, clut_at=clut_at)
     extra = [Extra(suffix=s, format=f, data=d) for s, f, d, _ in extras]
     if out_path is not None:
         _write_atomically(out_path, data, path)

@@ -78,6 +78,8 @@ def play_hmd(
     sequence: Optional[int] = None,
     stream_id: Optional[int] = None,
     speed: Optional[float] = None,
+    intr_idx: Optional[int] = None,
+    aframe: Optional[int] = None,
 ) -> Dict[str, Any]: ...
 def convert_model(
     source: Union[Model, bytes],
@@ -102,6 +104,11 @@ def convert_model(
     animation: Optional[int] = None,
     name: Optional[str] = None,
     out: Optional[str] = None,
+    intr_idx: Optional[int] = None,
+    resolution: Optional[int] = None,
+    bpp: Optional[int] = None,
+    vram: Optional[Tuple[int, int]] = None,
+    clut_at: Optional[Tuple[int, int]] = None,
 ) -> Tuple[
     bytes,
     str,

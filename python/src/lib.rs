@@ -417,7 +417,10 @@ fn play_tod(
 /// Plays an HMD as libhmd does: frames `first..=last` (default: until every sequence has
 /// stopped, at most 600 frames, as the CLI does).
 #[pyfunction]
-#[pyo3(signature = (model, first, last, sequence=None, stream_id=None, speed=None))]
+#[pyo3(signature = (
+    model, first, last, sequence=None, stream_id=None, speed=None, intr_idx=None, aframe=None
+))]
+#[allow(clippy::too_many_arguments)]
 fn play_hmd(
     py: Python<'_>,
     model: &PyModel,
@@ -426,6 +429,8 @@ fn play_hmd(
     sequence: Option<usize>,
     stream_id: Option<u8>,
     speed: Option<f64>,
+    intr_idx: Option<u16>,
+    aframe: Option<u16>,
 ) -> PyResult<Py<PyAny>> {
     let retroanim::Model::Hmd(h) = &model.inner else {
         return Err(option_error("model", "play_hmd needs an HMD"));
@@ -441,6 +446,8 @@ fn play_hmd(
         sequence,
         stream_id,
         speed,
+        intr_idx,
+        aframe,
         ..hmd::PlayOptions::default()
     };
     let mut player = hmd::Player::start(h, &options).map_err(to_py)?;
@@ -486,7 +493,8 @@ enum Source<'py> {
 #[pyo3(signature = (
     source, target, *, from_=None, axes=None, scale=None, fps=None, duration=None, smooth=false,
     tmd=None, after=Vec::new(), tim=Vec::new(), clut=None, semi_transparent=false, sequence=None,
-    stream_id=None, speed=None, lod=None, base=None, animation=None, name=None, out=None
+    stream_id=None, speed=None, lod=None, base=None, animation=None, name=None, out=None,
+    intr_idx=None, resolution=None, bpp=None, vram=None, clut_at=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn convert_model<'py>(
@@ -512,6 +520,11 @@ fn convert_model<'py>(
     animation: Option<usize>,
     name: Option<String>,
     out: Option<std::path::PathBuf>,
+    intr_idx: Option<u16>,
+    resolution: Option<u16>,
+    bpp: Option<u8>,
+    vram: Option<(u16, u16)>,
+    clut_at: Option<(u16, u16)>,
 ) -> PyResult<Converted<'py>> {
     let target = format_named("to", target)?;
     let mut o = Options::default();
@@ -543,6 +556,11 @@ fn convert_model<'py>(
     o.hmd.sequence = sequence;
     o.hmd.stream_id = stream_id;
     o.hmd.speed = speed;
+    o.hmd.intr_idx = intr_idx;
+    o.tod.resolution = resolution;
+    o.textures.bpp = bpp;
+    o.textures.vram = vram;
+    o.textures.clut_at = clut_at;
     o.p3d.lod = lod;
     if let Some(b) = base.as_deref() {
         match model_of(b, "base", Format::P3d)? {

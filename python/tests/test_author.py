@@ -65,3 +65,50 @@ def test_gltf_morph_animation_goes_back_into_a_p3d(tmp_path):
     assert back.data == flag.read_bytes() or retroanim.read(back.data).format == "p3d"
     with pytest.raises(retroanim.OptionError):
         retroanim.convert(glb, "p3d")
+
+
+def test_cli_options_reach_python_with_the_cli_bytes(tmp_path, cli):
+    """``resolution`` (glTF → TOD) and ``bpp`` / ``vram`` / ``clut_at`` (PNG → TIM) give the
+    bytes the CLI's ``--resolution`` / ``--bpp --vram --clut X,Y`` give; where they do not
+    apply they are refused by name."""
+    glb = _glb(tmp_path)
+    by_cli = tmp_path / "r2.tod"
+    cli.run("convert", glb, by_cli, "--resolution", "2", "--tmd", SAMPLES / "link.tmd")
+    got = retroanim.convert(glb, "tod", resolution=2, tmd=SAMPLES / "link.tmd")
+    assert got.data == by_cli.read_bytes()
+    assert got.data != retroanim.convert(glb, "tod", tmd=SAMPLES / "link.tmd").data
+
+    png = tmp_path / "checker.png"
+    retroanim.convert(SAMPLES / "checker.tim", "png", png)
+    tim = tmp_path / "cli.tim"
+    cli.run("convert", png, tim, "--bpp", "4", "--vram", "320,0", "--clut", "0,480")
+    got = retroanim.convert(png, "tim", bpp=4, vram=(320, 0), clut_at=(0, 480))
+    assert got.data == tim.read_bytes()
+    summary = retroanim.read(got.data).summary()
+    assert summary["image_rect"][:2] == [320, 0] and summary["clut_rect"][:2] == [0, 480]
+
+    for name, kwargs in (("bpp", {"bpp": 4}), ("intr-idx", {"intr_idx": 0})):
+        with pytest.raises(retroanim.OptionError) as e:
+            retroanim.convert(glb, "tod", **kwargs)
+        assert name in str(e.value)
+
+
+def test_play_intr_idx_and_aframe_as_the_cli(cli):
+    """``play(intr_idx=, aframe=)`` run an HMD as a program that sets INTR IDX or AFRAME does,
+    as ``retroanim play --intr-idx / --aframe``; a TOD refuses them."""
+    from conftest import corpus_files
+
+    hmd = next((p for n, p in corpus_files("HMD") if n.endswith("TUTO/PYRAMID/PYRAMID5.HMD")), None)
+    if hmd is None:
+        pytest.skip("no corpus PYRAMID5.HMD")
+    base = retroanim.play(hmd, frames=(0, 299))
+    stopped = retroanim.play(hmd, frames=(0, 299), aframe=10)
+    # After AFRAME updates the pointers stop: every later frame shows the same pose.
+    assert (stopped.translation[12:] == stopped.translation[12]).all()
+    assert not (base.translation[12:] == base.translation[12]).all()
+    switched = retroanim.play(hmd, frames=(0, 299), intr_idx=0)
+    assert (switched.translation != base.translation).any()
+    by_cli = cli.json("play", hmd, "--frames", "0..299", "--intr-idx", "0", "--json")
+    assert len(by_cli["frames"]) == len(switched.frames)
+    with pytest.raises(retroanim.OptionError):
+        retroanim.play(SAMPLES / "swing.tod", intr_idx=0)
