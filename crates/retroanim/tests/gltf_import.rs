@@ -455,3 +455,27 @@ fn a_vertex_beyond_int16_is_named() {
     };
     convert::convert_bytes(&glb(&json, &bin), None, Format::Tmd, &opts).unwrap();
 }
+
+/// glTF 2.0 makes a scene's `nodes` optional (an empty scene omits it; `[]` is invalid), and
+/// our own export of a TOD that shows nothing without its prelude writes such a scene: it
+/// imports as an empty scene, and a node list is still read where the scene has one.
+#[test]
+fn a_scene_without_nodes_imports_empty() {
+    let doc = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "scenes": [{"name": "empty"}],
+        "scene": 0
+    });
+    let bytes = serde_json::to_vec(&doc).unwrap();
+    let got = retroanim::import::gltf::read(&bytes, &retroanim::Limits::default()).unwrap();
+    assert!(got.scene.nodes.is_empty() && got.scene.meshes.is_empty());
+    let doc = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "nodes": [{"name": "a"}],
+        "scenes": [{"nodes": [0]}, {}],
+        "scene": 0
+    });
+    let bytes = serde_json::to_vec(&doc).unwrap();
+    let got = retroanim::import::gltf::read(&bytes, &retroanim::Limits::default()).unwrap();
+    assert_eq!(got.scene.nodes.len(), 1);
+}

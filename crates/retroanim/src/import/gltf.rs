@@ -68,8 +68,19 @@ fn malformed(offset: u64, what: impl Into<String>) -> Error {
 /// Reads a `.gltf` (JSON, buffers as data URIs) or `.glb` file.
 pub fn read(data: &[u8], limits: &Limits) -> Result<Imported> {
     let (json_bytes, bin) = split_glb(data)?;
-    let root: json::Root = serde_json::from_slice(json_bytes)
-        .map_err(|e| malformed(0, format!("the glTF JSON does not parse: {e}")))?;
+    let does_not_parse =
+        |e: serde_json::Error| malformed(0, format!("the glTF JSON does not parse: {e}"));
+    let mut value: serde_json::Value =
+        serde_json::from_slice(json_bytes).map_err(does_not_parse)?;
+    // A scene's `nodes` is optional in glTF 2.0 (an empty scene omits it: an empty array is
+    // invalid) but required by gltf-json's `Scene`.
+    if let Some(scenes) = value.get_mut("scenes").and_then(|s| s.as_array_mut()) {
+        for s in scenes.iter_mut().filter_map(|s| s.as_object_mut()) {
+            s.entry("nodes")
+                .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+        }
+    }
+    let root: json::Root = serde_json::from_value(value).map_err(does_not_parse)?;
     let mut notes = Notes::default();
     let buffers = load_buffers(&root, bin, limits)?;
     let ctx = Ctx {
