@@ -364,3 +364,45 @@ fn shipped_sample_round_trips_through_glb() {
     }
     assert!(compared >= old.len(), "{compared}");
 }
+
+/// Blender's exporter rounds key times to the nearest f32, so about half of its keys sit a
+/// fraction of an ULP after their frame (retroanim's own exports round down). A STEP key
+/// written for tick k must still show at tick k in the TOD, not one tick late.
+#[test]
+fn step_keys_rounded_to_nearest_show_at_their_tick() {
+    use retroanim::formats::tod::author::{author, TodAuthorOptions};
+    use retroanim::scene::{Animation, Channel, Interpolation, Node, Scene, Track};
+    let ticks = 120u64;
+    let times: Vec<f32> = (0..ticks).map(|k| (k as f64 / 60.0) as f32).collect();
+    let after = times
+        .iter()
+        .enumerate()
+        .filter(|&(k, &t)| t as f64 * 60.0 > k as f64)
+        .count();
+    assert!(after > 10, "the test needs keys rounded up ({after})");
+    let scene = Scene {
+        nodes: vec![Node::new("mover")],
+        animations: vec![Animation {
+            name: "blender".into(),
+            channels: vec![Channel {
+                node: 0,
+                interpolation: Interpolation::Step,
+                times,
+                // x = k console units at tick k (1/4096 m per unit).
+                track: Track::Translation(
+                    (0..ticks).map(|k| [k as f32 / 4096.0, 0.0, 0.0]).collect(),
+                ),
+            }],
+            ..Animation::default()
+        }],
+        ..Scene::default()
+    };
+    let out = author(&scene, &[None], &TodAuthorOptions::default()).unwrap();
+    let xs: Vec<(u32, i32)> = tod::Player::new(&out.tod, None)
+        .map(|p| (p.frame, p.objects[0].world.t[0]))
+        .collect();
+    assert_eq!(xs.len() as u64, ticks);
+    for (tick, x) in xs {
+        assert_eq!(x, tick as i32, "tick {tick} shows x = {x}");
+    }
+}

@@ -173,8 +173,13 @@ pub(super) fn gltf_to_p3d(data: &[u8], from: Format, opts: &Options) -> Result<C
         .for_each(|&p| covered[p as usize] = true);
     let mut disagree = 0usize;
     let mut frames: Vec<(f32, Vec<[f32; 3]>)> = Vec::with_capacity(times.len());
-    for &t in &times {
-        let w = weights_at(ch, t);
+    for (k, &t) in times.iter().enumerate() {
+        // At `--fps`, sampled where a key written for frame k is found however it was rounded.
+        let at = opts
+            .timing
+            .fps
+            .map_or(t, |fps| crate::scene::sample_time(k as u64, fps as f64));
+        let w = weights_at(ch, at);
         let mut pos = rest.clone();
         let mut set = vec![false; width];
         for (prim, pts) in mesh.primitives.iter().zip(&points) {

@@ -139,9 +139,41 @@ pub fn key_time(numerator: u64, denominator: f64) -> f32 {
     t
 }
 
+/// The time at which an author samples a glTF animation for the frame `numerator / denominator`
+/// seconds in: one `f32` step after the `f32` nearest to it, so that a key written for that
+/// frame is found whether its writer rounded the time down ([`key_time`], as retroanim does) or
+/// to nearest (as Blender's exporter does, putting about half its keys a fraction of an ULP
+/// after their frame): a STEP key is never taken for the frame before, and a LINEAR value moves
+/// by about 10⁻⁷ of the time, far below any console unit.
+pub fn sample_time(numerator: u64, denominator: f64) -> f32 {
+    if !(denominator.is_finite() && denominator > 0.0) {
+        return 0.0;
+    }
+    let t = (numerator as f64 / denominator) as f32;
+    if t.is_finite() {
+        // The next f32 up (t ≥ 0; `f32::next_up` is newer than the MSRV).
+        f32::from_bits(t.to_bits() + 1)
+    } else {
+        t
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::key_time;
+    use super::{key_time, sample_time};
+
+    #[test]
+    fn sample_times_find_keys_rounded_either_way() {
+        for f in 0..100_000u64 {
+            for den in [60.0, 30.0, 25.0, 24.0] {
+                let nearest = (f as f64 / den) as f32;
+                let t = sample_time(f, den);
+                assert!(nearest <= t && key_time(f, den) <= t, "{f}/{den}");
+                // …and before the next frame's keys, however they were rounded.
+                assert!(t < key_time(f + 1, den), "{f}/{den}");
+            }
+        }
+    }
 
     #[test]
     fn key_times_never_come_after_their_frame() {

@@ -34,7 +34,7 @@ pub mod sample;
 mod summary;
 pub(crate) mod world_exact;
 
-pub use animation::{key_time, Animation, Channel, Interpolation, Track};
+pub use animation::{key_time, sample_time, Animation, Channel, Interpolation, Track};
 pub use check::SceneError;
 pub use mesh::{
     AlphaMode, Material, Mesh, MorphTarget, MorphTargetKind, Primitive, PrimitiveMode, Texture,

@@ -16,9 +16,10 @@
 //!
 //! # Frames
 //! The animation is sampled every `resolution` ticks (1 tick = 1/60 s; the header's
-//! resolution field) from time 0 to its last key, at the key times the glTF bridge writes
-//! ([`crate::scene::key_time`]), STEP, LINEAR and CUBICSPLINE channels evaluated as glTF
-//! viewers do. A frame holds packets only for what changed: coordinate packets
+//! resolution field) from time 0 to its last key, each tick at [`crate::scene::sample_time`]
+//! (so a key written for that tick counts whether its time was rounded down, as the glTF
+//! bridge writes it, or to nearest, as Blender does), STEP, LINEAR and CUBICSPLINE channels
+//! evaluated as glTF viewers do. A frame holds packets only for what changed: coordinate packets
 //! (absolute, or differential where smaller: below; rotation in the console's RotMatrix order X·Y·Z, 4096 = 1° in the file, which the player
 //! reads as 1/4096 of a turn; scale 4096 = 1.0; translation in console units) and attribute
 //! packets for the display bit. A node whose scale (or an ancestor's) is 0 is hidden
@@ -74,7 +75,7 @@ use crate::formats::tod::{
 };
 use crate::scene::sample::{self, Mat4, Trs};
 use crate::scene::world_exact::Affine;
-use crate::scene::{key_time, Animation, Scene, Track};
+use crate::scene::{sample_time, Animation, Scene, Track};
 use crate::{Format, Limits};
 
 mod diff;
@@ -271,7 +272,7 @@ pub fn author(
     let mut scale_set = vec![false; objects.len()];
     let mut world = vec![Mat::IDENTITY; objects.len()];
     for f in 0..=last_frame {
-        let time = key_time(f * res as u64, 60.0);
+        let time = sample_time(f * res as u64, 60.0);
         let locals: Vec<Trs> = (0..n)
             .map(|i| sample::local_at(scene, anim, i, time))
             .collect();
