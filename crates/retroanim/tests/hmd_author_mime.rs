@@ -1,8 +1,11 @@
 //! glTF morph targets → HMD vertex MIMe (`hmd::author`), checked through our `Player`:
 //! - a hand-built scene (one mesh, two targets, a LINEAR weights animation): the played
-//!   vertices equal base + Σ wᵢ·targetᵢ (console units) within 1 unit at every frame;
+//!   vertices equal base + Σ wᵢ·targetᵢ (console units) at every frame within the driver's
+//!   floor (1 unit per weighted key, plus the weights' 1/4096 rounding), and the HMD → scene
+//!   bridge reads back two targets with the authored weights;
 //! - every corpus HMD with vertex MIMe, HMD → GLB → HMD: the MIMe'd vertices the new file plays
-//!   equal the original's within 1 unit per weighted key at every frame of every sequence.
+//!   equal the original's within 1 unit per weighted key at every frame of every sequence;
+//! - what vertex MIMe cannot hold (targets past 32, normal displacements) is a note with a count.
 
 mod common;
 
@@ -161,6 +164,40 @@ fn morph_targets_play_as_base_plus_weighted_targets() {
         }
     }
     eprintln!("worst vertex difference {worst:.3} units");
+    // And back to glTF terms: the bridge reads the MIMe as two morph targets whose weights
+    // track follows the authored one (within a 1/4096 step) at the key frames.
+    let back = out.hmd.to_scene(&SceneOptions::default()).unwrap();
+    let morphed: Vec<_> = back
+        .meshes
+        .iter()
+        .filter(|m| !m.target_names.is_empty())
+        .collect();
+    assert_eq!(morphed.len(), 1);
+    assert_eq!(morphed[0].target_names.len(), 2);
+    let track = back
+        .animations
+        .iter()
+        .flat_map(|a| &a.channels)
+        .find_map(|c| match &c.track {
+            Track::Weights(w) => Some((c.times.clone(), w.clone())),
+            _ => None,
+        })
+        .expect("a weights track");
+    for (i, &t) in times.iter().enumerate() {
+        let at = track
+            .0
+            .iter()
+            .position(|&x| (x - t).abs() < 1e-3)
+            .expect("a key at each authored key time");
+        for k in 0..2 {
+            let d = (track.1[at][k] - weights[i][k]).abs();
+            assert!(
+                d <= 1.0 / 4096.0 + 1e-6,
+                "time {t} weight {k}: {:?}",
+                track.1[at]
+            );
+        }
+    }
 }
 
 #[test]
@@ -288,4 +325,58 @@ fn corpus_vertex_mime_plays_the_same_after_a_glb_round_trip() {
     if !files.is_empty() {
         assert!(compared > 0, "no corpus HMD with vertex MIMe");
     }
+}
+
+#[test]
+fn what_vertex_mime_cannot_hold_is_noted_with_counts() {
+    // 34 targets, each moving vertex 0 and the first two also its normal: 32 keys are
+    // written, 2 targets and 2 normal displacements noted.
+    let target = |k: usize| MorphTarget {
+        kind: MorphTargetKind::Delta,
+        positions: vec![[0.01 * (k + 1) as f32, 0.0, 0.0], [0.0; 3], [0.0; 3]],
+        normals: if k < 2 {
+            vec![[0.0, 0.1, 0.0]; 3]
+        } else {
+            Vec::new()
+        },
+    };
+    let mut node = Node::new("many");
+    node.mesh = Some(0);
+    let scene = Scene {
+        nodes: vec![node],
+        meshes: vec![Mesh {
+            name: "tri".into(),
+            primitives: vec![Primitive {
+                positions: vec![[0.0; 3], [0.5, 0.0, 0.0], [0.0, 0.5, 0.0]],
+                targets: (0..34).map(target).collect(),
+                ..Primitive::default()
+            }],
+            target_names: (0..34).map(|k| format!("t{k}")).collect(),
+            extras: serde_json::Value::Null,
+        }],
+        ..Scene::default()
+    };
+    let out = hmd::author::author(&scene, &hmd::author::HmdAuthorOptions::default()).unwrap();
+    no_errors(&out.hmd, "authored");
+    let note = |code: &str| {
+        out.notes
+            .iter()
+            .find(|n| n.code == code)
+            .map(|n| n.message.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        note("morph-targets-over-32").starts_with("2 ×"),
+        "{:?}",
+        out.notes
+    );
+    assert!(
+        note("morph-normals-dropped").starts_with("2 ×"),
+        "{:?}",
+        out.notes
+    );
+    let p = Player::new(&out.hmd, &PlayOptions::default());
+    let t = p.vertex_mime_deltas();
+    assert_eq!(t.len(), 1);
+    assert_eq!(t[0].keys.len(), 32);
 }

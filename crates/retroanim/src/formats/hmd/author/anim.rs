@@ -30,6 +30,9 @@
 //!   key rotations best; angles are unwrapped from key to key (the equivalent Euler solution
 //!   nearest the previous key), so linear angles take the short way.
 //!
+//! - **Morph weights**: one more pointer per weight of each node with a vertex MIMe, on its
+//!   MIMEPR section (header words 5..), with TGT = 1 linear keys: the `weights` submodule.
+//!
 //! Bezier coefficients are 16-bit in the driver: translations whose control polygon spans
 //! more than about ±10 000 units can overflow there (not checked).
 
