@@ -189,8 +189,8 @@ fn morph_targets_play_as_base_plus_weighted_targets() {
             .iter()
             .position(|&x| (x - t).abs() < 1e-3)
             .expect("a key at each authored key time");
-        for k in 0..2 {
-            let d = (track.1[at][k] - weights[i][k]).abs();
+        for (k, want) in weights[i].iter().enumerate() {
+            let d = (track.1[at][k] - want).abs();
             assert!(
                 d <= 1.0 / 4096.0 + 1e-6,
                 "time {t} weight {k}: {:?}",
