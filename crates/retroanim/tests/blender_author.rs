@@ -7,8 +7,9 @@
 //!   5/4096 in each rotation element (a TOD angle is 1/4096 of a turn); the texture, decoded
 //!   back, is the image quantised to the TIM's depth, within a 15-bit step of Blender's.
 //! - GLB → HMD: the HMD player's world matrix of every coordinate (one per glTF node) equals
-//!   Blender's at every frame within the same bounds, and the HMD holds the texture as an image
-//!   primitive whose TIM decodes as the TOD's does.
+//!   Blender's at every frame within the same bounds, the hand's shape keys play as vertex MIMe
+//!   whose vertices follow Blender's evaluated ones (bounds derived in the test), and the HMD
+//!   holds the texture as an image primitive whose TIM decodes as the TOD's does.
 
 mod common;
 
@@ -91,6 +92,77 @@ fn node_names(glb: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// The largest distance (console units, per axis) between the `hand` vertices the HMD player
+/// shows (its MIMe'd vertex section) and Blender's evaluated `hand_points`, matched
+/// nearest-first both ways over every frame Blender evaluated: in the hand's own space
+/// (Blender's points through the inverse of Blender's world matrix of the hand) and in the
+/// world (the played vertices through the played world matrix); and the largest
+/// |x| + |y| + |z| of a played vertex in the hand's space.
+fn hand_vertices_off(
+    h: &hmd::Hmd,
+    names: &[String],
+    frames: &[Value],
+    last: u64,
+) -> (f64, f64, f64) {
+    let k = names.iter().position(|n| n == "hand").unwrap();
+    let mut player = hmd::Player::new(h, &hmd::PlayOptions::default());
+    let mimes = player.vertex_mime_deltas();
+    assert_eq!(mimes.len(), 1, "one vertex MIMe: the hand's shape keys");
+    let section = mimes[0].section;
+    let (mut local, mut world, mut reach) = (0.0f64, 0.0f64, 0.0f64);
+    let mut compared = 0;
+    let off = |a: &[[f64; 3]], b: &[[f64; 3]]| {
+        let near = |p: &[f64; 3], set: &[[f64; 3]]| {
+            set.iter()
+                .map(|q| (0..3).map(|i| (p[i] - q[i]).abs()).fold(0.0, f64::max))
+                .fold(f64::INFINITY, f64::min)
+        };
+        let one = a.iter().map(|p| near(p, b)).fold(0.0, f64::max);
+        one.max(b.iter().map(|p| near(p, a)).fold(0.0, f64::max))
+    };
+    for frame in 0..=last {
+        player.step().unwrap();
+        let Some(f) = frames.iter().find(|f| f["frame"].as_u64() == Some(frame)) else {
+            continue;
+        };
+        let w = player.frame().coordinates[k].world;
+        let shown: Vec<[i32; 3]> = player
+            .vectors(section, false)
+            .unwrap()
+            .iter()
+            .map(|v| v.map(i32::from))
+            .collect();
+        let got_local: Vec<[f64; 3]> = shown.iter().map(|v| v.map(f64::from)).collect();
+        let got_world: Vec<[f64; 3]> = shown
+            .iter()
+            .map(|v| hmd::apply(&w, *v).map(f64::from))
+            .collect();
+        let flip = [1.0, -1.0, -1.0];
+        let want_world: Vec<[f64; 3]> = f["hand_points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| std::array::from_fn(|i| p[i].as_f64().unwrap() * flip[i] * 4096.0))
+            .collect();
+        // Blender's hand world is a rotation (no scale keys): its inverse is the transpose.
+        let (m, t) = console_world(&f["nodes"]["hand"]);
+        let want_local: Vec<[f64; 3]> = want_world
+            .iter()
+            .map(|p| {
+                std::array::from_fn(|j| (0..3).map(|i| m[i][j] / 4096.0 * (p[i] - t[i])).sum())
+            })
+            .collect();
+        local = local.max(off(&got_local, &want_local));
+        world = world.max(off(&got_world, &want_world));
+        for p in &got_local {
+            reach = reach.max(p.iter().map(|x| x.abs()).sum());
+        }
+        compared += 1;
+    }
+    assert_eq!(compared, frames.len());
+    (local, world, reach)
+}
+
 #[test]
 fn blender_scene_to_hmd_plays_as_blender_shows_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -133,6 +205,25 @@ fn blender_scene_to_hmd_plays_as_blender_shows_it() {
     // Each key is solved against the console's own parent world (measured 0.77 units and
     // 4.4/4096; 4.7 and 8.1 when each local key was rounded on its own).
     assert!(worst_t <= 1.0, "translation off by {worst_t} units");
+    let (local, world, reach) = hand_vertices_off(&h, &names, frames, last);
+    eprintln!(
+        "hand vertices: worst {local:.3} units from Blender's in the hand's own space, {world:.3} in the world (vertices reach {reach:.0} units, |x|+|y|+|z|)"
+    );
+    // In the hand's space the shape keys play as vertex MIMe: each weighted key is floored by
+    // the driver (`(w·d) >> 12`, up to 1 unit, two keys), the weights rounded to 1/4096 (about
+    // 0.2 unit for these differences), base and differences to a unit (0.5 each). Measured
+    // 1.35 units.
+    assert!(
+        local <= 3.0,
+        "hand vertices off by {local} units in the hand's space"
+    );
+    // In the world the coordinate's matrix adds its own error: translation, and each rotation
+    // element's error times the vertex's reach. Measured 4.24 units.
+    let world_bound = 3.0 + worst_t + worst_r / 4096.0 * reach;
+    assert!(
+        world <= world_bound,
+        "hand vertices off by {world} units in the world (bound {world_bound:.2})"
+    );
     assert!(worst_r <= 5.0, "rotation off by {worst_r}/4096");
     // The texture travels as an image primitive: the same TIM the TOD route writes.
     let tims = hmd::image_tims(&h);

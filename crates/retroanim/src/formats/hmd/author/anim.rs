@@ -30,6 +30,9 @@
 //!   key rotations best; angles are unwrapped from key to key (the equivalent Euler solution
 //!   nearest the previous key), so linear angles take the short way.
 //!
+//! - **Morph weights**: one more pointer per weight of each node with a vertex MIMe, on its
+//!   MIMEPR section (header words 5..), with TGT = 1 linear keys: the `weights` submodule.
+//!
 //! Bezier coefficients are 16-bit in the driver: translations whose control polygon spans
 //! more than about ±10 000 units can overflow there (not checked).
 
@@ -54,6 +57,7 @@ use super::{
 use arrayvec::ArrayVec;
 
 mod solve;
+mod weights;
 use solve::Ctx;
 
 /// Channel method codes of the type word.
@@ -483,6 +487,52 @@ fn key_frame(track: &NodeTrack, i: usize) -> Option<KeyFrame> {
     })
 }
 
+/// The last key once more (TFRAME 1), so that it is reached; then END.
+fn end_sequence(descriptors: &mut Vec<SequenceDescriptor>, type_idx: u8, last_param: u16) {
+    descriptors.push(SequenceDescriptor::KeyFrame {
+        type_idx,
+        tframe: 1,
+        param_idx: last_param,
+    });
+    descriptors.push(SequenceDescriptor::Control {
+        code: CONTROL_END,
+        p1: 0,
+        p2: 0,
+    });
+}
+
+/// A sequence pointer updating `update`, with the sequences starting at `starts` (descriptor,
+/// stream ID; one per animation, the first as START IDX, the others as extra sequences).
+fn pointer(update: UpdateIndex, starts: &[(u16, u8)]) -> SequencePointer {
+    let (first, more) = starts
+        .split_first()
+        .map_or(((0, 0), &[][..]), |(f, m)| (*f, m));
+    SequencePointer {
+        update,
+        num: starts.len() as u16,
+        intr_idx: 0xFFFF,
+        aframe: 0,
+        sid: first.1,
+        speed: 0x10,
+        src_intr_idx: 0xFFFF,
+        rframe: 0,
+        tframe: 0,
+        ctr_idx: 0,
+        tctr_idx: 0,
+        start: first.0,
+        start_sid: first.1,
+        traveling: 0,
+        extra: more
+            .iter()
+            .map(|&(start, sid)| ExtraSequence {
+                start: start as i16,
+                sid,
+                pad: 0,
+            })
+            .collect(),
+    }
+}
+
 /// The animation primitive for `scene`'s animations, or `None` when none moves a node.
 /// `parents` are the coordinates' parents as written, `rest` their matrices.
 pub(super) fn build(
@@ -490,16 +540,20 @@ pub(super) fn build(
     conv: &ToConsole,
     opts: &HmdAuthorOptions,
     (parents, rest): (&[Option<usize>], &[gte::Mat]),
+    morphs: &[(usize, usize, Vec<i32>)],
     notes: &mut Counts,
 ) -> Result<Option<AnimParts>> {
     let n = scene.nodes.len();
     let moving = |a: &Animation, c: &crate::scene::Channel| {
         c.node < n && !matches!(c.track, Track::Weights(_)) && !a.channels.is_empty()
     };
+    let morphed = |c: &crate::scene::Channel| {
+        matches!(c.track, Track::Weights(_)) && morphs.iter().any(|m| m.0 == c.node)
+    };
     let anims: Vec<&Animation> = scene
         .animations
         .iter()
-        .filter(|a| a.channels.iter().any(|c| moving(a, c)))
+        .filter(|a| a.channels.iter().any(|c| moving(a, c) || morphed(c)))
         .collect();
     let weights: usize = scene
         .animations
@@ -507,12 +561,12 @@ pub(super) fn build(
         .map(|a| {
             a.channels
                 .iter()
-                .filter(|c| matches!(c.track, Track::Weights(_)))
+                .filter(|c| matches!(c.track, Track::Weights(_)) && !morphed(c))
                 .count()
         })
         .sum();
     notes.add("weights-animation-dropped", weights, || {
-        "morph-weight channel(s) left out (vertex MIMe is not written yet)".into()
+        "morph-weight channel(s) of a node without a written vertex MIMe left out".into()
     });
     if anims.is_empty() {
         return Ok(None);
@@ -639,17 +693,7 @@ pub(super) fn build(
                 });
                 last_param = index;
             }
-            // The last key once more, so it is reached; then END.
-            descriptors.push(SequenceDescriptor::KeyFrame {
-                type_idx,
-                tframe: 1,
-                param_idx: last_param,
-            });
-            descriptors.push(SequenceDescriptor::Control {
-                code: CONTROL_END,
-                p1: 0,
-                p2: 0,
-            });
+            end_sequence(&mut descriptors, type_idx, last_param);
             // START IDX is 16 bits, an extra sequence's start a signed 16-bit value.
             let limit = if k == 0 { 0xFFFF } else { 0x7FFF };
             let start = u16::try_from(start).ok().filter(|&s| s <= limit).ok_or_else(|| {
@@ -666,31 +710,19 @@ pub(super) fn build(
             .ok_or_else(|| {
                 unencodable(format!("node {node}: coordinate offset past 2^24 words"))
             })?;
-        pointers.push(SequencePointer {
-            update: UpdateIndex { section: 4, offset },
-            num: anims.len() as u16,
-            intr_idx: 0xFFFF,
-            aframe: 0,
-            sid: starts[0].1,
-            speed: 0x10,
-            src_intr_idx: 0xFFFF,
-            rframe: 0,
-            tframe: 0,
-            ctr_idx: 0,
-            tctr_idx: 0,
-            start: starts[0].0,
-            start_sid: starts[0].1,
-            traveling: 0,
-            extra: starts[1..]
-                .iter()
-                .map(|&(start, sid)| ExtraSequence {
-                    start: start as i16,
-                    sid,
-                    pad: 0,
-                })
-                .collect(),
-        });
+        pointers.push(pointer(UpdateIndex { section: 4, offset }, &starts));
     }
+    pointers.extend(weights::pointers(
+        &anims,
+        morphs,
+        (fps, usize::try_from(max_keys).unwrap_or(usize::MAX)),
+        weights::Out {
+            types: &mut types,
+            descriptors: &mut descriptors,
+            params: &mut params,
+            param_words: &mut param_words,
+        },
+    )?);
     Ok(Some(AnimParts {
         types,
         descriptors,

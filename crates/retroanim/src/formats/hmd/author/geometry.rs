@@ -16,6 +16,8 @@ pub(super) struct Block {
     runs: Vec<(u32, PacketRun)>,
     vertices: Vec<SVector>,
     normals: Vec<SVector>,
+    /// The node's vertex MIMe (morph targets).
+    mime: Option<super::mime::Morph>,
 }
 
 /// The image primitive's entries (indices relative to its sections) and sections.
@@ -29,6 +31,25 @@ pub(super) struct Images {
 pub(super) struct Geometry {
     blocks: Vec<Option<Block>>,
     images: Option<Images>,
+}
+
+impl Geometry {
+    /// The nodes with a vertex MIMe, in node order: (node, keys, rest weights).
+    pub(super) fn morphs(&self) -> Vec<(usize, usize, Vec<i32>)> {
+        self.blocks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| {
+                let m = b.as_ref()?.mime.as_ref()?;
+                Some((i, m.num, m.weights.clone()))
+            })
+            .collect()
+    }
+
+    /// Per node: whether it has a block.
+    pub(super) fn written(&self) -> Vec<bool> {
+        self.blocks.iter().map(Option::is_some).collect()
+    }
 }
 
 /// The animation primitive's parts (see `anim`).
@@ -82,6 +103,7 @@ fn with_pads(pt: u16, p: &mut Packet) -> Result<()> {
 pub(super) fn build(
     scene: &Scene,
     opts: &HmdAuthorOptions,
+    conv: &super::ToConsole,
     notes: &mut Counts,
 ) -> Result<Geometry> {
     let shown: Vec<usize> = (0..scene.nodes.len())
@@ -111,6 +133,10 @@ pub(super) fn build(
         },
     )?;
     for n in model.notes {
+        // Morph targets are written here, as vertex MIMe (the `mime` submodule notes the rest).
+        if n.code == "morph-targets-dropped" {
+            continue;
+        }
         notes.add(n.code, 1, || n.message.clone());
     }
     for (&node, object) in shown.iter().zip(&model.tmd.objects) {
@@ -167,10 +193,15 @@ pub(super) fn build(
             });
         }
         if !built.is_empty() && !object.vertices.is_empty() {
+            let vertices: Vec<SVector> = object.vertices.iter().map(sv).collect();
+            let mime = scene.nodes[node]
+                .mesh
+                .and_then(|m| super::mime::build(scene, conv, node, m, &vertices, notes));
             blocks[node] = Some(Block {
                 runs: built,
-                vertices: object.vertices.iter().map(sv).collect(),
+                vertices,
                 normals,
+                mime,
             });
         }
     }
@@ -261,8 +292,18 @@ pub(super) fn assemble(
     let mut sections: Vec<RegionBody> = Vec::new();
     let mut block_first: Vec<Option<usize>> = vec![None; nblocks]; // primitive index
     let mut pre: Vec<usize> = Vec::new();
+    // Vertex MIMe: one DIFF section for the file (`mime` submodule), (MIMe, reset) block
+    // offsets per node; the MIMEPR sections in node order; chained primitives (from, to).
+    let (diff, mut mime_at) = mime_diffs(&geo.blocks)?;
+    let diff_section = (!diff.is_empty()).then(|| {
+        sections.push(section(SectionRole::MimeDiff, SectionData::MimeDiff(diff)));
+        sections.len() - 1
+    });
+    let mut mimepr: Vec<usize> = Vec::new();
+    let mut chained: Vec<(usize, usize)> = Vec::new();
     for (node, b) in geo.blocks.into_iter().enumerate() {
         let Some(b) = b else { continue };
+        let mime = b.mime;
         let s0 = sections.len();
         let mut items = Vec::with_capacity(b.runs.len());
         let mut types = Vec::with_capacity(b.runs.len());
@@ -295,6 +336,50 @@ pub(super) fn assemble(
         ]);
         prims.push((headers.len() - 1, primitive(types)));
         block_first[node + 1] = Some(prims.len() - 1);
+        if let (Some(m), Some(d), Some((at, rst))) = (mime, diff_section, mime_at.remove(&node)) {
+            let polygons = prims.len() - 1;
+            let o = sections.len();
+            let saved = usize::from(m.span.1).max(1);
+            sections.push(section(
+                SectionRole::MimeOriginal,
+                vectors(vec![SVector::default(); saved]),
+            ));
+            sections.push(section(
+                SectionRole::MimeWeights,
+                SectionData::Weights(m.weights),
+            ));
+            mimepr.push(o + 1);
+            let num = u32::try_from(m.num).map_err(|_| unencodable("too many MIMe keys"))?;
+            headers.push(vec![
+                Entry::Section(o + 1),
+                Entry::Value(num),
+                Entry::Value(0),
+                Entry::Section(d),
+                Entry::Section(o),
+                Entry::Section(s0 + 1),
+                Entry::Section(s0 + 2),
+            ]);
+            let offsets = |i: u32| TypeData::Offsets(vec![i]);
+            prims.push((
+                headers.len() - 1,
+                primitive(vec![data_section(0x0401_0020, 1, offsets(at))?]),
+            ));
+            headers.push(vec![
+                Entry::Value(0),
+                Entry::Section(d),
+                Entry::Section(o),
+                Entry::Section(s0 + 1),
+                Entry::Section(s0 + 2),
+            ]);
+            prims.push((
+                headers.len() - 1,
+                primitive(vec![data_section(0x0401_0028, 1, offsets(rst))?]),
+            ));
+            // MIMe → polygons → reset.
+            block_first[node + 1] = Some(prims.len() - 2);
+            chained.push((prims.len() - 2, polygons));
+            chained.push((polygons, prims.len() - 1));
+        }
     }
     if let Some(im) = geo.images {
         let with_clut = im.entries.iter().any(|e| e.clut.is_some());
@@ -347,13 +432,16 @@ pub(super) fn assemble(
         ));
         // The animation header's first word is its own size (as labp writes it: the drivers
         // count the sections from the size word, so the interpolation table is word 1).
-        headers.push(vec![
-            Entry::Value(5),
+        // Sections 5.. are the MIMEPR weights the TGT = 1 pointers update, in node order.
+        let mut h = vec![
+            Entry::Value(5 + mimepr.len() as u32),
             Entry::Section(s0),
             Entry::Section(s0 + 1),
             Entry::Section(s0 + 2),
             Entry::Coords,
-        ]);
+        ];
+        h.extend(mimepr.iter().map(|&s| Entry::Section(s)));
+        headers.push(h);
         let n = a.pointers.len();
         prims.push((
             headers.len() - 1,
@@ -382,6 +470,9 @@ pub(super) fn assemble(
     }
     // The chain of PRE-PROCESS primitives: primitive index → the next one's.
     let mut next_of: Vec<Option<usize>> = vec![None; prims.len()];
+    for (from, to) in chained {
+        next_of[from] = Some(to);
+    }
     if let Some(&first) = pre.first() {
         block_first[0] = Some(first);
         for w in pre.windows(2) {
@@ -485,4 +576,59 @@ pub(super) fn assemble(
         regions,
         trailing: Vec::new(),
     })
+}
+
+/// The MIMe DIFF section's items for the blocks' vertex MIMe, and per node the word offsets of
+/// its MIMe and reset blocks in that section.
+#[allow(clippy::type_complexity)]
+fn mime_diffs(
+    blocks: &[Option<Block>],
+) -> Result<(
+    Vec<MimeDiffItem>,
+    std::collections::HashMap<usize, (u32, u32)>,
+)> {
+    let mut items = Vec::new();
+    let mut at = std::collections::HashMap::new();
+    let mut words = 0usize;
+    let word = |n: usize| {
+        u32::try_from(n).map_err(|_| unencodable("the MIMe DIFF section exceeds 2^32 words"))
+    };
+    for (node, b) in blocks.iter().enumerate() {
+        let Some(m) = b.as_ref().and_then(|b| b.mime.as_ref()) else {
+            continue;
+        };
+        let index = word(words)?;
+        let records = if m.keys.is_empty() {
+            Vec::new()
+        } else {
+            vec![VertexReset {
+                vstart: m.span.0,
+                ostart: 0,
+                changed: 0,
+                vnum: m.span.1,
+            }]
+        };
+        let mut d = VertexDiff {
+            index,
+            dflags: m.dflags,
+            reset_offsets: Vec::new(),
+            keys: m.keys.clone(),
+        };
+        // The reset block follows; its one record's `changed` word is its third.
+        let reset = word(words + d.words() + records.len())?;
+        if !records.is_empty() {
+            d.reset_offsets.push(reset + 3);
+        }
+        words += d.words();
+        let r = VertexResetDiff {
+            index: reset,
+            pad: 0,
+            records,
+        };
+        words += r.words();
+        at.insert(node, (index, reset));
+        items.push(MimeDiffItem::Vertex(d));
+        items.push(MimeDiffItem::VertexReset(r));
+    }
+    Ok((items, at))
 }

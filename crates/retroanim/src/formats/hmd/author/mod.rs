@@ -65,9 +65,14 @@
 //! float. Frames between keys are the driver's interpolation, kept close by the split rule of
 //! the `anim` submodule. A node no sequence moves keeps its rounded rest pose.
 //!
+//! # Morph targets
+//! Written as vertex MIMe in the block of their node, their weights in a MIMEPR section that
+//! weights animations drive through TGT = 1 key frames: see the `mime` submodule (layout,
+//! notes) and the `anim` submodule (keys).
+//!
 //! # Left out
-//! Morph targets (vertex MIMe) and skins (shared polygons) are not written yet: each kind is a
-//! note with its count, never a silent drop; a skinned mesh is written rigidly on its own node.
+//! Skins (shared polygons) are not written yet: a note with the count, never a silent drop; a
+//! skinned mesh is written rigidly on its own node.
 //!
 //! # Readings taken
 //! - **Rotation order**: the HMD stores angles, glTF a quaternion. Of the six orders the type
@@ -82,6 +87,7 @@
 mod anim;
 mod devices;
 mod geometry;
+mod mime;
 
 use crate::convert::Note;
 use crate::error::{Error, Result};
@@ -329,9 +335,11 @@ pub fn author(scene: &Scene, opts: &HmdAuthorOptions) -> Result<HmdAuthored> {
         })?;
         coords.push((p.matrix(), p.rot, parents[i]));
     }
-    let geo = geometry::build(scene, opts, &mut notes)?;
+    let geo = geometry::build(scene, opts, &conv, &mut notes)?;
+    let morphs = geo.morphs();
+    mime::unwritten(scene, &geo.written(), &mut notes);
     let rest: Vec<gte::Mat> = coords.iter().map(|c| c.0).collect();
-    let anim = anim::build(scene, &conv, opts, (&parents, &rest), &mut notes)?;
+    let anim = anim::build(scene, &conv, opts, (&parents, &rest), &morphs, &mut notes)?;
     left_out(scene, &mut notes);
     let devices = devices::build(scene, &mut notes);
     let hmd = geometry::assemble(&coords, geo, anim, devices)?;
@@ -388,21 +396,6 @@ pub(super) fn check_translation(
 
 /// Notes for what this writer does not write yet.
 fn left_out(scene: &Scene, notes: &mut crate::formats::tmd::author::Counts) {
-    let morphs: usize = scene
-        .meshes
-        .iter()
-        .map(|m| {
-            m.primitives
-                .iter()
-                .map(|p| p.targets.len())
-                .max()
-                .unwrap_or(0)
-        })
-        .sum();
-    notes.add("morph-targets-dropped", morphs, || {
-        "morph target(s) left out (vertex MIMe is not written yet): meshes keep their base shape"
-            .into()
-    });
     let skinned = scene.nodes.iter().filter(|n| n.skin.is_some()).count();
     notes.add("skin-dropped", skinned, || {
         "skinned node(s) written rigidly on their own coordinate (shared polygons are not written yet)".into()

@@ -1,0 +1,196 @@
+//! Morph weights → TGT = 1 key frames on the MIMEPR sections (as `SCEI/COMB/AMMONITE` drives
+//! its MIMe: type 0x03010110, linear, WRITE mask 0x1, one 32-bit unit).
+//!
+//! One sequence pointer per weight of each node with a vertex MIMe, updating word *t* of that
+//! node's MIMEPR section (animation header word 5 + *j* for the *j*-th such node, in node
+//! order), with one sequence per scene animation (the same numbering and stream IDs as the
+//! coordinate pointers). A sequence's keys: the weight (× 4096, rounded) sampled at every frame
+//! (time × fps) of the animation's weights channel, as a glTF client evaluates it (LINEAR,
+//! STEP and CUBICSPLINE alike), of which the keys the driver's own integer interpolation gives
+//! back are dropped; an animation without a weights channel for the node holds the rest
+//! weight. As for coordinates, the last key is repeated with TFRAME 1 before END.
+
+use crate::error::Result;
+use crate::scene::sample::sample;
+use crate::scene::{Animation, Track};
+
+use super::super::super::cat3_anim::{
+    InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer, UpdateIndex,
+};
+use super::super::super::play::console_lerp;
+use super::super::unencodable;
+
+/// TGT = 1, linear, WRITE mask 0x1, 32-bit units.
+const WEIGHT_TYPE: u32 = 0x0301_0110;
+
+/// Where the pointers' descriptors and parameters go (shared with the coordinate pointers).
+pub(super) struct Out<'a> {
+    pub types: &'a mut Vec<u32>,
+    pub descriptors: &'a mut Vec<SequenceDescriptor>,
+    pub params: &'a mut Vec<ParameterItem>,
+    pub param_words: &'a mut usize,
+}
+
+/// Weight `t` of `node` under `a` (× 4096, rounded) at frames 0, 1, … to its last key.
+fn samples(
+    a: &Animation,
+    node: usize,
+    t: usize,
+    rest: i32,
+    fps: f64,
+    max: usize,
+) -> Result<Vec<i32>> {
+    let Some(c) = a
+        .channels
+        .iter()
+        .find(|c| c.node == node && matches!(c.track, Track::Weights(_)))
+    else {
+        return Ok(vec![rest]);
+    };
+    let Track::Weights(w) = &c.track else {
+        return Ok(vec![rest]);
+    };
+    let values: Vec<[f32; 1]> = w
+        .iter()
+        .map(|v| [v.get(t).copied().unwrap_or(0.0)])
+        .collect();
+    let end = c.times.iter().fold(0.0f32, |m, &x| m.max(x)) as f64 * fps;
+    let last = end.round().max(0.0);
+    if last.is_nan() || last >= max as f64 {
+        return Err(unencodable(format!(
+            "animation {:?}, node {node}: weights run {last} frames, past the limit of {max} keys",
+            a.name
+        )));
+    }
+    Ok((0..=last as usize)
+        .map(|f| {
+            sample(
+                &c.times,
+                &values,
+                c.interpolation,
+                (f as f64 / fps) as f32,
+                false,
+            )
+            .map_or(rest, |v| {
+                (v[0] * 4096.0)
+                    .round()
+                    .clamp(i32::MIN as f64, i32::MAX as f64) as i32
+            })
+        })
+        .collect())
+}
+
+/// The frames of `s` to keep as linear keys: the driver interpolates the rest exactly, and no
+/// interval passes TFRAME's 255 frames.
+fn keys(s: &[i32]) -> Vec<usize> {
+    let exact = |a: usize, b: usize, m: usize| {
+        let (t, r) = (((b - a) * 16) as i32, ((b - m) * 16) as i32);
+        console_lerp(s[a], s[b], r, t) == s[m]
+    };
+    let mut out = vec![0];
+    let mut i = 0;
+    while i + 1 < s.len() {
+        let mut e = i + 1;
+        while e + 1 < s.len() && e + 1 - i <= 255 && (i + 1..=e).all(|m| exact(i, e + 1, m)) {
+            e += 1;
+        }
+        out.push(e);
+        i = e;
+    }
+    out
+}
+
+/// The sequence pointers of the morph weights of `morphs` ((node, keys, rest weights) in node
+/// order) under `anims`.
+pub(super) fn pointers(
+    anims: &[&Animation],
+    morphs: &[(usize, usize, Vec<i32>)],
+    (fps, max): (f64, usize),
+    out: Out,
+) -> Result<Vec<SequencePointer>> {
+    let mut pointers = Vec::new();
+    if morphs.is_empty() || anims.is_empty() {
+        return Ok(pointers);
+    }
+    let type_idx = match out.types.iter().position(|&t| t == WEIGHT_TYPE) {
+        Some(i) => i,
+        None => {
+            out.types.push(WEIGHT_TYPE);
+            out.types.len() - 1
+        }
+    };
+    let type_idx = u8::try_from(type_idx)
+        .ok()
+        .filter(|&i| i < 0x80)
+        .ok_or_else(|| unencodable("more than 128 interpolation types"))?;
+    let layout = InterpolationType::from_code(WEIGHT_TYPE)
+        .layout()
+        .ok_or_else(|| unencodable("the weights type has no layout"))?;
+    let mut stored: std::collections::HashMap<i32, u16> = std::collections::HashMap::new();
+    for (j, (node, num, rest)) in morphs.iter().enumerate() {
+        let section = u8::try_from(5 + j)
+            .ok()
+            .filter(|&s| s < 0x80)
+            .ok_or_else(|| unencodable("more than 122 morphed nodes for one animation header"))?;
+        for t in 0..*num {
+            let mut starts: Vec<(u16, u8)> = Vec::with_capacity(anims.len());
+            for (k, a) in anims.iter().enumerate() {
+                let rest_w = rest.get(t).copied().unwrap_or(0);
+                let s = samples(a, *node, t, rest_w, fps, max)?;
+                let start = out.descriptors.len();
+                let mut prev = 0usize;
+                let mut param = 0u16;
+                for f in keys(&s) {
+                    param = match stored.get(&s[f]) {
+                        Some(&p) => p,
+                        None => {
+                            let p = u16::try_from(*out.param_words).map_err(|_| {
+                                unencodable(format!(
+                                    "animation {:?}, node {node}: the parameter section passes 65 535 words (PARAMETER IDX is 16 bits)",
+                                    a.name
+                                ))
+                            })?;
+                            *out.param_words += layout.words();
+                            out.params.push(ParameterItem::KeyFrame {
+                                index: p,
+                                type_code: WEIGHT_TYPE,
+                                frame: KeyFrame::General {
+                                    values: [s[f]].into_iter().collect(),
+                                    pad: Default::default(),
+                                },
+                            });
+                            stored.insert(s[f], p);
+                            p
+                        }
+                    };
+                    out.descriptors.push(SequenceDescriptor::KeyFrame {
+                        type_idx,
+                        tframe: (f - prev) as u8,
+                        param_idx: param,
+                    });
+                    prev = f;
+                }
+                super::end_sequence(out.descriptors, type_idx, param);
+                let limit = if k == 0 { 0xFFFF } else { 0x7FFF };
+                let start = u16::try_from(start)
+                    .ok()
+                    .filter(|&s| s <= limit)
+                    .ok_or_else(|| {
+                        unencodable(format!(
+                            "animation {:?}, node {node}: sequence starts past descriptor {limit}",
+                            a.name
+                        ))
+                    })?;
+                starts.push((start, (k + 1) as u8));
+            }
+            pointers.push(super::pointer(
+                UpdateIndex {
+                    section,
+                    offset: t as u32,
+                },
+                &starts,
+            ));
+        }
+    }
+    Ok(pointers)
+}
