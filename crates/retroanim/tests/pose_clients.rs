@@ -527,42 +527,22 @@ fn blender_poses_every_animated_corpus_file_as_the_console() {
             })
         })
         .collect();
-    let (job_path, out_path) = (dir.path().join("job.json"), dir.path().join("out.json"));
-    std::fs::write(&job_path, serde_json::to_vec(&job).unwrap()).unwrap();
+    let (job_path, out_path) = common::clients::write_job(dir.path(), &job);
     if !common::run_blender_check("pose_matrices.py", &[&job_path, &out_path]) {
         return;
     }
-    let out: Vec<Value> = serde_json::from_slice(&std::fs::read(&out_path).unwrap()).unwrap();
-    let got: Vec<Vec<Vec<Option<Aff>>>> = out
-        .iter()
-        .zip(&cases)
-        .map(|(o, c)| {
-            o["frames"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| {
-                    f.as_array()
-                        .unwrap()
-                        .iter()
-                        .enumerate()
-                        .map(|(n, v)| {
-                            if v["m"].is_array() {
-                                Some(rows(&v["m"]))
-                            } else if v["bone"].is_array() {
-                                // The importer turns bones: the pose relative to Blender's rest,
-                                // applied to the glTF's rest.
-                                let (pose, rest) = (rows(&v["bone"]), rows(&v["bone_rest"]));
-                                Some(mul(&mul(&pose, &inverse(&rest)), &c.rest[n]))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect()
-                })
-                .collect()
-        })
-        .collect();
+    let got: Vec<Vec<Vec<Option<Aff>>>> = common::clients::read_frames(&out_path, |c, n, v| {
+        if v["m"].is_array() {
+            Some(rows(&v["m"]))
+        } else if v["bone"].is_array() {
+            // The importer turns bones: the pose relative to Blender's rest, applied to the
+            // glTF's rest.
+            let (pose, rest) = (rows(&v["bone"]), rows(&v["bone_rest"]));
+            Some(mul(&mul(&pose, &inverse(&rest)), &cases[c].rest[n]))
+        } else {
+            None
+        }
+    });
     let mut bad = Vec::new();
     let worst = compare("Blender", &cases, &got, &mut bad);
     report("Blender", &cases, &worst, &bad);
@@ -585,29 +565,12 @@ fn threejs_poses_every_animated_corpus_file_as_the_console() {
             })
         })
         .collect();
-    let (job_path, out_path) = (dir.path().join("job.json"), dir.path().join("out.json"));
-    std::fs::write(&job_path, serde_json::to_vec(&job).unwrap()).unwrap();
+    let (job_path, out_path) = common::clients::write_job(dir.path(), &job);
     if !common::run_threejs_check("poses.mjs", &job_path, &out_path) {
         return;
     }
-    let out: Vec<Value> = serde_json::from_slice(&std::fs::read(&out_path).unwrap()).unwrap();
-    let got: Vec<Vec<Vec<Option<Aff>>>> = out
-        .iter()
-        .map(|o| {
-            o["frames"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| {
-                    f.as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|v| v.is_array().then(|| columns(v)))
-                        .collect()
-                })
-                .collect()
-        })
-        .collect();
+    let got: Vec<Vec<Vec<Option<Aff>>>> =
+        common::clients::read_frames(&out_path, |_, _, v| v.is_array().then(|| columns(v)));
     let mut bad = Vec::new();
     let worst = compare("three.js", &cases, &got, &mut bad);
     report("three.js", &cases, &worst, &bad);

@@ -256,30 +256,12 @@ fn job(cases: &[Case], dir: &Path) -> (PathBuf, PathBuf) {
         .iter()
         .map(|c| json!({ "glb": c.glb, "times": c.times }))
         .collect();
-    let (job_path, out_path) = (dir.join("job.json"), dir.join("out.json"));
-    std::fs::write(&job_path, serde_json::to_vec(&job).unwrap()).unwrap();
-    (job_path, out_path)
+    common::clients::write_job(dir, &job)
 }
 
 /// The frames of a client's output file.
 fn read_out(path: &Path) -> Vec<Vec<Vec<P3>>> {
-    let out: Vec<Value> = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-    out.iter()
-        .map(|o| {
-            o["frames"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| {
-                    f.as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|p| [0, 1, 2].map(|i| p[i].as_f64().unwrap()))
-                        .collect()
-                })
-                .collect()
-        })
-        .collect()
+    common::clients::read_frames(path, |_, _, p| [0, 1, 2].map(|i| p[i].as_f64().unwrap()))
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Shared helpers for the integration tests: the corpus and golden files.
 #![allow(dead_code)]
 
+pub mod clients;
 pub mod disc;
 pub mod glb;
 pub mod gltf_read;
