@@ -327,6 +327,28 @@ fn corpus_vertex_mime_plays_the_same_after_a_glb_round_trip() {
     }
 }
 
+/// One node with a triangle 0.5 m wide carrying `targets` (rest weights 0), and `animations`.
+fn morphed_triangle(targets: Vec<MorphTarget>, animations: Vec<Animation>) -> Scene {
+    let mut node = Node::new("morphed");
+    node.mesh = Some(0);
+    node.weights = vec![0.0; targets.len()];
+    Scene {
+        nodes: vec![node],
+        meshes: vec![Mesh {
+            name: "tri".into(),
+            target_names: (0..targets.len()).map(|k| format!("t{k}")).collect(),
+            primitives: vec![Primitive {
+                positions: vec![[0.0; 3], [0.5, 0.0, 0.0], [0.0, 0.5, 0.0]],
+                targets,
+                ..Primitive::default()
+            }],
+            extras: serde_json::Value::Null,
+        }],
+        animations,
+        ..Scene::default()
+    }
+}
+
 #[test]
 fn what_vertex_mime_cannot_hold_is_noted_with_counts() {
     // 34 targets, each moving vertex 0 and the first two also its normal: 32 keys are
@@ -340,22 +362,7 @@ fn what_vertex_mime_cannot_hold_is_noted_with_counts() {
             Vec::new()
         },
     };
-    let mut node = Node::new("many");
-    node.mesh = Some(0);
-    let scene = Scene {
-        nodes: vec![node],
-        meshes: vec![Mesh {
-            name: "tri".into(),
-            primitives: vec![Primitive {
-                positions: vec![[0.0; 3], [0.5, 0.0, 0.0], [0.0, 0.5, 0.0]],
-                targets: (0..34).map(target).collect(),
-                ..Primitive::default()
-            }],
-            target_names: (0..34).map(|k| format!("t{k}")).collect(),
-            extras: serde_json::Value::Null,
-        }],
-        ..Scene::default()
-    };
+    let scene = morphed_triangle((0..34).map(target).collect(), Vec::new());
     let out = hmd::author::author(&scene, &hmd::author::HmdAuthorOptions::default()).unwrap();
     no_errors(&out.hmd, "authored");
     let note = |code: &str| {
@@ -379,4 +386,56 @@ fn what_vertex_mime_cannot_hold_is_noted_with_counts() {
     let t = p.vertex_mime_deltas();
     assert_eq!(t.len(), 1);
     assert_eq!(t[0].keys.len(), 32);
+}
+
+#[test]
+fn weights_beyond_the_consoles_range_are_held_at_the_limit_and_noted() {
+    // One target moving vertex 1 by 0.01 m along x; the weight ramps from 0 to 12 over a
+    // second. The driver's weight is 16-bit (4096 = 1.0): past 8.0 it would wrap to a large
+    // negative weight and throw the vertex the other way; authored, it stays at 8.0 and the
+    // samples held there are noted.
+    let mut scene = morphed_triangle(
+        vec![MorphTarget {
+            kind: MorphTargetKind::Delta,
+            positions: vec![[0.0; 3], [0.01, 0.0, 0.0], [0.0; 3]],
+            normals: Vec::new(),
+        }],
+        vec![Animation {
+            name: "ramp".into(),
+            channels: vec![Channel {
+                node: 0,
+                interpolation: Interpolation::Linear,
+                times: vec![0.0, 1.0],
+                track: Track::Weights(vec![vec![0.0], vec![12.0]]),
+            }],
+            extras: serde_json::Value::Null,
+        }],
+    );
+    scene.meshes[0].primitives[0].indices = vec![0, 1, 2];
+    let out = hmd::author::author(&scene, &hmd::author::HmdAuthorOptions::default()).unwrap();
+    no_errors(&out.hmd, "authored");
+    let clamped = out
+        .notes
+        .iter()
+        .find(|n| n.code == "morph-weight-clamped")
+        .unwrap_or_else(|| panic!("no clamp note: {:?}", out.notes));
+    // Frames 40..=60 of 60 fps ask for 8.0 (32768: one past the 16-bit range) or more.
+    assert!(clamped.message.starts_with("21 ×"), "{}", clamped.message);
+    let sections = mimed_sections(&out.hmd);
+    assert_eq!(sections.len(), 1);
+    let (section, stored) = &sections[0];
+    let x1 = (0.5f64 * 4096.0).round() as i16;
+    let v1 = stored.iter().position(|s| s[0] == x1).unwrap();
+    let d = (0.51f64 * 4096.0).round() - f64::from(x1);
+    let mut p = Player::new(&out.hmd, &PlayOptions::default());
+    for f in 0..=60 {
+        p.step().unwrap();
+        let got = f64::from(p.vectors(*section, false).unwrap()[v1][0]) - f64::from(x1);
+        let w = (12.0 * f as f64 / 60.0).min(32767.0 / 4096.0);
+        assert!(
+            (got - w * d).abs() <= 1.5,
+            "frame {f}: vertex moved {got} units, want {} (weight {w})",
+            w * d
+        );
+    }
 }

@@ -721,6 +721,7 @@ pub(super) fn build(
             descriptors: &mut descriptors,
             params: &mut params,
             param_words: &mut param_words,
+            notes,
         },
     )?);
     Ok(Some(AnimParts {

@@ -22,7 +22,8 @@
 //!   `anim` submodule).
 //! - **Left out, with notes**: normal morph targets (no normal MIMe is written), targets past
 //!   the MIMe key limit (32), targets of a mesh that writes no polygons, differences that do not
-//!   fit int16 (clamped).
+//!   fit int16 (clamped), weights beyond ±8.0 (the driver's weight is 16-bit: written at the
+//!   limit instead of wrapping).
 
 use std::collections::HashMap;
 
@@ -179,14 +180,14 @@ pub(super) fn build(
     notes.add("morph-difference-clamped", clamped, || {
         "morph target difference(s) past int16 console units clamped".into()
     });
+    let mut past = 0;
     let weights = (0..num)
         .map(|t| {
             let w = scene.nodes[node].weights.get(t).copied().unwrap_or(0.0);
-            (w as f64 * 4096.0)
-                .round()
-                .clamp(i32::MIN as f64, i32::MAX as f64) as i32
+            console_weight(w as f64, &mut past)
         })
         .collect();
+    note_weights_clamped(notes, past);
     let span = if keys.is_empty() {
         (0, 0)
     } else {
@@ -199,6 +200,27 @@ pub(super) fn build(
         span,
         weights,
     })
+}
+
+/// A morph weight as the driver uses it: × 4096, rounded, held to the GTE's 16-bit IR0 (the
+/// player wraps a weight beyond ±8.0 as the console does, so one is written at the limit
+/// instead and counted in `past`).
+pub(super) fn console_weight(w: f64, past: &mut usize) -> i32 {
+    let v = (w * 4096.0).round();
+    if v.is_nan() || !(-32768.0..=32767.0).contains(&v) {
+        *past += 1;
+    }
+    if v.is_nan() {
+        return 0;
+    }
+    v.clamp(-32768.0, 32767.0) as i32
+}
+
+/// The note for weights [`console_weight`] held at the limit.
+pub(super) fn note_weights_clamped(notes: &mut Counts, past: usize) {
+    notes.add("morph-weight-clamped", past, || {
+        "morph weight(s) beyond the console's range of -8.0..8.0 (16-bit, 4096 = 1.0) written at the limit".into()
+    });
 }
 
 /// Notes for the targets of meshes whose node writes no block (no polygons to move).

@@ -18,7 +18,9 @@ use super::super::super::cat3_anim::{
     InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer, UpdateIndex,
 };
 use super::super::super::play::console_lerp;
+use super::super::mime::{console_weight, note_weights_clamped};
 use super::super::unencodable;
+use crate::formats::tmd::author::Counts;
 
 /// TGT = 1, linear, WRITE mask 0x1, 32-bit units.
 const WEIGHT_TYPE: u32 = 0x0301_0110;
@@ -29,6 +31,7 @@ pub(super) struct Out<'a> {
     pub descriptors: &'a mut Vec<SequenceDescriptor>,
     pub params: &'a mut Vec<ParameterItem>,
     pub param_words: &'a mut usize,
+    pub notes: &'a mut Counts,
 }
 
 /// Weight `t` of `node` under `a` (× 4096, rounded) at frames 0, 1, … to its last key.
@@ -39,6 +42,7 @@ fn samples(
     rest: i32,
     fps: f64,
     max: usize,
+    past: &mut usize,
 ) -> Result<Vec<i32>> {
     let Some(c) = a
         .channels
@@ -71,11 +75,7 @@ fn samples(
                 (f as f64 / fps) as f32,
                 false,
             )
-            .map_or(rest, |v| {
-                (v[0] * 4096.0)
-                    .round()
-                    .clamp(i32::MIN as f64, i32::MAX as f64) as i32
-            })
+            .map_or(rest, |v| console_weight(v[0], past))
         })
         .collect())
 }
@@ -127,6 +127,7 @@ pub(super) fn pointers(
         .layout()
         .ok_or_else(|| unencodable("the weights type has no layout"))?;
     let mut stored: std::collections::HashMap<i32, u16> = std::collections::HashMap::new();
+    let mut past = 0;
     for (j, (node, num, rest)) in morphs.iter().enumerate() {
         let section = u8::try_from(5 + j)
             .ok()
@@ -136,7 +137,7 @@ pub(super) fn pointers(
             let mut starts: Vec<(u16, u8)> = Vec::with_capacity(anims.len());
             for (k, a) in anims.iter().enumerate() {
                 let rest_w = rest.get(t).copied().unwrap_or(0);
-                let s = samples(a, *node, t, rest_w, fps, max)?;
+                let s = samples(a, *node, t, rest_w, fps, max, &mut past)?;
                 let start = out.descriptors.len();
                 let mut prev = 0usize;
                 let mut param = 0u16;
@@ -192,5 +193,6 @@ pub(super) fn pointers(
             ));
         }
     }
+    note_weights_clamped(out.notes, past);
     Ok(pointers)
 }
