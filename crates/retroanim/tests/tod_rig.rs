@@ -119,15 +119,6 @@ fn apart(a: [f64; 3], b: [f64; 3]) -> f64 {
     (0..3).map(|i| (a[i] - b[i]).abs()).fold(0.0, f64::max)
 }
 
-fn srgb(c: f32) -> f64 {
-    let c = c.clamp(0.0, 1.0) as f64;
-    if c <= 0.003_130_8 {
-        c * 12.92
-    } else {
-        1.055 * c.powf(1.0 / 2.4) - 0.055
-    }
-}
-
 /// The TOD and TMD a GLB converts to, with the conversion's notes.
 fn to_tod(file: &[u8], opts: &Options) -> (tod::Tod, tmd::Tmd, Vec<String>) {
     let out = convert::convert_bytes(file, None, Format::Tod, opts).unwrap();
@@ -221,7 +212,7 @@ fn a_gltf_camera_and_light_come_back_from_the_player() {
     // The colour: one sRGB byte per channel.
     for (x, y) in sent.lights[0].color.iter().zip(back.lights[0].color) {
         assert!(
-            (srgb(*x) - srgb(y)).abs() * 255.0 <= 0.5 + 1e-3,
+            (common::srgb(*x) - common::srgb(y)).abs() * 255.0 <= 0.5 + 1e-3,
             "{x} vs {y}"
         );
     }

@@ -1,5 +1,6 @@
 //! One module per format: its layout table, faithful types, reader, writer and validation.
 
+mod flat_lights;
 pub mod gte;
 pub mod hmd;
 mod json_f32;

@@ -23,6 +23,16 @@ pub fn mat_distance(a: &retroanim::formats::gte::Mat, b: &retroanim::formats::gt
     d
 }
 
+/// Linear → sRGB (0..1), as the PlayStation authors encode light colours.
+pub fn srgb(c: f32) -> f64 {
+    let c = c.clamp(0.0, 1.0) as f64;
+    if c <= 0.003_130_8 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    }
+}
+
 /// The corpus folder: `$RETROANIM_CORPUS`, else `../shared/corpus` beside the repository.
 pub fn corpus_dir() -> PathBuf {
     match std::env::var_os("RETROANIM_CORPUS") {

@@ -762,7 +762,9 @@ impl Hmd {
                     scene.lights.push(Light {
                         name: node.name.clone(),
                         kind: LightKind::Directional,
-                        color: [color[0], color[1], color[2]].map(|v| v as f32 / 255.0),
+                        // Display values, as vertex colours (see `flat_lights`).
+                        color: [color[0], color[1], color[2]]
+                            .map(|v| srgb_to_linear(v as f32 / 255.0)),
                         intensity: 1.0,
                         range: None,
                     });

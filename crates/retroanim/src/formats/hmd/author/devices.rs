@@ -12,23 +12,19 @@
 //!   view as the bridge reads it back, `yfov = 2·atan(120 / proj)` (120 = half of a 240-line
 //!   screen); `rot` (roll) 0, so a roll of the node about its view axis is not kept (a note
 //!   counts rolled cameras). Orthographic cameras have no console equivalent: left out, noted.
-//! - **Lights**: directional lights become the console's flat lights, numbers 0, 1, 2 in node
-//!   order (the GTE has three); colour bytes = colour × 255, clamped. A spot light becomes a
-//!   flat light along its axis (its cone is dropped, noted); point lights and lights past the
-//!   third are left out (noted). glTF intensities (lux) have no console counterpart: the colour
-//!   is written as given and a light whose intensity is not 1 is counted in a note.
+//! - **Lights**: the console's flat lights as [`flat_lights`] picks them (directional and spot
+//!   lights, at most three, colour bytes sRGB(colour × intensity), the same notes as the TOD
+//!   author), numbered 0, 1, 2 in node order.
 
+use crate::formats::flat_lights;
 use crate::formats::tmd::author::Counts;
 use crate::scene::sample::{quat_matrix, rest_trs, Trs};
-use crate::scene::{LightKind, Projection, Scene};
+use crate::scene::{Projection, Scene};
 
 use super::super::cat7_device::{CameraParameters, DeviceItem, LightData};
 
 /// Distance (console units) from a device to the point it looks at.
 pub(super) const AIM: i32 = 4096;
-
-/// The flat lights the GTE has.
-const LIGHTS: u16 = 3;
 
 /// One device primitive to write: its type word, the node (coordinate) it sits in, its light
 /// data word (lights) and its parameters.
@@ -42,8 +38,7 @@ pub(super) struct Device {
 /// The scene's cameras and lights as device primitives, in node order.
 pub(super) fn build(scene: &Scene, notes: &mut Counts) -> Vec<Device> {
     let mut out = Vec::new();
-    let mut lights = 0u16;
-    let (mut ortho, mut rolled, mut point, mut spot, mut extra, mut intensity) = (0, 0, 0, 0, 0, 0);
+    let (mut ortho, mut rolled) = (0, 0);
     for (i, node) in scene.nodes.iter().enumerate() {
         if let Some(cam) = node.camera.and_then(|c| scene.cameras.get(c)) {
             match cam.projection {
@@ -70,61 +65,31 @@ pub(super) fn build(scene: &Scene, notes: &mut Counts) -> Vec<Device> {
                 Projection::Orthographic { .. } => ortho += 1,
             }
         }
-        let Some(light) = node.light.and_then(|l| scene.lights.get(l)) else {
-            continue;
-        };
-        match light.kind {
-            LightKind::Point => {
-                point += 1;
-                continue;
-            }
-            LightKind::Spot { .. } => spot += 1,
-            LightKind::Directional => {}
-        }
-        if lights == LIGHTS {
-            extra += 1;
-            continue;
-        }
-        intensity += usize::from(light.intensity != 1.0);
-        let byte = |c: f32| (c.clamp(0.0, 1.0) * 255.0).round() as u8;
+    }
+    for (number, l) in (0u16..).zip(flat_lights::pick(scene, notes)) {
+        let [r, g, b] = l.color;
         out.push(Device {
             type_code: 0x0702_0200,
-            node: i,
+            node: l.node,
             light: Some(LightData {
-                number: lights,
+                number,
                 parameter_index: 0,
             }),
             parameters: DeviceItem::Light {
                 index: 0,
-                color: [
-                    byte(light.color[0]),
-                    byte(light.color[1]),
-                    byte(light.color[2]),
-                    0,
-                ],
+                color: [r, g, b, 0],
                 position: [0; 3],
                 reference: [0, 0, AIM],
             },
         });
-        lights += 1;
     }
+    // Node order, a node's camera before its light.
+    out.sort_by_key(|d| d.node);
     notes.add("camera-orthographic", ortho, || {
         "orthographic camera(s) left out (the console projects in perspective only)".into()
     });
     notes.add("camera-roll", rolled, || {
         "camera(s) rolled about their view axis: written with roll 0 (position and aim kept)".into()
-    });
-    notes.add("light-point", point, || {
-        "point light(s) left out (the console's lights are flat, directional)".into()
-    });
-    notes.add("light-spot", spot, || {
-        "spot light(s) written as flat lights along their axis (the cone is left out)".into()
-    });
-    notes.add("light-extra", extra, || {
-        format!("light(s) past the console's {LIGHTS} flat lights left out")
-    });
-    notes.add("light-intensity", intensity, || {
-        "light(s) whose intensity is not 1: the colour is written as given (the console has no intensity)".into()
     });
     out
 }

@@ -3,18 +3,15 @@
 //! [`super`], "Cameras and lights").
 
 use super::*;
-use crate::formats::tmd::author::linear_to_srgb;
+use crate::formats::flat_lights;
 use crate::formats::tod::scene::{console_projection, look_at_axes, norm};
 use crate::formats::tod::{Camera as TodCamera, Color, Light as TodLight, LookAtCamera};
-use crate::scene::{LightKind, Projection};
+use crate::scene::Projection;
 
 /// How far along the view axis a look-at camera's reference point is put, in console units:
 /// far enough that rounding it to integers turns the view by at most 0.87/4096 rad, near enough
 /// that libgs's `GsSetRefView2` can square the differences in 32 bits.
 pub(super) const REFERENCE_DISTANCE: f64 = 4096.0;
-
-/// Lights the console's light matrix holds (`GsSetFlatLight` 0..2).
-pub(super) const CONSOLE_LIGHTS: usize = 3;
 
 /// A look-at camera's position and reference point, and its z angle.
 type Look = ([i32; 6], i32);
@@ -69,47 +66,13 @@ impl Rig {
                 (2.0 * (120.0f64 / 256.0).atan()).to_degrees()
             )
         });
-        let mut lights = Vec::new();
-        let (mut point, mut cone, mut range, mut bright, mut extra) = (0, 0, 0, 0, 0);
-        for (i, x) in scene.nodes.iter().enumerate() {
-            let Some(l) = x.light.and_then(|l| scene.lights.get(l)) else {
-                continue;
-            };
-            match l.kind {
-                LightKind::Point => {
-                    point += 1;
-                    continue;
-                }
-                LightKind::Spot { .. } => cone += 1,
-                LightKind::Directional => {}
-            }
-            if lights.len() == CONSOLE_LIGHTS {
-                extra += 1;
-                continue;
-            }
-            range += usize::from(l.range.is_some());
-            let lit = l.color.map(|c| c * l.intensity.max(0.0));
-            bright += usize::from(lit.iter().any(|&c| c > 1.0 + 1e-6));
-            let [r, g, b] =
-                lit.map(|c| (linear_to_srgb(c) * 255.0).round().clamp(0.0, 255.0) as u8);
-            lights.push((i, Color { r, g, b, pad: 0 }, None));
-        }
-        notes.add("light-point-dropped", point, || {
-            "point lights left out: the console's lights are parallel (directional)".into()
-        });
-        notes.add("light-cone-dropped", cone, || {
-            "spot lights written as directional lights along their axis: the cone is left out"
-                .into()
-        });
-        notes.add("light-range-dropped", range, || {
-            "light ranges left out: console lights reach everywhere".into()
-        });
-        notes.add("light-clamped", bright, || {
-            "lights whose colour × intensity exceeds 1 clamped to the light packet's 255 per channel".into()
-        });
-        notes.add("light-beyond-three", extra, || {
-            format!("lights past the first {CONSOLE_LIGHTS} left out: the console lights a scene with {CONSOLE_LIGHTS}")
-        });
+        let lights = flat_lights::pick(scene, notes)
+            .into_iter()
+            .map(|l| {
+                let [r, g, b] = l.color;
+                (l.node, Color { r, g, b, pad: 0 }, None)
+            })
+            .collect();
         Ok(Rig {
             signs: match opts.axes {
                 Axes::YUp => [1.0, -1.0, -1.0],
