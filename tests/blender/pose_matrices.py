@@ -12,13 +12,10 @@ to the rest pose). The scene runs at 60 fps, so time t is Blender frame 60·t (e
 is a whole 1/60 s frame).
 """
 
-import json
-import sys
-
-import bpy
+import bpy  # noqa: F401 (mathutils comes with bpy)
 from mathutils import Matrix
 
-FPS = 60
+import client_job
 # glTF (x, y, z) is Blender (x, -z, y).
 C = Matrix(((1, 0, 0, 0), (0, 0, -1, 0), (0, 1, 0, 0), (0, 0, 0, 1)))
 C_INV = C.inverted()
@@ -30,14 +27,8 @@ def rows(m):
 
 
 def main():
-    job = json.load(open(sys.argv[1]))
     out = []
-    for item in job:
-        bpy.ops.wm.read_factory_settings(use_empty=True)
-        scene = bpy.context.scene
-        scene.render.fps = FPS
-        scene.render.fps_base = 1.0
-        bpy.ops.import_scene.gltf(filepath=item["glb"], guess_original_bind_pose=False)
+    for item, scene, frames_at in client_job.items("pose_matrices"):
         objs = scene.objects
         bones = {}
         for o in objs:
@@ -45,13 +36,7 @@ def main():
                 for b in o.pose.bones:
                     bones[b.name] = (o, b)
         frames = []
-        for t in item["times"]:
-            f = t * FPS
-            whole = int(round(f))
-            if abs(f - whole) > 1e-6:
-                print(f"pose_matrices: time {t} is not on a 1/60 s frame", file=sys.stderr)
-                sys.exit(1)
-            scene.frame_set(whole)
+        for _ in frames_at:
             nodes = []
             for name in item["nodes"]:
                 if name in bones:
@@ -66,8 +51,7 @@ def main():
                     nodes.append(None)
             frames.append(nodes)
         out.append({"glb": item["glb"], "frames": frames})
-    json.dump(out, open(sys.argv[2], "w"))
-    print(f"pose_matrices: {len(out)} files")
+    client_job.write("pose_matrices", out)
 
 
 main()

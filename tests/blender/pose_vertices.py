@@ -11,23 +11,14 @@ per time, the vertices of the meshes in name order (the same order at every time
 runs at 60 fps, so time t is Blender frame 60·t (every time given is a whole 1/60 s frame).
 """
 
-import json
-import sys
-
 import bpy
 
-FPS = 60
+import client_job
 
 
 def main():
-    job = json.load(open(sys.argv[1]))
     out = []
-    for item in job:
-        bpy.ops.wm.read_factory_settings(use_empty=True)
-        scene = bpy.context.scene
-        scene.render.fps = FPS
-        scene.render.fps_base = 1.0
-        bpy.ops.import_scene.gltf(filepath=item["glb"], guess_original_bind_pose=False)
+    for item, scene, frames_at in client_job.items("pose_vertices"):
         meshes = sorted(
             (
                 o for o in scene.objects
@@ -38,13 +29,7 @@ def main():
             key=lambda o: o.name,
         )
         frames = []
-        for t in item["times"]:
-            f = t * FPS
-            whole = int(round(f))
-            if abs(f - whole) > 1e-6:
-                print(f"pose_vertices: time {t} is not on a 1/60 s frame", file=sys.stderr)
-                sys.exit(1)
-            scene.frame_set(whole)
+        for _ in frames_at:
             deps = bpy.context.evaluated_depsgraph_get()
             points = []
             for o in meshes:
@@ -57,8 +42,7 @@ def main():
                 ev.to_mesh_clear()
             frames.append(points)
         out.append({"glb": item["glb"], "frames": frames})
-    json.dump(out, open(sys.argv[2], "w"))
-    print(f"pose_vertices: {len(out)} files")
+    client_job.write("pose_vertices", out)
 
 
 main()
