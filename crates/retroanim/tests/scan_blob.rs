@@ -72,3 +72,81 @@ fn every_corpus_hmd_packed_among_other_bytes_is_found_once_where_its_structure_e
         .collect();
     assert_eq!(got, want);
 }
+
+/// The model info of an ODOL v7 with its f32 mass array replaced by `masses` (LZSS-packed, all
+/// literals, from 1024 bytes on, as the format packs every array that size).
+fn with_masses(odol: &retroanim::formats::p3d::Odol, masses: usize) -> Vec<u8> {
+    let n = odol.lods.len();
+    let info = &odol.model_info.0;
+    let at = 4 * n + 150; // resolutions, 144 bytes of fields, 6 flag bytes
+    let old = u32::from_le_bytes(info[at..at + 4].try_into().unwrap()) as usize;
+    assert!(old * 4 < 1024, "the fixture's mass array is stored raw");
+    let data: Vec<u8> = (0..masses)
+        .flat_map(|i| (i as f32 * 0.25).to_le_bytes())
+        .collect();
+    let mut out = info[..at].to_vec();
+    out.extend_from_slice(&(masses as u32).to_le_bytes());
+    if data.len() < 1024 {
+        out.extend_from_slice(&data);
+    } else {
+        for chunk in data.chunks(8) {
+            out.push(0xFF);
+            out.extend_from_slice(chunk);
+        }
+        let sum = data.iter().fold(0u32, |s, &b| s.wrapping_add(b as u32));
+        out.extend_from_slice(&sum.to_le_bytes());
+    }
+    out.extend_from_slice(&info[at + 4 + old * 4..]);
+    out
+}
+
+#[test]
+fn odol_v7_packed_among_other_bytes_ends_where_its_model_info_does() {
+    use retroanim::formats::p3d::{self, P3d};
+    // Every corpus ODOL v7, as it is and with a mass array stored raw (100 floats) and
+    // LZSS-packed (300 floats), packed between filler: each found once, at its offset, with
+    // its own size (before, an ODOL v7 was found only where it ended its container).
+    let mut files = Vec::new();
+    for (_, path) in common::corpus_files("p3d-odol") {
+        let data = std::fs::read(path).unwrap();
+        let Ok(P3d::Odol(o)) = p3d::read(&data) else {
+            continue;
+        };
+        if o.arma.is_some() {
+            continue;
+        }
+        assert_eq!(o.model_info_len(), Some(o.model_info.0.len()));
+        let head = data.len() - o.model_info.0.len();
+        for masses in [100, 300] {
+            let mut v = data[..head].to_vec();
+            v.extend_from_slice(&with_masses(&o, masses));
+            let Ok(P3d::Odol(back)) = p3d::read(&v) else {
+                panic!("the rebuilt ODOL does not read");
+            };
+            assert_eq!(back.model_info_len(), Some(back.model_info.0.len()));
+            files.push(v);
+        }
+        files.push(data);
+    }
+    if files.is_empty() {
+        return;
+    }
+    let slices: Vec<&[u8]> = files.iter().map(|f| &f[..]).collect();
+    let (mut blob, offsets) = pack(&slices, 5);
+    blob.extend_from_slice(&noise(9, 500));
+    let opts = ScanOptions {
+        align: 1,
+        ..ScanOptions::default()
+    };
+    let got: Vec<(Format, u64, u64)> = scan_bytes(&blob, &opts)
+        .iter()
+        .filter(|f| f.format == Format::P3d)
+        .map(|f| (f.format, f.offset, f.size))
+        .collect();
+    let want: Vec<(Format, u64, u64)> = files
+        .iter()
+        .zip(offsets)
+        .map(|(d, at)| (Format::P3d, at, d.len() as u64))
+        .collect();
+    assert_eq!(got, want);
+}

@@ -19,8 +19,9 @@
 //! minus a final gap (TMD), or where the structure ends (HMD: read to the end of its container,
 //! then cut after the last word anything in it uses, [`hmd::structural_len`]; an HMD at the start
 //! of its container is a file of its own and keeps the whole container, unused tail included;
-//! one whose last section's use nothing gives runs to the end of its container); an ODOL v7,
-//! whose model info runs to the end of the file, only where it ends its container. The accepted
+//! one whose last section's use nothing gives runs to the end of its container); an ODOL v7
+//! ends where its model info's layout does ([`p3d::Odol::model_info_len`]; one whose model info
+//! does not parse is accepted only where it ends its container). The accepted
 //! bytes are read once more on their own, so the summary and issues are those of the asset alone.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -180,9 +181,12 @@ fn own_size(m: &Model, len: u64, left: u64, at_start: bool) -> u64 {
         Model::P3d(p3d::P3d::Mlod(m)) => len - m.trailing.0.len() as u64,
         Model::P3d(p3d::P3d::Odol(o)) => match &o.arma {
             Some(a) => len - a.trailing.0.len() as u64,
-            // ODOL v7 keeps everything after its LODs as model info: its end is not known from
-            // its structure (see `verify`).
-            None => len,
+            // ODOL v7 keeps everything after its LODs as model info: it ends where the model
+            // info's layout does, where that parses (else see `verify`).
+            None => match o.model_info_len() {
+                Some(k) => len - (o.model_info.0.len() - k) as u64,
+                None => len,
+            },
         },
         Model::Tmd(t) => match t.gaps.iter().max_by_key(|g| g.offset) {
             Some(g) if g.offset as u64 + g.bytes.len() as u64 == len => g.offset as u64,
@@ -258,6 +262,12 @@ fn verify_in(
             break None;
         }
         match read_model(format, data, opts) {
+            // An ODOL v7 whose model info the window cuts: a bigger window may hold it.
+            Ok(Model::P3d(p3d::P3d::Odol(o)))
+                if o.arma.is_none() && o.model_info_len().is_none() && window < cap =>
+            {
+                window = (window * 2).min(cap)
+            }
             Ok(m) => {
                 let size = own_size(&m, window, left, offset == 0);
                 break accept(m, size, &data[..], offset, format, left, opts);
@@ -286,9 +296,11 @@ fn accept(
     if size == 0 || size < opts.min_size {
         return None;
     }
-    // An ODOL v7 runs to the end of whatever it is read from: accepted only where that is the
-    // end of its container (a file of its own).
-    if matches!(&model, Model::P3d(p3d::P3d::Odol(o)) if o.arma.is_none()) && size != left {
+    // An ODOL v7 whose model info does not parse runs to the end of whatever it is read from:
+    // accepted only where that is the end of its container (a file of its own).
+    if matches!(&model, Model::P3d(p3d::P3d::Odol(o)) if o.arma.is_none() && o.model_info_len().is_none())
+        && size != left
+    {
         return None;
     }
     let model = if size < window {

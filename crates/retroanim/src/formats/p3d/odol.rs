@@ -389,6 +389,26 @@ impl Odol {
             .collect()
     }
 
+    /// v7: how many bytes of [`Odol::model_info`] its layout takes, so where the model ends
+    /// inside bytes that go on past it (an ODOL packed in an archive); `None` for Arma ODOL
+    /// and where the model info does not parse. The layout (CWR-CE's ODOL fixture and
+    /// aczwink's ArmA-Modding-Tools agree): one f32 resolution per LOD; the index, two sphere
+    /// radii, three flag words, an offset (vec3), two colours, the view density, the bounding
+    /// box (2 × vec3), centre of gravity, a second offset, the centre-of-gravity offset (vec3
+    /// each), the mass inertia (3 × vec3) — 144 bytes —; six flag bytes; a compressed array of
+    /// f32 masses (LZSS from 1024 bytes, as every v7 array); four f32 masses; 12 bytes of
+    /// special-LOD indices.
+    pub fn model_info_len(&self) -> Option<usize> {
+        if self.arma.is_some() {
+            return None;
+        }
+        let mut r = Reader::le(&self.model_info.0, Format::P3d);
+        r.skip(4 * self.lods.len() + 144 + 6, "model info").ok()?;
+        compressed_array(&mut r, 4, "model info masses").ok()?;
+        r.skip(16 + 12, "model info").ok()?;
+        Some(r.offset() as usize)
+    }
+
     /// The byte offset at which each LOD starts in the written file, in LOD-index order.
     pub fn lod_starts(&self) -> Vec<u64> {
         let size = |l: &OdolLod| {
