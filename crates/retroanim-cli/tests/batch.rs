@@ -2,15 +2,11 @@
 //! completions and the man page.
 
 mod common;
+use common::retroanim;
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
-
-fn retroanim() -> Command {
-    Command::cargo_bin("retroanim").unwrap()
-}
 
 /// A folder of corpus files of several formats (linked, not copied into the repository), one
 /// cut short, and one text file of no format.

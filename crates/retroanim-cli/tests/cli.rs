@@ -5,14 +5,13 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::Value;
 
+mod common;
+use common::retroanim;
+
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../samples")
         .join(name)
-}
-
-fn retroanim() -> Command {
-    Command::cargo_bin("retroanim").unwrap()
 }
 
 fn stdout(cmd: &mut Command) -> String {

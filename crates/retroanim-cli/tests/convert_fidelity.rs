@@ -2,13 +2,8 @@
 //! and stream IDs the file lacks, CLUT rows beyond the TIM's are exit 2 naming what is wrong;
 //! what a conversion leaves out is a `note:` line with a count (issue 17).
 
-use assert_cmd::Command;
-
 mod common;
-
-fn retroanim() -> Command {
-    Command::cargo_bin("retroanim").unwrap()
-}
+use common::retroanim;
 
 const HMD: &str = "psx/data/HMD/SCEI";
 const GRAPHICS: &str = "psyq/addons/graphics";

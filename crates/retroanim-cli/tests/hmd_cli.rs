@@ -1,10 +1,10 @@
 //! The CLI on HMD files: info, dump (JSON and text), validate, roundtrip, convert to JSON and
 //! back.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 mod common;
+use common::retroanim;
 
 /// A one-triangle HMD built word by word from the layout (File Formats p. 2-50 ff.).
 fn triangle_hmd() -> Vec<u8> {
@@ -31,10 +31,6 @@ fn triangle_hmd() -> Vec<u8> {
     w.extend([0, 0, 100, 0, 0x0064_0000, 0, 0x1000_0000, 0]);
     assert_eq!(w.len(), 51);
     w.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn retroanim() -> Command {
-    Command::cargo_bin("retroanim").unwrap()
 }
 
 #[test]

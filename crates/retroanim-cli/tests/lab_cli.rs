@@ -1,12 +1,10 @@
 //! `retroanim asm` and `retroanim disasm`: the sample LAB assembles, disassembles and
 //! assembles back; errors name file:line:column and exit 2.
 
-use assert_cmd::Command;
 use std::path::Path;
 
-fn retroanim() -> Command {
-    Command::cargo_bin("retroanim").unwrap()
-}
+mod common;
+use common::retroanim;
 
 fn sample() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/triangle.lab")

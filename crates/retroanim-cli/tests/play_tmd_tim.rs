@@ -6,9 +6,8 @@ use assert_cmd::Command;
 use retroanim::formats::{tim, tmd, tod};
 use serde_json::Value;
 
-fn retroanim() -> Command {
-    Command::cargo_bin("retroanim").unwrap()
-}
+mod common;
+use common::retroanim;
 
 fn sample_tod(dir: &Path) -> std::path::PathBuf {
     use tod::*;

@@ -2,13 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use retroanim::formats::mdd::{self, Mdd};
 use serde_json::Value;
 
-fn retroanim() -> Command {
-    Command::cargo_bin("retroanim").unwrap()
-}
+mod common;
+use common::{json, retroanim};
 
 /// Three frames of a two-point cache at 24 fps, optionally with the uncounted rest frame.
 fn write_mdd(dir: &Path, name: &str, rest: bool) -> PathBuf {
@@ -24,16 +22,6 @@ fn write_mdd(dir: &Path, name: &str, rest: bool) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, mdd::write(&m).unwrap()).unwrap();
     p
-}
-
-fn json(cmd: &mut Command) -> Value {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[test]

@@ -4,17 +4,15 @@
 use std::path::{Path, PathBuf};
 use std::process::Command as Std;
 
-use assert_cmd::Command;
 use serde_json::Value;
+
+mod common;
+use common::retroanim;
 
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../samples")
         .join(name)
-}
-
-fn retroanim() -> Command {
-    Command::cargo_bin("retroanim").unwrap()
 }
 
 const SAMPLES: [(&str, &str); 4] = [

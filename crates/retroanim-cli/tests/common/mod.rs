@@ -3,6 +3,26 @@
 
 use std::path::{Path, PathBuf};
 
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// The `retroanim` binary built for these tests.
+pub fn retroanim() -> Command {
+    Command::cargo_bin("retroanim").unwrap()
+}
+
+/// Runs `cmd`, which must succeed (else its standard error is shown), and parses its output as
+/// JSON.
+pub fn json(cmd: &mut Command) -> Value {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// A corpus file by the end of its manifest path (`None`, loudly, without the corpus).
 pub fn corpus(suffix: &str) -> Option<PathBuf> {
     let dir = match std::env::var_os("RETROANIM_CORPUS") {
