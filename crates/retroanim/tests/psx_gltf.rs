@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::psx_fixtures::{clut_tim, triangle_tmd};
 use retroanim::export::gltf;
 use retroanim::formats::gte::Mat;
 use retroanim::formats::tmd::scene::tmd_scene;
@@ -350,93 +351,10 @@ fn rich_tod() -> tod::Tod {
     }
 }
 
-fn triangle_tmd() -> tmd::Tmd {
-    use tmd::*;
-    let v = |x, y, z| SVector { x, y, z, pad: 0 };
-    let mut m = Tmd {
-        flags: 0,
-        address_base: 0,
-        objects: vec![Object {
-            vert_top: 0,
-            normal_top: 0,
-            primitive_top: 0,
-            scale: 0,
-            vertices: vec![v(0, 0, 0), v(0, -100, 0), v(100, 0, 0)],
-            normals: vec![],
-            primitives: vec![Primitive {
-                olen: 7,
-                flag: 1,
-                mode: 0x25,
-                data: PrimitiveData::Polygon(Polygon {
-                    colors: [Rgbx {
-                        r: 128,
-                        g: 128,
-                        b: 128,
-                        x: 0,
-                    }]
-                    .into_iter()
-                    .collect(),
-                    uvs: [
-                        Uv {
-                            u: 0,
-                            v: 0,
-                            extra: 0x7800,
-                        },
-                        Uv {
-                            u: 3,
-                            v: 0,
-                            extra: 0x000A,
-                        },
-                        Uv {
-                            u: 0,
-                            v: 1,
-                            extra: 0,
-                        },
-                    ]
-                    .into_iter()
-                    .collect(),
-                    normals: Default::default(),
-                    vertices: [0, 1, 2].into_iter().collect(),
-                    pad: 0,
-                }),
-            }],
-        }],
-        gaps: vec![],
-    };
-    m.pack();
-    m
-}
-
-fn clut_tim() -> tim::Tim {
-    tim::Tim {
-        version: 0,
-        id_reserved: 0,
-        pmode: 0,
-        flags_reserved: 0,
-        clut: Some(tim::Block {
-            x: 0,
-            y: 480,
-            width: 16,
-            height: 1,
-            data: (0..16).map(|i| if i == 0 { 0 } else { 0x7FFF }).collect(),
-            extra: vec![],
-        }),
-        image: tim::Block {
-            x: 640,
-            y: 0,
-            width: 1,
-            height: 2,
-            data: vec![0x3210, 0x0000],
-            extra: vec![],
-        },
-        trailing: vec![],
-    }
-}
-
 #[test]
 fn cameras_lights_hierarchy_and_visibility_arrive() {
     let anim = rich_tod();
-    let model = triangle_tmd();
+    let model = triangle_tmd(1, 0x25, 0x000A);
     let opts = PsxOptions {
         tims: vec![clut_tim()],
         ..PsxOptions::default()
@@ -479,12 +397,10 @@ fn cameras_lights_hierarchy_and_visibility_arrive() {
     // The light shines down (console +Y), i.e. glTF −Y: the node's −Z maps to −Y.
     let l = &w[node("light 0")];
     assert!((-l[1][2] + 1.0).abs() < 1e-6, "{l:?}");
-    // The texture: a 4-bit TIM through the CLUT the CBA names; colour 0 is transparent.
+    // The texture: a 4-bit TIM through the CLUT the CBA names; colour 0 is transparent, colour
+    // 1 red (its STP bit set, opaque without semi-transparency).
     assert_eq!(scene.textures.len(), 1);
-    assert_eq!(
-        scene.textures[0].pixels[..8],
-        [0, 0, 0, 0, 248, 248, 248, 255]
-    );
+    assert_eq!(scene.textures[0].pixels[..8], [0, 0, 0, 0, 248, 0, 0, 255]);
     assert!(matches!(
         scene.materials[0].alpha_mode,
         retroanim::scene::AlphaMode::Mask { .. }
@@ -741,7 +657,7 @@ mod hostile {
                 frames: frames.into_iter().map(|(n, p)| frame(n, p)).collect(),
                 trailing: vec![],
             };
-            let model = triangle_tmd();
+            let model = triangle_tmd(1, 0x25, 0x000A);
             let opts = PsxOptions { smooth, ..PsxOptions::default() };
             let scene = psx::tod_scene(&anim, Some(&model), &opts).unwrap();
             prop_assert!(scene.check().is_empty(), "{:?}", scene.check());

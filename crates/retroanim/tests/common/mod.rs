@@ -7,6 +7,7 @@ pub mod glb;
 pub mod gltf_read;
 pub mod hmd_anim;
 pub mod hmd_asm;
+pub mod psx_fixtures;
 pub mod samples;
 
 use std::path::{Path, PathBuf};
