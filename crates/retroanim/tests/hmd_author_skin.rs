@@ -16,7 +16,8 @@ use retroanim::convert::{self, HmdSelection, Options};
 use retroanim::formats::hmd::{self, *};
 use retroanim::scene::sample::{mat_mul, Mat4};
 use retroanim::scene::{
-    Animation, Channel, Interpolation, Mesh, Node, Primitive, Scene, Skin, Track, Transform,
+    Animation, Channel, Interpolation, Mesh, MorphTarget, MorphTargetKind, Node, Primitive, Scene,
+    Skin, Track, Transform,
 };
 use retroanim::{Format, Model};
 
@@ -274,6 +275,24 @@ fn blended_vertices_follow_their_heaviest_joint_with_a_note() {
         .unwrap_or_else(|| panic!("no blend note: {:?}", out.notes));
     assert!(note.message.contains('3'), "{}", note.message);
     worst_against_float(&scene, &out.hmd);
+}
+
+#[test]
+fn morph_targets_of_a_skinned_mesh_are_noted() {
+    let mut scene = skinned_scene(0);
+    let n = scene.meshes[0].primitives[0].positions.len();
+    scene.meshes[0].primitives[0].targets = vec![MorphTarget {
+        kind: MorphTargetKind::Delta,
+        positions: vec![[0.0, 0.01, 0.0]; n],
+        normals: Vec::new(),
+    }];
+    scene.meshes[0].target_names = vec!["swell".into()];
+    scene.nodes[0].weights = vec![0.0];
+    let out = hmd::author::author(&scene, &hmd::author::HmdAuthorOptions::default()).unwrap();
+    let codes: Vec<_> = out.notes.iter().map(|n| n.code).collect();
+    assert!(codes.contains(&"skin-morph-dropped"), "{codes:?}");
+    assert!(!codes.contains(&"morph-targets-dropped"), "{codes:?}");
+    assert!(!shared_bindings(&out.hmd).is_empty());
 }
 
 /// HMD → GLB (sequence `k`) → HMD through the convert API.

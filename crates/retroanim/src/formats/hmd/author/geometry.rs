@@ -48,9 +48,15 @@ impl Geometry {
             .collect()
     }
 
-    /// Per node: whether it has a block.
+    /// Per node: whether it has a block or shared polygons (whose notes are its own).
     pub(super) fn written(&self) -> Vec<bool> {
-        self.blocks.iter().map(Option::is_some).collect()
+        let mut w: Vec<bool> = self.blocks.iter().map(Option::is_some).collect();
+        for s in &self.shared {
+            if let Some(x) = w.get_mut(s.node) {
+                *x = true;
+            }
+        }
+        w
     }
 }
 

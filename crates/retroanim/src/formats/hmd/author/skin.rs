@@ -27,8 +27,8 @@
 //!   TMD author interns vertices by position and heaviest joint).
 //! - **The mesh node's own transform is ignored**, as glTF ignores a skinned node's transform:
 //!   the node keeps a coordinate but no polygons of its own.
-//! - Morph targets of a skinned mesh are not written (noted by the `mime` submodule: the
-//!   node writes no block of its own).
+//! - Morph targets of a skinned mesh are not written (a vertex MIMe moves a block's own
+//!   vertex section, not the shared one): a note with the count (`skin-morph-dropped`).
 
 use std::collections::HashMap;
 
@@ -58,6 +58,8 @@ pub(super) struct JointRun {
 
 /// A skinned mesh as shared polygons.
 pub(super) struct Shared {
+    /// The skinned node.
+    pub node: usize,
     /// (type word without the category, packets) runs, indexing the calculated sections.
     pub runs: Vec<(u32, PacketRun)>,
     /// Shared vertices in their joint's space, grouped by joint.
@@ -234,7 +236,11 @@ pub(super) fn build(
             normals: range(&nsorted, n),
         });
     }
+    notes.add("skin-morph-dropped", mesh.target_names.len(), || {
+        "morph target(s) of a skinned mesh left out (shared polygons are written without vertex MIMe)".into()
+    });
     Ok(Some(Shared {
+        node,
         runs,
         vertices,
         normals,
