@@ -64,7 +64,11 @@
 //! with the parent's world as the player builds it at that frame (the ancestors' keys
 //! interpolated in the driver's integers, `GsGetLw`), lies nearest the glTF world composed in
 //! float. Frames between keys are the driver's interpolation, kept close by the split rule of
-//! the `anim` submodule. A node no sequence moves keeps its rounded rest pose.
+//! the `anim` submodule. A node no sequence moves keeps its rounded rest pose. Rest
+//! translations of children are chosen likewise (±1 of the rounded one, against the console's
+//! truncating composition of the parents' rest worlds): a file exported from an HMD carries
+//! that truncation in its float locals, and rounding them again added it twice (skinned
+//! meshes, which follow their joints' worlds, showed it as 2 to 12 units at rest).
 //!
 //! # Morph targets
 //! Written as vertex MIMe in the block of their node, their weights in a MIMEPR section that
