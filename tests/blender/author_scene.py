@@ -20,13 +20,11 @@ import sys
 import tempfile
 
 import bpy
-from mathutils import Matrix
+
+from scene_export import C, C_INV, empty_scene, export_glb, world_points
 
 FPS = 60
 LAST = 40
-# glTF (x, y, z) is Blender (x, -z, y).
-C = Matrix(((1, 0, 0, 0), (0, 0, -1, 0), (0, 1, 0, 0), (0, 0, 0, 1)))
-C_INV = C.inverted()
 # The texture's colours: 5-bit exact, so a 4 bpp TIM keeps them.
 COLOURS = [
     (255, 0, 0),
@@ -77,11 +75,7 @@ def key_transform(obj, frame, loc, rot_deg):
 
 def main():
     out_glb, out_json = sys.argv[1], sys.argv[2]
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    scene = bpy.context.scene
-    scene.render.fps = FPS
-    scene.render.fps_base = 1.0
-    scene.frame_start, scene.frame_end = 0, LAST
+    scene = empty_scene(FPS, LAST)
     tmp = tempfile.mkdtemp()
 
     bpy.ops.mesh.primitive_cube_add(size=1.0)
@@ -120,16 +114,7 @@ def main():
         up.keyframe_insert("value", frame=frame)
         wide.keyframe_insert("value", frame=frame)
 
-    bpy.ops.export_scene.gltf(
-        filepath=out_glb,
-        export_format="GLB",
-        export_animations=True,
-        export_morph=True,
-        export_yup=True,
-        export_apply=False,
-        export_frame_range=True,
-        export_animation_mode="ACTIVE_ACTIONS",
-    )
+    export_glb(out_glb, export_morph=True)
 
     frames = []
     dg = bpy.context.evaluated_depsgraph_get()
@@ -137,14 +122,7 @@ def main():
         scene.frame_set(f)
         dg = bpy.context.evaluated_depsgraph_get()
         nodes = {o.name: rows(o.matrix_world) for o in (base, arm, hand)}
-        ev = hand.evaluated_get(dg)
-        mesh = ev.to_mesh()
-        pts = []
-        for v in mesh.vertices:
-            p = C_INV @ (ev.matrix_world @ v.co)
-            pts.append([p.x, p.y, p.z])
-        ev.to_mesh_clear()
-        frames.append({"frame": f, "nodes": nodes, "hand_points": pts})
+        frames.append({"frame": f, "nodes": nodes, "hand_points": world_points(hand, dg)})
     img = bpy.data.images["checker.png"]
     w, h = img.size
     # Blender's rows run bottom-up; the PNG's top-down.

@@ -48,7 +48,11 @@ pub(super) fn gltf_to_psx(
         Axes::Raw => psx::Axes::Raw,
     };
     let scale = opts.geometry.scale.unwrap_or(psx::DEFAULT_SCALE);
-    let model_opts = AuthorOptions { axes, scale };
+    let model_opts = AuthorOptions {
+        axes,
+        scale,
+        by_joint: false,
+    };
     let tims = |suffix: &str, tims: &[tim::Tim]| -> Result<Vec<Extra>> {
         tims.iter()
             .enumerate()

@@ -381,3 +381,33 @@ pub fn unique_files(kind: &str) -> Vec<(String, Vec<u8>)> {
         })
         .collect()
 }
+
+/// Players for an original HMD at sequence `k` and for its re-authored copy (whose one
+/// sequence plays by default), for round-trip comparisons.
+pub fn round_trip_players<'a>(
+    old: &'a retroanim::formats::hmd::Hmd,
+    k: Option<usize>,
+    new: &'a retroanim::formats::hmd::Hmd,
+) -> (
+    retroanim::formats::hmd::Player<'a>,
+    retroanim::formats::hmd::Player<'a>,
+) {
+    use retroanim::formats::hmd::{PlayOptions, Player};
+    let old_p = Player::new(
+        old,
+        &PlayOptions {
+            sequence: k,
+            ..PlayOptions::default()
+        },
+    );
+    (old_p, Player::new(new, &PlayOptions::default()))
+}
+
+/// Fails when `hmd::validate` finds errors in `h` (`what` names it).
+pub fn hmd_no_errors(h: &retroanim::formats::hmd::Hmd, what: &str) {
+    let errors: Vec<_> = retroanim::formats::hmd::validate(h)
+        .into_iter()
+        .filter(|i| i.severity == retroanim::report::Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{what}: {errors:?}");
+}

@@ -60,6 +60,10 @@ pub struct AuthorOptions {
     pub axes: Axes,
     /// Metres per console unit (default 1/4096).
     pub scale: f32,
+    /// Keeps vertices (and normals) of different joints apart: a skinned vertex is interned by
+    /// its position and its heaviest joint ([`heaviest_joint`]), so that the HMD author can move
+    /// each by its own joint (shared polygons). Off: vertices are interned by position alone.
+    pub by_joint: bool,
 }
 
 impl Default for AuthorOptions {
@@ -67,6 +71,7 @@ impl Default for AuthorOptions {
         AuthorOptions {
             axes: Axes::YUp,
             scale: super::scene::DEFAULT_SCALE,
+            by_joint: false,
         }
     }
 }
@@ -90,6 +95,23 @@ pub struct Authored {
     pub tims: Vec<Tim>,
     /// What was left out or approximated (what and how many).
     pub notes: Vec<Note>,
+    /// Per object, per vertex: the heaviest joint (index into the skin's joints) of the scene
+    /// vertices it was made from, with [`AuthorOptions::by_joint`]; `None` for unskinned ones.
+    pub vertex_joints: Vec<Vec<Option<u16>>>,
+    /// Per object, per normal: the joint of the vertices it belongs to, as `vertex_joints`.
+    pub normal_joints: Vec<Vec<Option<u16>>>,
+}
+
+/// The joint of weight `weights` with the largest weight (the first of equal ones), when it
+/// is not zero: the joint a console vertex follows, the console having no blending.
+pub fn heaviest_joint(joints: &[u16; 4], weights: &[f32; 4]) -> Option<u16> {
+    let mut best: Option<(u16, f32)> = None;
+    for (j, w) in joints.iter().zip(weights) {
+        if *w > 0.0 && best.map_or(true, |b| *w > b.1) {
+            best = Some((*j, *w));
+        }
+    }
+    best.map(|b| b.0)
 }
 
 /// One instance per mesh, in mesh order, in the mesh's own space: the model a TOD animates.
@@ -218,6 +240,7 @@ pub fn author(scene: &Scene, instances: &[Instance], opts: &AuthorOptions) -> Re
     let mut tims = Vec::new();
     let mut placed: BTreeMap<usize, Option<Placed>> = BTreeMap::new();
     let mut objects = Vec::with_capacity(instances.len());
+    let (mut all_vertex_joints, mut all_normal_joints) = (Vec::new(), Vec::new());
     for (obj, inst) in instances.iter().enumerate() {
         let mesh = scene
             .meshes
@@ -228,9 +251,11 @@ pub fn author(scene: &Scene, instances: &[Instance], opts: &AuthorOptions) -> Re
             })?;
         let normal_matrix = inst.matrix.map(|m| normal_matrix(&m));
         let mut vertices: Vec<SVector> = Vec::new();
-        let mut vertex_at: HashMap<[i16; 3], u16> = HashMap::new();
+        let mut vertex_at: HashMap<([i16; 3], Option<u16>), u16> = HashMap::new();
+        let mut vertex_joints: Vec<Option<u16>> = Vec::new();
+        let mut normal_joints: Vec<Option<u16>> = Vec::new();
         let mut normals: Vec<SVector> = Vec::new();
-        let mut normal_at: HashMap<[i16; 3], u16> = HashMap::new();
+        let mut normal_at: HashMap<([i16; 3], Option<u16>), u16> = HashMap::new();
         let mut packets = Vec::new();
         if !mesh.target_names.is_empty() {
             notes.add("morph-targets-dropped", mesh.target_names.len(), || {
@@ -246,7 +271,8 @@ pub fn author(scene: &Scene, instances: &[Instance], opts: &AuthorOptions) -> Re
                 });
                 continue;
             }
-            if !prim.joints.is_empty() {
+            // With `by_joint` the caller writes the skin (and notes what it cannot).
+            if !prim.joints.is_empty() && !opts.by_joint {
                 notes.add("skin-dropped", 1, || {
                     "skinned primitives written in their bind pose (TMD objects are rigid)".into()
                 });
@@ -332,9 +358,20 @@ pub fn author(scene: &Scene, instances: &[Instance], opts: &AuthorOptions) -> Re
                         });
                     }
                     let key = q.map(|v| v as i16);
-                    let vertex = intern(&mut vertices, &mut vertex_at, key, || {
-                        format!("meshes[{}]: more than 65536 distinct vertices", inst.mesh)
-                    })?;
+                    let joint = if opts.by_joint {
+                        prim.joints
+                            .get(vi)
+                            .zip(prim.weights.get(vi))
+                            .and_then(|(j, w)| heaviest_joint(j, w))
+                    } else {
+                        None
+                    };
+                    let vertex = intern(
+                        (&mut vertices, &mut vertex_joints),
+                        &mut vertex_at,
+                        (key, joint),
+                        || format!("meshes[{}]: more than 65536 distinct vertices", inst.mesh),
+                    )?;
                     // Unlit packets carry no normals.
                     let normal = if look.lit {
                         let dir = prim
@@ -352,9 +389,12 @@ pub fn author(scene: &Scene, instances: &[Instance], opts: &AuthorOptions) -> Re
                             .unwrap_or(face);
                         let nkey =
                             dir.map(|v| (v * 4096.0).round().clamp(-32768.0, 32767.0) as i16);
-                        intern(&mut normals, &mut normal_at, nkey, || {
-                            format!("meshes[{}]: more than 65536 distinct normals", inst.mesh)
-                        })?
+                        intern(
+                            (&mut normals, &mut normal_joints),
+                            &mut normal_at,
+                            (nkey, joint),
+                            || format!("meshes[{}]: more than 65536 distinct normals", inst.mesh),
+                        )?
                     } else {
                         0
                     };
@@ -411,6 +451,8 @@ pub fn author(scene: &Scene, instances: &[Instance], opts: &AuthorOptions) -> Re
             normals,
             primitives: packets,
         });
+        all_vertex_joints.push(vertex_joints);
+        all_normal_joints.push(normal_joints);
     }
     let mut tmd = Tmd {
         flags: 0,
@@ -423,17 +465,19 @@ pub fn author(scene: &Scene, instances: &[Instance], opts: &AuthorOptions) -> Re
         tmd,
         tims,
         notes: notes.finish(),
+        vertex_joints: all_vertex_joints,
+        normal_joints: all_normal_joints,
     })
 }
 
 /// The index of `key` in `list`, added when new.
 fn intern(
-    list: &mut Vec<SVector>,
-    at: &mut HashMap<[i16; 3], u16>,
-    key: [i16; 3],
+    (list, joints): (&mut Vec<SVector>, &mut Vec<Option<u16>>),
+    at: &mut HashMap<([i16; 3], Option<u16>), u16>,
+    (key, joint): ([i16; 3], Option<u16>),
     full: impl FnOnce() -> String,
 ) -> Result<u16> {
-    if let Some(&i) = at.get(&key) {
+    if let Some(&i) = at.get(&(key, joint)) {
         return Ok(i);
     }
     let i = u16::try_from(list.len()).map_err(|_| Error::Unencodable {
@@ -446,7 +490,8 @@ fn intern(
         z: key[2],
         pad: 0,
     });
-    at.insert(key, i);
+    joints.push(joint);
+    at.insert((key, joint), i);
     Ok(i)
 }
 
@@ -663,22 +708,22 @@ fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     ]
 }
 
-fn unit(v: [f64; 3]) -> Option<[f64; 3]> {
+pub(crate) fn unit(v: [f64; 3]) -> Option<[f64; 3]> {
     let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
     (l > 1e-12 && l.is_finite()).then(|| v.map(|x| x / l))
 }
 
-fn transform_point(m: &[f64; 16], p: [f64; 3]) -> [f64; 3] {
+pub(crate) fn transform_point(m: &[f64; 16], p: [f64; 3]) -> [f64; 3] {
     [0, 1, 2].map(|i| m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2] + m[12 + i])
 }
 
-fn mul3(m: &[[f64; 3]; 3], v: [f64; 3]) -> [f64; 3] {
+pub(crate) fn mul3(m: &[[f64; 3]; 3], v: [f64; 3]) -> [f64; 3] {
     [0, 1, 2].map(|i| m[i][0] * v[0] + m[i][1] * v[1] + m[i][2] * v[2])
 }
 
 /// The inverse transpose of a column-major matrix's 3×3 part (row-major result): how normals
 /// move. A singular matrix keeps its own 3×3 part.
-fn normal_matrix(m: &[f64; 16]) -> [[f64; 3]; 3] {
+pub(crate) fn normal_matrix(m: &[f64; 16]) -> [[f64; 3]; 3] {
     let a = [[m[0], m[4], m[8]], [m[1], m[5], m[9]], [m[2], m[6], m[10]]];
     let det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
         - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])

@@ -31,6 +31,8 @@ pub(super) struct Images {
 pub(super) struct Geometry {
     blocks: Vec<Option<Block>>,
     images: Option<Images>,
+    /// Skinned meshes, as shared polygons (`skin` submodule).
+    shared: Vec<super::skin::Shared>,
 }
 
 impl Geometry {
@@ -46,9 +48,15 @@ impl Geometry {
             .collect()
     }
 
-    /// Per node: whether it has a block.
+    /// Per node: whether it has a block or shared polygons (whose notes are its own).
     pub(super) fn written(&self) -> Vec<bool> {
-        self.blocks.iter().map(Option::is_some).collect()
+        let mut w: Vec<bool> = self.blocks.iter().map(Option::is_some).collect();
+        for s in &self.shared {
+            if let Some(x) = w.get_mut(s.node) {
+                *x = true;
+            }
+        }
+        w
     }
 }
 
@@ -118,10 +126,12 @@ pub(super) fn build(
         })
         .collect();
     let mut blocks: Vec<Option<Block>> = (0..scene.nodes.len()).map(|_| None).collect();
+    let mut shared = Vec::new();
     if instances.is_empty() {
         return Ok(Geometry {
             blocks,
             images: None,
+            shared,
         });
     }
     let model = tmd_author::author(
@@ -130,6 +140,7 @@ pub(super) fn build(
         &AuthorOptions {
             axes: opts.axes,
             scale: opts.scale,
+            by_joint: true,
         },
     )?;
     for n in model.notes {
@@ -139,48 +150,13 @@ pub(super) fn build(
         }
         notes.add(n.code, 1, || n.message.clone());
     }
-    for (&node, object) in shown.iter().zip(&model.tmd.objects) {
-        let mut runs: Vec<(u32, Vec<Packet>)> = Vec::new();
-        let mut skipped = 0;
-        for prim in &object.primitives {
-            let PrimitiveData::Polygon(poly) = &prim.data else {
-                skipped += 1;
-                continue;
-            };
-            let quad = poly.vertices.len() == 4;
-            let code = hmd_type(prim.mode, prim.flag, quad);
-            let pt = code as u16;
-            let mut p = Packet {
-                vertices: poly.vertices.clone(),
-                normals: poly.normals.clone(),
-                ..Packet::default()
-            };
-            // The GPU code byte of the first colour word: the TMD mode is the GPU command.
-            for (i, c) in poly.colors.iter().enumerate() {
-                p.colors
-                    .push([c.r, c.g, c.b, if i == 0 { prim.mode } else { 0 }]);
-            }
-            if let (Some(cba), Some(tsb)) = (poly.cba(), poly.tsb()) {
-                p.cba = cba;
-                p.tsb = tsb;
-                for uv in &poly.uvs {
-                    p.uvs.push(UvWord { uv: [uv.u, uv.v] });
-                }
-            }
-            // Lit flat TMD packets name one normal; HMD flat lit layouts name one too.
-            with_pads(pt, &mut p)?;
-            match runs.iter_mut().find(|r| r.0 == code) {
-                Some(r) => r.1.push(p),
-                None => runs.push((code, vec![p])),
-            }
+    let joints = model.vertex_joints.iter().zip(&model.normal_joints);
+    for ((&node, object), (vjoints, njoints)) in shown.iter().zip(&model.tmd.objects).zip(joints) {
+        if let Some(s) = super::skin::build(scene, conv, node, object, (vjoints, njoints), notes)? {
+            shared.push(s);
+            continue;
         }
-        notes.add("packet-dropped", skipped, || {
-            "TMD packet(s) that are not polygons left out".into()
-        });
-        let mut built = Vec::with_capacity(runs.len());
-        for (code, packets) in runs {
-            built.push((code, PacketRun::new(code as u16, &packets)?));
-        }
+        let built = runs(object, notes)?;
         let sv = |v: &crate::formats::tmd::SVector| SVector {
             v: [v.x, v.y, v.z],
             pad: 0,
@@ -230,7 +206,88 @@ pub(super) fn build(
         }
         im
     });
-    Ok(Geometry { blocks, images })
+    Ok(Geometry {
+        blocks,
+        images,
+        shared,
+    })
+}
+
+/// A TMD object's polygon packets as HMD packet runs: (type word, packets of that type).
+pub(super) fn runs(
+    object: &crate::formats::tmd::Object,
+    notes: &mut Counts,
+) -> Result<Vec<(u32, PacketRun)>> {
+    let mut runs: Vec<(u32, Vec<Packet>)> = Vec::new();
+    let mut skipped = 0;
+    for prim in &object.primitives {
+        let PrimitiveData::Polygon(poly) = &prim.data else {
+            skipped += 1;
+            continue;
+        };
+        let quad = poly.vertices.len() == 4;
+        let code = hmd_type(prim.mode, prim.flag, quad);
+        let pt = code as u16;
+        let mut p = Packet {
+            vertices: poly.vertices.clone(),
+            normals: poly.normals.clone(),
+            ..Packet::default()
+        };
+        // The GPU code byte of the first colour word: the TMD mode is the GPU command.
+        for (i, c) in poly.colors.iter().enumerate() {
+            p.colors
+                .push([c.r, c.g, c.b, if i == 0 { prim.mode } else { 0 }]);
+        }
+        if let (Some(cba), Some(tsb)) = (poly.cba(), poly.tsb()) {
+            p.cba = cba;
+            p.tsb = tsb;
+            for uv in &poly.uvs {
+                p.uvs.push(UvWord { uv: [uv.u, uv.v] });
+            }
+        }
+        // Lit flat TMD packets name one normal; HMD flat lit layouts name one too.
+        with_pads(pt, &mut p)?;
+        match runs.iter_mut().find(|r| r.0 == code) {
+            Some(r) => r.1.push(p),
+            None => runs.push((code, vec![p])),
+        }
+    }
+    notes.add("packet-dropped", skipped, || {
+        "TMD packet(s) that are not polygons left out".into()
+    });
+    let mut built = Vec::with_capacity(runs.len());
+    for (code, packets) in runs {
+        built.push((code, PacketRun::new(code as u16, &packets)?));
+    }
+    Ok(built)
+}
+
+/// A polygon primitive's types (type word | `category`, index into the polygon section) and
+/// the polygon section's items, for packet `runs`; `what` names the owner in errors.
+fn polygon_types(
+    runs: Vec<(u32, PacketRun)>,
+    category: u32,
+    what: impl Fn() -> String,
+) -> Result<(Vec<DataSection>, Vec<PolygonItem>)> {
+    let mut items = Vec::with_capacity(runs.len());
+    let mut types = Vec::with_capacity(runs.len());
+    let mut at = 0usize;
+    for (code, run) in runs {
+        let index = u32::try_from(at)
+            .ok()
+            .filter(|&i| i < 1 << 24)
+            .ok_or_else(|| {
+                unencodable(format!("{}: its polygon section passes 2^24 words", what()))
+            })?;
+        types.push(data_section(
+            category | code,
+            run.len(),
+            TypeData::PolygonIndex { division: 0, index },
+        )?);
+        at += run.words().len();
+        items.push(PolygonItem::Packets(run));
+    }
+    Ok((types, items))
 }
 
 fn section(role: SectionRole, data: SectionData) -> RegionBody {
@@ -305,26 +362,7 @@ pub(super) fn assemble(
         let Some(b) = b else { continue };
         let mime = b.mime;
         let s0 = sections.len();
-        let mut items = Vec::with_capacity(b.runs.len());
-        let mut types = Vec::with_capacity(b.runs.len());
-        let mut at = 0usize;
-        for (code, run) in b.runs {
-            let index = u32::try_from(at)
-                .ok()
-                .filter(|&i| i < 1 << 24)
-                .ok_or_else(|| {
-                    unencodable(format!(
-                        "node {node}: its polygon section passes 2^24 words"
-                    ))
-                })?;
-            types.push(data_section(
-                code,
-                run.len(),
-                TypeData::PolygonIndex { division: 0, index },
-            )?);
-            at += run.words().len();
-            items.push(PolygonItem::Packets(run));
-        }
+        let (types, items) = polygon_types(b.runs, 0, || format!("node {node}"))?;
         sections.push(section(SectionRole::Polygon, SectionData::Polygons(items)));
         sections.push(section(SectionRole::Vertex, vectors(b.vertices)));
         sections.push(section(SectionRole::Normal, vectors(b.normals)));
@@ -379,6 +417,66 @@ pub(super) fn assemble(
             block_first[node + 1] = Some(prims.len() - 2);
             chained.push((prims.len() - 2, polygons));
             chained.push((polygons, prims.len() - 1));
+        }
+    }
+    // Skinned meshes: per mesh one header and its five sections, a pre-calculation at the end
+    // of each joint's block, the shared polygons in POST-PROCESS (`skin` submodule).
+    let mut post: Vec<usize> = Vec::new();
+    for sh in geo.shared {
+        let s0 = sections.len();
+        let (nv, nn) = (sh.vertices.len(), sh.normals.len());
+        let (types, items) =
+            polygon_types(sh.runs, super::skin::CATEGORY, || "a skinned mesh".into())?;
+        sections.push(section(SectionRole::Polygon, SectionData::Polygons(items)));
+        sections.push(section(SectionRole::Vertex, vectors(sh.vertices)));
+        sections.push(section(
+            SectionRole::CalculatedVertex,
+            vectors(vec![SVector::default(); nv]),
+        ));
+        sections.push(section(SectionRole::Normal, vectors(sh.normals)));
+        sections.push(section(
+            SectionRole::CalculatedNormal,
+            vectors(vec![SVector::default(); nn]),
+        ));
+        headers.push((0..5).map(|k| Entry::Section(s0 + k)).collect());
+        let h = headers.len() - 1;
+        for j in sh.joints {
+            let pre = PreCalculation {
+                vertices: j.vertices.1,
+                vertex_source: j.vertices.0,
+                vertex_destination: j.vertices.0,
+                normals: j.normals.1,
+                normal_source: j.normals.0,
+                normal_destination: j.normals.0,
+            };
+            prims.push((
+                h,
+                primitive(vec![data_section(
+                    super::skin::CATEGORY,
+                    0,
+                    TypeData::PreCalculation(pre),
+                )?]),
+            ));
+            let k = prims.len() - 1;
+            // After whatever the joint's block already draws.
+            match block_first[j.node + 1] {
+                None => block_first[j.node + 1] = Some(k),
+                Some(first) => {
+                    let mut tail = first;
+                    while let Some(&(_, to)) = chained.iter().find(|c| c.0 == tail) {
+                        tail = to;
+                    }
+                    chained.push((tail, k));
+                }
+            }
+        }
+        prims.push((h, primitive(types)));
+        post.push(prims.len() - 1);
+    }
+    if let Some(&first) = post.first() {
+        block_first[nblocks - 1] = Some(first);
+        for w in post.windows(2) {
+            chained.push((w[0], w[1]));
         }
     }
     if let Some(im) = geo.images {

@@ -9,10 +9,11 @@
 //! image and animation primitives, the last block (POST-PROCESS) is empty. The node's rest
 //! TRS is brought into the console's axes as the bridge's inverse (`(x, y, z) → (x, −y, −z)`
 //! for [`Axes::YUp`], lengths divided by the scale, default 1/4096 m per unit): the rotation
-//! is stored as `rot` angles (4096 = 360°) in the rotation order that reproduces it best, the
-//! matrix is the console's `RotMatrix` of those angles (so that a key-frame animation, which
-//! rebuilds the matrix from angles, continues from the same matrix), followed by `ScaleMatrix`
-//! when the node is scaled. A child's translation must fit int16 (`GsGetLw` loads it into
+//! is stored as `rot` angles (4096 = 360°) in the rotation order that reproduces it best; for a
+//! node an animation moves, the matrix is the console's `RotMatrix` of those angles (so that a
+//! key-frame animation, which rebuilds the matrix from angles, continues from the same matrix),
+//! followed by `ScaleMatrix` when the node is scaled; a node no animation moves keeps its
+//! rotation × scale rounded element by element (finer than an angle step). A child's translation must fit int16 (`GsGetLw` loads it into
 //! 16-bit registers), a root's int32 (the whole range: PP_AIM and PP_WORLD coordinates sit at
 //! i32::MAX, which an f32 scene holds as 2^31, written back as i32::MAX): one that does not
 //! is an error naming the node.
@@ -63,16 +64,22 @@
 //! with the parent's world as the player builds it at that frame (the ancestors' keys
 //! interpolated in the driver's integers, `GsGetLw`), lies nearest the glTF world composed in
 //! float. Frames between keys are the driver's interpolation, kept close by the split rule of
-//! the `anim` submodule. A node no sequence moves keeps its rounded rest pose.
+//! the `anim` submodule. A node no sequence moves keeps its rounded rest pose. Rest
+//! translations of children are chosen likewise (±1 of the rounded one, against the console's
+//! truncating composition of the parents' rest worlds): a file exported from an HMD carries
+//! that truncation in its float locals, and rounding them again added it twice (skinned
+//! meshes, which follow their joints' worlds, showed it as 2 to 12 units at rest).
 //!
 //! # Morph targets
 //! Written as vertex MIMe in the block of their node, their weights in a MIMEPR section that
 //! weights animations drive through TGT = 1 key frames: see the `mime` submodule (layout,
 //! notes) and the `anim` submodule (keys).
 //!
-//! # Left out
-//! Skins (shared polygons) are not written yet: a note with the count, never a silent drop; a
-//! skinned mesh is written rigidly on its own node.
+//! # Skins
+//! A skinned mesh becomes shared polygons: its vertices in their joint's space, a
+//! pre-calculation primitive in each joint's block, the polygons in POST-PROCESS. The console
+//! moves a vertex with one coordinate (no blending): a vertex with two or more joints of
+//! non-zero weight follows its heaviest joint, counted in a note. See the `skin` submodule.
 //!
 //! # Readings taken
 //! - **Rotation order**: the HMD stores angles, glTF a quaternion. Of the six orders the type
@@ -88,6 +95,7 @@ mod anim;
 mod devices;
 mod geometry;
 mod mime;
+mod skin;
 
 use crate::convert::Note;
 use crate::error::{Error, Result};
@@ -325,6 +333,14 @@ pub fn author(scene: &Scene, opts: &HmdAuthorOptions) -> Result<HmdAuthored> {
             });
         }
     }
+    // Nodes a TRS channel moves: their matrix must be the driver's RotMatrix of their angles.
+    let moved: std::collections::BTreeSet<usize> = scene
+        .animations
+        .iter()
+        .flat_map(|a| &a.channels)
+        .filter(|c| !matches!(c.track, crate::scene::Track::Weights(_)))
+        .map(|c| c.node)
+        .collect();
     let mut coords = Vec::with_capacity(n);
     for (i, node) in scene.nodes.iter().enumerate() {
         let trs = rest_trs(&node.transform);
@@ -333,14 +349,18 @@ pub fn author(scene: &Scene, opts: &HmdAuthorOptions) -> Result<HmdAuthored> {
         check_translation(&p, parents[i].is_none(), || {
             format!("node {i} ({:?})", node.name)
         })?;
-        coords.push((p.matrix(), p.rot, parents[i]));
+        let mut m = p.matrix();
+        if !moved.contains(&i) {
+            m.m = still_matrix(&r, trs.scale);
+        }
+        coords.push((m, p.rot, parents[i]));
     }
+    settle_translations(scene, &conv, &mut coords);
     let geo = geometry::build(scene, opts, &conv, &mut notes)?;
     let morphs = geo.morphs();
     mime::unwritten(scene, &geo.written(), &mut notes);
     let rest: Vec<gte::Mat> = coords.iter().map(|c| c.0).collect();
     let anim = anim::build(scene, &conv, opts, (&parents, &rest), &morphs, &mut notes)?;
-    left_out(scene, &mut notes);
     let devices = devices::build(scene, &mut notes);
     let hmd = geometry::assemble(&coords, geo, anim, devices)?;
     // Write and read back, so the model's offsets are the file's and the reader agrees.
@@ -349,6 +369,79 @@ pub fn author(scene: &Scene, opts: &HmdAuthorOptions) -> Result<HmdAuthored> {
     let mut out = notes.finish();
     out.sort_by(|a, b| a.code.cmp(b.code));
     Ok(HmdAuthored { hmd, notes: out })
+}
+
+/// The matrix of a node no animation moves: rotation × scale rounded element by element
+/// (4.12 fixed point), nearer the scene than `RotMatrix` of rounded angles (an angle step is
+/// 2π/4096, a matrix step 1/4096; skinned vertices far from their joint show the difference).
+fn still_matrix(r: &[[f64; 3]; 3], s: [f64; 3]) -> [[i16; 3]; 3] {
+    std::array::from_fn(|i| {
+        std::array::from_fn(|j| (r[i][j] * s[j] * 4096.0).round().clamp(-32768.0, 32767.0) as i16)
+    })
+}
+
+/// Chooses each child's rest translation among the neighbours (±1 per axis) of the rounded
+/// one so that the rest world the console composes (`GsGetLw`: `CompMatrix`, truncating) lies
+/// nearest the scene's float world. A file exported from an HMD carries the console's
+/// truncation in its float locals; rounding them again would add it a second time. (Key
+/// frames are solved likewise, frame by frame, in the `anim` submodule.)
+fn settle_translations(
+    scene: &Scene,
+    conv: &ToConsole,
+    coords: &mut [(gte::Mat, [i16; 3], Option<usize>)],
+) {
+    let n = coords.len();
+    // Parents first (the parents are acyclic: `author` dropped cycles).
+    let depth = |mut i: usize| {
+        let mut d = 0;
+        while let Some(p) = coords[i].2.filter(|_| d <= n) {
+            i = p;
+            d += 1;
+        }
+        d
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| depth(i));
+    let mut float: Vec<Option<crate::scene::sample::Mat4>> = vec![None; n];
+    let mut console: Vec<gte::Mat> = vec![gte::Mat::IDENTITY; n];
+    for i in order {
+        let local = crate::scene::sample::local_matrix(&scene.nodes[i].transform);
+        let parent = coords[i].2;
+        let wf = match parent.and_then(|p| float[p]) {
+            Some(pw) => crate::scene::sample::mat_mul(&pw, &local),
+            None => local,
+        };
+        float[i] = Some(wf);
+        let Some(p) = parent else {
+            console[i] = coords[i].0;
+            continue;
+        };
+        {
+            let target = conv.point([wf[12], wf[13], wf[14]]);
+            let base = coords[i].0;
+            let err = |l: &gte::Mat| {
+                let w = gte::compose(&console[p], l);
+                (0..3)
+                    .map(|k| (w.t[k] as f64 - target[k]).abs())
+                    .fold(0.0, f64::max)
+            };
+            let mut best = (err(&base), base);
+            for d in 0..27i32 {
+                let step = [d % 3, d / 3 % 3, d / 9].map(|x: i32| x - 1);
+                let mut l = base;
+                l.t = std::array::from_fn(|k| l.t[k] + step[k]);
+                if l.t.iter().any(|v| !(-32768..=32767).contains(v)) {
+                    continue;
+                }
+                let e = err(&l);
+                if e < best.0 - 1e-9 {
+                    best = (e, l);
+                }
+            }
+            coords[i].0 = best.1;
+        }
+        console[i] = gte::compose(&console[p], &coords[i].0);
+    }
 }
 
 /// Refuses a translation the coordinate cannot hold: a root's is int32, a child's int16
@@ -392,12 +485,4 @@ pub(super) fn check_translation(
         )));
     }
     Ok(())
-}
-
-/// Notes for what this writer does not write yet.
-fn left_out(scene: &Scene, notes: &mut crate::formats::tmd::author::Counts) {
-    let skinned = scene.nodes.iter().filter(|n| n.skin.is_some()).count();
-    notes.add("skin-dropped", skinned, || {
-        "skinned node(s) written rigidly on their own coordinate (shared polygons are not written yet)".into()
-    });
 }
