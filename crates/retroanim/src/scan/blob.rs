@@ -16,12 +16,15 @@
 //! from its header) and doubles while the reader runs out of bytes, up to `max_asset`. It is
 //! accepted when the reader succeeds, the validator reports no error, and its size follows from
 //! its own structure: the window minus the bytes the reader kept as trailing (TOD, TIM, P3D),
-//! minus a final gap (TMD), or where the structure ends (HMD: read to the end of its container,
-//! then cut after the last word anything in it uses, [`hmd::structural_len`]; an HMD at the start
+//! minus a final gap (TMD), or where the structure ends (HMD: read from doubling windows until
+//! the last word anything in it uses, [`hmd::structural_len`], lies in the window's first half,
+//! or else to the end of its container, then cut after that word; an HMD at the start
 //! of its container is a file of its own and keeps the whole container, unused tail included;
 //! one whose last section's use nothing gives runs to the end of its container); an ODOL v7,
-//! whose model info runs to the end of the file, only where it ends its container. The accepted
-//! bytes are read once more on their own, so the summary and issues are those of the asset alone.
+//! whose model info runs to the end of the file, only where it ends its container. The summary
+//! and issues are those of the asset alone: a TOD, TIM or TMD read from a larger window drops
+//! what followed it (its readers use no byte past the asset, see `trim`); an HMD or P3D is read
+//! once more from its own bytes.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -221,9 +224,8 @@ pub(crate) fn verify(
     let cap = left.min(opts.max_asset);
     let window = match format {
         Format::Tim => tim_size(src, offset)?.min(cap),
-        // An HMD section without a length of its own runs to the next region or the end of the
-        // file: its end is only known from everything that follows it.
-        Format::Hmd => cap,
+        // An HMD at the start of its container is a file of its own: all of it is read.
+        Format::Hmd if offset == 0 => cap,
         _ => FIRST_WINDOW.min(cap),
     };
     WINDOW_BUF.with(|cell| match cell.try_borrow_mut() {
@@ -252,17 +254,28 @@ fn verify_in(
     let left = src.len() - offset;
     let cap = left.min(opts.max_asset);
     let found = loop {
-        // Every byte is overwritten by the read: the buffer is not zeroed again.
-        data.resize(window as usize, 0);
+        // The buffer only grows (zeroing only the new part) and every byte of the window is
+        // overwritten by the read.
+        if data.len() < window as usize {
+            data.resize(window as usize, 0);
+        }
+        let data = &mut data[..window as usize];
         if src.read_at(offset, data).is_err() {
             break None;
         }
         match read_model(format, data, opts) {
+            Ok(Model::Hmd(h)) if window < cap && !hmd_ends_inside(&h, window) => {
+                window = (window * 2).min(cap)
+            }
             Ok(m) => {
                 let size = own_size(&m, window, left, offset == 0);
-                break accept(m, size, &data[..], offset, format, left, opts);
+                break accept(m, size, data, offset, format, left, opts);
             }
-            Err(e) if window < cap && ran_out(&e, window) => window = (window * 2).min(cap),
+            // An embedded HMD read from less than the rest of its container: its last section
+            // was cut short, whatever the error says.
+            Err(e) if window < cap && (format == Format::Hmd || ran_out(&e, window)) => {
+                window = (window * 2).min(cap)
+            }
             Err(_) => break None,
         }
     };
@@ -270,6 +283,16 @@ fn verify_in(
         *data = Vec::new();
     }
     found
+}
+
+/// True when an HMD read from a window shorter than the rest of its container ends well inside
+/// it: the last word anything in it uses ([`hmd::structural_len`]) lies in the window's first
+/// half. Its last section ran to the window's end instead of the container's; what points into
+/// it points before that half, and the next window (twice as large) is read where it does not.
+/// An HMD whose end its structure does not give is read on to the end of its container, as
+/// before windows. The accepted bytes are read again on their own and must end there too.
+fn hmd_ends_inside(h: &hmd::Hmd, window: u64) -> bool {
+    hmd::structural_len(h).is_some_and(|s| s <= window / 2)
 }
 
 /// Checks a model read from `data` (a window at `offset`) whose own size is `size`.
@@ -292,7 +315,7 @@ fn accept(
         return None;
     }
     let model = if size < window {
-        read_model(format, &data[..size as usize], opts).ok()?
+        trim(model, format, &data[..size as usize], opts)?
     } else {
         model
     };
@@ -311,6 +334,34 @@ fn accept(
         warnings: issues.len(),
         link: super::link_of(&model),
     })
+}
+
+/// The model of the asset's own bytes `own`, a prefix of the window `model` was read from.
+/// The TOD, TIM and TMD readers read fields in order or where pointers say, and fail only when
+/// a count or pointer runs past the end: the bytes they used all lie in `own`, so reading `own`
+/// gives the same model less what followed it — the TOD's and TIM's `trailing` bytes, the
+/// TMD's last gap (`tests/scan_blob.rs` checks this on every corpus file). Others (an HMD's
+/// last section runs to the end of what it is read from; P3D) are read again from `own`.
+fn trim(model: Model, format: Format, own: &[u8], opts: &ScanOptions) -> Option<Model> {
+    match model {
+        Model::Tod(mut t) => {
+            t.trailing = Vec::new();
+            Some(Model::Tod(t))
+        }
+        Model::Tim(mut t) => {
+            t.trailing = Vec::new();
+            Some(Model::Tim(t))
+        }
+        Model::Tmd(mut t)
+            if t.gaps
+                .last()
+                .is_some_and(|g| g.offset as usize == own.len()) =>
+        {
+            t.gaps.pop();
+            Some(Model::Tmd(t))
+        }
+        _ => read_model(format, own, opts).ok(),
+    }
 }
 
 /// A TIM's size from its block headers.

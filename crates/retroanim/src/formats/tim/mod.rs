@@ -70,7 +70,8 @@ impl Tim {
     /// The summary `retroanim info` shows.
     pub fn summary(&self) -> Summary {
         let rect = |b: &Block| [b.x, b.y, b.width, b.height];
-        let stp_in = |b: &Block| b.data.iter().filter(|&&c| c & 0x8000 != 0).count();
+        // A sum of the STP bits rather than a count of a filter: the loop vectorises.
+        let stp_in = |b: &Block| b.data.iter().map(|&c| (c >> 15) as usize).sum();
         Summary {
             format: "tim",
             depth: self.depth(),
