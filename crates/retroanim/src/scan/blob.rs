@@ -213,24 +213,27 @@ fn own_size(m: &Model, len: u64, left: u64, at_start: bool) -> u64 {
     }
 }
 
-/// Reads the candidate at `offset` fully; `None` when it is not an asset.
+/// Reads the candidate at `offset` fully; `None` when it is not an asset. `near` holds the
+/// source's bytes from `offset` on that are in memory already (any number of them): a window
+/// that fits in them is not read again.
 pub(crate) fn verify(
     src: &dyn Source,
     offset: u64,
     format: Format,
     opts: &ScanOptions,
+    near: &[u8],
 ) -> Option<Found> {
     let left = src.len() - offset;
     let cap = left.min(opts.max_asset);
     let window = match format {
-        Format::Tim => tim_size(src, offset)?.min(cap),
+        Format::Tim => tim_size(src, offset, near)?.min(cap),
         // An HMD at the start of its container is a file of its own: all of it is read.
         Format::Hmd if offset == 0 => cap,
         _ => FIRST_WINDOW.min(cap),
     };
     WINDOW_BUF.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut data) => verify_in(src, offset, format, opts, window, &mut data),
-        Err(_) => verify_in(src, offset, format, opts, window, &mut Vec::new()),
+        Ok(mut buf) => verify_in(src, offset, format, opts, window, near, &mut buf),
+        Err(_) => verify_in(src, offset, format, opts, window, near, &mut Vec::new()),
     })
 }
 
@@ -249,20 +252,27 @@ fn verify_in(
     format: Format,
     opts: &ScanOptions,
     mut window: u64,
-    data: &mut Vec<u8>,
+    near: &[u8],
+    buf: &mut Vec<u8>,
 ) -> Option<Found> {
     let left = src.len() - offset;
     let cap = left.min(opts.max_asset);
     let found = loop {
-        // The buffer only grows (zeroing only the new part) and every byte of the window is
-        // overwritten by the read.
-        if data.len() < window as usize {
-            data.resize(window as usize, 0);
-        }
-        let data = &mut data[..window as usize];
-        if src.read_at(offset, data).is_err() {
-            break None;
-        }
+        let data: &[u8] = match near.get(..window as usize) {
+            Some(d) => d,
+            None => {
+                // The buffer only grows (zeroing only the new part) and every byte of the
+                // window is overwritten by the read.
+                if buf.len() < window as usize {
+                    buf.resize(window as usize, 0);
+                }
+                let data = &mut buf[..window as usize];
+                if src.read_at(offset, data).is_err() {
+                    break None;
+                }
+                data
+            }
+        };
         match read_model(format, data, opts) {
             Ok(Model::Hmd(h)) if window < cap && !hmd_ends_inside(&h, window) => {
                 window = (window * 2).min(cap)
@@ -279,8 +289,8 @@ fn verify_in(
             Err(_) => break None,
         }
     };
-    if data.capacity() > KEEP_WINDOW {
-        *data = Vec::new();
+    if buf.capacity() > KEEP_WINDOW {
+        *buf = Vec::new();
     }
     found
 }
@@ -364,18 +374,24 @@ fn trim(model: Model, format: Format, own: &[u8], opts: &ScanOptions) -> Option<
     }
 }
 
-/// A TIM's size from its block headers.
-fn tim_size(src: &dyn Source, offset: u64) -> Option<u64> {
-    let mut h = [0u8; 12];
-    src.read_at(offset, &mut h).ok()?;
-    let flags = le(&h, 4)?;
+/// A TIM's size from its block headers (words taken from `near` where it holds them).
+fn tim_size(src: &dyn Source, offset: u64, near: &[u8]) -> Option<u64> {
+    let word = |at: u64| -> Option<u32> {
+        match usize::try_from(at).ok().and_then(|a| le(near, a)) {
+            Some(w) => Some(w),
+            None => {
+                let mut b = [0u8; 4];
+                src.read_at(offset.checked_add(at)?, &mut b).ok()?;
+                Some(u32::from_le_bytes(b))
+            }
+        }
+    };
+    let flags = word(4)?;
     let mut at = 8u64;
     if flags & 8 != 0 {
-        at += le(&h, 8)? as u64;
+        at += word(8)? as u64;
     }
-    let mut b = [0u8; 4];
-    src.read_at(offset + at, &mut b).ok()?;
-    Some(at + u32::from_le_bytes(b) as u64)
+    Some(at + word(at)? as u64)
 }
 
 thread_local! {
@@ -464,32 +480,35 @@ fn scan_chunk(
     let t0 = Instant::now();
     let len = src.len();
     let scan_len = CHUNK.min(len - start);
-    let cands = CHUNK_BUF.with(|cell| -> Result<Vec<(u64, Format)>> {
+    let found = CHUNK_BUF.with(|cell| -> Result<Vec<Found>> {
         let mut buf = cell.borrow_mut();
         // Every byte is overwritten by the read: no need to zero the buffer again.
         buf.resize((scan_len + HEAD).min(len - start) as usize, 0);
         src.read_at(start, &mut buf)?;
-        Ok(candidates(&buf, start, scan_len as usize, opts))
-    })?;
-    let t1 = Instant::now();
-    stats
-        .candidate_ns
-        .fetch_add((t1 - t0).as_nanos() as u64, Ordering::Relaxed);
-    stats
-        .candidates
-        .fetch_add(cands.len() as u64, Ordering::Relaxed);
-    let mut found = Vec::new();
-    for (off, f) in cands {
-        match verify(src, off, f, opts) {
-            Some(x) => found.push(x),
-            None => {
-                stats.rejected.fetch_add(1, Ordering::Relaxed);
+        let cands = candidates(&buf, start, scan_len as usize, opts);
+        let t1 = Instant::now();
+        stats
+            .candidate_ns
+            .fetch_add((t1 - t0).as_nanos() as u64, Ordering::Relaxed);
+        stats
+            .candidates
+            .fetch_add(cands.len() as u64, Ordering::Relaxed);
+        let mut found = Vec::new();
+        for (off, f) in cands {
+            // A window that lies in the chunk is parsed where it is, not read again.
+            let near = &buf[(off - start) as usize..];
+            match verify(src, off, f, opts, near) {
+                Some(x) => found.push(x),
+                None => {
+                    stats.rejected.fetch_add(1, Ordering::Relaxed);
+                }
             }
         }
-    }
-    stats
-        .parse_ns
-        .fetch_add(t1.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        stats
+            .parse_ns
+            .fetch_add(t1.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        Ok(found)
+    })?;
     stats.bytes.fetch_add(scan_len, Ordering::Relaxed);
     (opts.progress)(scan_len);
     Ok(found)
