@@ -127,6 +127,9 @@ fn main() {
     }
     std::fs::remove_file(&iso).unwrap();
     let size = std::fs::metadata(&bin).unwrap().len();
+    if let Some(keep) = std::env::var_os("RETROANIM_SCAN_BENCH_KEEP") {
+        std::fs::copy(&bin, keep).unwrap();
+    }
 
     let cat = || {
         let t0 = Instant::now();

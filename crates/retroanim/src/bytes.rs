@@ -127,9 +127,14 @@ impl<'a> Reader<'a, Le> {
             .checked_mul(2)
             .ok_or_else(|| self.malformed(format!("{what}: {n} halfwords")))?;
         let b = self.bytes(len, what)?;
-        Ok(b.chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .collect())
+        // One copy of the bytes (a zeroed allocation is cheap), then the byte order fixed in
+        // place, which is nothing on a little-endian machine.
+        let mut v = vec![0u16; n];
+        bytemuck::cast_slice_mut::<u16, u8>(&mut v).copy_from_slice(b);
+        for h in &mut v {
+            *h = u16::from_le(*h);
+        }
+        Ok(v)
     }
 }
 

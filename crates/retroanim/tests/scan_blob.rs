@@ -150,3 +150,68 @@ fn odol_v7_packed_among_other_bytes_ends_where_its_model_info_does() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// A find followed by other bytes (read from a window larger than itself) has the summary and
+/// warnings of the asset alone: the bytes after it change nothing the user sees.
+#[test]
+fn a_find_followed_by_other_bytes_reports_what_the_asset_alone_does() {
+    let opts = ScanOptions::default();
+    let shown = |finds: &[retroanim::scan::Find], end: u64| -> Vec<String> {
+        finds
+            .iter()
+            .filter(|f| f.offset < end)
+            .map(|f| {
+                format!(
+                    "{:?}@{} {} bytes, {} warnings: {}",
+                    f.format,
+                    f.offset,
+                    f.size,
+                    f.warnings,
+                    f.summary.get()
+                )
+            })
+            .collect()
+    };
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for (kind, _) in KINDS {
+        for (name, path) in common::corpus_files(kind) {
+            let data = std::fs::read(&path).unwrap();
+            let alone = scan_bytes(&data, &opts);
+            // Filler that opens no candidate before the asset (so that an HMD is embedded rather
+            // than at the start of its container) and after it.
+            let at = 8;
+            let mut blob = vec![0xEE; at as usize];
+            blob.extend_from_slice(&data);
+            blob.extend_from_slice(&[0xEE; 70_000]);
+            let followed = scan_bytes(&blob, &opts);
+            let want = shown(&alone, data.len() as u64);
+            let embedded: Vec<retroanim::scan::Find> = followed
+                .into_iter()
+                .filter(|f| f.offset >= at)
+                .map(|mut f| {
+                    f.offset -= at;
+                    f
+                })
+                .collect();
+            let got = shown(&embedded, data.len() as u64);
+            let want_embedded = if kind == "HMD" {
+                // An embedded HMD ends where its structure does: compare with those bytes alone.
+                let (_, _, len) = expected_embedded(Format::Hmd, &data)[0];
+                shown(&scan_bytes(&data[..len as usize], &opts), len)
+            } else {
+                want
+            };
+            if got != want_embedded {
+                bad.push(format!("{name} embedded:\n  {got:?}\n  {want_embedded:?}"));
+            }
+            checked += 1;
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} of {checked} files:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}

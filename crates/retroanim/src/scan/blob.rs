@@ -16,13 +16,16 @@
 //! from its header) and doubles while the reader runs out of bytes, up to `max_asset`. It is
 //! accepted when the reader succeeds, the validator reports no error, and its size follows from
 //! its own structure: the window minus the bytes the reader kept as trailing (TOD, TIM, P3D),
-//! minus a final gap (TMD), or where the structure ends (HMD: read to the end of its container,
-//! then cut after the last word anything in it uses, [`hmd::structural_len`]; an HMD at the start
+//! minus a final gap (TMD), or where the structure ends (HMD: read from doubling windows until
+//! the last word anything in it uses, [`hmd::structural_len`], lies in the window's first half,
+//! or else to the end of its container, then cut after that word; an HMD at the start
 //! of its container is a file of its own and keeps the whole container, unused tail included;
 //! one whose last section's use nothing gives runs to the end of its container); an ODOL v7
 //! ends where its model info's layout does ([`p3d::Odol::model_info_len`]; one whose model info
-//! does not parse is accepted only where it ends its container). The accepted
-//! bytes are read once more on their own, so the summary and issues are those of the asset alone.
+//! does not parse is accepted only where it ends its container). The summary
+//! and issues are those of the asset alone: a TOD, TIM or TMD read from a larger window drops
+//! what followed it (its readers use no byte past the asset, see `trim`); an HMD or P3D is read
+//! once more from its own bytes.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -214,25 +217,27 @@ fn own_size(m: &Model, len: u64, left: u64, at_start: bool) -> u64 {
     }
 }
 
-/// Reads the candidate at `offset` fully; `None` when it is not an asset.
+/// Reads the candidate at `offset` fully; `None` when it is not an asset. `near` holds the
+/// source's bytes from `offset` on that are in memory already (any number of them): a window
+/// that fits in them is not read again.
 pub(crate) fn verify(
     src: &dyn Source,
     offset: u64,
     format: Format,
     opts: &ScanOptions,
+    near: &[u8],
 ) -> Option<Found> {
     let left = src.len() - offset;
     let cap = left.min(opts.max_asset);
     let window = match format {
-        Format::Tim => tim_size(src, offset)?.min(cap),
-        // An HMD section without a length of its own runs to the next region or the end of the
-        // file: its end is only known from everything that follows it.
-        Format::Hmd => cap,
+        Format::Tim => tim_size(src, offset, near)?.min(cap),
+        // An HMD at the start of its container is a file of its own: all of it is read.
+        Format::Hmd if offset == 0 => cap,
         _ => FIRST_WINDOW.min(cap),
     };
     WINDOW_BUF.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut data) => verify_in(src, offset, format, opts, window, &mut data),
-        Err(_) => verify_in(src, offset, format, opts, window, &mut Vec::new()),
+        Ok(mut buf) => verify_in(src, offset, format, opts, window, near, &mut buf),
+        Err(_) => verify_in(src, offset, format, opts, window, near, &mut Vec::new()),
     })
 }
 
@@ -251,16 +256,27 @@ fn verify_in(
     format: Format,
     opts: &ScanOptions,
     mut window: u64,
-    data: &mut Vec<u8>,
+    near: &[u8],
+    buf: &mut Vec<u8>,
 ) -> Option<Found> {
     let left = src.len() - offset;
     let cap = left.min(opts.max_asset);
     let found = loop {
-        // Every byte is overwritten by the read: the buffer is not zeroed again.
-        data.resize(window as usize, 0);
-        if src.read_at(offset, data).is_err() {
-            break None;
-        }
+        let data: &[u8] = match near.get(..window as usize) {
+            Some(d) => d,
+            None => {
+                // The buffer only grows (zeroing only the new part) and every byte of the
+                // window is overwritten by the read.
+                if buf.len() < window as usize {
+                    buf.resize(window as usize, 0);
+                }
+                let data = &mut buf[..window as usize];
+                if src.read_at(offset, data).is_err() {
+                    break None;
+                }
+                data
+            }
+        };
         match read_model(format, data, opts) {
             // An ODOL v7 whose model info the window cuts: a bigger window may hold it.
             Ok(Model::P3d(p3d::P3d::Odol(o)))
@@ -268,18 +284,35 @@ fn verify_in(
             {
                 window = (window * 2).min(cap)
             }
+            Ok(Model::Hmd(h)) if window < cap && !hmd_ends_inside(&h, window) => {
+                window = (window * 2).min(cap)
+            }
             Ok(m) => {
                 let size = own_size(&m, window, left, offset == 0);
-                break accept(m, size, &data[..], offset, format, left, opts);
+                break accept(m, size, data, offset, format, left, opts);
             }
-            Err(e) if window < cap && ran_out(&e, window) => window = (window * 2).min(cap),
+            // An embedded HMD read from less than the rest of its container: its last section
+            // was cut short, whatever the error says.
+            Err(e) if window < cap && (format == Format::Hmd || ran_out(&e, window)) => {
+                window = (window * 2).min(cap)
+            }
             Err(_) => break None,
         }
     };
-    if data.capacity() > KEEP_WINDOW {
-        *data = Vec::new();
+    if buf.capacity() > KEEP_WINDOW {
+        *buf = Vec::new();
     }
     found
+}
+
+/// True when an HMD read from a window shorter than the rest of its container ends well inside
+/// it: the last word anything in it uses ([`hmd::structural_len`]) lies in the window's first
+/// half. Its last section ran to the window's end instead of the container's; what points into
+/// it points before that half, and the next window (twice as large) is read where it does not.
+/// An HMD whose end its structure does not give is read on to the end of its container, as
+/// before windows. The accepted bytes are read again on their own and must end there too.
+fn hmd_ends_inside(h: &hmd::Hmd, window: u64) -> bool {
+    hmd::structural_len(h).is_some_and(|s| s <= window / 2)
 }
 
 /// Checks a model read from `data` (a window at `offset`) whose own size is `size`.
@@ -304,7 +337,7 @@ fn accept(
         return None;
     }
     let model = if size < window {
-        read_model(format, &data[..size as usize], opts).ok()?
+        trim(model, format, &data[..size as usize], opts)?
     } else {
         model
     };
@@ -325,18 +358,52 @@ fn accept(
     })
 }
 
-/// A TIM's size from its block headers.
-fn tim_size(src: &dyn Source, offset: u64) -> Option<u64> {
-    let mut h = [0u8; 12];
-    src.read_at(offset, &mut h).ok()?;
-    let flags = le(&h, 4)?;
+/// The model of the asset's own bytes `own`, a prefix of the window `model` was read from.
+/// The TOD, TIM and TMD readers read fields in order or where pointers say, and fail only when
+/// a count or pointer runs past the end: the bytes they used all lie in `own`, so reading `own`
+/// gives the same model less what followed it — the TOD's and TIM's `trailing` bytes, the
+/// TMD's last gap (`tests/scan_blob.rs` checks this on every corpus file). Others (an HMD's
+/// last section runs to the end of what it is read from; P3D) are read again from `own`.
+fn trim(model: Model, format: Format, own: &[u8], opts: &ScanOptions) -> Option<Model> {
+    match model {
+        Model::Tod(mut t) => {
+            t.trailing = Vec::new();
+            Some(Model::Tod(t))
+        }
+        Model::Tim(mut t) => {
+            t.trailing = Vec::new();
+            Some(Model::Tim(t))
+        }
+        Model::Tmd(mut t)
+            if t.gaps
+                .last()
+                .is_some_and(|g| g.offset as usize == own.len()) =>
+        {
+            t.gaps.pop();
+            Some(Model::Tmd(t))
+        }
+        _ => read_model(format, own, opts).ok(),
+    }
+}
+
+/// A TIM's size from its block headers (words taken from `near` where it holds them).
+fn tim_size(src: &dyn Source, offset: u64, near: &[u8]) -> Option<u64> {
+    let word = |at: u64| -> Option<u32> {
+        match usize::try_from(at).ok().and_then(|a| le(near, a)) {
+            Some(w) => Some(w),
+            None => {
+                let mut b = [0u8; 4];
+                src.read_at(offset.checked_add(at)?, &mut b).ok()?;
+                Some(u32::from_le_bytes(b))
+            }
+        }
+    };
+    let flags = word(4)?;
     let mut at = 8u64;
     if flags & 8 != 0 {
-        at += le(&h, 8)? as u64;
+        at += word(8)? as u64;
     }
-    let mut b = [0u8; 4];
-    src.read_at(offset + at, &mut b).ok()?;
-    Some(at + u32::from_le_bytes(b) as u64)
+    Some(at + word(at)? as u64)
 }
 
 thread_local! {
@@ -425,32 +492,35 @@ fn scan_chunk(
     let t0 = Instant::now();
     let len = src.len();
     let scan_len = CHUNK.min(len - start);
-    let cands = CHUNK_BUF.with(|cell| -> Result<Vec<(u64, Format)>> {
+    let found = CHUNK_BUF.with(|cell| -> Result<Vec<Found>> {
         let mut buf = cell.borrow_mut();
         // Every byte is overwritten by the read: no need to zero the buffer again.
         buf.resize((scan_len + HEAD).min(len - start) as usize, 0);
         src.read_at(start, &mut buf)?;
-        Ok(candidates(&buf, start, scan_len as usize, opts))
-    })?;
-    let t1 = Instant::now();
-    stats
-        .candidate_ns
-        .fetch_add((t1 - t0).as_nanos() as u64, Ordering::Relaxed);
-    stats
-        .candidates
-        .fetch_add(cands.len() as u64, Ordering::Relaxed);
-    let mut found = Vec::new();
-    for (off, f) in cands {
-        match verify(src, off, f, opts) {
-            Some(x) => found.push(x),
-            None => {
-                stats.rejected.fetch_add(1, Ordering::Relaxed);
+        let cands = candidates(&buf, start, scan_len as usize, opts);
+        let t1 = Instant::now();
+        stats
+            .candidate_ns
+            .fetch_add((t1 - t0).as_nanos() as u64, Ordering::Relaxed);
+        stats
+            .candidates
+            .fetch_add(cands.len() as u64, Ordering::Relaxed);
+        let mut found = Vec::new();
+        for (off, f) in cands {
+            // A window that lies in the chunk is parsed where it is, not read again.
+            let near = &buf[(off - start) as usize..];
+            match verify(src, off, f, opts, near) {
+                Some(x) => found.push(x),
+                None => {
+                    stats.rejected.fetch_add(1, Ordering::Relaxed);
+                }
             }
         }
-    }
-    stats
-        .parse_ns
-        .fetch_add(t1.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        stats
+            .parse_ns
+            .fetch_add(t1.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        Ok(found)
+    })?;
     stats.bytes.fetch_add(scan_len, Ordering::Relaxed);
     (opts.progress)(scan_len);
     Ok(found)

@@ -56,6 +56,27 @@ impl Tmd {
             .map(|(i, o)| object_mesh(i, o))
             .collect()
     }
+
+    /// The number of triangles [`Tmd::meshes`] gives, counted without building them: each
+    /// polygon of 3 or 4 corners whose vertex indices are all in its object's list gives 1 or 2.
+    pub fn triangle_count(&self) -> usize {
+        self.objects
+            .iter()
+            .flat_map(|o| o.primitives.iter().map(move |p| (o, p)))
+            .map(|(o, p)| match &p.data {
+                PrimitiveData::Polygon(poly)
+                    if matches!(poly.vertices.len(), 3 | 4)
+                        && poly
+                            .vertices
+                            .iter()
+                            .all(|&v| (v as usize) < o.vertices.len()) =>
+                {
+                    poly.vertices.len() - 2
+                }
+                _ => 0,
+            })
+            .sum()
+    }
 }
 
 fn object_mesh(index: usize, o: &Object) -> Mesh {

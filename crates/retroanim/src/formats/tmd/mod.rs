@@ -89,14 +89,14 @@ pub struct Summary {
 impl Tmd {
     /// The summary `retroanim info` shows.
     pub fn summary(&self) -> Summary {
-        let mut packet_modes = BTreeMap::new();
+        // Counted by (mode, flag) and named once per pair: two-digit hex names sort as the
+        // numbers do.
+        let mut modes: BTreeMap<(u8, u8), usize> = BTreeMap::new();
         let mut raw_packets = 0;
         let mut bounds: Option<[[i16; 3]; 2]> = None;
         for o in &self.objects {
             for p in &o.primitives {
-                *packet_modes
-                    .entry(format!("{:02x}/{:02x}", p.mode, p.flag))
-                    .or_insert(0) += 1;
+                *modes.entry((p.mode, p.flag)).or_insert(0) += 1;
                 if matches!(p.data, PrimitiveData::Raw { .. }) {
                     raw_packets += 1;
                 }
@@ -110,6 +110,10 @@ impl Tmd {
                 }
             }
         }
+        let packet_modes = modes
+            .into_iter()
+            .map(|((m, f), n)| (format!("{m:02x}/{f:02x}"), n))
+            .collect();
         Summary {
             format: "tmd",
             fixp: self.flags & 1 != 0,
@@ -117,7 +121,7 @@ impl Tmd {
             vertices: self.objects.iter().map(|o| o.vertices.len()).sum(),
             normals: self.objects.iter().map(|o| o.normals.len()).sum(),
             primitives: self.objects.iter().map(|o| o.primitives.len()).sum(),
-            triangles: self.meshes().iter().map(|m| m.triangles.len()).sum(),
+            triangles: self.triangle_count(),
             packet_modes,
             raw_packets,
             bounds,

@@ -1,5 +1,7 @@
 //! TMD validation: every finding with its severity and byte offset.
 
+use std::fmt;
+
 use crate::report::Issue;
 
 use super::read::expected_words;
@@ -70,11 +72,32 @@ pub fn validate(tmd: &Tmd) -> Vec<Issue> {
     out
 }
 
+/// How a finding names a primitive: formatted only when a finding is reported (a model has
+/// thousands of primitives and most have none).
+struct PrimitiveName {
+    object: usize,
+    index: usize,
+    mode: u8,
+    flag: u8,
+}
+
+impl fmt::Display for PrimitiveName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "object {} primitive {} (mode 0x{:02x} flag 0x{:02x})",
+            self.object, self.index, self.mode, self.flag
+        )
+    }
+}
+
 fn check_primitive(i: usize, k: usize, o: &Object, p: &Primitive, at: u64, out: &mut Vec<Issue>) {
-    let name = format!(
-        "object {i} primitive {k} (mode 0x{:02x} flag 0x{:02x})",
-        p.mode, p.flag
-    );
+    let name = PrimitiveName {
+        object: i,
+        index: k,
+        mode: p.mode,
+        flag: p.flag,
+    };
     if let PrimitiveData::Raw { words } = &p.data {
         match expected_words(p.mode, p.flag) {
             Some(n) => out.push(Issue::error(
@@ -139,7 +162,7 @@ fn check_primitive(i: usize, k: usize, o: &Object, p: &Primitive, at: u64, out: 
 /// The typed fields hold as many entries as the mode and flag bytes ask for. A file read by
 /// `read` always agrees (other packets stay raw); a model edited as JSON may not, and would then
 /// be written with a different `ilen` than its header bytes promise.
-fn check_layout(name: &str, p: &Primitive, at: u64, out: &mut Vec<Issue>) {
+fn check_layout(name: &PrimitiveName, p: &Primitive, at: u64, out: &mut Vec<Issue>) {
     let code = p.code();
     let mut wrong = Vec::new();
     match &p.data {
