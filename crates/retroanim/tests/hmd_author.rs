@@ -162,24 +162,28 @@ fn animated_corpus_files_play_the_same_after_a_glb_round_trip() {
     for u in &unwritten {
         eprintln!("not written: {u}");
     }
-    // Issue #14 asks for 1 unit. Measured (December 2026), keys solved against the console's
-    // parent world: 14 of 24 sequences within 1 unit, all within 13 (SNAKE 64, 25 levels:
-    // a console world carries `CompMatrix`'s rounding skew, which the glTF's TRS locals cannot
-    // hold, so the float target itself drifts from the original with depth; see the author's
-    // module docs). These bounds keep what holds from getting worse; the output lists every
-    // sequence.
+    // Issue #14 asks for 1 unit. Measured (December 2026), keys judged by their re-exported
+    // local (`author/anim/solve.rs`): 19 of 24 sequences within 1 unit, 17 exact, all within
+    // 4 (were 14 and 13). The rest: SWITCH (joint MIMe leaves matrices no integer angles
+    // give, 4), TILED, SNAKE 64 and PP_AIM/PP_WORLD (2). These bounds keep what holds from
+    // getting worse; the output lists every sequence.
     let within = report.iter().filter(|r| r.0 <= 1).count();
-    eprintln!("{within} of {} sequences within 1 unit", report.len());
-    let over: Vec<_> = report.iter().filter(|r| r.0 > 13).collect();
+    let exact = report.iter().filter(|r| r.0 == 0).count();
+    eprintln!(
+        "{within} of {} sequences within 1 unit, {exact} exact",
+        report.len()
+    );
+    let over: Vec<_> = report.iter().filter(|r| r.0 > 4).collect();
     assert!(
         over.is_empty(),
-        "{} sequence(s) over 13 units: {over:#?}",
+        "{} sequence(s) over 4 units: {over:#?}",
         over.len()
     );
     assert!(
-        report.len() - within <= 10,
-        "more than 10 sequences over 1 unit"
+        report.len() - within <= 5,
+        "more than 5 sequences over 1 unit"
     );
+    assert!(exact >= 17, "fewer than 17 sequences exact");
 }
 
 /// x of the root coordinate's world translation over `n` frames of a one-node scene animated

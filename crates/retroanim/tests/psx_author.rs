@@ -49,14 +49,7 @@ fn janken_round_trips_through_glb_with_the_same_world_matrices() {
         };
         let glb = convert::convert(&Model::Tod(anim.clone()), Format::Glb, &to_glb).unwrap();
         // GLB → TOD + TMD, at the original's resolution.
-        let back = Options {
-            tod: TodInput {
-                resolution: Some(anim.header.resolution.max(1)),
-                ..TodInput::default()
-            },
-            ..Options::default()
-        };
-        let out = convert::convert_bytes(&glb.bytes, None, Format::Tod, &back).unwrap();
+        let out = common::glb_to_tod(&glb.bytes, anim.header.resolution);
         assert!(out.notes.is_empty(), "{name}: {:?}", out.notes);
         let Model::Tod(new_tod) = model_of(&out.bytes) else {
             panic!("{name}: not a TOD")
@@ -89,19 +82,7 @@ fn janken_round_trips_through_glb_with_the_same_world_matrices() {
         let first = old[0].frame;
         let by_tick: BTreeMap<u32, &tod::Pose> = new.iter().map(|p| (p.frame, p)).collect();
         // Objects in order of first appearance are the new objects 1, 2, ...
-        let mut ids: Vec<u16> = Vec::new();
-        for p in &old {
-            for o in &p.objects {
-                if !ids.contains(&o.id) {
-                    ids.push(o.id);
-                }
-            }
-        }
-        let new_id: BTreeMap<u16, u16> = ids
-            .iter()
-            .enumerate()
-            .map(|(k, &id)| (id, k as u16 + 1))
-            .collect();
+        let new_id = common::tod_ids_by_appearance(&old);
         let last_new = new.last().unwrap().frame;
         assert_eq!(
             last_new,

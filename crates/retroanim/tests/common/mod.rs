@@ -411,3 +411,35 @@ pub fn hmd_no_errors(h: &retroanim::formats::hmd::Hmd, what: &str) {
         .collect();
     assert!(errors.is_empty(), "{what}: {errors:?}");
 }
+
+/// The object IDs a TOD round trip gives the objects of `old`'s poses: in order of first
+/// appearance, 1, 2, … (old ID → new ID).
+pub fn tod_ids_by_appearance(
+    old: &[retroanim::formats::tod::Pose],
+) -> std::collections::BTreeMap<u16, u16> {
+    let mut ids: Vec<u16> = Vec::new();
+    for p in old {
+        for o in &p.objects {
+            if !ids.contains(&o.id) {
+                ids.push(o.id);
+            }
+        }
+    }
+    ids.iter()
+        .enumerate()
+        .map(|(k, &id)| (id, k as u16 + 1))
+        .collect()
+}
+
+/// GLB → TOD (+ TMD in `extra`) at a TOD's resolution, as a round trip writes it back.
+pub fn glb_to_tod(glb: &[u8], resolution: u16) -> retroanim::convert::Conversion {
+    use retroanim::convert::{self, Options, TodInput};
+    let back = Options {
+        tod: TodInput {
+            resolution: Some(resolution.max(1)),
+            ..TodInput::default()
+        },
+        ..Options::default()
+    };
+    convert::convert_bytes(glb, None, retroanim::Format::Tod, &back).unwrap()
+}

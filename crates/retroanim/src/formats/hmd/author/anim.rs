@@ -24,10 +24,12 @@
 //!   key's frame a key holding the old value followed by a TFRAME 0 key with the new one (the
 //!   driver switches past a TFRAME 0 interval at once, so the new value shows at that frame).
 //! - **Solving**: after unwrapping, each key's values are solved against the console's
-//!   parent world at its frame (the `solve` submodule; a STEP change's old value keeps its
+//!   parent world at its frame (the `solve` submodule, which also says how candidates are
+//!   judged; a STEP change's old value keeps its
 //!   sampled values), parents before children; then the keys the driver gives back are dropped.
 //! - **Rotation order**: per node and animation, the order whose integer angles reproduce the
-//!   key rotations best; angles are unwrapped from key to key (the equivalent Euler solution
+//!   key rotations best (near-ties go to XYZ); a scale within 4.5/4096 of 1.0 on every key is
+//!   read as the rounding of the console's rotation matrices and not keyed; angles are unwrapped from key to key (the equivalent Euler solution
 //!   nearest the previous key), so linear angles take the short way.
 //!
 //! - **Morph weights**: one more pointer per weight of each node with a vertex MIMe, on its
@@ -249,9 +251,11 @@ fn node_track(
             pose: right,
         });
     }
-    let scaled = keys
-        .iter()
-        .any(|k| k.pose[6..].iter().any(|&v| (v - 4096.0).abs() >= 0.5));
+    let scaled = keys.iter().any(|k| {
+        k.pose[6..]
+            .iter()
+            .any(|&v| (v - 4096.0).abs() >= super::SCALE_ROUNDING)
+    });
     // Split linear intervals the console's angle interpolation would miss.
     if !bezier {
         let mut out: Vec<Key> = Vec::with_capacity(keys.len());

@@ -270,24 +270,40 @@ pub(super) fn round_angles(a: [f64; 3]) -> [i16; 3] {
     })
 }
 
-/// The best rotation order for rotations `ms` (total error over all of them).
+/// Orders whose total error is within this fraction of the best tie; ties go to XYZ (the
+/// HMD default, `RotMatrix`). Near-identity rotations fit every order about equally well, and
+/// the order then only moves the console's rounding of the cross terms (SNAKE's joints,
+/// XYZ in the file, came back in ZXY before and drifted up the chain).
+const ORDER_TIE: f64 = 0.1;
+
+/// A sampled scale within this many 4096ths of 1.0 on every axis and key is the rounding of
+/// the console's own rotation matrices (a `RotMatrix` column is up to a few units off 4096
+/// long, and the exporter's polar decomposition reads that as scale), so the node is keyed
+/// without scale. A child 1000 units along such an axis moves at most 1.1 units.
+pub(super) const SCALE_ROUNDING: f64 = 4.5;
+
+/// The best rotation order for rotations `ms` (total error over all of them; near-ties go to
+/// XYZ, see [`ORDER_TIE`]).
 pub(super) fn best_order(ms: &[[[f64; 3]; 3]]) -> u8 {
-    (0u8..6)
+    let errs: Vec<f64> = (0u8..6)
         .map(|o| {
-            let e: f64 = ms
-                .iter()
+            ms.iter()
                 .map(|m| order_error(m, o, round_angles(euler(m, o))))
-                .sum();
-            (o, e)
+                .sum()
         })
-        .fold((0, f64::INFINITY), |best, x| {
-            if x.1 < best.1 - 1e-9 {
-                x
-            } else {
-                best
-            }
-        })
-        .0
+        .collect();
+    let best = (0u8..6).fold(0u8, |b, o| {
+        if errs[o as usize] < errs[b as usize] - 1e-9 {
+            o
+        } else {
+            b
+        }
+    });
+    if errs[0] <= errs[best as usize] * (1.0 + ORDER_TIE) + 1e-9 {
+        0
+    } else {
+        best
+    }
 }
 
 /// A TRS as a console pose in `order`.
