@@ -11,7 +11,11 @@
 //!   inverted, then the nearest TRS by polar decomposition, which drops shear) and comparing
 //!   with the file's local. Candidates: the file local's Euler angles in the track's order,
 //!   rounded, and their ±1 neighbours, in both Euler solutions (the console's sine tables give
-//!   the two different matrices); then scale ±1 per axis. A glTF exported from an HMD then
+//!   the two different matrices); then scale ±1 per axis. Near gimbal lock (the middle angle
+//!   within 48/4096 of a quarter turn) the float local's Euler split is arbitrary, so the
+//!   outer angles are also tried along the lines where they trade off (±12, each with the
+//!   middle angle ±1), and every candidate is scored there (no stop at the first close
+//!   one): PP_AIM's gun needed 3 units of that trade at frame 67. A glTF exported from an HMD then
 //!   gets the original integers back (their re-export equals the file to f32 precision), and
 //!   with them the original's `CompMatrix` rounding at every depth. Judging by the distance of
 //!   the console world to the float world instead (as before) chased the shear the export
@@ -52,6 +56,14 @@ const EXACT: f64 = 0.05;
 /// within it even below a parent that differs by a unit (SNAKE 64 plays within 2 units; with
 /// 0.5 here, 8; with 1.0, 6); the Blender scene's test measures the same from 0.05 to 3.
 const FILE_LOCAL: f64 = 2.0;
+
+/// How near a quarter turn (4096ths) the middle Euler angle must be for the outer two to be
+/// searched along the lines where they trade off (gimbal lock; PP_AIM's gun at 1015 needed 3
+/// units of that trade).
+const LOCK: f64 = 48.0;
+
+/// How far along those lines the search goes (units of each outer angle).
+const LINE: i32 = 12;
 
 /// The largest element difference of two matrices and the sum of their squares.
 fn distance(a: [[f64; 3]; 3], b: [[f64; 3]; 3]) -> (f64, f64) {
@@ -281,12 +293,29 @@ impl Ctx<'_> {
             o[k] += 2048.0;
             o
         };
+        // Near gimbal lock (the middle angle within `LOCK` of a quarter turn) the outer
+        // angles trade off against each other: the float local's Euler split need not be the
+        // file's, so candidates also lie along both lines where they trade (±`LINE`).
+        let locked = |b: [f64; 3]| (b[j].rem_euclid(2048.0) - 1024.0).abs() <= LOCK;
+        let mut lines: Vec<[i32; 3]> = Vec::new();
+        for d in (-LINE..=LINE).filter(|d| d.abs() > 1) {
+            for sign in [1, -1] {
+                for m in [0, -1, 1] {
+                    let mut c = [0; 3];
+                    c[i] = d;
+                    c[k] = sign * d;
+                    c[j] = m;
+                    lines.push(c);
+                }
+            }
+        }
         let search =
             |err: &dyn Fn([f64; 3], [f64; 3]) -> (f64, f64), base: [f64; 3], enough: f64| {
                 let mut best = (err(base, sc), base);
                 for b in [base, other(base)] {
-                    for d in &steps {
-                        if best.0 .0 <= enough {
+                    let more: &[[i32; 3]] = if locked(b) { &lines } else { &[] };
+                    for d in steps.iter().chain(more) {
+                        if best.0 .0 <= enough && more.is_empty() {
                             return best;
                         }
                         let ang = [0, 1, 2].map(|q| b[q] + d[q] as f64);
