@@ -276,6 +276,11 @@ pub(super) fn round_angles(a: [f64; 3]) -> [i16; 3] {
 /// XYZ in the file, came back in ZXY before and drifted up the chain).
 const ORDER_TIE: f64 = 0.1;
 
+/// XYZ also wins when its matrices are on average within this many 4096ths of the rotations:
+/// that is the console's own rounding, which an exported XYZ file's polar-decomposed
+/// rotations carry (SNAKE 64, all XYZ, came back with XZY and ZXY joints at a 10 % tie).
+const XYZ_ROUNDING: f64 = 1.0;
+
 /// A sampled scale within this many 4096ths of 1.0 on every axis and key is the rounding of
 /// the console's own rotation matrices (a `RotMatrix` column is up to a few units off 4096
 /// long, and the exporter's polar decomposition reads that as scale), so the node is keyed
@@ -299,7 +304,9 @@ pub(super) fn best_order(ms: &[[[f64; 3]; 3]]) -> u8 {
             b
         }
     });
-    if errs[0] <= errs[best as usize] * (1.0 + ORDER_TIE) + 1e-9 {
+    if errs[0] <= errs[best as usize] * (1.0 + ORDER_TIE) + 1e-9
+        || errs[0] <= XYZ_ROUNDING * ms.len() as f64
+    {
         0
     } else {
         best
