@@ -24,7 +24,19 @@ fn main() {
         eprintln!("usage: scan_image [--finds] FILE...");
         std::process::exit(2);
     }
-    let report = scan::scan_paths(&paths, &ScanOptions::default());
+    // `RETROANIM_SCAN_FORMATS=p3d` (as `--formats`) times the read and candidate passes with
+    // (almost) nothing to parse; `tim,tmd` or `tod,hmd` one family's parsing on top.
+    let opts = match std::env::var("RETROANIM_SCAN_FORMATS") {
+        Ok(f) => match ScanOptions::new(&f.split(',').collect::<Vec<_>>(), 4, 0) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(2);
+            }
+        },
+        Err(_) => ScanOptions::default(),
+    };
+    let report = scan::scan_paths(&paths, &opts);
     if finds {
         for f in &report.finds {
             println!("{}", serde_json::to_string(f).unwrap_or_default());

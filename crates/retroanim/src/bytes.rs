@@ -127,13 +127,10 @@ impl<'a> Reader<'a, Le> {
             .checked_mul(2)
             .ok_or_else(|| self.malformed(format!("{what}: {n} halfwords")))?;
         let b = self.bytes(len, what)?;
-        // One copy of the bytes (a zeroed allocation is cheap), then the byte order fixed in
-        // place, which is nothing on a little-endian machine.
-        let mut v = vec![0u16; n];
-        bytemuck::cast_slice_mut::<u16, u8>(&mut v).copy_from_slice(b);
-        for h in &mut v {
-            *h = u16::from_le(*h);
-        }
+        // One pass over the bytes into an allocation that is not zeroed first (the loop
+        // vectorises to a plain copy on a little-endian machine).
+        let mut v = Vec::with_capacity(n);
+        v.extend(b.chunks_exact(2).map(|h| u16::from_le_bytes([h[0], h[1]])));
         Ok(v)
     }
 }

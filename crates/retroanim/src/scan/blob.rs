@@ -261,20 +261,31 @@ fn verify_in(
 ) -> Option<Found> {
     let left = src.len() - offset;
     let cap = left.min(opts.max_asset);
+    // Bytes of `buf` that hold the source's from `offset` on (a larger window reads only the
+    // bytes the last one did not have; those in `near` are copied, not read again).
+    let mut have = 0usize;
     let found = loop {
-        let data: &[u8] = match near.get(..window as usize) {
+        let w = window as usize;
+        let data: &[u8] = match near.get(..w) {
             Some(d) => d,
             None => {
                 // The buffer only grows (zeroing only the new part) and every byte of the
-                // window is overwritten by the read.
-                if buf.len() < window as usize {
-                    buf.resize(window as usize, 0);
+                // window is overwritten by the copy and the read.
+                if buf.len() < w {
+                    buf.resize(w, 0);
                 }
-                let data = &mut buf[..window as usize];
-                if src.read_at(offset, data).is_err() {
+                if have == 0 {
+                    have = near.len();
+                    buf[..have].copy_from_slice(near);
+                }
+                if src
+                    .read_at(offset + have as u64, &mut buf[have..w])
+                    .is_err()
+                {
                     break None;
                 }
-                data
+                have = w;
+                &buf[..w]
             }
         };
         match read_model(format, data, opts) {
@@ -418,8 +429,11 @@ thread_local! {
 #[inline(always)]
 fn may_open(w: u32) -> bool {
     // `&` and `|`, not `&&` and `||`: no branches, so the block loop vectorises.
-    let b0 = w & 0xFF;
-    ((w & 0xF000 == 0) & ((b0 == 0x10) | (b0 == 0x41) | (b0 == 0x50)))
+    // Byte 0 and bits 12..15 at once: the three IDs have those bits clear.
+    let t = w & 0xF0FF;
+    (t == 0x10)
+        | (t == 0x41)
+        | (t == 0x50)
         | (w == u32::from_le_bytes(*b"MLOD"))
         | (w == u32::from_le_bytes(*b"ODOL"))
 }

@@ -662,7 +662,19 @@ pub(crate) fn link_of(model: &Model) -> Link {
 }
 
 pub(crate) fn compact_summary(model: &Model) -> Box<serde_json::value::RawValue> {
-    serde_json::value::to_raw_value(&model.summary()).unwrap_or_else(|_| {
+    // Serialised straight from the typed summary (the same text as `Model::summary`'s value,
+    // whose maps keep their order), not through a `Value` first.
+    use serde_json::value::to_raw_value as raw;
+    let text = match model {
+        Model::Tod(t) => raw(&t.summary()),
+        Model::Tmd(t) => raw(&t.summary()),
+        Model::Tim(t) => raw(&t.summary()),
+        Model::P3d(p) => raw(&p.summary()),
+        Model::Mdd(m) => raw(&m.summary()),
+        Model::Pc2(p) => raw(&p.summary()),
+        Model::Hmd(h) => raw(&h.summary()),
+    };
+    text.or_else(|_| raw(&model.summary())).unwrap_or_else(|_| {
         serde_json::value::RawValue::from_string("null".into())
             .unwrap_or_else(|_| unreachable!("null is JSON"))
     })
@@ -712,6 +724,10 @@ fn tmd_ids(t: &crate::formats::tod::Tod) -> Vec<u32> {
 /// Most TMD candidates listed per TOD.
 const MAX_CANDIDATES: usize = 8;
 
+fn folder(p: &str) -> Option<&Path> {
+    Path::new(p).parent()
+}
+
 fn link_tods(finds: &mut [Find]) {
     let tmds: Vec<(usize, usize)> = finds
         .iter()
@@ -721,42 +737,51 @@ fn link_tods(finds: &mut [Find]) {
             _ => None,
         })
         .collect();
-    let folder = |p: &str| Path::new(p).parent().map(Path::to_path_buf);
-    let mut all = Vec::new();
-    for (i, f) in finds.iter().enumerate() {
-        let Link::Tod(ids) = &f.link else { continue };
-        let mut c: Vec<(u8, u64, &Find)> = tmds
+    // Rank and keep the best few per TOD: a whole disc holds thousands of each, so the full
+    // candidate list is partitioned, not sorted (TODs in parallel).
+    let rank = |f: &Find, ids: &[u32]| -> Vec<TmdCandidate> {
+        let key = |t: &Find| {
+            let tier: u8 = if t.container == f.container {
+                0
+            } else if t.path == f.path {
+                1
+            } else if folder(&t.path) == folder(&f.path) {
+                2
+            } else {
+                3
+            };
+            (tier, t.offset.abs_diff(f.offset))
+        };
+        let mut c: Vec<((u8, u64), &Find, usize)> = tmds
             .iter()
             .filter(|(_, n)| ids.iter().all(|&id| id >= 1 && id as usize <= *n))
-            .map(|&(j, _)| {
-                let t = &finds[j];
-                let tier = if t.container == f.container {
-                    0
-                } else if t.path == f.path {
-                    1
-                } else if folder(&t.path) == folder(&f.path) {
-                    2
-                } else {
-                    3
-                };
-                (tier, t.offset.abs_diff(f.offset), t)
-            })
+            .map(|&(j, n)| (key(&finds[j]), &finds[j], n))
             .collect();
-        c.sort_by(|a, b| (a.0, a.1, &a.2.container).cmp(&(b.0, b.1, &b.2.container)));
-        let list = c
-            .into_iter()
-            .take(MAX_CANDIDATES)
-            .map(|(_, _, t)| TmdCandidate {
+        let order = |a: &((u8, u64), &Find, usize), b: &((u8, u64), &Find, usize)| {
+            (a.0, &a.1.container, a.1.offset).cmp(&(b.0, &b.1.container, b.1.offset))
+        };
+        if c.len() > MAX_CANDIDATES {
+            c.select_nth_unstable_by(MAX_CANDIDATES - 1, order);
+            c.truncate(MAX_CANDIDATES);
+        }
+        c.sort_by(order);
+        c.into_iter()
+            .map(|(_, t, objects)| TmdCandidate {
                 container: t.container.clone(),
                 offset: t.offset,
-                objects: match t.link {
-                    Link::Tmd(n) => n,
-                    _ => 0,
-                },
+                objects,
             })
-            .collect();
-        all.push((i, list));
-    }
+            .collect()
+    };
+    let shared: &[Find] = finds;
+    let all: Vec<(usize, Vec<TmdCandidate>)> = shared
+        .par_iter()
+        .enumerate()
+        .filter_map(|(i, f)| match &f.link {
+            Link::Tod(ids) => Some((i, rank(f, ids))),
+            _ => None,
+        })
+        .collect();
     for (i, list) in all {
         finds[i].tmd_candidates = Some(list);
     }

@@ -755,6 +755,74 @@ impl PolygonItem {
             PolygonItem::Raw(w) => w,
         }
     }
+
+    /// The highest vertex and the highest normal index the item's packets name — for strips,
+    /// those their triangles use (the first triangle's, and per further vertex that group's
+    /// vertex and normals) — read from the words without decoding packets. `None` where the
+    /// item names none.
+    pub fn top_indices(&self) -> (Option<u16>, Option<u16>) {
+        let mut top = (None, None);
+        match self {
+            PolygonItem::Packets(r) => {
+                if let Some(l) = packet_layout(r.primitive_type) {
+                    for w in r.words.chunks_exact(r.size) {
+                        slot_indices(&l.slots, w, false, &mut top);
+                    }
+                }
+            }
+            PolygonItem::Strips(r) => {
+                let Some((a, b)) = strip_layout(r.primitive_type) else {
+                    return top;
+                };
+                // As [`StripRun::strips`] walks them.
+                let mut at = 0usize;
+                while let Some(&head) = r.words.get(at) {
+                    let Some(extra) = ((head & 0xFFFF) as usize).checked_sub(1) else {
+                        break;
+                    };
+                    let end = at + 1 + a.len() + extra * b.len();
+                    let (Some(first), Some(groups)) = (
+                        r.words.get(at + 1..at + 1 + a.len()),
+                        r.words.get(at + 1 + a.len()..end),
+                    ) else {
+                        break;
+                    };
+                    slot_indices(a, first, false, &mut top);
+                    for g in groups.chunks_exact(b.len().max(1)) {
+                        slot_indices(b, g, true, &mut top);
+                    }
+                    at = end;
+                }
+            }
+            PolygonItem::Raw(_) => {}
+        }
+        top
+    }
+}
+
+/// Raises `top` (highest vertex, highest normal) to the indices in the words `w` of a packet
+/// laid out as `slots`; with `first_vertex`, only its vertex 0 counts.
+fn slot_indices(
+    slots: &[Slot],
+    w: &[u32],
+    first_vertex: bool,
+    top: &mut (Option<u16>, Option<u16>),
+) {
+    let mut half = |h: Half, v: u16| match h {
+        V(i) if !first_vertex || i == 0 => top.0 = top.0.max(Some(v)),
+        N(_) => top.1 = top.1.max(Some(v)),
+        _ => {}
+    };
+    for (slot, &x) in slots.iter().zip(w) {
+        match *slot {
+            Uv(h) => half(h, (x >> 16) as u16),
+            Pair(a, b) => {
+                half(a, x as u16);
+                half(b, (x >> 16) as u16);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Decodes `count` packets of type `pt` from the start of `w`, when the layout is known and
@@ -777,6 +845,51 @@ pub(crate) fn run_of_words(pt: u16, n: usize, w: &[u32]) -> Option<PacketRun> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn top_indices_are_those_the_packets_and_strip_triangles_name() {
+        let packet = |vertices: &[u16], normals: &[u16]| Packet {
+            colors: [[1, 2, 3, 0x30]].into_iter().collect(),
+            vertices: vertices.iter().copied().collect(),
+            normals: normals.iter().copied().collect(),
+            ..Packet::default()
+        };
+        // Gouraud strips (0x1c): the first triangle, then per vertex three normals and it.
+        let strips = [
+            Strip {
+                pad: 0,
+                first: packet(&[1, 2, 3], &[4, 5, 6]),
+                extra: vec![packet(&[12], &[7, 8, 9]), packet(&[10], &[3, 2, 1])],
+            },
+            Strip {
+                pad: 0,
+                first: packet(&[0, 5, 11], &[0, 1, 2]),
+                extra: vec![],
+            },
+        ];
+        let run = StripRun::new(0x1c, &strips).unwrap();
+        let item = PolygonItem::Strips(run);
+        assert_eq!(item.top_indices(), (Some(12), Some(9)));
+        // The same as the triangles the scene builds from them.
+        let tris = match &item {
+            PolygonItem::Strips(r) => crate::formats::hmd::scene::strip_triangles(r),
+            _ => unreachable!(),
+        };
+        let top_v = tris.iter().flat_map(|p| p.vertices.iter().copied()).max();
+        let top_n = tris.iter().flat_map(|p| p.normals.iter().copied()).max();
+        assert_eq!(item.top_indices(), (top_v, top_n));
+        // A run of lit Gouraud triangles (0x0c): every corner and normal counts.
+        let run = PacketRun::new(
+            0x0c,
+            &[
+                packet(&[3, 40, 2], &[6, 0, 1]),
+                packet(&[1, 2, 7], &[2, 9, 3]),
+            ],
+        )
+        .unwrap();
+        assert_eq!(PolygonItem::Packets(run).top_indices(), (Some(40), Some(9)));
+        assert_eq!(PolygonItem::Raw(vec![1, 2, 3]).top_indices(), (None, None));
+    }
 
     #[test]
     fn every_listed_type_has_its_manual_packet_size() {

@@ -26,7 +26,7 @@
 //! Any other last region (a section of unknown use, a MIMe weight or sequence control section,
 //! ground heights) gives `None`: the caller has only the container's end to go by.
 
-use super::cat0_polygon::{Packet, PolygonItem};
+use super::cat0_polygon::PolygonItem;
 use super::cat4_mime::{MimeDiffItem, MimeKind};
 use super::types::*;
 use super::Hmd;
@@ -126,13 +126,15 @@ fn vector_extent(hmd: &Hmd, at: u32) -> Option<u64> {
         match (&t.data, kind.category()) {
             (TypeData::PolygonIndex { index, .. }, c @ (0 | 1)) => {
                 let (v, n) = if c == 0 { (1, 2) } else { (2, 4) };
-                for p in packets(hmd, ptr(0), *index) {
-                    for &i in &p.vertices {
-                        reach(ptr(v), i as u64, 1);
-                    }
-                    for &i in &p.normals {
-                        reach(ptr(n), i as u64, 1);
-                    }
+                // The highest corner and normal the item's packets (or strips) name.
+                let (top_v, top_n) = ptr(0)
+                    .and_then(|s| super::scene::polygon_item(hmd, s, *index))
+                    .map_or((None, None), PolygonItem::top_indices);
+                if let Some(i) = top_v {
+                    reach(ptr(v), i as u64, 1);
+                }
+                if let Some(i) = top_n {
+                    reach(ptr(n), i as u64, 1);
                 }
             }
             (TypeData::PreCalculation(c), 1) => {
@@ -198,16 +200,6 @@ fn vector_extent(hmd: &Hmd, at: u32) -> Option<u64> {
         }
     }
     end
-}
-
-/// The packets of the polygon item at word `index` of the polygon section at `section`
-/// (strips as their triangles).
-fn packets(hmd: &Hmd, section: Option<u32>, index: u32) -> Vec<Packet> {
-    match section.and_then(|s| super::scene::polygon_item(hmd, s, index)) {
-        Some(PolygonItem::Packets(run)) => run.packets().collect(),
-        Some(PolygonItem::Strips(run)) => super::scene::strip_triangles(run),
-        _ => Vec::new(),
-    }
 }
 
 /// Words of the image or CLUT section at `at` that the image primitives' rectangles reach.
