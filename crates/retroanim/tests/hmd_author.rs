@@ -163,11 +163,11 @@ fn animated_corpus_files_play_the_same_after_a_glb_round_trip() {
         eprintln!("not written: {u}");
     }
     // Issue #14 asks for 1 unit. Measured (December 2026), keys judged by their re-exported
-    // local (`author/anim/solve.rs`): 21 of 24 sequences within 1 unit, 19 exact, all within
-    // 4 (were 14 and 13). The rest: SWITCH (4: its joint axes MIMe leaves column ratios no
-    // integer angle's sine-table pair gives, 2 units at the first joint, more down the
-    // chain) and PP_AIM/PP_WORLD (2 on 7 coordinate-frames of 992: near gimbal lock and at
-    // the other Euler solution, candidates the glTF's orthonormal local cannot tell apart).
+    // local (`author/anim/solve.rs`), scale keys written where they bring a track back
+    // (`author/anim.rs`, PP_AIM's and PP_WORLD's gun scales by 4095): 23 of 24 sequences
+    // within 1 unit, 19 exact (were 21 and 19; 14 and 13 before the judge). The rest: SWITCH
+    // (4: its joint axes MIMe leaves column ratios no integer angle's sine-table pair gives,
+    // 2 units at the first joint, more down the chain; an RPY key cannot carry it).
     // These bounds keep what holds from getting worse; the output lists every sequence.
     let within = report.iter().filter(|r| r.0 <= 1).count();
     let exact = report.iter().filter(|r| r.0 == 0).count();
@@ -182,8 +182,8 @@ fn animated_corpus_files_play_the_same_after_a_glb_round_trip() {
         over.len()
     );
     assert!(
-        report.len() - within <= 3,
-        "more than 3 sequences over 1 unit"
+        report.len() - within <= 1,
+        "more than 1 sequence over 1 unit"
     );
     assert!(exact >= 19, "fewer than 19 sequences exact");
 }

@@ -251,39 +251,63 @@ fn node_track(
             pose: right,
         });
     }
-    let scaled = keys.iter().any(|k| {
+    let sampled = keys;
+    let mut scaled = sampled.iter().any(|k| {
         k.pose[6..]
             .iter()
             .any(|&v| (v - 4096.0).abs() >= super::SCALE_ROUNDING)
     });
-    // Split linear intervals the console's angle interpolation would miss.
-    if !bezier {
-        let mut out: Vec<Key> = Vec::with_capacity(keys.len());
-        let mut budget = max_keys;
-        for k in keys {
-            if let Some(prev) = out.last().copied() {
-                if !k.instant {
-                    split(&prev, &k, &raw, order, scaled, &mut out, &mut budget, 0);
+    // Split, unwrap and solve the keys with or without scale; the worst judge error.
+    let run = |scaled: bool| -> (Vec<Key>, f64) {
+        let mut keys = sampled.clone();
+        // Split linear intervals the console's angle interpolation would miss.
+        if !bezier {
+            let mut out: Vec<Key> = Vec::with_capacity(keys.len());
+            let mut budget = max_keys;
+            for k in keys {
+                if let Some(prev) = out.last().copied() {
+                    if !k.instant {
+                        split(&prev, &k, &raw, order, scaled, &mut out, &mut budget, 0);
+                    }
                 }
+                out.push(k);
             }
-            out.push(k);
+            keys = out;
         }
-        keys = out;
-    }
-    // Unwrap angles from key to key.
-    for i in 1..keys.len() {
-        let prev = keys[i - 1].pose;
-        unwrap(&mut keys[i].pose, &prev, order);
-    }
-    // Each key against the console's parent world (a STEP change's old value, shown only on
-    // the way to its frame, keeps its sampled values).
-    for i in 0..keys.len() {
-        let left = keys
-            .get(i + 1)
-            .is_some_and(|n| n.instant && n.frame == keys[i].frame);
-        if !left {
-            let f = keys[i].frame;
-            ctx.solve(world, k, node, order, scaled, f, &mut keys[i].pose);
+        // Unwrap angles from key to key.
+        for i in 1..keys.len() {
+            let prev = keys[i - 1].pose;
+            unwrap(&mut keys[i].pose, &prev, order);
+        }
+        // Each key against the console's parent world (a STEP change's old value, shown only
+        // on the way to its frame, keeps its sampled values).
+        let mut worst = 0.0f64;
+        for i in 0..keys.len() {
+            let left = keys
+                .get(i + 1)
+                .is_some_and(|n| n.instant && n.frame == keys[i].frame);
+            if !left {
+                let f = keys[i].frame;
+                let e = ctx.solve(world, k, node, order, scaled, f, &mut keys[i].pose);
+                worst = worst.max(e);
+            }
+        }
+        (keys, worst)
+    };
+    let (mut keys, worst) = run(scaled);
+    // Scales within `SCALE_ROUNDING` of 1 are not keyed, unless the keys then miss the
+    // file: a console file whose keys scale by a unit or two (PP_AIM's 4095) needs them to
+    // come back exactly.
+    if !scaled
+        && worst > RESCALE
+        && sampled
+            .iter()
+            .any(|k| k.pose[6..].iter().any(|&v| (v - 4096.0).abs() >= 0.5))
+    {
+        let (with_scale, worst_scaled) = run(true);
+        if worst_scaled < worst - RESCALE_GAIN {
+            keys = with_scale;
+            scaled = true;
         }
     }
     if !bezier {
@@ -348,6 +372,15 @@ fn node_track(
         controls,
     })
 }
+
+/// The judge's error (largest element, 4096ths) above which a track whose scales were all
+/// within [`super::SCALE_ROUNDING`] of 1 is solved again with scale keys.
+const RESCALE: f64 = 0.5;
+
+/// How much lower (4096ths) the worst error with scale keys must be for them to be written:
+/// a file without scale keys comes back the same either way (TRI: 10⁻⁹ apart), PP_AIM's
+/// scaled gun 0.2–0.3 better.
+const RESCALE_GAIN: f64 = 0.1;
 
 /// Drops linear keys the console's own interpolation of their neighbours gives back exactly
 /// (integer for integer, with the driver's arithmetic), so a sampled animation keeps only the

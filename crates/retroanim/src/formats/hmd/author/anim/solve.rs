@@ -11,11 +11,13 @@
 //!   inverted, then the nearest TRS by polar decomposition, which drops shear) and comparing
 //!   with the file's local. Candidates: the file local's Euler angles in the track's order,
 //!   rounded, and their ±1 neighbours, in both Euler solutions (the console's sine tables give
-//!   the two different matrices); then scale ±1 per axis. Near gimbal lock (the middle angle
-//!   within 48/4096 of a quarter turn) the float local's Euler split is arbitrary, so the
-//!   outer angles are also tried along the lines where they trade off (±12, each with the
-//!   middle angle ±1), and every candidate is scored there (no stop at the first close
-//!   one): PP_AIM's gun needed 3 units of that trade at frame 67. A glTF exported from an HMD then
+//!   the two different matrices); then, for a scaled track, the scale by descent (a unit per
+//!   axis at a time) with the angles searched again at it, from each Euler solution. Near
+//!   gimbal lock (the middle angle within 48/4096 of a quarter turn) the float local's Euler
+//!   split is arbitrary, so the outer angles are also tried along the lines where they trade
+//!   off (±12, each with the middle angle ±1), and every candidate is scored there (no stop
+//!   at the first close one): PP_AIM's gun needed 3 units of that trade at frame 67. A glTF
+//!   exported from an HMD then
 //!   gets the original integers back (their re-export equals the file to f32 precision), and
 //!   with them the original's `CompMatrix` rounding at every depth. Judging by the distance of
 //!   the console world to the float world instead (as before) chased the shear the export
@@ -174,7 +176,8 @@ impl Ctx<'_> {
 
     /// Replaces `pose`'s values (key at `frame` of animation `k`, `a`) with the integers
     /// whose console world lies nearest the target (module docs). Left alone where the
-    /// target or the parent cannot be inverted (a scale of 0).
+    /// target or the parent cannot be inverted (a scale of 0). Returns the judge's error of
+    /// the values chosen (largest element, 4096ths; 0 where left alone).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn solve(
         &self,
@@ -185,7 +188,7 @@ impl Ctx<'_> {
         scaled: bool,
         frame: u32,
         pose: &mut [f64; 9],
-    ) {
+    ) -> f64 {
         let w = self.target_world(a, node, frame as f64);
         let parent = self.parents[node].map(|p| self.console_world(p, k, frame));
         let local = match &parent {
@@ -197,7 +200,7 @@ impl Ctx<'_> {
                 };
                 match pa.inverse() {
                     Some(inv) => inv.mul(&w),
-                    None => return,
+                    None => return 0.0,
                 }
             }
         };
@@ -206,7 +209,7 @@ impl Ctx<'_> {
         for j in 0..3 {
             let len = (0..3).map(|i| local.m[i][j].powi(2)).sum::<f64>().sqrt();
             if len < 1e-6 || (scaled && pose[6 + j].abs() < 1.0) {
-                return;
+                return 0.0;
             }
             s[j] = if scaled {
                 len * pose[6 + j].signum()
@@ -221,7 +224,7 @@ impl Ctx<'_> {
         for j in 0..3 {
             let len = (0..3).map(|i| file.m[i][j].powi(2)).sum::<f64>().sqrt();
             if len < 1e-6 {
-                return;
+                return 0.0;
             }
             fs[j] = if scaled {
                 len * pose[6 + j].signum()
@@ -240,7 +243,7 @@ impl Ctx<'_> {
                     m: inv.m,
                     t: [0.0; 3],
                 },
-                None => return,
+                None => return 0.0,
             },
             None => Affine::IDENTITY,
         };
@@ -309,29 +312,35 @@ impl Ctx<'_> {
                 }
             }
         }
-        let search =
-            |err: &dyn Fn([f64; 3], [f64; 3]) -> (f64, f64), base: [f64; 3], enough: f64| {
-                let mut best = (err(base, sc), base);
-                for b in [base, other(base)] {
-                    let more: &[[i32; 3]] = if locked(b) { &lines } else { &[] };
-                    for d in steps.iter().chain(more) {
-                        if best.0 .0 <= enough && more.is_empty() {
-                            return best;
-                        }
-                        let ang = [0, 1, 2].map(|q| b[q] + d[q] as f64);
-                        let e = err(ang, sc);
-                        if e < best.0 {
-                            best = (e, ang);
-                        }
+        // The best angles around `base` (and around its other Euler solution with `both`) at
+        // scale `sc`; stops at the first within `enough` unless near gimbal lock.
+        let search = |err: &dyn Fn([f64; 3], [f64; 3]) -> (f64, f64),
+                      base: [f64; 3],
+                      enough: f64,
+                      sc: [f64; 3],
+                      both: bool| {
+            let mut best = (err(base, sc), base);
+            let pair = [base, other(base)];
+            for &b in if both { &pair[..] } else { &pair[..1] } {
+                let more: &[[i32; 3]] = if locked(b) { &lines } else { &[] };
+                for d in steps.iter().chain(more) {
+                    if best.0 .0 <= enough && more.is_empty() {
+                        return best;
+                    }
+                    let ang = [0, 1, 2].map(|q| b[q] + d[q] as f64);
+                    let e = err(ang, sc);
+                    if e < best.0 {
+                        best = (e, ang);
                     }
                 }
-                best
-            };
+            }
+            best
+        };
         let want: [[f64; 3]; 3] = w.m.map(|r| r.map(|x| x * 4096.0));
         let err_world = |ang: [f64; 3], sc: [f64; 3]| -> (f64, f64) {
             distance(world_of(ang, sc).m.map(|r| r.map(f64::from)), want)
         };
-        let mut best = search(&err, base, EXACT);
+        let mut best = search(&err, base, EXACT, sc, true);
         let mut fallback = false;
         if best.0 .0 > FILE_LOCAL {
             // No integers give the file's local back (not a console file's export, e.g. a
@@ -341,28 +350,65 @@ impl Ctx<'_> {
             let mut lv = *pose;
             lv[3..6].copy_from_slice(&euler(&lr, order));
             unwrap(&mut lv, pose, order);
-            best = search(&err_world, [lv[3], lv[4], lv[5]].map(f64::round), 0.5);
+            best = search(
+                &err_world,
+                [lv[3], lv[4], lv[5]].map(f64::round),
+                0.5,
+                sc,
+                true,
+            );
             fallback = true;
+        }
+        if scaled {
+            // The scale by descent (a unit on one axis at a time), then the angles again
+            // around the result, from each Euler solution: the glTF's scale along the polar
+            // rotation's axes can lie units from the key's (PP_AIM: 4097 for a key of 4095),
+            // and at the rounded one the other solution may score best.
+            let judge: &dyn Fn([f64; 3], [f64; 3]) -> (f64, f64) =
+                if fallback { &err_world } else { &err };
+            let enough = if fallback { 0.5 } else { EXACT };
+            let mut winner = (best.0, best.1, sc);
+            for start in [best.1, other(best.1)] {
+                let mut cur = (judge(start, sc), start, sc);
+                for _ in 0..4 {
+                    for _ in 0..16 {
+                        let mut moved = false;
+                        for j in 0..3 {
+                            for step in [-1.0, 1.0] {
+                                let mut c = cur.2;
+                                c[j] = (c[j] + step).clamp(-32768.0, 32767.0);
+                                let e = judge(cur.1, c);
+                                if e < cur.0 {
+                                    cur = (e, cur.1, c);
+                                    moved = true;
+                                }
+                            }
+                        }
+                        if !moved {
+                            break;
+                        }
+                    }
+                    if cur.0 .0 <= enough {
+                        break;
+                    }
+                    let (e, ang) = search(judge, cur.1, enough, cur.2, false);
+                    if e >= cur.0 {
+                        break;
+                    }
+                    cur = (e, ang, cur.2);
+                }
+                if cur.0 < winner.0 {
+                    winner = cur;
+                }
+                if winner.0 .0 <= enough {
+                    break;
+                }
+            }
+            best = (winner.0, winner.1);
+            sc = winner.2;
         }
         // Each angle the turn nearest the unwrapped value.
         best.1 = [0, 1, 2].map(|q| best.1[q] + ((base[q] - best.1[q]) / 4096.0).round() * 4096.0);
-        if scaled {
-            for j in 0..3 {
-                for step in [-1.0, 1.0] {
-                    let mut c = sc;
-                    c[j] = (c[j] + step).clamp(-32768.0, 32767.0);
-                    let e = if fallback {
-                        err_world(best.1, c)
-                    } else {
-                        err(best.1, c)
-                    };
-                    if e < best.0 {
-                        best.0 = e;
-                        sc = c;
-                    }
-                }
-            }
-        }
         // Translation: the rounded local, or the neighbour whose world lies nearest.
         let base_t = local.t.map(|x| x.round());
         let mut t = base_t;
@@ -392,5 +438,6 @@ impl Ctx<'_> {
         if scaled {
             pose[6..9].copy_from_slice(&sc);
         }
+        best.0 .0
     }
 }
