@@ -164,28 +164,22 @@ fn animated_corpus_files_play_the_same_after_a_glb_round_trip() {
     }
     // Issue #14 asks for 1 unit. Measured (December 2026), keys judged by their re-exported
     // local (`author/anim/solve.rs`), scale keys written where they bring a track back
-    // (`author/anim.rs`, PP_AIM's and PP_WORLD's gun scales by 4095): 23 of 24 sequences
-    // within 1 unit, 19 exact (were 21 and 19; 14 and 13 before the judge). The rest: SWITCH
-    // (4: its joint axes MIMe leaves column ratios no integer angle's sine-table pair gives,
-    // 2 units at the first joint, more down the chain; an RPY key cannot carry it).
-    // These bounds keep what holds from getting worse; the output lists every sequence.
+    // (PP_AIM's and PP_WORLD's gun scales by 4095), SWITCH's legs written as the joint axes
+    // MIMe they were made with (`author/anim/axes.rs`): all 24 sequences within 1 unit, 20
+    // exact (were 21 and 19; 14 and 13 before the judge).
     let within = report.iter().filter(|r| r.0 <= 1).count();
     let exact = report.iter().filter(|r| r.0 == 0).count();
     eprintln!(
         "{within} of {} sequences within 1 unit, {exact} exact",
         report.len()
     );
-    let over: Vec<_> = report.iter().filter(|r| r.0 > 4).collect();
+    let over: Vec<_> = report.iter().filter(|r| r.0 > 1).collect();
     assert!(
         over.is_empty(),
-        "{} sequence(s) over 4 units: {over:#?}",
+        "{} sequence(s) over 1 unit: {over:#?}",
         over.len()
     );
-    assert!(
-        report.len() - within <= 1,
-        "more than 1 sequence over 1 unit"
-    );
-    assert!(exact >= 19, "fewer than 19 sequences exact");
+    assert!(exact >= 20, "fewer than 20 sequences exact");
 }
 
 /// x of the root coordinate's world translation over `n` frames of a one-node scene animated

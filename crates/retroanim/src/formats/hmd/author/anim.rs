@@ -29,11 +29,17 @@
 //!   sampled values), parents before children; then the keys the driver gives back are dropped.
 //! - **Rotation order**: per node and animation, the order whose integer angles reproduce the
 //!   key rotations best (near-ties go to XYZ); a scale within 4.5/4096 of 1.0 on every key is
-//!   read as the rounding of the console's rotation matrices and not keyed; angles are unwrapped from key to key (the equivalent Euler solution
-//!   nearest the previous key), so linear angles take the short way.
-//!
+//!   read as the rounding of the console's rotation matrices and not keyed, unless the keys
+//!   then miss the file's locals (worst judge error over 0.5) and scale keys do 0.1 better;
+//!   angles are unwrapped from key to key (the equivalent Euler solution nearest the previous
+//!   key), so linear angles take the short way.
+//! - **Joint axes MIMe**: a node whose keys still miss the file (over 1/4096) and which turns
+//!   about one fixed axis relative to its rest matrix is written as a joint axes MIMe key
+//!   instead, when that comes back closer (the `axes` submodule); it then has no coordinate
+//!   pointer.
 //! - **Morph weights**: one more pointer per weight of each node with a vertex MIMe, on its
-//!   MIMEPR section (header words 5..), with TGT = 1 linear keys: the `weights` submodule.
+//!   MIMEPR section (header words 5..), with TGT = 1 linear keys, then one per joint axes
+//!   MIMe node on the joint MIMe's MIMEPR section: the `weights` submodule.
 //!
 //! Bezier coefficients are 16-bit in the driver: translations whose control polygon spans
 //! more than about ±10 000 units can overflow there (not checked).
@@ -57,7 +63,10 @@ use super::{
     ToConsole,
 };
 use arrayvec::ArrayVec;
+use reduce::{rewrap, simplify, split};
 
+mod axes;
+mod reduce;
 mod solve;
 mod weights;
 use solve::Ctx;
@@ -129,12 +138,16 @@ fn close(got: &[f64; 9], want: &[f64; 9], order: u8, scaled: bool) -> bool {
         && (0..3).all(|i| (0..3).all(|j| (g.m[i][j] as i32 - w.m[i][j] as i32).abs() <= 2))
 }
 
-struct NodeTrack {
+pub(super) struct NodeTrack {
     scaled: bool,
     code: u32,
     keys: Vec<Key>,
     /// Bezier control points P1, P2 of the interval leaving each key.
     controls: Vec<([f64; 9], [f64; 9])>,
+    /// The worst judge error of the keys (4096ths).
+    worst: f64,
+    /// The rotation written as a joint axes MIMe instead (no keys then).
+    axes: Option<axes::AxesMime>,
 }
 
 /// The keys of node `node` in animation `a` (`rest` when `a` does not move the node), the
@@ -294,7 +307,7 @@ fn node_track(
         }
         (keys, worst)
     };
-    let (mut keys, worst) = run(scaled);
+    let (mut keys, mut worst) = run(scaled);
     // Scales within `SCALE_ROUNDING` of 1 are not keyed, unless the keys then miss the
     // file: a console file whose keys scale by a unit or two (PP_AIM's 4095) needs them to
     // come back exactly.
@@ -308,6 +321,7 @@ fn node_track(
         if worst_scaled < worst - RESCALE_GAIN {
             keys = with_scale;
             scaled = true;
+            worst = worst_scaled;
         }
     }
     if !bezier {
@@ -370,6 +384,8 @@ fn node_track(
         code,
         keys,
         controls,
+        worst,
+        axes: None,
     })
 }
 
@@ -381,102 +397,6 @@ const RESCALE: f64 = 0.5;
 /// a file without scale keys comes back the same either way (TRI: 10⁻⁹ apart), PP_AIM's
 /// scaled gun 0.2–0.3 better.
 const RESCALE_GAIN: f64 = 0.1;
-
-/// Drops linear keys the console's own interpolation of their neighbours gives back exactly
-/// (integer for integer, with the driver's arithmetic), so a sampled animation keeps only the
-/// keys it needs (and a file's parameter section its 16-bit PARAMETER IDX).
-fn simplify(keys: &[Key], scaled: bool) -> Vec<Key> {
-    let used = if scaled { 9 } else { 6 };
-    let exact = |a: &Key, b: &Key, m: &Key| {
-        let t = ((b.frame - a.frame) * 16) as i32;
-        let r = ((b.frame - m.frame) * 16) as i32;
-        (0..used).all(|q| {
-            let v = console_lerp(a.pose[q].round() as i32, b.pose[q].round() as i32, r, t);
-            v == m.pose[q].round() as i32
-        })
-    };
-    let mut out = Vec::with_capacity(keys.len());
-    let Some(first) = keys.first() else {
-        return out;
-    };
-    out.push(*first);
-    let mut i = 0;
-    while i + 1 < keys.len() {
-        let mut e = i + 1;
-        while e + 1 < keys.len()
-            && !keys[e].instant
-            && !keys[e + 1].instant
-            && keys[e + 1].frame - keys[i].frame <= 255
-            && (i + 1..=e).all(|m| exact(&keys[i], &keys[e + 1], &keys[m]))
-        {
-            e += 1;
-        }
-        out.push(keys[e]);
-        i = e;
-    }
-    out
-}
-
-/// Angles that unwrapping took past ±28 672 (7 turns) start again near 0: the key is repeated
-/// at the same frame with TFRAME 0 and its angles wrapped (the same matrix), and the keys
-/// after it follow on from there, so every angle fits int16.
-fn rewrap(keys: Vec<Key>) -> Vec<Key> {
-    const FAR: f64 = 28_672.0;
-    let mut out: Vec<Key> = Vec::with_capacity(keys.len());
-    let mut shift = [0.0f64; 3];
-    for mut k in keys {
-        for q in 0..3 {
-            k.pose[3 + q] -= shift[q];
-        }
-        out.push(k);
-        if k.pose[3..6].iter().any(|v| v.abs() > FAR) {
-            let mut again = k;
-            again.instant = true;
-            for q in 0..3 {
-                let turns = (k.pose[3 + q] / 4096.0).round() * 4096.0;
-                again.pose[3 + q] -= turns;
-                shift[q] += turns;
-            }
-            out.push(again);
-        }
-    }
-    out
-}
-
-/// Inserts keys between `a` and `b` (exclusive) where linear angles miss the scene's pose.
-#[allow(clippy::too_many_arguments)]
-fn split(
-    a: &Key,
-    b: &Key,
-    raw: &dyn Fn(f64) -> [f64; 9],
-    order: u8,
-    scaled: bool,
-    out: &mut Vec<Key>,
-    budget: &mut u64,
-    depth: u32,
-) {
-    if b.frame <= a.frame + 1 || *budget == 0 || depth > 32 {
-        return;
-    }
-    let m = a.frame + (b.frame - a.frame) / 2;
-    let mut want = raw(m as f64);
-    let mut bb = b.pose;
-    unwrap(&mut bb, &a.pose, order);
-    unwrap(&mut want, &a.pose, order);
-    let s = (m - a.frame) as f64 / (b.frame - a.frame) as f64;
-    if close(&lerp(&a.pose, &bb, s), &want, order, scaled) {
-        return;
-    }
-    *budget -= 1;
-    let mid = Key {
-        frame: m,
-        instant: false,
-        pose: want,
-    };
-    split(a, &mid, raw, order, scaled, out, budget, depth + 1);
-    out.push(mid);
-    split(&mid, b, raw, order, scaled, out, budget, depth + 1);
-}
 
 fn key_frame(track: &NodeTrack, i: usize) -> Option<KeyFrame> {
     let k = &track.keys[i];
@@ -658,11 +578,35 @@ pub(super) fn build(
         for (k, a) in anims.iter().enumerate() {
             let moves = a.channels.iter().any(|c| c.node == node && moving(a, c));
             let own = if moves { *a } else { &rest_anim };
-            tracks.push(Some(node_track(&ctx, (own, k, a), node, max_keys)?));
+            tracks.push(node_track(&ctx, (own, k, a), node, max_keys)?);
         }
-        ctx.tracks[node] = tracks;
+        // Keys that miss the file: a rotation about one axis may be a joint axes MIMe's.
+        let taken = (0..n)
+            .filter(|&i| ctx.tracks[i].iter().flatten().any(|t| t.axes.is_some()))
+            .count();
+        if taken < super::mime::MAX_KEYS {
+            let sources: Vec<(&Animation, &Animation)> = anims
+                .iter()
+                .map(|a| {
+                    let moves = a.channels.iter().any(|c| c.node == node && moving(a, c));
+                    (if moves { *a } else { &rest_anim }, *a)
+                })
+                .collect();
+            if let Some(fits) = axes::choose(&ctx, &sources, node, &tracks) {
+                tracks = fits;
+            }
+        }
+        ctx.tracks[node] = tracks.into_iter().map(Some).collect();
     }
+    // Nodes turned by a joint axes MIMe.
+    let axes_nodes: Vec<axes::AxesNode> = nodes
+        .iter()
+        .filter_map(|&node| axes::node_of(node, &ctx.tracks[node]))
+        .collect();
     for &node in &nodes {
+        if axes_nodes.iter().any(|x| x.node == node) {
+            continue;
+        }
         let mut starts: Vec<(u16, u8)> = Vec::with_capacity(anims.len());
         for (k, a) in anims.iter().enumerate() {
             let Some(Some(track)) = ctx.tracks[node].get(k) else {
@@ -751,7 +695,10 @@ pub(super) fn build(
     }
     pointers.extend(weights::pointers(
         &anims,
-        morphs,
+        weights::Sources {
+            morphs,
+            axes: &axes_nodes,
+        },
         (fps, usize::try_from(max_keys).unwrap_or(usize::MAX)),
         weights::Out {
             types: &mut types,
@@ -766,5 +713,6 @@ pub(super) fn build(
         descriptors,
         params,
         pointers,
+        axes: axes_nodes.iter().map(|x| (x.node, x.dv)).collect(),
     }))
 }

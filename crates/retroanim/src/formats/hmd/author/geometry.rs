@@ -66,6 +66,8 @@ pub(super) struct AnimParts {
     pub descriptors: Vec<SequenceDescriptor>,
     pub params: Vec<ParameterItem>,
     pub pointers: Vec<SequencePointer>,
+    /// Nodes turned by a joint axes MIMe, in key order: (node, rotation difference).
+    pub axes: Vec<(usize, [i16; 3])>,
 }
 
 /// The HMD primitive type and driver bits of a TMD packet (module docs).
@@ -473,12 +475,6 @@ pub(super) fn assemble(
         prims.push((h, primitive(types)));
         post.push(prims.len() - 1);
     }
-    if let Some(&first) = post.first() {
-        block_first[nblocks - 1] = Some(first);
-        for w in post.windows(2) {
-            chained.push((w[0], w[1]));
-        }
-    }
     if let Some(im) = geo.images {
         let with_clut = im.entries.iter().any(|e| e.clut.is_some());
         let s0 = sections.len();
@@ -528,17 +524,33 @@ pub(super) fn assemble(
             SectionRole::Parameters,
             SectionData::Parameters(a.params),
         ));
+        // Joint axes MIMe (`anim::axes`): one DIFF block per node (key k: its one record, the
+        // rotation vector), a MIMEPR section of one weight per node after the morphs'.
+        let joint = match super::mime::joint_axes(&a.axes)? {
+            Some((items, offsets)) => {
+                let d = sections.len();
+                sections.push(section(SectionRole::MimeDiff, SectionData::MimeDiff(items)));
+                sections.push(section(
+                    SectionRole::MimeWeights,
+                    SectionData::Weights(vec![0; offsets.len()]),
+                ));
+                Some((d, offsets))
+            }
+            None => None,
+        };
         // The animation header's first word is its own size (as labp writes it: the drivers
         // count the sections from the size word, so the interpolation table is word 1).
-        // Sections 5.. are the MIMEPR weights the TGT = 1 pointers update, in node order.
+        // Sections 5.. are the MIMEPR weights the TGT = 1 pointers update, in node order,
+        // then the joint MIMe's.
         let mut h = vec![
-            Entry::Value(5 + mimepr.len() as u32),
+            Entry::Value(5 + mimepr.len() as u32 + u32::from(joint.is_some())),
             Entry::Section(s0),
             Entry::Section(s0 + 1),
             Entry::Section(s0 + 2),
             Entry::Coords,
         ];
         h.extend(mimepr.iter().map(|&s| Entry::Section(s)));
+        h.extend(joint.iter().map(|(d, _)| Entry::Section(d + 1)));
         headers.push(h);
         let n = a.pointers.len();
         prims.push((
@@ -550,6 +562,37 @@ pub(super) fn assemble(
             )?]),
         ));
         pre.push(prims.len() - 1);
+        // The MIMe after the animation (PRE-PROCESS), its reset last (POST-PROCESS), as
+        // SWITCH has them.
+        if let Some((d, offsets)) = joint {
+            let n = offsets.len();
+            headers.push(vec![
+                Entry::Coords,
+                Entry::Section(d + 1),
+                Entry::Value(n as u32),
+                Entry::Value(0),
+                Entry::Section(d),
+            ]);
+            prims.push((
+                headers.len() - 1,
+                primitive(vec![data_section(
+                    0x0401_0010,
+                    n,
+                    TypeData::Offsets(offsets.clone()),
+                )?]),
+            ));
+            pre.push(prims.len() - 1);
+            headers.push(vec![Entry::Coords, Entry::Value(0), Entry::Section(d)]);
+            prims.push((
+                headers.len() - 1,
+                primitive(vec![data_section(
+                    0x0401_0018,
+                    n,
+                    TypeData::Offsets(offsets),
+                )?]),
+            ));
+            post.push(prims.len() - 1);
+        }
     }
     // Cameras and lights: one parameter section each, in the coordinate of their node.
     for d in devices {
@@ -565,6 +608,13 @@ pub(super) fn assemble(
         };
         prims.push((headers.len() - 1, primitive(vec![data])));
         pre.push(prims.len() - 1);
+    }
+    // POST-PROCESS: the shared polygons, then the joint MIMe reset.
+    if let Some(&first) = post.first() {
+        block_first[nblocks - 1] = Some(first);
+        for w in post.windows(2) {
+            chained.push((w[0], w[1]));
+        }
     }
     // The chain of PRE-PROCESS primitives: primitive index → the next one's.
     let mut next_of: Vec<Option<usize>> = vec![None; prims.len()];

@@ -30,8 +30,12 @@ use std::collections::HashMap;
 use crate::formats::tmd::author::Counts;
 use crate::scene::{MorphTargetKind, PrimitiveMode, Scene};
 
-use super::super::types::{SVector, VertexDifferences};
+use super::super::types::{
+    JointDiff, JointDifference, JointReset, Matrix, MimeDiffItem, SVector, VertexDifferences,
+};
+use super::unencodable;
 use super::ToConsole;
+use crate::error::Result;
 
 /// The MIMe key limit (32 weights: one `dflags` bit each).
 pub(super) const MAX_KEYS: usize = 32;
@@ -236,4 +240,39 @@ pub(super) fn unwritten(scene: &Scene, written: &[bool], notes: &mut Counts) {
     notes.add("morph-targets-dropped", n, || {
         "morph target(s) of a mesh that writes no polygons left out".into()
     });
+}
+
+/// The joint axes MIMe DIFF blocks of `axes` ((coordinate, rotation difference) in key order:
+/// key *k* moves coordinate `axes[k].0`, its one record the rotation vector, an axes reset
+/// area after it) and their word offsets; `None` when there are none.
+pub(super) fn joint_axes(
+    axes: &[(usize, [i16; 3])],
+) -> Result<Option<(Vec<MimeDiffItem>, Vec<u32>)>> {
+    if axes.is_empty() {
+        return Ok(None);
+    }
+    let mut items = Vec::with_capacity(axes.len());
+    let mut offsets = Vec::with_capacity(axes.len());
+    let mut at = 0usize;
+    for (key, &(node, dv)) in axes.iter().enumerate() {
+        let j = JointDiff {
+            index: u32::try_from(at)
+                .map_err(|_| unencodable("the MIMe DIFF section exceeds 2^32 words"))?,
+            coord_id: u16::try_from(node).map_err(|_| unencodable("a coordinate ID past 65535"))?,
+            dflags: 1u32
+                .checked_shl(key as u32)
+                .filter(|_| key < MAX_KEYS)
+                .ok_or_else(|| unencodable("more than 32 joint MIMe keys"))?,
+            differences: vec![JointDifference {
+                rotation: dv,
+                dtp: 1,
+                translation: [0; 3],
+            }],
+            reset: JointReset::Axes(Matrix::default()),
+        };
+        offsets.push(j.index);
+        at += j.words();
+        items.push(MimeDiffItem::Joint(j));
+    }
+    Ok(Some((items, offsets)))
 }

@@ -75,6 +75,12 @@
 //! weights animations drive through TGT = 1 key frames: see the `mime` submodule (layout,
 //! notes) and the `anim` submodule (keys).
 //!
+//! # Joint axes MIMe
+//! A node that turns about one fixed axis and whose keys miss the file's matrices (made by a
+//! joint axes MIMe, as Sony's SWITCH legs) is written as one: a MIMe primitive after the
+//! animation in PRE-PROCESS (header: coordinates, MIMEPR, key count, MIMeID 0, DIFF), one
+//! DIFF block per node, the reset primitive last in POST-PROCESS. See `anim::axes`.
+//!
 //! # Skins
 //! A skinned mesh becomes shared polygons: its vertices in their joint's space, a
 //! pre-calculation primitive in each joint's block, the polygons in POST-PROCESS. The console

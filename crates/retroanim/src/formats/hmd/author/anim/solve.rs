@@ -112,6 +112,9 @@ impl NodeTrack {
 
     /// The coordinate's local matrix at frame `f`.
     fn matrix_at(&self, f: u32) -> Mat {
+        if let Some(x) = &self.axes {
+            return x.matrix_at(f);
+        }
         let v = self.values_at(f);
         let order = ((self.code >> 12) & 0xF) as u8;
         let mut m = Mat::IDENTITY;
@@ -158,7 +161,7 @@ impl Ctx<'_> {
 
     /// The local transform of `node` at `frame` of `a` as the glTF file holds it (console axes
     /// and units).
-    fn file_local(&self, a: &Animation, node: usize, frame: f64) -> Affine {
+    pub(super) fn file_local(&self, a: &Animation, node: usize, frame: f64) -> Affine {
         let trs = local_at(self.scene, Some(a), node, (frame / self.fps) as f32);
         let r = self.conv.rotation(trs.rotation);
         Affine {
@@ -171,6 +174,38 @@ impl Ctx<'_> {
     fn target_world(&self, a: &Animation, node: usize, frame: f64) -> Affine {
         self.chain(node).into_iter().fold(Affine::IDENTITY, |w, c| {
             w.mul(&self.file_local(a, c, frame))
+        })
+    }
+
+    /// The judge of a candidate local matrix of `node` at `frame` of animation `k` (`a`): its
+    /// console world under the parent's, written back as the exporter writes a glTF local,
+    /// against the file's local (largest element and sum of squares, 4096ths; as
+    /// [`Ctx::solve`] judges angles). `None` where the glTF parent cannot be inverted.
+    pub(super) fn local_judge<'s>(
+        &'s self,
+        a: &'s Animation,
+        k: usize,
+        node: usize,
+        frame: u32,
+    ) -> Option<impl Fn(&Mat) -> (f64, f64) + 's> {
+        let file = self.file_local(a, node, frame as f64);
+        let parent = self.parents[node].map(|p| self.console_world(p, k, frame));
+        let client_inv = match self.parents[node] {
+            Some(p) => Affine {
+                m: self.target_world(a, p, frame as f64).inverse()?.m,
+                t: [0.0; 3],
+            },
+            None => Affine::IDENTITY,
+        };
+        let want = file.m.map(|r| r.map(|x| x * 4096.0));
+        Some(move |local: &Mat| {
+            let g = super::axes::placed(parent.as_ref(), local);
+            let world = Affine {
+                m: g.m.map(|r| r.map(|v| v as f64 / 4096.0)),
+                t: [0.0; 3],
+            };
+            let back = Affine::from_trs(&client_inv.mul(&world).to_trs());
+            distance(back.m.map(|r| r.map(|x| x * 4096.0)), want)
         })
     }
 

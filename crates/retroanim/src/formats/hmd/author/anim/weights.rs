@@ -100,16 +100,70 @@ fn keys(s: &[i32]) -> Vec<usize> {
     out
 }
 
-/// The sequence pointers of the morph weights of `morphs` ((node, keys, rest weights) in node
-/// order) under `anims`.
+/// One weight's sequence (samples `s` at frames 0, 1, …): its linear keys' descriptors
+/// (equal key values stored once), then END; returns where it starts.
+fn sequence(
+    out: &mut Out,
+    stored: &mut std::collections::HashMap<i32, u16>,
+    (type_idx, words): (u8, usize),
+    s: &[i32],
+    what: &dyn Fn() -> String,
+) -> Result<usize> {
+    let start = out.descriptors.len();
+    let mut prev = 0usize;
+    let mut param = 0u16;
+    for f in keys(s) {
+        param = match stored.get(&s[f]) {
+            Some(&p) => p,
+            None => {
+                let p = u16::try_from(*out.param_words).map_err(|_| {
+                    unencodable(format!(
+                        "{}: the parameter section passes 65 535 words (PARAMETER IDX is 16 bits)",
+                        what()
+                    ))
+                })?;
+                *out.param_words += words;
+                out.params.push(ParameterItem::KeyFrame {
+                    index: p,
+                    type_code: WEIGHT_TYPE,
+                    frame: KeyFrame::General {
+                        values: [s[f]].into_iter().collect(),
+                        pad: Default::default(),
+                    },
+                });
+                stored.insert(s[f], p);
+                p
+            }
+        };
+        out.descriptors.push(SequenceDescriptor::KeyFrame {
+            type_idx,
+            tframe: (f - prev) as u8,
+            param_idx: param,
+        });
+        prev = f;
+    }
+    super::end_sequence(out.descriptors, type_idx, param);
+    Ok(start)
+}
+
+/// The MIMe weights' sources: the morph weights of `morphs` ((node, keys, rest weights) in
+/// node order, MIMEPR sections 5, 6, …) and the joint axes MIMe keys of `axes` ((node,
+/// difference, weights per animation), one MIMEPR section after the morphs' with a weight
+/// per node).
+pub(super) struct Sources<'a> {
+    pub morphs: &'a [(usize, usize, Vec<i32>)],
+    pub axes: &'a [super::axes::AxesNode],
+}
+
+/// The sequence pointers of the MIMe weights of `src` under `anims`.
 pub(super) fn pointers(
     anims: &[&Animation],
-    morphs: &[(usize, usize, Vec<i32>)],
+    src: Sources,
     (fps, max): (f64, usize),
-    out: Out,
+    mut out: Out,
 ) -> Result<Vec<SequencePointer>> {
     let mut pointers = Vec::new();
-    if morphs.is_empty() || anims.is_empty() {
+    if (src.morphs.is_empty() && src.axes.is_empty()) || anims.is_empty() {
         return Ok(pointers);
     }
     let type_idx = match out.types.iter().position(|&t| t == WEIGHT_TYPE) {
@@ -123,66 +177,62 @@ pub(super) fn pointers(
         .ok()
         .filter(|&i| i < 0x80)
         .ok_or_else(|| unencodable("more than 128 interpolation types"))?;
-    let layout = InterpolationType::from_code(WEIGHT_TYPE)
+    let words = InterpolationType::from_code(WEIGHT_TYPE)
         .layout()
-        .ok_or_else(|| unencodable("the weights type has no layout"))?;
+        .ok_or_else(|| unencodable("the weights type has no layout"))?
+        .words();
     let mut stored: std::collections::HashMap<i32, u16> = std::collections::HashMap::new();
     let mut past = 0;
-    for (j, (node, num, rest)) in morphs.iter().enumerate() {
-        let section = u8::try_from(5 + j)
+    let section_of = |j: usize| {
+        u8::try_from(5 + j)
             .ok()
             .filter(|&s| s < 0x80)
-            .ok_or_else(|| unencodable("more than 122 morphed nodes for one animation header"))?;
+            .ok_or_else(|| {
+                unencodable("more than 122 MIMe weight sections for one animation header")
+            })
+    };
+    let start_of = |start: usize, k: usize, what: &dyn Fn() -> String| {
+        let limit = if k == 0 { 0xFFFF } else { 0x7FFF };
+        u16::try_from(start)
+            .ok()
+            .filter(|&s| s <= limit)
+            .ok_or_else(|| {
+                unencodable(format!(
+                    "{}: sequence starts past descriptor {limit}",
+                    what()
+                ))
+            })
+    };
+    for (j, (node, num, rest)) in src.morphs.iter().enumerate() {
+        let section = section_of(j)?;
         for t in 0..*num {
             let mut starts: Vec<(u16, u8)> = Vec::with_capacity(anims.len());
             for (k, a) in anims.iter().enumerate() {
                 let rest_w = rest.get(t).copied().unwrap_or(0);
                 let s = samples(a, *node, t, rest_w, fps, max, &mut past)?;
-                let start = out.descriptors.len();
-                let mut prev = 0usize;
-                let mut param = 0u16;
-                for f in keys(&s) {
-                    param = match stored.get(&s[f]) {
-                        Some(&p) => p,
-                        None => {
-                            let p = u16::try_from(*out.param_words).map_err(|_| {
-                                unencodable(format!(
-                                    "animation {:?}, node {node}: the parameter section passes 65 535 words (PARAMETER IDX is 16 bits)",
-                                    a.name
-                                ))
-                            })?;
-                            *out.param_words += layout.words();
-                            out.params.push(ParameterItem::KeyFrame {
-                                index: p,
-                                type_code: WEIGHT_TYPE,
-                                frame: KeyFrame::General {
-                                    values: [s[f]].into_iter().collect(),
-                                    pad: Default::default(),
-                                },
-                            });
-                            stored.insert(s[f], p);
-                            p
-                        }
-                    };
-                    out.descriptors.push(SequenceDescriptor::KeyFrame {
-                        type_idx,
-                        tframe: (f - prev) as u8,
-                        param_idx: param,
-                    });
-                    prev = f;
-                }
-                super::end_sequence(out.descriptors, type_idx, param);
-                let limit = if k == 0 { 0xFFFF } else { 0x7FFF };
-                let start = u16::try_from(start)
-                    .ok()
-                    .filter(|&s| s <= limit)
-                    .ok_or_else(|| {
-                        unencodable(format!(
-                            "animation {:?}, node {node}: sequence starts past descriptor {limit}",
-                            a.name
-                        ))
-                    })?;
-                starts.push((start, (k + 1) as u8));
+                let what = || format!("animation {:?}, node {node}", a.name);
+                let start = sequence(&mut out, &mut stored, (type_idx, words), &s, &what)?;
+                starts.push((start_of(start, k, &what)?, (k + 1) as u8));
+            }
+            pointers.push(super::pointer(
+                UpdateIndex {
+                    section,
+                    offset: t as u32,
+                },
+                &starts,
+            ));
+        }
+    }
+    if !src.axes.is_empty() {
+        let section = section_of(src.morphs.len())?;
+        for (t, x) in src.axes.iter().enumerate() {
+            let (node, per_anim) = (x.node, &x.weights);
+            let mut starts: Vec<(u16, u8)> = Vec::with_capacity(anims.len());
+            for (k, a) in anims.iter().enumerate() {
+                let s = per_anim.get(k).map_or(&[0][..], |w| &w[..]);
+                let what = || format!("animation {:?}, node {node} (joint axes MIMe)", a.name);
+                let start = sequence(&mut out, &mut stored, (type_idx, words), s, &what)?;
+                starts.push((start_of(start, k, &what)?, (k + 1) as u8));
             }
             pointers.push(super::pointer(
                 UpdateIndex {
