@@ -137,7 +137,8 @@ pub(super) type RstFound = ([i16; 3], [i16; 3], Rows);
 /// its scale or 1.0 where it is within 0.3 % of it (a console rotation's rows are not exactly
 /// unit length, so a scale read back from one is a little off), whichever `err` (the world
 /// error they cause: largest element and sum of squares) likes best, if the largest is at most
-/// [`RST_TOLERANCE`].
+/// [`RST_TOLERANCE`]. Near gimbal lock the whole line of x/z splits is tried, and from the best
+/// the scale is moved by descent with the angles searched again (comments below).
 pub(super) fn rst(a: &[[f64; 3]; 3], err: &dyn Fn(&Rows) -> (f64, f64)) -> Option<RstFound> {
     let (r, s) = crate::formats::tmd::scene::decompose(*a);
     let mut scales: Vec<[i16; 3]> = Vec::new();
@@ -220,7 +221,84 @@ pub(super) fn rst(a: &[[f64; 3]; 3], err: &dyn Fn(&Rows) -> (f64, f64)) -> Optio
             }
         }
     }
-    let ((_, max), found) = best?;
+    // At gimbal lock (y within a unit of a quarter turn: the console's cos y is 0 or 6/4096)
+    // barely more than x ± z shows in the float matrix, but the console's integer products
+    // differ with the split (LSD holds y = −1023 with z = −614, x = 0, which the float matrix
+    // reads as x = 614, z = 0): every split along the line is tried, those whose matrix is not
+    // within 3/4096 of the float one skipped before judging.
+    let want = a.map(|row| row.map(|v| v * 4096.0));
+    // With sin y = ±1, m10 and m11 are the sine and cosine of z ∓ x.
+    let phi = unit(r[1][0].atan2(r[1][1]));
+    let near_lock = bases.iter().any(|b| (b[1].abs() - 1024).abs() <= 1);
+    for &s16 in scales.iter().filter(|_| near_lock) {
+        for dy in -1..=1i16 {
+            let yy = bases[0][1].wrapping_add(dy);
+            // z − x = φ at y = −1024, z + x = φ at y = +1024.
+            let sign: i16 = if bases[0][1] < 0 { 1 } else { -1 };
+            for xx in -2048..2048i16 {
+                let z0 = phi.wrapping_add(sign.wrapping_mul(xx));
+                for dz in -2..=2i16 {
+                    let ang = [xx, yy, z0.wrapping_add(dz)];
+                    let m = matrix(ang, s16);
+                    let near =
+                        (0..3).all(|i| (0..3).all(|j| (m[i][j] as f64 - want[i][j]).abs() <= 3.0));
+                    if !near {
+                        continue;
+                    }
+                    let (max, sq) = err(&m);
+                    if best.as_ref().map_or(true, |b| (sq, max) < b.0) {
+                        best = Some(((sq, max), (ang, s16, m)));
+                    }
+                }
+            }
+        }
+    }
+    // The scale read back from the glTF lies along the polar rotation's axes, a unit or two
+    // from the packet's: from the best found, the scale by descent (a unit per axis at a
+    // time) with the angles searched again (±1) at it, while that helps.
+    let mut best = best?;
+    for _ in 0..4 {
+        if best.0 .1 < 1e-3 {
+            break;
+        }
+        let start = best.0;
+        for _ in 0..16 {
+            let mut moved = false;
+            for j in 0..3 {
+                for step in [-1i16, 1] {
+                    let (ang, s16, _) = best.1;
+                    let mut c = s16;
+                    c[j] = c[j].saturating_add(step);
+                    if c[j] == 0 {
+                        continue;
+                    }
+                    let m = matrix(ang, c);
+                    let (max, sq) = err(&m);
+                    if (sq, max) < best.0 {
+                        best = ((sq, max), (ang, c, m));
+                        moved = true;
+                    }
+                }
+            }
+            if !moved {
+                break;
+            }
+        }
+        let (base, s16, _) = best.1;
+        for d in 0..27 {
+            let step = [d % 3, d / 3 % 3, d / 9].map(|v: i16| v - 1);
+            let ang = [0, 1, 2].map(|i| base[i].wrapping_add(step[i]));
+            let m = matrix(ang, s16);
+            let (max, sq) = err(&m);
+            if (sq, max) < best.0 {
+                best = ((sq, max), (ang, s16, m));
+            }
+        }
+        if best.0 >= start {
+            break;
+        }
+    }
+    let ((_, max), found) = best;
     (max <= RST_TOLERANCE).then_some(found)
 }
 
