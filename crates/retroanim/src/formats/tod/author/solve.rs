@@ -229,7 +229,13 @@ pub(super) fn rst(a: &[[f64; 3]; 3], err: &dyn Fn(&Rows) -> (f64, f64)) -> Optio
     let want = a.map(|row| row.map(|v| v * 4096.0));
     // With sin y = ±1, m10 and m11 are the sine and cosine of z ∓ x.
     let phi = unit(r[1][0].atan2(r[1][1]));
-    let near_lock = bases.iter().any(|b| (b[1].abs() - 1024).abs() <= 1);
+    // Only a split that gives the file back (within half a unit, as a console file's own
+    // integers do) replaces what the search above found: for a float scene the line offers
+    // splits that differ from frame to frame for a sliver of error (and break up the steps
+    // differential packets are made of).
+    let near_lock = bases.iter().any(|b| (b[1].abs() - 1024).abs() <= 1)
+        && best.as_ref().is_some_and(|b| b.0 .1 >= 0.5);
+    let mut line: Option<((f64, f64), RstFound)> = None;
     for &s16 in scales.iter().filter(|_| near_lock) {
         for dy in -1..=1i16 {
             let yy = bases[0][1].wrapping_add(dy);
@@ -246,19 +252,27 @@ pub(super) fn rst(a: &[[f64; 3]; 3], err: &dyn Fn(&Rows) -> (f64, f64)) -> Optio
                         continue;
                     }
                     let (max, sq) = err(&m);
-                    if best.as_ref().map_or(true, |b| (sq, max) < b.0) {
-                        best = Some(((sq, max), (ang, s16, m)));
+                    if max < 0.5 && line.as_ref().map_or(true, |b| (sq, max) < b.0) {
+                        line = Some(((sq, max), (ang, s16, m)));
                     }
                 }
             }
         }
     }
+    if let Some(l) = line.filter(|l| best.as_ref().map_or(true, |b| l.0 < b.0)) {
+        best = Some(l);
+    }
     // The scale read back from the glTF lies along the polar rotation's axes, a unit or two
     // from the packet's: from the best found, the scale by descent (a unit per axis at a
     // time) with the angles searched again (±1) at it, while that helps.
-    let mut best = best?;
+    // Only where the best misses by half a unit or more, and kept only where it gives the
+    // file back (within half a unit, as a console file's own integers do): a float scene
+    // keeps its scales rather than trade them for rotation rounding (and its steps stay the
+    // exact ratios differential packets are made of).
+    let found = best?;
+    let mut best = found;
     for _ in 0..4 {
-        if best.0 .1 < 1e-3 {
+        if best.0 .1 < 0.5 {
             break;
         }
         let start = best.0;
@@ -298,7 +312,8 @@ pub(super) fn rst(a: &[[f64; 3]; 3], err: &dyn Fn(&Rows) -> (f64, f64)) -> Optio
             break;
         }
     }
-    let ((_, max), found) = best;
+    let keep = best.0 .1 < 0.5;
+    let ((_, max), found) = if keep { best } else { found };
     (max <= RST_TOLERANCE).then_some(found)
 }
 
