@@ -11,13 +11,14 @@
 //!
 //! A node qualifies when, in every animation that moves it, its local transform is its rest
 //! matrix (as the coordinate section holds it) turned about one fixed axis and nothing else
-//! (translation within half a unit), and its RPY keys miss the file (worst judge error over
+//! (columns within 24/4096 of unit length, translation within 2 units: a child's local keeps
+//! its parent's truncation), and its RPY keys miss the file (worst judge error over
 //! [`TRY_OVER`]) where the MIMe does better. One key per such node: its difference record is
 //! the axis as a unit vector of the console's axes (`±1` on an axis-aligned axis, so that the
 //! weight alone sets `v` to the unit and every rounding of the normalisation can be matched;
 //! else the axis × 4096, the angle then set to the 4096th of a turn), and its weight, per
 //! frame, is the integer whose console matrix, judged as the RPY keys are
-//! (`Ctx::judge_local`), lies nearest the file's local.
+//! (`Ctx::local_judge`), lies nearest the file's local.
 
 use super::solve::Ctx;
 use super::NodeTrack;
