@@ -573,27 +573,26 @@ pub(super) fn build(
     };
     let mut by_depth = nodes.clone();
     by_depth.sort_by_key(|&i| depth(i));
+    let mut taken = 0usize;
     for &node in &by_depth {
+        // Per animation: what moves the node (its rest when the animation does not), and the
+        // animation, which moves its ancestors.
+        let sources: Vec<(&Animation, &Animation)> = anims
+            .iter()
+            .map(|a| {
+                let moves = a.channels.iter().any(|c| c.node == node && moving(a, c));
+                (if moves { *a } else { &rest_anim }, *a)
+            })
+            .collect();
         let mut tracks = Vec::with_capacity(anims.len());
-        for (k, a) in anims.iter().enumerate() {
-            let moves = a.channels.iter().any(|c| c.node == node && moving(a, c));
-            let own = if moves { *a } else { &rest_anim };
+        for (k, &(own, a)) in sources.iter().enumerate() {
             tracks.push(node_track(&ctx, (own, k, a), node, max_keys)?);
         }
         // Keys that miss the file: a rotation about one axis may be a joint axes MIMe's.
-        let taken = (0..n)
-            .filter(|&i| ctx.tracks[i].iter().flatten().any(|t| t.axes.is_some()))
-            .count();
         if taken < super::mime::MAX_KEYS {
-            let sources: Vec<(&Animation, &Animation)> = anims
-                .iter()
-                .map(|a| {
-                    let moves = a.channels.iter().any(|c| c.node == node && moving(a, c));
-                    (if moves { *a } else { &rest_anim }, *a)
-                })
-                .collect();
             if let Some(fits) = axes::choose(&ctx, &sources, node, &tracks) {
                 tracks = fits;
+                taken += 1;
             }
         }
         ctx.tracks[node] = tracks.into_iter().map(Some).collect();

@@ -22,7 +22,7 @@
 
 use super::solve::Ctx;
 use super::NodeTrack;
-use crate::formats::gte::{self, Mat};
+use crate::formats::gte::Mat;
 use crate::formats::hmd::cat4_mime::{rotate_about_axis, vector_normal};
 use crate::scene::world_exact::Affine;
 use crate::scene::Animation;
@@ -274,12 +274,4 @@ pub(super) fn node_of(node: usize, tracks: &[Option<NodeTrack>]) -> Option<AxesN
             })
             .collect(),
     })
-}
-
-/// `base` composed under `parent` (the console's `CompMatrix`), or `base` for a root.
-pub(super) fn placed(parent: Option<&Mat>, m: &Mat) -> Mat {
-    match parent {
-        Some(p) => gte::compose(p, m),
-        None => *m,
-    }
 }

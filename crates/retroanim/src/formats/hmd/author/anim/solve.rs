@@ -199,7 +199,7 @@ impl Ctx<'_> {
         };
         let want = file.m.map(|r| r.map(|x| x * 4096.0));
         Some(move |local: &Mat| {
-            let g = super::axes::placed(parent.as_ref(), local);
+            let g = placed(parent.as_ref(), local);
             let world = Affine {
                 m: g.m.map(|r| r.map(|v| v as f64 / 4096.0)),
                 t: [0.0; 3],
@@ -271,47 +271,23 @@ impl Ctx<'_> {
         let mut v = *pose;
         v[3..6].copy_from_slice(&euler(&rot, order));
         unwrap(&mut v, pose, order);
-        // The glTF parent's world, inverted (only its matrix part is used).
-        let client_inv = match self.parents[node] {
-            Some(p) => match self.target_world(a, p, frame as f64).inverse() {
-                Some(inv) => Affine {
-                    m: inv.m,
-                    t: [0.0; 3],
-                },
-                None => return 0.0,
-            },
-            None => Affine::IDENTITY,
-        };
-        let place = |m: &Mat| match &parent {
-            Some(p) => gte::compose(p, m),
-            None => *m,
-        };
-        // How far the candidate's console world, written back as a glTF local the way the
-        // exporter writes one, lies from the file's local (max and sum of squares, 4096ths).
-        // The candidate's console world (angles, scale).
-        let world_of = |ang: [f64; 3], sc: [f64; 3]| -> Mat {
+        // The candidate's local matrix (angles, scale) and its console world.
+        let local_of = |ang: [f64; 3], sc: [f64; 3]| -> Mat {
             let mut m = Mat::IDENTITY;
             let ang = ang.map(|x| (x as i64).rem_euclid(4096) as i16);
             gte::rot_matrix_order(order, ang, &mut m);
             if scaled {
                 gte::scale_matrix(&mut m, sc.map(|x| x as i32));
             }
-            place(&m)
+            m
         };
+        let world_of = |ang: [f64; 3], sc: [f64; 3]| placed(parent.as_ref(), &local_of(ang, sc));
         // How far the candidate's console world, written back as a glTF local the way the
-        // exporter writes one, lies from the file's local (max and sum of squares, 4096ths).
-        let err = |ang: [f64; 3], sc: [f64; 3]| -> (f64, f64) {
-            let g = world_of(ang, sc);
-            let world = Affine {
-                m: g.m.map(|r| r.map(|v| v as f64 / 4096.0)),
-                t: [0.0; 3],
-            };
-            let back = Affine::from_trs(&client_inv.mul(&world).to_trs());
-            distance(
-                back.m.map(|r| r.map(|x| x * 4096.0)),
-                file.m.map(|r| r.map(|x| x * 4096.0)),
-            )
+        // exporter writes one, lies from the file's local (`local_judge`).
+        let Some(judge) = self.local_judge(a, k, node, frame) else {
+            return 0.0;
         };
+        let err = |ang: [f64; 3], sc: [f64; 3]| judge(&local_of(ang, sc));
         let base = [v[3], v[4], v[5]].map(f64::round);
         let mut sc = if scaled {
             s.map(|x| (x * 4096.0).round().clamp(-32768.0, 32767.0))
@@ -474,5 +450,13 @@ impl Ctx<'_> {
             pose[6..9].copy_from_slice(&sc);
         }
         best.0 .0
+    }
+}
+
+/// `m` composed under `parent` (the console's `CompMatrix`), or `m` for a root.
+pub(super) fn placed(parent: Option<&Mat>, m: &Mat) -> Mat {
+    match parent {
+        Some(p) => gte::compose(p, m),
+        None => *m,
     }
 }

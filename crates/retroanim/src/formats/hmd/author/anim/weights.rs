@@ -100,15 +100,16 @@ fn keys(s: &[i32]) -> Vec<usize> {
     out
 }
 
-/// One weight's sequence (samples `s` at frames 0, 1, …): its linear keys' descriptors
-/// (equal key values stored once), then END; returns where it starts.
+/// One weight's sequence for animation number `k` (samples `s` at frames 0, 1, …): its linear
+/// keys' descriptors (equal key values stored once), then END; returns its start and stream
+/// ID as a pointer names them.
 fn sequence(
     out: &mut Out,
     stored: &mut std::collections::HashMap<i32, u16>,
     (type_idx, words): (u8, usize),
-    s: &[i32],
+    (s, k): (&[i32], usize),
     what: &dyn Fn() -> String,
-) -> Result<usize> {
+) -> Result<(u16, u8)> {
     let start = out.descriptors.len();
     let mut prev = 0usize;
     let mut param = 0u16;
@@ -143,7 +144,18 @@ fn sequence(
         prev = f;
     }
     super::end_sequence(out.descriptors, type_idx, param);
-    Ok(start)
+    // START IDX is 16 bits, an extra sequence's start a signed 16-bit value.
+    let limit = if k == 0 { 0xFFFF } else { 0x7FFF };
+    let start = u16::try_from(start)
+        .ok()
+        .filter(|&s| s <= limit)
+        .ok_or_else(|| {
+            unencodable(format!(
+                "{}: sequence starts past descriptor {limit}",
+                what()
+            ))
+        })?;
+    Ok((start, (k + 1) as u8))
 }
 
 /// The MIMe weights' sources: the morph weights of `morphs` ((node, keys, rest weights) in
@@ -191,56 +203,54 @@ pub(super) fn pointers(
                 unencodable("more than 122 MIMe weight sections for one animation header")
             })
     };
-    let start_of = |start: usize, k: usize, what: &dyn Fn() -> String| {
-        let limit = if k == 0 { 0xFFFF } else { 0x7FFF };
-        u16::try_from(start)
-            .ok()
-            .filter(|&s| s <= limit)
-            .ok_or_else(|| {
-                unencodable(format!(
-                    "{}: sequence starts past descriptor {limit}",
-                    what()
-                ))
-            })
+    // One pointer per weight: word `offset` of MIMEPR section `section`, a sequence per
+    // animation from `samples` (animation number, animation → that weight's samples).
+    let mut pointer = |out: &mut Out,
+                       (section, offset): (u8, usize),
+                       what: &dyn Fn(&Animation) -> String,
+                       samples: &mut dyn FnMut(usize, &Animation) -> Result<Vec<i32>>|
+     -> Result<SequencePointer> {
+        let mut starts: Vec<(u16, u8)> = Vec::with_capacity(anims.len());
+        for (k, a) in anims.iter().enumerate() {
+            let s = samples(k, a)?;
+            let label = || what(a);
+            starts.push(sequence(
+                out,
+                &mut stored,
+                (type_idx, words),
+                (&s, k),
+                &label,
+            )?);
+        }
+        Ok(super::pointer(
+            UpdateIndex {
+                section,
+                offset: offset as u32,
+            },
+            &starts,
+        ))
     };
     for (j, (node, num, rest)) in src.morphs.iter().enumerate() {
         let section = section_of(j)?;
         for t in 0..*num {
-            let mut starts: Vec<(u16, u8)> = Vec::with_capacity(anims.len());
-            for (k, a) in anims.iter().enumerate() {
-                let rest_w = rest.get(t).copied().unwrap_or(0);
-                let s = samples(a, *node, t, rest_w, fps, max, &mut past)?;
-                let what = || format!("animation {:?}, node {node}", a.name);
-                let start = sequence(&mut out, &mut stored, (type_idx, words), &s, &what)?;
-                starts.push((start_of(start, k, &what)?, (k + 1) as u8));
-            }
-            pointers.push(super::pointer(
-                UpdateIndex {
-                    section,
-                    offset: t as u32,
-                },
-                &starts,
-            ));
+            let rest_w = rest.get(t).copied().unwrap_or(0);
+            pointers.push(pointer(
+                &mut out,
+                (section, t),
+                &|a| format!("animation {:?}, node {node}", a.name),
+                &mut |_, a| samples(a, *node, t, rest_w, fps, max, &mut past),
+            )?);
         }
     }
     if !src.axes.is_empty() {
         let section = section_of(src.morphs.len())?;
         for (t, x) in src.axes.iter().enumerate() {
-            let (node, per_anim) = (x.node, &x.weights);
-            let mut starts: Vec<(u16, u8)> = Vec::with_capacity(anims.len());
-            for (k, a) in anims.iter().enumerate() {
-                let s = per_anim.get(k).map_or(&[0][..], |w| &w[..]);
-                let what = || format!("animation {:?}, node {node} (joint axes MIMe)", a.name);
-                let start = sequence(&mut out, &mut stored, (type_idx, words), s, &what)?;
-                starts.push((start_of(start, k, &what)?, (k + 1) as u8));
-            }
-            pointers.push(super::pointer(
-                UpdateIndex {
-                    section,
-                    offset: t as u32,
-                },
-                &starts,
-            ));
+            pointers.push(pointer(
+                &mut out,
+                (section, t),
+                &|a| format!("animation {:?}, node {} (joint axes MIMe)", a.name, x.node),
+                &mut |k, _| Ok(x.weights.get(k).cloned().unwrap_or_else(|| vec![0])),
+            )?);
         }
     }
     note_weights_clamped(out.notes, past);
