@@ -317,6 +317,25 @@ fn deep_nesting_is_bounded() {
 }
 
 #[test]
+fn long_unary_chains_in_if_cost_no_stack() {
+    // 100,000 prefix operators in `#if` (a 200 KB line) evaluate like C, with no recursion: the
+    // even number of `-` gives 1, and `!` after them turns it to 0.
+    for (ops, want) in [("- ", 1u8), ("~ ", 1), ("! ", 1)] {
+        let src = format!(
+            "#if {}1\n\tB(1);\n#else\n\tB(2);\n#endif\n#if {}! 1\n\tB(3);\n#else\n\tB(4);\n#endif\n",
+            ops.repeat(100_000),
+            ops.repeat(100_000)
+        );
+        let out = lab::assemble_str("u.lab", &src, &lab::MemLoader::new(), &Default::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out, [want, 4], "{ops}");
+    }
+    let deep = format!("#if {}1{}\n#endif\n", "(".repeat(100_000), ")".repeat(100_000));
+    let e = hostile(&[("deep_if.lab", &deep)], &lab::LabOptions::default());
+    assert!(e.to_string().contains("nested too deeply"), "{e}");
+}
+
+#[test]
 fn values_that_do_not_fit_and_division_by_zero_are_errors() {
     let e = hostile(&[("v.lab", "\tB(256);\n")], &lab::LabOptions::default());
     assert_eq!((e.kind, e.line, e.column), (lab::LabErrorKind::Value, 1, 2));
@@ -363,6 +382,34 @@ fn labp_items_and_labels_encode_as_the_manual_says() {
         want.extend(v.to_le_bytes());
     }
     assert_eq!(out, want);
+}
+
+#[test]
+fn labels_inside_macro_arguments_name_their_word() {
+    // labp accepts a label wherever a word can stand, so a label inside a macro's argument list
+    // (`MATRIX(...)` expands each argument into `H(arg)` or `(arg)`) names the word it lands on.
+    let src = "#include <HMD/HMD.DEF>\n\
+               Coord:\t0;\n\
+               \tMATRIX(4096, 0, 0, 0, 4096, 0, 0, 0, 4096,\n\
+               \t\tTx: 0, Ty: -100, 0);\n\
+               \tSVECTOR(Rot: 1, 2, 3);\n\
+               \tTx / 4; Ty / 4; Rot; M(B(Inner: 7)); Inner;\n";
+    let out = lab::assemble_str("t.lab", src, &lab::MemLoader::new(), &Default::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    // flg (4) + nine halfwords and a pad (20) put tx at byte 24, ty at 28; the SVECTOR follows
+    // tz (32..36) at 36; the five words after it start at 44, so the B() is at 64.
+    let word = |at: usize| u32::from_le_bytes(out[at..at + 4].try_into().unwrap());
+    assert_eq!(word(28), (-100i32) as u32, "ty itself is assembled");
+    assert_eq!(word(44), 24 / 4, "Tx names the translation's x word");
+    assert_eq!(word(48), 28 / 4, "Ty names its y word");
+    assert_eq!(word(52), 36, "Rot names the SVECTOR's first halfword");
+    assert_eq!(out[56], 0x87, "M(B(Inner: 7)) keeps its value and bit");
+    assert_eq!(word(57), 56, "Inner names the byte it stands in");
+    // A label defined both outside and inside an item is still a duplicate.
+    let dup = "Twice: 0; H(Twice: 1);\n";
+    let e = lab::assemble_str("d.lab", dup, &lab::MemLoader::new(), &Default::default())
+        .expect_err("a label defined twice");
+    assert!(e.to_string().contains("defined twice"), "{e}");
 }
 
 #[test]

@@ -62,6 +62,9 @@ struct Parser<'u> {
     sym_m: Option<Sym>,
     sym_rot: Option<Sym>,
     sym_norm: Option<Sym>,
+    /// Labels met inside the item being parsed (`H(L: 4)`, `(L: 0)`): labp accepts a label
+    /// wherever a word can stand; each names the item's address.
+    inner_labels: Vec<(Sym, Pos)>,
 }
 
 pub(crate) fn assemble(unit: &Unit, opts: &LabOptions) -> R<Vec<u8>> {
@@ -82,29 +85,34 @@ pub(crate) fn assemble(unit: &Unit, opts: &LabOptions) -> R<Vec<u8>> {
         sym_m: get("M"),
         sym_rot: get("RotMatrix"),
         sym_norm: get("VectorNormalS"),
+        inner_labels: Vec::new(),
     };
     // Pass 1: items and label addresses.
     let mut items: Vec<Item> = Vec::new();
     let mut labels: HashMap<Sym, (u64, Pos)> = HashMap::new();
     let mut addr = 0u64;
+    let mut define = |sym: Sym, pos: Pos, addr: u64| -> R<()> {
+        if let Some((_, first)) = labels.get(&sym) {
+            let f = unit.error(*first, LabErrorKind::Label, String::new());
+            return Err(unit.error(
+                pos,
+                LabErrorKind::Label,
+                format!(
+                    "label {} defined twice (first at {}:{}:{})",
+                    unit.names.text(sym),
+                    f.file,
+                    f.line,
+                    f.column
+                ),
+            ));
+        }
+        labels.insert(sym, (addr, pos));
+        Ok(())
+    };
     while p.i < p.toks.len() {
         let t = p.toks[p.i];
         if t.kind == Kind::Ident && p.punct_at(p.i + 1, ":") {
-            if let Some((_, first)) = labels.get(&t.sym) {
-                let f = unit.error(*first, LabErrorKind::Label, String::new());
-                return Err(unit.error(
-                    t.pos,
-                    LabErrorKind::Label,
-                    format!(
-                        "label {} defined twice (first at {}:{}:{})",
-                        unit.names.text(t.sym),
-                        f.file,
-                        f.line,
-                        f.column
-                    ),
-                ));
-            }
-            labels.insert(t.sym, (addr, t.pos));
+            define(t.sym, t.pos, addr)?;
             p.i += 2;
             continue;
         }
@@ -117,6 +125,9 @@ pub(crate) fn assemble(unit: &Unit, opts: &LabOptions) -> R<Vec<u8>> {
             return Err(p.fail("expected `;` after the item"));
         }
         p.i += 1;
+        for (sym, pos) in std::mem::take(&mut p.inner_labels) {
+            define(sym, pos, addr)?;
+        }
         addr += item.size();
         if addr > opts.max_output_bytes {
             return Err(unit.error(
@@ -252,7 +263,24 @@ impl<'u> Parser<'u> {
         }
     }
 
+    /// `Name:` where a word can stand inside an item (labp accepts it there, as after a macro
+    /// argument list's `(`): a label at the address of the item being parsed.
+    fn take_labels(&mut self) -> R<()> {
+        while let Some(t) = self.toks.get(self.i).copied() {
+            if t.kind != Kind::Ident || !self.punct_at(self.i + 1, ":") {
+                break;
+            }
+            if self.inner_labels.len() >= 1024 {
+                return Err(self.fail("more than 1024 labels inside one item"));
+            }
+            self.inner_labels.push((t.sym, t.pos));
+            self.i += 2;
+        }
+        Ok(())
+    }
+
     fn item(&mut self) -> R<Item> {
+        self.take_labels()?;
         let pos = self.pos();
         if self.call_of(self.sym_m) {
             self.i += 2;
@@ -362,6 +390,7 @@ impl<'u> Parser<'u> {
     }
 
     fn unary(&mut self) -> R<Expr> {
+        self.take_labels()?;
         let Some(t) = self.toks.get(self.i).copied() else {
             return Err(self.fail("expected a value"));
         };

@@ -122,19 +122,31 @@ impl CondExpr<'_, '_> {
         Ok(l)
     }
 
+    /// Prefix operators are gathered in a loop and applied innermost first, so a chain of any
+    /// length (`#if - - - … 1`) costs no stack.
     fn unary(&mut self) -> R<i64> {
-        if self.eat("-") {
-            return Ok(self.unary()?.wrapping_neg());
+        let mut ops = Vec::new();
+        while let Some(op) = self.peek() {
+            let op = match op {
+                "-" | "+" | "~" | "!" => op.as_bytes()[0],
+                _ => break,
+            };
+            ops.push(op);
+            self.i += 1;
         }
-        if self.eat("+") {
-            return self.unary();
+        let mut v = self.primary()?;
+        for op in ops.iter().rev() {
+            v = match op {
+                b'-' => v.wrapping_neg(),
+                b'~' => !v,
+                b'!' => i64::from(v == 0),
+                _ => v,
+            };
         }
-        if self.eat("~") {
-            return Ok(!self.unary()?);
-        }
-        if self.eat("!") {
-            return Ok(i64::from(self.unary()? == 0));
-        }
+        Ok(v)
+    }
+
+    fn primary(&mut self) -> R<i64> {
         if self.eat("(") {
             let v = self.ternary()?;
             if !self.eat(")") {
