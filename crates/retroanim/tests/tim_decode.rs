@@ -72,22 +72,23 @@ fn four_bit_with_clut_low_nibble_first_and_stacked_cluts() {
     let img = decode(&t, 0, Stp::Opaque);
     assert_eq!((img.width, img.height), (4, 2));
     assert_eq!(px(&img, 0, 0), [0, 0, 0, 0], "0x0000 is transparent");
-    assert_eq!(px(&img, 1, 0), [248, 0, 0, 255]);
-    assert_eq!(px(&img, 2, 0), [0, 248, 0, 255], "STP ignored without ABE");
+    assert_eq!(px(&img, 1, 0), [255, 0, 0, 255]);
+    assert_eq!(px(&img, 2, 0), [0, 255, 0, 255], "STP ignored without ABE");
     assert_eq!(px(&img, 3, 0), [0, 0, 0, 255], "0x8000 is opaque black");
     assert_eq!(px(&img, 0, 1), [0, 0, 0, 255]);
     assert_eq!(px(&img, 3, 1), [0, 0, 0, 0]);
     let semi = decode(&t, 0, Stp::SemiTransparent);
     assert_eq!(
         px(&semi, 2, 0),
-        [0, 248, 0, 128],
+        [0, 255, 0, 128],
         "STP semi-transparent under ABE"
     );
-    assert_eq!(px(&semi, 1, 0), [248, 0, 0, 255]);
+    assert_eq!(px(&semi, 1, 0), [255, 0, 0, 255]);
     assert_eq!(px(&semi, 0, 0), [0, 0, 0, 0]);
     let second = decode(&t, 1, Stp::Opaque);
-    assert_eq!(px(&second, 0, 0), [80, 80, 80, 255]);
-    assert_eq!(px(&second, 3, 0), [248, 0, 0, 255]);
+    // 10 → (10 << 3) | (10 >> 2) = 82, as ImageMagick and the emulators widen 5 bits.
+    assert_eq!(px(&second, 0, 0), [82, 82, 82, 255]);
+    assert_eq!(px(&second, 3, 0), [255, 0, 0, 255]);
     // Row 2 does not exist: an error naming the rows there are, not a transparent image.
     let err = t
         .to_rgba(&DecodeOptions {
@@ -100,6 +101,20 @@ fn four_bit_with_clut_low_nibble_first_and_stacked_cluts() {
 }
 
 #[test]
+fn every_five_bit_level_widens_to_the_full_range_and_back() {
+    // 0 → 0 and 31 → 255 (white is white), evenly between, and PNG → TIM gives the same 5 bits.
+    for v in 0..32u16 {
+        let c = v | v << 5 | v << 10 | 0x8000;
+        let [r, g, b, _] = tim::color15(c, Stp::Opaque);
+        let want = ((v as f64) * 255.0 / 31.0).round();
+        assert!((f64::from(r) - want).abs() <= 2.0, "{v}: {r} vs {want}");
+        assert_eq!((r, g), (b, b));
+        assert_eq!(tim::color16([r, g, b, 255]) & 0x7FFF, c & 0x7FFF, "{v}");
+    }
+    assert_eq!(tim::color15(0x7FFF, Stp::Opaque), [255, 255, 255, 255]);
+}
+
+#[test]
 fn eight_bit_with_clut_low_byte_first() {
     let mut clut = vec![0u16; 256];
     clut[1] = RED;
@@ -107,8 +122,8 @@ fn eight_bit_with_clut_low_byte_first() {
     let t = tim(1, Some(block(256, 1, clut)), block(1, 1, vec![0xFF01]));
     let img = decode(&t, 0, Stp::SemiTransparent);
     assert_eq!((img.width, img.height), (2, 1));
-    assert_eq!(px(&img, 0, 0), [248, 0, 0, 255]);
-    assert_eq!(px(&img, 1, 0), [0, 248, 0, 128]);
+    assert_eq!(px(&img, 0, 0), [255, 0, 0, 255]);
+    assert_eq!(px(&img, 1, 0), [0, 255, 0, 128]);
 }
 
 #[test]
@@ -133,14 +148,14 @@ fn sixteen_bit_direct_with_and_without_stp() {
         let t = tim(2, clut, block(3, 2, data.clone()));
         let img = decode(&t, 0, Stp::Opaque);
         assert_eq!((img.width, img.height), (3, 2));
-        assert_eq!(px(&img, 0, 0), [248, 0, 0, 255]);
-        assert_eq!(px(&img, 1, 0), [0, 248, 0, 255]);
+        assert_eq!(px(&img, 0, 0), [255, 0, 0, 255]);
+        assert_eq!(px(&img, 1, 0), [0, 255, 0, 255]);
         assert_eq!(px(&img, 2, 0), [0, 0, 0, 255]);
         assert_eq!(px(&img, 0, 1), [0, 0, 0, 0]);
-        assert_eq!(px(&img, 1, 1), [0, 0, 248, 255]);
+        assert_eq!(px(&img, 1, 1), [0, 0, 255, 255]);
         let semi = decode(&t, 0, Stp::SemiTransparent);
-        assert_eq!(px(&semi, 1, 0), [0, 248, 0, 128]);
-        assert_eq!(px(&semi, 2, 1), [248, 248, 248, 128]);
+        assert_eq!(px(&semi, 1, 0), [0, 255, 0, 128]);
+        assert_eq!(px(&semi, 2, 1), [255, 255, 255, 128]);
         assert_eq!(
             px(&semi, 2, 0),
             [0, 0, 0, 128],
@@ -187,7 +202,7 @@ fn png_output_carries_the_same_pixels() {
     let mut buf = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut buf).unwrap();
     assert_eq!((info.width, info.height), (2, 1));
-    assert_eq!(&buf[..info.buffer_size()], &[248, 0, 0, 255, 0, 0, 0, 0]);
+    assert_eq!(&buf[..info.buffer_size()], &[255, 0, 0, 255, 0, 0, 0, 0]);
 }
 
 #[test]

@@ -461,7 +461,7 @@ fn png_to_tim(data: &[u8], target: Format, opts: &Options) -> Result<Conversion>
         notes.push(Note {
             code: "colour-rounded",
             message: format!(
-                "{} pixels lost the low 3 bits of a channel (the console's colours have 5 bits per channel)",
+                "{} pixels had channels between the console's 32 levels and were rounded down to 5 bits per channel",
                 r.pixels_rounded
             ),
         });

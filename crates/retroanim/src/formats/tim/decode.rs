@@ -38,11 +38,16 @@ pub struct Rgba {
 }
 
 /// Expands a 15-bit colour + STP to RGBA by the console's rules:
-/// 5-bit channels scale by 8 (31 → 248, the value the video DAC gets); 0x0000 is fully
+/// 5-bit channels widen as `(x << 3) | (x >> 2)` (31 → 255, 16 → 132), as ImageMagick and the
+/// emulators show them, so white is white; the top 5 bits are the texel's, so PNG → TIM
+/// ([`super::color16`]) gives the same 15-bit colour back. 0x0000 is fully
 /// transparent (the GPU skips it); STP with a non-zero colour is semi-transparent only under
 /// [`Stp::SemiTransparent`]; 0x8000 is opaque black.
 pub fn color15(c: u16, stp: Stp) -> [u8; 4] {
-    let ch = |s: u16| ((c >> s) & 0x1F) as u8 * 8;
+    let ch = |s: u16| {
+        let v = ((c >> s) & 0x1F) as u8;
+        (v << 3) | (v >> 2)
+    };
     let alpha = if c == 0 {
         0
     } else if c & 0x8000 != 0 && stp == Stp::SemiTransparent {

@@ -55,12 +55,18 @@ pub struct EncodeReport {
     pub max_channel_error: u8,
     /// Pixels added on the right to fill the last 16-bit VRAM unit of each row.
     pub padded_columns: usize,
-    /// Pixels whose channels lost their low 3 bits (8-bit → 5-bit), i.e. whose decoded colour
-    /// differs from the input's.
+    /// Pixels whose 8-bit channels are not the widening of a 5-bit value (`(x << 3) | (x >> 2)`,
+    /// what TIM → PNG writes), i.e. whose decoded colour differs from the input's.
     pub pixels_rounded: usize,
 }
 
-/// The 15-bit colour + STP of one RGBA pixel.
+/// A 5-bit channel widened to 8 bits as TIM → PNG writes it.
+fn widen(v: u8) -> u8 {
+    (v << 3) | (v >> 2)
+}
+
+/// The 15-bit colour + STP of one RGBA pixel (each channel's top 5 bits, so a colour TIM → PNG
+/// wrote comes back the same).
 pub fn color16(p: [u8; 4]) -> u16 {
     if p[3] == 0 {
         return 0;
@@ -115,7 +121,7 @@ impl Tim {
             .pixels
             .chunks_exact(4)
             .zip(&colours)
-            .filter(|(p, &c)| p[3] != 0 && (p[0] | p[1] | p[2]) & 7 != 0 && c != 0)
+            .filter(|(p, &c)| p[3] != 0 && c != 0 && p[..3].iter().any(|&x| widen(x >> 3) != x))
             .count();
         let mut distinct = colours.clone();
         distinct.sort_unstable();
