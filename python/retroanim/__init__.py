@@ -275,15 +275,28 @@ class Conversion:
     extra: List[Extra] = field(default_factory=list)
 
 
+def _new_file_mode(path: Path) -> int:
+    """The mode the written file gets: that of the file it replaces, else what the user's umask
+    gives a new file (as the CLI does), not the owner-only mode of the temporary file."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
 def _write_atomically(path: Path, data: bytes, source: Optional[Path]) -> None:
     if source is not None and path.exists() and os.path.samefile(path, source):
         raise _option_error("out", f"{path}: would replace the input")
     directory = path.parent if str(path.parent) else Path(".")
+    mode = _new_file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
+            os.fchmod(f.fileno(), mode)
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:

@@ -3,6 +3,8 @@ options that do not apply raise OptionError naming them."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import retroanim
@@ -95,3 +97,21 @@ def test_out_never_replaces_the_input(tmp_path):
     assert f.read_bytes() == tod
     # Nothing half-written is left beside it.
     assert [p.name for p in tmp_path.iterdir()] == ["a.tod"]
+
+
+def test_written_files_get_the_users_umask(tmp_path):
+    # As the CLI: a new file gets 0o666 less the umask (not mkstemp's owner-only 0o600); a
+    # replaced file keeps its own mode.
+    _, tod = _first("TOD")
+    src = tmp_path / "a.tod"
+    src.write_bytes(tod)
+    old = os.umask(0o027)
+    try:
+        out = tmp_path / "a.json"
+        retroanim.convert(src, "json", out)
+        assert out.stat().st_mode & 0o777 == 0o640
+        os.chmod(out, 0o664)
+        retroanim.convert(src, "json", out)
+        assert out.stat().st_mode & 0o777 == 0o664
+    finally:
+        os.umask(old)

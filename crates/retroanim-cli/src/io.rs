@@ -83,8 +83,15 @@ pub fn write_output_with(
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let tmp = tempfile::Builder::new()
-        .prefix(".retroanim-")
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".retroanim-");
+    #[cfg(unix)]
+    {
+        // Created as `open(…, 0o666)` does, so the user's umask sets a new file's mode.
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let tmp = builder
         .tempfile_in(dir)
         .with_context(|| format!("{}: cannot create a temporary file", dir.display()))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp);
@@ -108,19 +115,10 @@ pub fn write_output_with(
     Ok(())
 }
 
-/// The permissions the output gets: those of the file it replaces, else what a newly created
-/// file usually gets (rw-r--r--), not the owner-only mode of the temporary file.
+/// The permissions the output gets: those of the file it replaces; a new file keeps the mode
+/// it was created with (0o666 less the user's umask).
 fn output_permissions(out: &Path) -> Option<std::fs::Permissions> {
-    if let Ok(meta) = std::fs::metadata(out) {
-        return Some(meta.permissions());
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        Some(std::fs::Permissions::from_mode(0o644))
-    }
-    #[cfg(not(unix))]
-    None
+    std::fs::metadata(out).ok().map(|meta| meta.permissions())
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -256,20 +256,36 @@ fn convert_chooses_the_format_and_never_overwrites_its_input() {
         std::fs::read(&copy).unwrap(),
         std::fs::read(sample("swing.tod")).unwrap()
     );
-    // A new output is readable by others, as files a tool creates usually are (not the
-    // temporary file's owner-only mode).
+    // A new output gets the mode the user's umask gives new files (not the temporary file's
+    // owner-only mode); a replaced output keeps its own.
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let fresh = dir.path().join("fresh.json");
+        let bin = assert_cmd::cargo::cargo_bin("retroanim");
+        for (umask, want) in [("022", 0o644), ("027", 0o640), ("077", 0o600)] {
+            let fresh = dir.path().join(format!("fresh{umask}.json"));
+            let status = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("umask {umask} && exec \"$0\" convert \"$1\" \"$2\""))
+                .arg(&bin)
+                .arg(&copy)
+                .arg(&fresh)
+                .status()
+                .unwrap();
+            assert!(status.success());
+            let mode = std::fs::metadata(&fresh).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, want, "umask {umask}: {mode:o}");
+        }
+        let kept = dir.path().join("fresh077.json");
+        std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o664)).unwrap();
         retroanim()
             .arg("convert")
             .arg(&copy)
-            .arg(&fresh)
+            .arg(&kept)
             .assert()
             .success();
-        let mode = std::fs::metadata(&fresh).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o644, "{mode:o}");
+        let mode = std::fs::metadata(&kept).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o664, "a replaced file keeps its mode: {mode:o}");
     }
     // No temporary files are left behind.
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())
