@@ -332,6 +332,23 @@ fn arma_odol_info_convert_and_frames_from_a_point_cache() {
     assert_eq!(lods.len(), 5);
     assert!(lods.iter().all(|l| l["frames"] == 0));
     assert_eq!(lods[3]["points"], 144);
+    // Special LODs by name: the number stays in JSON beside the name; text shows the name.
+    for l in lods {
+        let r = l["resolution"].as_f64().unwrap();
+        let name = l["name"].as_str().unwrap();
+        if r >= 1e15 && r < 1.5e15 {
+            assert_eq!(name, "Memory");
+        } else if r < 1000.0 {
+            assert_eq!(name.parse::<f64>().unwrap(), r);
+        }
+    }
+    let text = retroanim().arg("info").arg(&arma).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(!text.contains("e+") && !text.contains("00000000"), "{text}");
+    for l in lods {
+        let name = l["name"].as_str().unwrap();
+        assert!(text.contains(&format!("resolution: {name}")), "{name}: {text}");
+    }
     let dir = tempfile::tempdir().unwrap();
     // A frameless LOD: no point cache, but a static glTF mesh.
     let mdd = dir.path().join("none.mdd");

@@ -26,6 +26,7 @@ pub fn run(args: &InfoArgs) -> Result<Outcome> {
             outln!("{}", serde_json::to_string_pretty(&summary)?);
         } else {
             let mut out = format!("{}\n", input.path.display());
+            lod_names_for_text(&mut summary);
             super::render_text(&summary, 1, &mut out);
             super::batch::out(&out)?;
         }
@@ -62,6 +63,19 @@ fn summary_of(path: &std::path::Path) -> Result<(Vec<u8>, serde_json::Value)> {
             let model = retroanim::read_as(&bytes, format, &retroanim::Limits::default())
                 .with_context(|| path.display().to_string())?;
             Ok((bytes, model.summary()))
+        }
+    }
+}
+
+/// Text output names P3D LODs as modders know them (`resolution: Memory`, not
+/// `999999986991104.0`); `--json` keeps the number and the name side by side.
+fn lod_names_for_text(summary: &mut serde_json::Value) {
+    let Some(lods) = summary.get_mut("lods").and_then(|l| l.as_array_mut()) else {
+        return;
+    };
+    for lod in lods.iter_mut().filter_map(|l| l.as_object_mut()) {
+        if let Some(name) = lod.remove("name") {
+            lod.insert("resolution".into(), name);
         }
     }
 }

@@ -140,12 +140,12 @@ pub(super) fn gltf_to_p3d(data: &[u8], from: Format, opts: &Options) -> Result<C
         (false, true) => in_order(&counts),
         (false, false) => {
             return Err(unencodable(format!(
-                "vertex count mismatch: mesh {} \"{}\" has {total} vertices in {} primitive(s) ({}); LOD {lod} (resolution {}) of the base model has {width} points, which its glTF export splits into {} vertices ({})",
+                "vertex count mismatch: mesh {} \"{}\" has {total} vertices in {} primitive(s) ({}); LOD {lod} ({}) of the base model has {width} points, which its glTF export splits into {} vertices ({})",
                 node.mesh.unwrap_or(0),
                 mesh.name,
                 counts.len(),
                 list(&counts),
-                base.resolution(lod),
+                crate::formats::p3d::lod_name(base.resolution(lod)),
                 exported.iter().sum::<usize>(),
                 list(&exported),
             )))

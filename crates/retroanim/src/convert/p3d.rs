@@ -40,7 +40,12 @@ pub(super) fn lod_index(
     match lod {
         None => Ok(default),
         Some(res) => find(res).ok_or_else(|| {
-            let have: Vec<String> = have.map(|r| r.to_string()).collect();
+            let have: Vec<String> = have
+                .map(|r| match crate::formats::p3d::lod_name(r) {
+                    n if n == r.to_string() => n,
+                    n => format!("{r} ({n})"),
+                })
+                .collect();
             option_error(
                 O::Lod,
                 format!(

@@ -109,6 +109,8 @@
 
 mod arma;
 pub mod frames;
+mod lod_name;
+pub use lod_name::lod_name;
 mod lzo;
 mod odol;
 pub use odol::OdolMesh;
@@ -167,6 +169,8 @@ pub struct LodSummary {
     pub signature: Option<&'static str>,
     /// The resolution / LOD type value.
     pub resolution: f32,
+    /// The LOD's name as modders know it ([`lod_name`]: `"Geometry"`, `"Memory"`, `"1"`…).
+    pub name: String,
     /// Points (MLOD) or vertices (ODOL).
     pub points: usize,
     /// Faces.
@@ -201,6 +205,7 @@ impl P3d {
                 LodSummary {
                     signature,
                     resolution: self.resolution(i),
+                    name: lod_name(self.resolution(i)),
                     points,
                     faces,
                     frames: times.len(),

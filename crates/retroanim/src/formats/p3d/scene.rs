@@ -102,8 +102,8 @@ pub fn to_point_cache(p3d: &P3d, lod: usize, axes: CacheAxes, duration: f32) -> 
         return Err(conversion(
             Format::Mdd,
             format!(
-                "LOD {lod} (resolution {}) has no frames (MLOD: no #Animation# taggs; ODOL: a frame count of 0)",
-                p3d.resolution(lod)
+                "LOD {lod} ({}) has no frames (MLOD: no #Animation# taggs; ODOL: a frame count of 0)",
+                super::lod_name(p3d.resolution(lod))
             ),
         ));
     }
@@ -164,8 +164,8 @@ pub fn apply_frames<'a>(
             from: Format::Mdd,
             to: Format::P3d,
             why: format!(
-                "point count mismatch: the cache has {n} points, LOD {lod} (resolution {}) of the base model has {width}",
-                p3d.resolution(lod)
+                "point count mismatch: the cache has {n} points, LOD {lod} ({}) of the base model has {width}",
+                super::lod_name(p3d.resolution(lod))
             ),
         });
     }
@@ -214,8 +214,8 @@ pub fn apply_frames_streamed<R: std::io::Read + std::io::Seek, W: std::io::Write
             from: Format::Mdd,
             to: Format::P3d,
             why: format!(
-                "point count mismatch: the cache has {points} points, LOD {lod} (resolution {}) of the base model has {width}",
-                l.resolution
+                "point count mismatch: the cache has {points} points, LOD {lod} ({}) of the base model has {width}",
+                super::lod_name(l.resolution)
             ),
         });
     }
@@ -651,7 +651,7 @@ fn cache_header(
     let Some(n) = widths.next() else {
         return Err(conversion(
             to,
-            format!("LOD {lod} (resolution {resolution}) has no frames (MLOD: no #Animation# taggs; ODOL: a frame count of 0)"),
+            format!("LOD {lod} ({}) has no frames (MLOD: no #Animation# taggs; ODOL: a frame count of 0)", super::lod_name(resolution)),
         ));
     };
     if let Some(m) = widths.find(|&m| m != n) {
