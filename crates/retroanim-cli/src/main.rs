@@ -13,7 +13,17 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        // Help and version go to standard output as clap prints them; usage errors get the
+        // same `retroanim: error:` prefix as every other error (exit 2).
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            let text = e.render().to_string();
+            eprint!("retroanim: {}", text.trim_start());
+            return ExitCode::from(2);
+        }
+    };
     match cmd::run(args) {
         Ok(code) => code.into(),
         Err(e) => {

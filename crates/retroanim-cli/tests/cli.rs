@@ -300,6 +300,24 @@ fn convert_chooses_the_format_and_never_overwrites_its_input() {
 fn usage_errors_exit_2() {
     retroanim().arg("frobnicate").assert().code(2);
     retroanim().arg("info").assert().code(2);
+    // One prefix for clap's usage errors and ours.
+    for args in [&["frobnicate"][..], &["info"], &["play", "--frames"]] {
+        let o = retroanim().args(args).output().unwrap();
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(err.starts_with("retroanim: error: "), "{args:?}: {err}");
+        assert_eq!(o.status.code(), Some(2));
+    }
+    let o = retroanim().arg("play").arg(sample("link.tmd")).output().unwrap();
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.starts_with("retroanim: error: "), "{err}");
+    // Help and version still print to standard output and succeed.
+    let o = retroanim().arg("--version").output().unwrap();
+    assert!(o.status.success() && o.stdout.starts_with(b"retroanim "));
+    // A command given the wrong kind of file says what the file is.
+    let o = retroanim().arg("disasm").arg(sample("swing.tod")).output().unwrap();
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("a tod file; disasm takes an HMD"), "{err}");
+    assert_eq!(o.status.code(), Some(2));
 }
 
 /// `retroanim ... | head`: when the reader closes the pipe early, every printing command stops
