@@ -266,7 +266,9 @@ fn convert_chooses_the_format_and_never_overwrites_its_input() {
             let fresh = dir.path().join(format!("fresh{umask}.json"));
             let status = std::process::Command::new("sh")
                 .arg("-c")
-                .arg(format!("umask {umask} && exec \"$0\" convert \"$1\" \"$2\""))
+                .arg(format!(
+                    "umask {umask} && exec \"$0\" convert \"$1\" \"$2\""
+                ))
                 .arg(&bin)
                 .arg(&copy)
                 .arg(&fresh)
@@ -285,7 +287,11 @@ fn convert_chooses_the_format_and_never_overwrites_its_input() {
             .assert()
             .success();
         let mode = std::fs::metadata(&kept).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o664, "a replaced file keeps its mode: {mode:o}");
+        assert_eq!(
+            mode & 0o777,
+            0o664,
+            "a replaced file keeps its mode: {mode:o}"
+        );
     }
     // No temporary files are left behind.
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())
@@ -307,14 +313,22 @@ fn usage_errors_exit_2() {
         assert!(err.starts_with("retroanim: error: "), "{args:?}: {err}");
         assert_eq!(o.status.code(), Some(2));
     }
-    let o = retroanim().arg("play").arg(sample("link.tmd")).output().unwrap();
+    let o = retroanim()
+        .arg("play")
+        .arg(sample("link.tmd"))
+        .output()
+        .unwrap();
     let err = String::from_utf8(o.stderr).unwrap();
     assert!(err.starts_with("retroanim: error: "), "{err}");
     // Help and version still print to standard output and succeed.
     let o = retroanim().arg("--version").output().unwrap();
     assert!(o.status.success() && o.stdout.starts_with(b"retroanim "));
     // A command given the wrong kind of file says what the file is.
-    let o = retroanim().arg("disasm").arg(sample("swing.tod")).output().unwrap();
+    let o = retroanim()
+        .arg("disasm")
+        .arg(sample("swing.tod"))
+        .output()
+        .unwrap();
     let err = String::from_utf8(o.stderr).unwrap();
     assert!(err.contains("a tod file; disasm takes an HMD"), "{err}");
     assert_eq!(o.status.code(), Some(2));
@@ -375,4 +389,32 @@ fn a_closed_output_pipe_ends_quietly() {
         assert!(!err.contains("panicked"), "{shown}: {err}");
         assert_eq!(out.status.code(), Some(0), "{shown}: {err}");
     }
+}
+
+#[test]
+fn a_tod_claiming_millions_of_frames_needs_an_explicit_range() {
+    // The last frame's number raised to 4,194,311: a 500-byte file would stream four million
+    // poses by default. It must ask for --frames instead; an explicit range still plays.
+    use retroanim::formats::tod;
+    let mut anim = tod::read(&std::fs::read(sample("swing.tod")).unwrap()).unwrap();
+    anim.frames.last_mut().unwrap().number = 4_194_311;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.tod");
+    std::fs::write(&path, tod::write(&anim).unwrap()).unwrap();
+    let o = retroanim().arg("play").arg(&path).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty(), "nothing printed before the refusal");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("4194311") && err.contains("--frames"), "{err}");
+    retroanim()
+        .args(["play", "--frames", "0..10"])
+        .arg(&path)
+        .assert()
+        .success();
+    // The shipped sample plays whole by default.
+    retroanim()
+        .arg("play")
+        .arg(sample("swing.tod"))
+        .assert()
+        .success();
 }

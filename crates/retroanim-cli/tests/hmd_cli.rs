@@ -416,3 +416,30 @@ fn play_intr_idx_and_aframe_override_sonys_defaults() {
     assert_eq!(distinct(&aframe[20..]), 1, "AFRAME 10 stops");
     assert_eq!(aframe[..10], default[..10], "the same first 10 updates");
 }
+
+#[test]
+fn default_play_of_an_endless_sequence_says_where_it_stopped() {
+    // DOMES and PYRAMID5 loop (the default range stops at 600 frames and says so); PYRAMID's
+    // sequence ends by itself (no note).
+    let base = "psyq/psx/data/HMD/SCEI/";
+    for (file, endless) in [
+        ("ANIM/DOMES/DOMES.HMD", true),
+        ("TUTO/PYRAMID/PYRAMID5.HMD", true),
+        ("TUTO/PYRAMID/PYRAMID.HMD", false),
+    ] {
+        let Some(path) = common::corpus(&format!("{base}{file}")) else {
+            return;
+        };
+        let v = play_json(&path, &[]);
+        let frames = v["frames"].as_array().unwrap().len();
+        let notes = v["notes"].as_array().unwrap();
+        assert_eq!(frames == 600, endless, "{file}: {frames} frames");
+        assert_eq!(notes.len(), usize::from(endless), "{file}: {notes:?}");
+        if endless {
+            assert!(notes[0].as_str().unwrap().contains("--frames"), "{notes:?}");
+            let text = retroanim().arg("play").arg(&path).output().unwrap();
+            let err = String::from_utf8_lossy(&text.stderr);
+            assert!(err.contains("note:") && err.contains("600 frames"), "{err}");
+        }
+    }
+}

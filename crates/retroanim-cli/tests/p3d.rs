@@ -347,7 +347,10 @@ fn arma_odol_info_convert_and_frames_from_a_point_cache() {
     assert!(!text.contains("e+") && !text.contains("00000000"), "{text}");
     for l in lods {
         let name = l["name"].as_str().unwrap();
-        assert!(text.contains(&format!("resolution: {name}")), "{name}: {text}");
+        assert!(
+            text.contains(&format!("resolution: {name}")),
+            "{name}: {text}"
+        );
     }
     let dir = tempfile::tempdir().unwrap();
     // A frameless LOD: no point cache, but a static glTF mesh.

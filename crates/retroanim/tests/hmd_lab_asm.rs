@@ -330,7 +330,11 @@ fn long_unary_chains_in_if_cost_no_stack() {
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(out, [want, 4], "{ops}");
     }
-    let deep = format!("#if {}1{}\n#endif\n", "(".repeat(100_000), ")".repeat(100_000));
+    let deep = format!(
+        "#if {}1{}\n#endif\n",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
     let e = hostile(&[("deep_if.lab", &deep)], &lab::LabOptions::default());
     assert!(e.to_string().contains("nested too deeply"), "{e}");
 }

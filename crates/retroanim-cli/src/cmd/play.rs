@@ -11,6 +11,9 @@ use super::stream::{pretty_at, JsonItems, Out as Stream};
 use crate::cli::PlayArgs;
 use crate::Outcome;
 
+/// Ticks printed at most when no range is given (18 minutes at 60 ticks a second).
+const DEFAULT_MAX_TICKS: u64 = 65_536;
+
 pub fn run(args: &PlayArgs) -> Result<Outcome> {
     let (_, model) = super::load(&args.file)?;
     let anim = match model {
@@ -58,6 +61,15 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
     let first = anim.frames.first().map_or(0, |f| f.number) as u64;
     let end = first.saturating_add(player.tick_bound());
     let printed = (to as u64).min(end).saturating_sub(from as u64) + 1;
+    // Without --frames the file's own last frame number sets the range, and one word of a small
+    // file can claim millions of frames: beyond DEFAULT_MAX_TICKS the range must be asked for.
+    if args.frames.is_none() && args.frame.is_none() && printed > DEFAULT_MAX_TICKS {
+        bail!(
+            "{}: the animation runs {printed} ticks (its last frame is number {}); pass --frames A..B to print more than {DEFAULT_MAX_TICKS}",
+            args.file.display(),
+            anim.frames.last().map_or(0, |f| f.number)
+        );
+    }
     Limits::default()
         .steps(None, "printed playback ticks", printed)
         .with_context(|| match &args.frames {

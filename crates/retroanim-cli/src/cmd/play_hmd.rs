@@ -167,11 +167,29 @@ fn play_hmd(h: &Hmd, args: &PlayArgs, frames: Option<(u64, u64)>, out: &mut Stre
             break;
         }
     }
+    // The default range stops at DEFAULT_FRAMES for an animation that never ends (a looping
+    // sequence): say so rather than look like the whole animation.
+    let notes: Vec<String> = if frames.is_none() && !player.finished() && !out.closed() {
+        vec![format!(
+            "the sequence has not ended after {DEFAULT_FRAMES} frames (it loops or runs on); printed frames 0..{}; pass --frames A..B for others",
+            DEFAULT_FRAMES - 1
+        )]
+    } else {
+        Vec::new()
+    };
     if args.json {
-        items.end(out, false)?;
-        out.put("}\n")?;
-    } else if printed == 0 {
-        out.put("frames: []\n")?;
+        items.end(out, true)?;
+        out.put(&format!(
+            "  \"notes\": {}\n}}\n",
+            serde_json::to_string(&notes)?
+        ))?;
+    } else {
+        if printed == 0 {
+            out.put("frames: []\n")?;
+        }
+        for n in &notes {
+            note!("{}: {n}", args.file.display());
+        }
     }
     Ok(())
 }
