@@ -211,3 +211,105 @@ fn odd_widths_are_padded_and_said() {
     assert_eq!(t.image.width, 2, "5 pixels at 4 bpp take 2 halfwords");
     assert!(notes.iter().any(|n| n.code == "width-padded"), "{notes:?}");
 }
+
+/// A PNG whose header claims `w × h` RGBA pixels, with one tiny (wrong-length) IDAT chunk: what
+/// an attacker sends, 100 bytes whatever the size claimed.
+fn claimed_png(w: u32, h: u32) -> Vec<u8> {
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut c = !0u32;
+        for &b in bytes {
+            c ^= u32::from(b);
+            for _ in 0..8 {
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+            }
+        }
+        !c
+    }
+    let chunk = |kind: &[u8], data: &[u8]| {
+        let mut c = (data.len() as u32).to_be_bytes().to_vec();
+        let body: Vec<u8> = kind.iter().chain(data).copied().collect();
+        c.extend(&body);
+        c.extend(crc32(&body).to_be_bytes());
+        c
+    };
+    let mut ihdr = w.to_be_bytes().to_vec();
+    ihdr.extend(h.to_be_bytes());
+    ihdr.extend([8, 6, 0, 0, 0]);
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend(chunk(b"IHDR", &ihdr));
+    png.extend(chunk(
+        b"IDAT",
+        &[0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01],
+    ));
+    png.extend(chunk(b"IEND", &[]));
+    png
+}
+
+#[test]
+fn a_png_header_claiming_a_huge_image_is_refused_before_allocation() {
+    let png = claimed_png(100_000, 100_000);
+    assert_eq!(tim::png_dimensions(&png).unwrap(), (100_000, 100_000));
+    // Decoding: the 40 GB it claims is over the byte limit, an error (it aborted before).
+    let e = tim::decode_png(&png, &retroanim::Limits::default()).expect_err("40 GB");
+    assert!(matches!(e, Error::LimitExceeded { .. }), "{e}");
+    // PNG → TIM: the image cannot fit the VRAM at any depth, said from the header.
+    for bpp in [4u8, 8, 16] {
+        let mut o = Options::default();
+        o.textures.bpp = Some(bpp);
+        let e = convert::convert_bytes(&png, None, Format::Tim, &o).expect_err("too big");
+        assert!(e.to_string().contains("does not fit the 1024 × 512"), "{e}");
+    }
+    // 4097 × 1 at 4 bpp is one pixel too wide; 4096 × 1 is refused only for its (bad) pixels.
+    let mut o = Options::default();
+    o.textures.bpp = Some(4);
+    let e = convert::convert_bytes(&claimed_png(4097, 1), None, Format::Tim, &o).unwrap_err();
+    assert!(e.to_string().contains("at most 4096"), "{e}");
+    let e = convert::convert_bytes(&claimed_png(4096, 1), None, Format::Tim, &o).unwrap_err();
+    assert!(!e.to_string().contains("does not fit"), "{e}");
+}
+
+#[test]
+fn gltf_textures_sharing_one_image_decode_it_once() {
+    use base64::Engine as _;
+    let img = tim::encode_png(&Rgba {
+        width: 2,
+        height: 1,
+        pixels: vec![255, 0, 0, 255, 0, 255, 0, 255],
+    })
+    .unwrap();
+    let uri = format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&img)
+    );
+    let textures: Vec<_> = (0..12).map(|_| serde_json::json!({"source": 0})).collect();
+    let materials: Vec<_> = (0..12)
+        .map(|i| serde_json::json!({"pbrMetallicRoughness": {"baseColorTexture": {"index": i}}}))
+        .collect();
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "images": [{"uri": uri}],
+        "textures": textures,
+        "materials": materials,
+    });
+    let imported =
+        retroanim::import::gltf::read(gltf.to_string().as_bytes(), &Default::default()).unwrap();
+    let scene = imported.scene;
+    assert_eq!(scene.textures.len(), 1, "one image, one decoded texture");
+    assert_eq!(scene.materials.len(), 12);
+    assert!(scene.materials.iter().all(|m| m.texture == Some(0)));
+    assert_eq!(&scene.textures[0].pixels[..4], &[255, 0, 0, 255]);
+    // A glTF whose images together claim more than the byte limit is refused, not decoded.
+    let big = base64::engine::general_purpose::STANDARD.encode(claimed_png(20_000, 20_000));
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "images": [{"uri": format!("data:image/png;base64,{big}")}, {"uri": format!("data:image/png;base64,{big}")}],
+        "textures": [{"source": 0}, {"source": 1}],
+    });
+    let e = retroanim::import::gltf::read(gltf.to_string().as_bytes(), &Default::default())
+        .expect_err("3.2 GB of pixels");
+    assert!(matches!(e, Error::LimitExceeded { .. }), "{e}");
+}

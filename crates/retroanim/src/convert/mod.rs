@@ -449,6 +449,23 @@ fn png_to_tim(data: &[u8], target: Format, opts: &Options) -> Result<Conversion>
     if depth == tim::Depth::Direct15 && opts.textures.clut_at.is_some() {
         return Err(option_error(O::ClutAt, "a 16 bpp TIM has no CLUT".into()));
     }
+    // The VRAM holds 1024 × 512 halfwords: a wider or taller image cannot be a TIM, and is
+    // refused from its header before its pixels are decoded.
+    let (w, h) = tim::png_dimensions(data)?;
+    let per_unit = match depth {
+        tim::Depth::Clut4 => 4,
+        tim::Depth::Clut8 => 2,
+        _ => 1,
+    };
+    if u64::from(w) > 1024 * per_unit || h > 512 {
+        return Err(Error::Unencodable {
+            format: Format::Tim,
+            what: format!(
+                "a {w} × {h} image does not fit the 1024 × 512-halfword VRAM at this depth (at most {} × 512 pixels)",
+                1024 * per_unit
+            ),
+        });
+    }
     let img = tim::decode_png(data, &opts.limits)?;
     let e = tim::EncodeOptions {
         depth,

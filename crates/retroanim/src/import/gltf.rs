@@ -98,8 +98,38 @@ pub fn read(data: &[u8], limits: &Limits) -> Result<Imported> {
     for m in &root.materials {
         scene.materials.push(material(&ctx, m, &mut notes)?);
     }
+    // One scene texture per image: textures that name the same image share its pixels, decoded
+    // once; and the pixels all images' headers declare are checked together against the byte
+    // limit before any is decoded.
+    let mut by_image = std::collections::HashMap::new();
+    let mut texture_of = Vec::with_capacity(root.textures.len());
+    let mut images = Vec::new();
     for (i, t) in root.textures.iter().enumerate() {
-        scene.textures.push(texture(&ctx, i, t, &mut notes)?);
+        let k = match by_image.get(&t.source.value()) {
+            Some(&k) => k,
+            None => {
+                images.push(image_bytes(&ctx, i, t, &mut notes)?);
+                by_image.insert(t.source.value(), images.len() - 1);
+                images.len() - 1
+            }
+        };
+        texture_of.push(k);
+    }
+    let mut declared = 0u64;
+    for (_, bytes) in &images {
+        if bytes.starts_with(b"\x89PNG") {
+            let (w, h) = crate::formats::tim::png_dimensions(bytes)?;
+            declared = declared.saturating_add(u64::from(w) * u64::from(h) * 4);
+        }
+    }
+    limits.bytes(None, "the decoded pixels of the glTF's images", declared)?;
+    for (name, bytes) in images {
+        scene
+            .textures
+            .push(texture(&ctx, name, &bytes, &mut notes)?);
+    }
+    for m in &mut scene.materials {
+        m.texture = m.texture.and_then(|t| texture_of.get(t).copied());
     }
     for c in &root.cameras {
         scene.cameras.push(camera(c));
@@ -669,7 +699,13 @@ fn material(ctx: &Ctx, m: &json::Material, notes: &mut Notes) -> Result<Material
     })
 }
 
-fn texture(ctx: &Ctx, i: usize, t: &json::Texture, notes: &mut Notes) -> Result<Texture> {
+/// A texture's image: its name and its bytes (empty for an external file, with a note).
+fn image_bytes(
+    ctx: &Ctx,
+    i: usize,
+    t: &json::Texture,
+    notes: &mut Notes,
+) -> Result<(String, Vec<u8>)> {
     let path = format!("textures[{i}]");
     let img = ctx.root.images.get(t.source.value()).ok_or_else(|| {
         malformed(
@@ -690,10 +726,14 @@ fn texture(ctx: &Ctx, i: usize, t: &json::Texture, notes: &mut Notes) -> Result<
             Vec::new()
         }
     };
+    Ok((img.name.clone().unwrap_or(path), bytes))
+}
+
+fn texture(ctx: &Ctx, name: String, bytes: &[u8], notes: &mut Notes) -> Result<Texture> {
     let rgba = if bytes.is_empty() {
         None
     } else if bytes.starts_with(b"\x89PNG") {
-        Some(crate::formats::tim::decode_png(&bytes, ctx.limits)?)
+        Some(crate::formats::tim::decode_png(bytes, ctx.limits)?)
     } else {
         notes.add("textures that are not PNG", 1);
         None
@@ -704,7 +744,7 @@ fn texture(ctx: &Ctx, i: usize, t: &json::Texture, notes: &mut Notes) -> Result<
         None => (1, 1, vec![255; 4]),
     };
     Ok(Texture {
-        name: img.name.clone().unwrap_or_else(|| path.clone()),
+        name,
         width,
         height,
         pixels,

@@ -282,13 +282,28 @@ fn nearest(palette: &[u16], c: u16) -> usize {
     best.1
 }
 
-/// Decodes a PNG to RGBA (every PNG colour type and depth, expanded to 8-bit RGBA).
-pub fn decode_png(data: &[u8], limits: &crate::Limits) -> Result<Rgba> {
-    let malformed = |what: String| Error::Malformed {
+fn png_malformed(what: String) -> Error {
+    Error::Malformed {
         format: Format::Png,
         offset: 0,
         what,
-    };
+    }
+}
+
+/// A PNG's width and height from its header, without decoding anything: callers check them
+/// against what they can take before [`decode_png`] allocates.
+pub fn png_dimensions(data: &[u8]) -> Result<(u32, u32)> {
+    let reader = png::Decoder::new(data)
+        .read_info()
+        .map_err(|e| png_malformed(e.to_string()))?;
+    let info = reader.info();
+    Ok((info.width, info.height))
+}
+
+/// Decodes a PNG to RGBA (every PNG colour type and depth, expanded to 8-bit RGBA). The size the
+/// header declares is checked against [`crate::Limits::max_bytes`] before anything is allocated.
+pub fn decode_png(data: &[u8], limits: &crate::Limits) -> Result<Rgba> {
+    let malformed = png_malformed;
     let mut decoder = png::Decoder::new_with_limits(
         data,
         png::Limits {
@@ -299,6 +314,17 @@ pub fn decode_png(data: &[u8], limits: &crate::Limits) -> Result<Rgba> {
         png::Transformations::normalize_to_color8() | png::Transformations::ALPHA,
     );
     let mut reader = decoder.read_info().map_err(|e| malformed(e.to_string()))?;
+    let (w, h) = (reader.info().width, reader.info().height);
+    limits.bytes(
+        Some(16),
+        &format!("the PNG's pixels ({w} × {h}, RGBA)"),
+        u64::from(w) * u64::from(h) * 4,
+    )?;
+    limits.bytes(
+        Some(16),
+        "the PNG's decoding buffer",
+        reader.output_buffer_size() as u64,
+    )?;
     let mut buf = vec![0; reader.output_buffer_size()];
     let info = reader
         .next_frame(&mut buf)
