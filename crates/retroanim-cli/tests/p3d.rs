@@ -336,7 +336,7 @@ fn arma_odol_info_convert_and_frames_from_a_point_cache() {
     for l in lods {
         let r = l["resolution"].as_f64().unwrap();
         let name = l["name"].as_str().unwrap();
-        if r >= 1e15 && r < 1.5e15 {
+        if (1e15..1.5e15).contains(&r) {
             assert_eq!(name, "Memory");
         } else if r < 1000.0 {
             assert_eq!(name.parse::<f64>().unwrap(), r);
