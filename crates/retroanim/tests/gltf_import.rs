@@ -479,3 +479,65 @@ fn a_scene_without_nodes_imports_empty() {
     let got = retroanim::import::gltf::read(&bytes, &retroanim::Limits::default()).unwrap();
     assert_eq!(got.scene.nodes.len(), 1);
 }
+
+#[test]
+fn a_node_chain_100000_deep_imports_and_authors_without_recursion() {
+    // Each node the only child of the one before, a triangle at the deepest: the hierarchy checks
+    // and the TMD author's world matrices walk it without recursion (12,000 levels overflowed
+    // the stack before) and in linear time.
+    use base64::Engine as _;
+    const N: usize = 100_000;
+    let mut nodes: Vec<serde_json::Value> = (0..N)
+        .map(|i| serde_json::json!({"children": [i + 1], "translation": [0.0, 0.00001, 0.0]}))
+        .collect();
+    nodes.push(serde_json::json!({"mesh": 0}));
+    let pos: Vec<u8> = [0f32, 0., 0., 1., 0., 0., 0., 1., 0.]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": nodes,
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                       "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]}],
+        "bufferViews": [{"buffer": 0, "byteLength": 36}],
+        "buffers": [{"byteLength": 36, "uri": format!("data:application/octet-stream;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&pos))}],
+    });
+    let bytes = gltf.to_string().into_bytes();
+    let imported = retroanim::import::gltf::read(&bytes, &Default::default()).unwrap();
+    assert_eq!(imported.scene.nodes.len(), N + 1);
+    let out = retroanim::convert::convert_bytes(
+        &bytes,
+        None,
+        retroanim::Format::Tmd,
+        &Default::default(),
+    )
+    .unwrap();
+    let tmd = retroanim::formats::tmd::read(&out.bytes).unwrap();
+    // The triangle sits at the end of the chain: 1 m up (0.00001 × 100,000), in console units
+    // (4096 per metre, +Y down): y −4096 for the first two corners, −8192 for the third.
+    let ys: Vec<i32> = tmd.objects[0]
+        .vertices
+        .iter()
+        .map(|v| i32::from(v.y))
+        .collect();
+    assert_eq!(ys.len(), 3, "{ys:?}");
+    assert!(
+        ys.iter()
+            .all(|&y| (y + 4096).abs() < 64 || (y + 8192).abs() < 64),
+        "{ys:?}"
+    );
+    // A loop is still an error, found as quickly.
+    let mut looped = gltf.clone();
+    looped["nodes"][N]["children"] = serde_json::json!([0]);
+    let e = retroanim::import::gltf::read(looped.to_string().as_bytes(), &Default::default())
+        .expect_err("a loop");
+    assert!(
+        e.to_string().contains("two parents") || e.to_string().contains("loops"),
+        "{e}"
+    );
+}

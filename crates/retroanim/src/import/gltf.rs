@@ -503,18 +503,9 @@ fn nodes(ctx: &Ctx) -> Result<Vec<Node>> {
             parent[c] = Some(i);
         }
     }
-    // A cycle leaves every node of it with a parent: walk up from each with a step bound.
-    for start in 0..n {
-        let mut at = start;
-        for _ in 0..=n {
-            match parent[at] {
-                Some(p) => at = p,
-                None => break,
-            }
-        }
-        if parent[at].is_some() {
-            return Err(malformed(0, format!("nodes[{start}]: the hierarchy loops")));
-        }
+    // A cycle leaves every node of it with a parent (each node walked once: linear).
+    if let Some(start) = crate::scene::reaches_cycle(&parent).iter().position(|&c| c) {
+        return Err(malformed(0, format!("nodes[{start}]: the hierarchy loops")));
     }
     let mut out = Vec::with_capacity(n);
     for (i, node) in root.nodes.iter().enumerate() {

@@ -27,6 +27,8 @@ impl Scene {
     pub fn check(&self) -> Vec<SceneError> {
         let mut out = Vec::new();
         let mut err = |path: String, what: String| out.push(SceneError { path, what });
+        let parents: Vec<Option<usize>> = self.nodes.iter().map(|n| n.parent).collect();
+        let cyclic = super::reaches_cycle(&parents);
         for (i, n) in self.nodes.iter().enumerate() {
             let p = format!("/nodes/{i}");
             let finite = match &n.transform {
@@ -60,18 +62,8 @@ impl Scene {
                     }
                 }
             }
-            // Walk up the parents: more steps than nodes means a cycle.
-            let mut cur = n.parent;
-            let mut steps = 0;
-            while let Some(c) = cur {
-                steps += 1;
-                if steps > self.nodes.len() || c >= self.nodes.len() {
-                    if steps > self.nodes.len() {
-                        err(format!("{p}/parent"), "the parent chain is a cycle".into());
-                    }
-                    break;
-                }
-                cur = self.nodes[c].parent;
+            if cyclic[i] {
+                err(format!("{p}/parent"), "the parent chain is a cycle".into());
             }
             if !n.weights.is_empty() {
                 let targets = n

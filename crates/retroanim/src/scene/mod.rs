@@ -28,8 +28,10 @@
 
 mod animation;
 mod check;
+mod hierarchy;
 mod mesh;
 mod point_cache;
+pub(crate) use hierarchy::reaches_cycle;
 pub mod sample;
 mod summary;
 pub(crate) mod world_exact;

@@ -130,30 +130,37 @@ pub fn rest_instances(scene: &Scene) -> Vec<Instance> {
         .map(|n| crate::scene::sample::local_matrix(&n.transform))
         .collect();
     let mut world: Vec<Option<[f64; 16]>> = vec![None; scene.nodes.len()];
-    fn resolve(
-        i: usize,
-        scene: &Scene,
-        local: &[[f64; 16]],
-        world: &mut [Option<[f64; 16]>],
-        depth: usize,
-    ) -> [f64; 16] {
-        if let Some(w) = world[i] {
-            return w;
-        }
-        let w = match scene.nodes[i].parent {
-            Some(p) if p < scene.nodes.len() && depth < scene.nodes.len() => {
-                let pw = resolve(p, scene, local, world, depth + 1);
-                crate::scene::sample::mat_mul(&pw, &local[i])
+    // Without recursion (a glTF chain of 100,000 nodes overflowed the stack): walk up to a node
+    // already placed or a root, then place the trail downwards. Each node is placed once; a walk
+    // is cut after as many steps as there are nodes (a loop), its top treated as a root.
+    let mut trail = Vec::new();
+    let mut resolve = |i: usize, world: &mut [Option<[f64; 16]>]| -> [f64; 16] {
+        trail.clear();
+        let mut at = i;
+        while world[at].is_none() {
+            trail.push(at);
+            match scene.nodes[at].parent {
+                Some(p) if p < scene.nodes.len() && trail.len() <= scene.nodes.len() => at = p,
+                _ => break,
             }
-            _ => local[i],
-        };
-        world[i] = Some(w);
-        w
-    }
+        }
+        let mut above = world[at];
+        for &k in trail.iter().rev() {
+            let w = match above {
+                Some(pw) if scene.nodes[k].parent.is_some() => {
+                    crate::scene::sample::mat_mul(&pw, &local[k])
+                }
+                _ => local[k],
+            };
+            world[k] = Some(w);
+            above = Some(w);
+        }
+        world[i].unwrap_or(local[i])
+    };
     let mut out = Vec::new();
     for (i, n) in scene.nodes.iter().enumerate() {
         if let Some(mesh) = n.mesh {
-            let m = resolve(i, scene, &local, &mut world, 0);
+            let m = resolve(i, &mut world);
             out.push(Instance {
                 mesh,
                 matrix: Some(m),
