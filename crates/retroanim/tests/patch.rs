@@ -473,7 +473,11 @@ fn refused_replacements_leave_no_output() {
         &["no file /TIM/X.TIM", "nearest finds: /TIM/"],
     );
     // Bytes that are not a TIM.
-    fail("/TIM/M.TIM+0", b"not a TIM at all", &["not a valid tim", "--force"]);
+    fail(
+        "/TIM/M.TIM+0",
+        b"not a TIM at all",
+        &["not a valid tim", "--force"],
+    );
     // The output may not be the input.
     let e = patch::patch(&iso, &d.reps, &iso, Options::default()).unwrap_err();
     assert!(e.to_string().contains("never modified"), "{e}");

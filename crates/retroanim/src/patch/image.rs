@@ -88,7 +88,7 @@ impl Image {
             return Image::from_cue(path, text);
         }
         let beside = path.with_extension("cue");
-        if !is_ext(path, "cue") && beside.is_file() {
+        if beside.is_file() {
             if let Ok(text) = std::fs::read_to_string(&beside) {
                 let dir = beside.parent().unwrap_or(Path::new("."));
                 let names_it = cue::parse(&text, dir).is_ok_and(|t| {
@@ -422,14 +422,18 @@ pub fn cue_for(text: &str, cue_dir: &Path, data_file: &Path, out_bin: &Path) -> 
     let mut out = String::with_capacity(text.len() + 64);
     for line in text.split_inclusive('\n') {
         let l = line.trim_start();
-        let is_file = l.len() > 4
-            && l[..4].eq_ignore_ascii_case("FILE")
-            && l[4..].starts_with(char::is_whitespace);
-        if !is_file {
-            out.push_str(line);
-            continue;
-        }
-        let rest = l[4..].trim_start();
+        let rest = match (l.get(..4), l.get(4..)) {
+            (Some(k), Some(r))
+                if k.eq_ignore_ascii_case("FILE") && r.starts_with(char::is_whitespace) =>
+            {
+                r
+            }
+            _ => {
+                out.push_str(line);
+                continue;
+            }
+        };
+        let rest = rest.trim_start();
         let (name, tail) = match rest.strip_prefix('"') {
             Some(r) => match r.split_once('"') {
                 Some((n, t)) => (n, t),

@@ -219,6 +219,14 @@ pub fn put_file(
     }
     let at = vol.used_end;
     let end = at + new_sec;
+    if end > u32::MAX as u64 {
+        return Err(Error::Parameter {
+            what: format!(
+                "{}: the volume's last used sector {at} leaves no room for {new_sec} more sectors",
+                file.path
+            ),
+        });
+    }
     if end > track && !grow {
         let missing = (end - track) * SECTOR;
         return Err(Error::Parameter {
