@@ -325,7 +325,7 @@ fn a_raw_image_with_its_cue_patched_and_grown() {
     let raw = std::fs::read(&out).unwrap();
     for (at, sector) in &form2 {
         assert!(
-            &raw[*at..at + 2352] == &sector[..],
+            raw[*at..at + 2352] == sector[..],
             "Form 2 sector at {at} changed"
         );
     }

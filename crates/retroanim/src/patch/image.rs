@@ -23,6 +23,9 @@ use crate::scan::raw::{self, RAW_SECTOR, SYNC, USER_DATA};
 use crate::scan::source::{FileSource, Source, SubSource};
 use crate::scan::{cue, iso, pbo};
 
+/// Bytes that replace the file's (byte offset → bytes), and bytes appended after its end.
+pub type FilePatches = (BTreeMap<u64, Vec<u8>>, Vec<u8>);
+
 /// How a data track stores its sectors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
@@ -265,10 +268,7 @@ impl Image {
 
     /// The raw sectors (or 2048-byte blocks) that replace the file's, by byte offset, and
     /// the bytes appended after its end, for the edits of each track (by index).
-    pub fn patches(
-        &self,
-        edits: &[(usize, &Sectors)],
-    ) -> Result<(BTreeMap<u64, Vec<u8>>, Vec<u8>)> {
+    pub fn patches(&self, edits: &[(usize, &Sectors)]) -> Result<FilePatches> {
         let Kind::Disc(tracks) = &self.kind else {
             return Ok(Default::default());
         };

@@ -246,6 +246,17 @@ fn check_valid(p: &Place, format: Format, data: &[u8]) -> Result<()> {
             ),
         });
     }
+    // What the scanner accepts (it also bounds sizes and checks where structures end), so
+    // that the check after writing finds it.
+    let found = crate::scan::scan_bytes(data, &place::scan_options());
+    if !found.iter().any(|f| f.offset == 0 && f.format == format) {
+        return Err(Error::Parameter {
+            what: format!(
+                "{}: the new file reads as a {format}, but `scan` would not accept it at its start; --force puts it anyway",
+                p.text
+            ),
+        });
+    }
     Ok(())
 }
 
@@ -290,6 +301,9 @@ type Plan = (
     Option<BTreeMap<usize, pbo::EntryData>>,
 );
 
+/// An archive's place, its new entries, and the replacements that made them.
+type Archive = (Resolved, BTreeMap<usize, pbo::EntryData>, Vec<usize>);
+
 /// Turns the jobs into file patches (or, for a PBO image, entry data).
 fn plan(img: &Image, jobs: Vec<Job>, done: &mut Patched) -> Result<Plan> {
     let mut groups: BTreeMap<_, Vec<(usize, Job)>> = BTreeMap::new();
@@ -297,10 +311,7 @@ fn plan(img: &Image, jobs: Vec<Job>, done: &mut Patched) -> Result<Plan> {
         groups.entry(key(&j.r)).or_default().push((i, j));
     }
     // PBO entries first: each archive's entries become its new bytes.
-    let mut archives: BTreeMap<
-        (Option<usize>, Option<u64>),
-        (Resolved, BTreeMap<usize, pbo::EntryData>, Vec<usize>),
-    > = BTreeMap::new();
+    let mut archives: BTreeMap<(Option<usize>, Option<u64>), Archive> = BTreeMap::new();
     let mut file_jobs: Vec<(Vec<usize>, Resolved, Vec<Edit>)> = Vec::new();
     for ((track, file, entry), list) in groups {
         let r = list[0].1.r.clone();
@@ -398,12 +409,12 @@ fn plan(img: &Image, jobs: Vec<Job>, done: &mut Patched) -> Result<Plan> {
                     let file = r.file.as_ref().ok_or_else(|| Error::Parameter {
                         what: "no file".into(),
                     })?;
-                    if !volumes.contains_key(&ti) {
-                        volumes.insert(ti, iso::volume(view)?);
-                    }
-                    let vol = volumes.get_mut(&ti).ok_or_else(|| Error::Parameter {
-                        what: "no volume".into(),
-                    })?;
+                    let vol = match volumes.entry(ti) {
+                        std::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
+                        std::collections::btree_map::Entry::Vacant(v) => {
+                            v.insert(iso::volume(view)?)
+                        }
+                    };
                     let (room, grow) = img.data_run(t, vol.used_end)?;
                     let (first, old_sec) =
                         (file.offset / SECTOR, file.size.div_ceil(SECTOR).max(1));
