@@ -227,6 +227,17 @@ fn check_extract(iso: &Path, want: &BTreeMap<String, Vec<u8>>, dir: &Path) {
     }
 }
 
+/// The test disc as an ISO without padding (`None` without xorriso or the corpus).
+fn unpadded_iso(dir: &Path) -> Option<(Disc, PathBuf)> {
+    if !have_tool("xorriso") {
+        return None;
+    }
+    let d = build(dir)?;
+    let iso = dir.join("disc.iso");
+    xorriso(&d.tree, &iso, false);
+    Some((d, iso))
+}
+
 fn bchunk(bin: &Path, cue: &Path, stem: &Path) {
     let out = Command::new("bchunk")
         .arg(bin)
@@ -243,13 +254,10 @@ fn bchunk(bin: &Path, cue: &Path, stem: &Path) {
 
 #[test]
 fn an_iso_patched_and_grown() {
-    if !have_tool("xorriso") {
-        return;
-    }
     let t = tempfile::tempdir().unwrap();
-    let Some(d) = build(t.path()) else { return };
-    let iso = t.path().join("disc.iso");
-    xorriso(&d.tree, &iso, false);
+    let Some((d, iso)) = unpadded_iso(t.path()) else {
+        return;
+    };
     let input = std::fs::read(&iso).unwrap();
     let out = t.path().join("out.iso");
     let done = patch::patch(&iso, &d.reps, &out, Options::default()).unwrap();
@@ -422,13 +430,10 @@ fn a_data_track_followed_by_audio_moves_into_free_sectors() {
 
 #[test]
 fn refused_replacements_leave_no_output() {
-    if !have_tool("xorriso") {
-        return;
-    }
     let t = tempfile::tempdir().unwrap();
-    let Some(d) = build(t.path()) else { return };
-    let iso = t.path().join("disc.iso");
-    xorriso(&d.tree, &iso, false);
+    let Some((d, iso)) = unpadded_iso(t.path()) else {
+        return;
+    };
     let out = t.path().join("out.iso");
     let fail = |place: &str, data: &[u8], wants: &[&str]| {
         let rep = Replacement {
@@ -555,4 +560,40 @@ fn a_pbo_entry_grows() {
         &BTreeMap::from([("/ADDONS/M.PBO".to_string(), bytes)]),
         &t.path().join("x"),
     );
+}
+
+#[test]
+fn cut_and_garbled_images_give_errors_not_panics() {
+    let t = tempfile::tempdir().unwrap();
+    let Some((d, iso)) = unpadded_iso(t.path()) else {
+        return;
+    };
+    let bin = t.path().join("disc.bin");
+    raw_image(&iso, &bin);
+    // What the fuzz target does (fuzz/fuzz_targets/patch_image.rs), on damaged copies.
+    for path in [&iso, &bin] {
+        let data = std::fs::read(path).unwrap();
+        let mut inputs = vec![
+            data[..data.len() / 3].to_vec(),
+            data[..17 * 2048 + 5].to_vec(),
+        ];
+        for (i, at) in [
+            16 * 2048 + 80,
+            16 * 2048 + 140,
+            16 * 2048 + 158,
+            18 * 2048 + 2,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut g = data.clone();
+            g[at..at + 4].copy_from_slice(&[0xFF, 0xFF, 0xFF, 0x7F - i as u8]);
+            inputs.push(g);
+        }
+        for input in inputs {
+            let src = std::sync::Arc::new(scan::MemSource(input.into()));
+            let _ = patch::inspect(src.clone(), false);
+            let _ = patch::inspect(src, true);
+        }
+    }
 }
