@@ -9,7 +9,7 @@ readers, players and conversions the ``retroanim`` command line uses, with the s
 >>> model.format, model.summary()["frames"]            # doctest: +SKIP
 ('tod', 42)
 
-Functions: :func:`read`, :func:`play`, :func:`convert`, :func:`targets`. Errors raise
+Functions: :func:`read`, :func:`play`, :func:`convert`, :func:`targets`, :func:`patch`. Errors raise
 :class:`RetroanimError` subclasses carrying ``format``, ``offset`` and ``message``.
 
 TODO(#16): ``scan(...)`` (containers walked into the readers) comes once the library's scan
@@ -59,6 +59,7 @@ __all__ = [
     "UnknownFormatError",
     "UnsupportedError",
     "convert",
+    "patch",
     "play",
     "read",
     "scan",
@@ -396,3 +397,21 @@ def scan(paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[
         names, formats=None if formats is None else list(formats), align=align,
         min_size=min_size)
     return ScanReport(finds=list(finds), summary=summary)
+
+
+def patch(image: Union[str, "os.PathLike[str]"],
+          replacements: Iterable[Tuple[str, Union[str, "os.PathLike[str]", bytes, bytearray]]],
+          out: Union[str, "os.PathLike[str]"], *, force: bool = False,
+          dry_run: bool = False) -> dict:
+    """Puts assets back into a disc image (ISO 9660, raw ``.bin`` with or without its ``.cue``),
+    a PBO archive or a file, as ``retroanim patch`` does, writing ``out`` (the image is never
+    modified). Each replacement is ``(place, new)``: ``place`` a find's place as ``scan`` prints
+    it (``"/DATA/PACK.BIN+4096"``: container without the image's name, ``+``, offset), ``new``
+    the new file's bytes or path. The new bytes must be a valid file of the kind found there
+    unless ``force``. Returns a dict: ``changes`` (``place``, ``format``, ``old_size``,
+    ``new_size``, ``how``), ``notes``, ``grown`` (bytes the image grew by), ``written`` (paths).
+    Raises :class:`RetroanimError` (nothing written) when a place names no find (the nearest are
+    listed) or a larger asset cannot grow where it is.
+    """
+    reps = [(place, _bytes_of(new)) for place, new in replacements]
+    return _native.patch(os.fspath(image), reps, os.fspath(out), force=force, dry_run=dry_run)

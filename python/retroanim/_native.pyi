@@ -144,3 +144,11 @@ def scan(
     align: int = ...,
     min_size: int = ...,
 ) -> Tuple[List[Find], Dict[str, Any]]: ...
+
+def patch(
+    image: str,
+    replacements: List[Tuple[str, bytes]],
+    out: str,
+    force: bool = ...,
+    dry_run: bool = ...,
+) -> Dict[str, Any]: ...

@@ -711,6 +711,48 @@ fn scan(
     Ok((finds, summary))
 }
 
+/// Puts assets back into a disc image, PBO archive or file (as `retroanim patch`): each
+/// replacement is `(place, bytes)`; returns a dict of `changes`, `notes`, `grown`, `written`.
+#[pyfunction]
+#[pyo3(signature = (image, replacements, out, force=false, dry_run=false))]
+fn patch(
+    py: Python<'_>,
+    image: std::path::PathBuf,
+    replacements: Vec<(String, Vec<u8>)>,
+    out: std::path::PathBuf,
+    force: bool,
+    dry_run: bool,
+) -> PyResult<Py<PyAny>> {
+    use retroanim::patch::{Options, Replacement};
+    let reps: Vec<Replacement> = replacements
+        .into_iter()
+        .map(|(place, data)| Replacement { place, data })
+        .collect();
+    let opts = Options { force, dry_run };
+    let done = py
+        .detach(|| retroanim::patch::patch(&image, &reps, &out, opts))
+        .map_err(to_py)?;
+    let changes: Vec<serde_json::Value> = done
+        .changes
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "place": c.place, "format": c.format.name(), "old_size": c.old_size,
+                "new_size": c.new_size, "how": c.how,
+            })
+        })
+        .collect();
+    json_of(
+        py,
+        &serde_json::json!({
+            "changes": changes,
+            "notes": done.notes,
+            "grown": done.grown,
+            "written": done.written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        }),
+    )
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -723,6 +765,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert_model, m)?)?;
     m.add_class::<PyFind>()?;
     m.add_function(wrap_pyfunction!(scan, m)?)?;
+    m.add_function(wrap_pyfunction!(patch, m)?)?;
     m.add(
         "FORMATS",
         Format::ALL.iter().map(|f| f.name()).collect::<Vec<_>>(),

@@ -63,6 +63,29 @@ pub enum Command {
     Disasm(DisasmArgs),
     /// Find every asset inside disc images (ISO, raw .bin/.cue), PBO archives, files and folders.
     Scan(ScanArgs),
+    /// Put edited assets back into a disc image (ISO, raw .bin/.cue), a PBO archive or a file.
+    Patch(PatchArgs),
+}
+
+/// `retroanim patch`.
+#[derive(Debug, Args)]
+pub struct PatchArgs {
+    /// The disc image (ISO, raw .bin, .cue), PBO archive or file; never modified.
+    pub image: PathBuf,
+    /// A find's place as `scan` prints it (`/DATA/PACK.BIN+4096`, `/ANIM/T0000.TOD+0`) and the
+    /// file to put there (repeatable). A smaller file is padded with zeros; a larger one is
+    /// allowed for a whole file of a disc image or a whole PBO entry.
+    #[arg(long, num_args = 2, value_names = ["PLACE", "NEWFILE"], required = true)]
+    pub replace: Vec<String>,
+    /// The patched image (with a cue sheet: its .bin, and the new .cue beside it).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+    /// Print what would change; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Put files that are not valid files of the kind found at PLACE.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `retroanim completions`.

@@ -30,6 +30,7 @@ mod convert;
 mod disasm;
 mod dump;
 mod info;
+mod patch;
 mod play;
 mod play_hmd;
 mod roundtrip;
@@ -96,6 +97,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Asm(a) => asm::run(&a),
         Command::Disasm(a) => disasm::run(&a),
         Command::Scan(a) => scan::run(&a),
+        Command::Patch(a) => patch::run(&a),
     }
 }
 

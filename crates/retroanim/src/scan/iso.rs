@@ -44,6 +44,19 @@ pub struct IsoFile {
     pub size: u64,
     /// XA attributes, when the record has them.
     pub xa_attributes: Option<u16>,
+    /// Byte offset of its directory record in the 2048-byte view.
+    pub record: u64,
+    /// The record's flags byte (bit 7: one extent of a multi-extent file).
+    pub flags: u8,
+}
+
+/// One directory tree of a volume: its files, and the extents of its directories.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tree {
+    /// Files, in directory order.
+    pub files: Vec<IsoFile>,
+    /// Each directory's extent: (byte offset in the view, length in bytes).
+    pub dirs: Vec<(u64, u64)>,
 }
 
 impl IsoFile {
@@ -72,31 +85,47 @@ fn le32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
-/// Every file of the image, in directory order.
+/// Every file of the image, in directory order (the primary volume descriptor's tree).
 pub fn list(view: &dyn Source) -> Result<Vec<IsoFile>> {
+    let pvd_at = descriptors(view)?
+        .into_iter()
+        .find(|d| d.1 == 1)
+        .map(|d| d.0)
+        .ok_or_else(|| err(16 * SECTOR, "no primary volume descriptor".into()))?;
+    Ok(tree(view, pvd_at)?.files)
+}
+
+/// The volume descriptors from sector 16 up to the terminator (at most 32): (byte offset,
+/// type: 0 boot record, 1 primary, 2 supplementary, 3 partition, 255 terminator). A primary
+/// descriptor with a logical block size other than 2048 is an error; what follows the primary
+/// descriptor without `CD001` ends the list.
+pub fn descriptors(view: &dyn Source) -> Result<Vec<(u64, u8)>> {
     let len = view.len();
-    // Find the primary volume descriptor (at most 32 descriptors before the terminator).
-    let mut pvd = vec![0u8; SECTOR as usize];
-    let mut pvd_at = None;
+    let mut out: Vec<(u64, u8)> = Vec::new();
+    let mut d = [0u8; 130];
     for i in 16..48u64 {
         let at = i * SECTOR;
         if at + SECTOR > len {
             break;
         }
-        view.read_at(at, &mut pvd)?;
-        if &pvd[1..6] != b"CD001" {
+        view.read_at(at, &mut d)?;
+        if &d[1..6] != b"CD001" && out.iter().any(|x| x.1 == 1) {
+            // Scanning needs only the primary descriptor: whatever follows it is not judged.
+            break;
+        }
+        if &d[1..6] != b"CD001" {
             return Err(err(
                 at + 1,
                 format!(
                     "volume descriptor {i}: expected \"CD001\", found {:02x?}",
-                    &pvd[1..6]
+                    &d[1..6]
                 ),
             ));
         }
-        match pvd[0] {
+        out.push((at, d[0]));
+        match d[0] {
             1 => {
-                pvd_at = Some(at);
-                let block = u16::from_le_bytes([pvd[128], pvd[129]]);
+                let block = u16::from_le_bytes([d[128], d[129]]);
                 if block as u64 != SECTOR {
                     return Err(Error::Container {
                         container: "ISO 9660",
@@ -104,19 +133,31 @@ pub fn list(view: &dyn Source) -> Result<Vec<IsoFile>> {
                         what: format!("logical block size {block}; only 2048 is read"),
                     });
                 }
-                break;
             }
             255 => break,
             _ => {}
         }
     }
-    let Some(pvd_at) = pvd_at else {
-        return Err(err(16 * SECTOR, "no primary volume descriptor".into()));
-    };
+    Ok(out)
+}
+
+/// The directory tree of the primary or supplementary volume descriptor at byte `pvd_at`.
+pub fn tree(view: &dyn Source, pvd_at: u64) -> Result<Tree> {
+    let len = view.len();
+    let mut pvd = vec![0u8; SECTOR as usize];
+    view.read_at(pvd_at, &mut pvd)?;
+    let block = u16::from_le_bytes([pvd[128], pvd[129]]);
+    if block as u64 != SECTOR {
+        return Err(err(
+            pvd_at + 128,
+            format!("logical block size {block}; only 2048 is read"),
+        ));
+    }
     let root = &pvd[156..190];
     let root_extent = le32(root, 2) as u64;
     let root_size = le32(root, 10) as u64;
     let mut files = Vec::new();
+    let mut dirs = Vec::new();
     let mut visited = HashSet::new();
     let mut records = 0usize;
     // (path, extent, size, offset of the record that points there, depth)
@@ -153,6 +194,7 @@ pub fn list(view: &dyn Source) -> Result<Vec<IsoFile>> {
                 format!("directories nest deeper than {MAX_DEPTH}"),
             ));
         }
+        dirs.push((start, size));
         let mut subdirs = Vec::new();
         let sectors = size.div_ceil(SECTOR);
         for s in 0..sectors {
@@ -218,6 +260,8 @@ pub fn list(view: &dyn Source) -> Result<Vec<IsoFile>> {
                         offset: off,
                         size: dlen,
                         xa_attributes: xa,
+                        record: rec_at,
+                        flags: r[25],
                     });
                 }
             }
@@ -225,7 +269,7 @@ pub fn list(view: &dyn Source) -> Result<Vec<IsoFile>> {
         // Walk subdirectories in directory order.
         stack.extend(subdirs.into_iter().rev());
     }
-    Ok(files)
+    Ok(Tree { files, dirs })
 }
 
 #[cfg(test)]

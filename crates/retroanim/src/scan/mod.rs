@@ -402,6 +402,12 @@ pub fn scan_paths(paths: &[PathBuf], opts: &ScanOptions) -> Report {
 
 /// Scans one source (an image, archive or blob already open) under the name `name`.
 pub fn scan_source(src: Arc<dyn Source>, name: &str, opts: &ScanOptions) -> Report {
+    scan_source_as(src, name, false, opts)
+}
+
+/// [`scan_source`], walking the source as a PBO archive when `pbo` is true (as a `.pbo` file
+/// name makes [`scan_paths`] do).
+pub fn scan_source_as(src: Arc<dyn Source>, name: &str, pbo: bool, opts: &ScanOptions) -> Report {
     let start = Instant::now();
     let sink = Sink::default();
     let stats = Stats::default();
@@ -411,7 +417,7 @@ pub fn scan_source(src: Arc<dyn Source>, name: &str, opts: &ScanOptions) -> Repo
         stats: &stats,
         path: name,
     };
-    walk(src, name, false, 0, &cx);
+    walk(src, name, pbo, 0, &cx);
     finish(sink, stats, start)
 }
 

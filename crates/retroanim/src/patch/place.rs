@@ -1,0 +1,289 @@
+//! PLACE: a find named the way `scan` prints it, `CONTAINER+OFFSET`, and the container chain
+//! it leads to inside an image.
+//!
+//! CONTAINER is the find's container without the image's own name: `/DATA/PACK.BIN` (a file of
+//! the ISO), `/ADDONS/A.PBO:/data/m.p3d` (an entry of a PBO inside the ISO), `/data/m.p3d`
+//! (an entry of a PBO given as the image), empty for a plain file, optionally opened by
+//! `#trackNN:` when a cue sheet lists several tracks. OFFSET is the byte offset in that
+//! container (decimal, or hex with `0x`).
+
+use std::sync::Arc;
+
+use super::image::{Image, Kind};
+use crate::error::{Error, Result};
+use crate::scan::iso::IsoFile;
+use crate::scan::pbo::{self, Pbo};
+use crate::scan::source::{MemSource, Source, SubSource};
+use crate::scan::{self, iso, Find, ScanOptions};
+
+/// A parsed PLACE.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    /// The text as given.
+    pub text: String,
+    /// `#trackNN`, when given.
+    pub track: Option<u32>,
+    /// Path segments: the ISO file, then a PBO entry (without leading `/`).
+    pub segments: Vec<String>,
+    /// Byte offset in the innermost container.
+    pub offset: u64,
+}
+
+fn bad(text: &str, why: &str) -> Error {
+    Error::Parameter {
+        what: format!("place {text:?}: {why} (a place reads CONTAINER+OFFSET as `scan` prints it, e.g. /DATA/PACK.BIN+4096)"),
+    }
+}
+
+/// Parses a PLACE.
+pub fn parse(text: &str) -> Result<Place> {
+    let (container, off) = text
+        .rsplit_once('+')
+        .ok_or_else(|| bad(text, "no +OFFSET"))?;
+    let off = off.trim();
+    let offset = match off.strip_prefix("0x").or_else(|| off.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => off.parse(),
+    }
+    .map_err(|_| bad(text, "the offset is not a number"))?;
+    let mut rest = container.trim().trim_start_matches(':');
+    let mut track = None;
+    if let Some(r) = rest.strip_prefix("#track") {
+        let (n, after) = r.split_once(':').unwrap_or((r, ""));
+        track = Some(n.parse().map_err(|_| bad(text, "unreadable #trackNN"))?);
+        rest = after;
+    }
+    let segments = if rest.is_empty() {
+        Vec::new()
+    } else {
+        rest.split(":/")
+            .map(|s| s.trim_start_matches('/').to_string())
+            .collect()
+    };
+    if segments.len() > 2 || segments.iter().any(String::is_empty) {
+        return Err(bad(
+            text,
+            "at most an image file and an archive entry can be named",
+        ));
+    }
+    Ok(Place {
+        text: text.to_string(),
+        track,
+        segments,
+        offset,
+    })
+}
+
+/// Where a place leads.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The data track (disc images).
+    pub track: Option<usize>,
+    /// The ISO file.
+    pub file: Option<IsoFile>,
+    /// The PBO holding the entry, its bytes and the entry's index.
+    pub entry: Option<(Pbo, Arc<dyn Source>, usize)>,
+    /// The innermost container's bytes (a packed entry's unpacked bytes).
+    pub container: Arc<dyn Source>,
+    /// Whether the innermost container is named like a PBO.
+    pub pbo_name: bool,
+}
+
+fn not_found(what: String) -> Error {
+    Error::Parameter { what }
+}
+
+/// Follows a place into the image.
+pub fn resolve(img: &Image, p: &Place) -> Result<Resolved> {
+    let mut segs = p.segments.iter();
+    let mut r = Resolved {
+        track: None,
+        file: None,
+        entry: None,
+        container: img.src.clone(),
+        pbo_name: false,
+    };
+    let mut is_pbo = matches!(img.kind, Kind::Pbo);
+    if let Kind::Disc(tracks) = &img.kind {
+        let ti = match p.track {
+            Some(n) => tracks
+                .iter()
+                .position(|t| t.number == Some(n))
+                .ok_or_else(|| not_found(format!("{}: no data track {n}", p.text)))?,
+            None => 0,
+        };
+        let t = &tracks[ti];
+        r.track = Some(ti);
+        r.container = t.view.clone();
+        is_pbo = false;
+        if iso::looks_like(t.view.as_ref()) {
+            if let Some(name) = segs.next() {
+                let files = iso::list(t.view.as_ref())?;
+                let f = files
+                    .into_iter()
+                    .find(|f| f.path.trim_start_matches('/') == name)
+                    .ok_or_else(|| {
+                        not_found(format!("{}: no file /{name} in the image", p.text))
+                    })?;
+                if f.is_stream() {
+                    return Err(not_found(format!(
+                        "{}: /{name} is a Mode 2 Form 2 / interleaved stream, which holds no asset",
+                        p.text
+                    )));
+                }
+                r.container = Arc::new(SubSource::new(t.view.clone(), f.offset, f.size)?);
+                is_pbo = name.to_ascii_lowercase().ends_with(".pbo")
+                    || pbo::looks_like(r.container.as_ref());
+                r.pbo_name = name.to_ascii_lowercase().ends_with(".pbo");
+                r.file = Some(f);
+            }
+        }
+    }
+    if let Some(name) = segs.next() {
+        if !is_pbo {
+            return Err(not_found(format!(
+                "{}: {name} is inside a file that is not a PBO archive",
+                p.text
+            )));
+        }
+        let src = r.container.clone();
+        let archive = pbo::read(src.as_ref())?;
+        let i = archive
+            .entries
+            .iter()
+            .position(|e| e.name == *name)
+            .ok_or_else(|| not_found(format!("{}: no entry {name} in the archive", p.text)))?;
+        let e = &archive.entries[i];
+        if e.is_encrypted() {
+            return Err(not_found(format!("{}: {name} is encrypted", p.text)));
+        }
+        r.container = if e.is_packed() {
+            if e.original_size as u64 > ScanOptions::default().max_asset {
+                return Err(not_found(format!(
+                    "{}: {name} unpacks to {} bytes, more than the largest asset read",
+                    p.text, e.original_size
+                )));
+            }
+            Arc::new(MemSource(pbo::unpack_entry(src.as_ref(), e)?.into()))
+        } else {
+            Arc::new(SubSource::new(src.clone(), e.offset, e.data_size as u64)?)
+        };
+        r.pbo_name = false;
+        r.entry = Some((archive, src, i));
+    } else if r.file.is_none() && matches!(img.kind, Kind::Pbo) {
+        return Err(not_found(format!("{}: name an entry of the PBO", p.text)));
+    }
+    Ok(r)
+}
+
+/// The scan options the patcher finds assets with: every byte offset.
+pub fn scan_options() -> ScanOptions {
+    ScanOptions {
+        align: 1,
+        ..ScanOptions::default()
+    }
+}
+
+/// The finds directly in a container (not in containers inside it).
+pub fn finds_in(r: &Resolved) -> Vec<Find> {
+    scan::scan_source_as(r.container.clone(), "", r.pbo_name, &scan_options())
+        .finds
+        .into_iter()
+        .filter(|f| f.container.is_empty())
+        .collect()
+}
+
+/// Every find of the image, with its place.
+pub fn all_finds(img: &Image) -> Vec<(String, Find)> {
+    let opts = scan_options();
+    let reports = match &img.kind {
+        Kind::Disc(tracks) => tracks
+            .iter()
+            .map(|t| {
+                let name = t
+                    .number
+                    .map(|n| format!("#track{n:02}"))
+                    .unwrap_or_default();
+                scan::scan_source(t.view.clone(), &name, &opts)
+            })
+            .collect(),
+        Kind::Pbo => vec![scan::scan_source_as(img.src.clone(), "", true, &opts)],
+        Kind::Plain => vec![scan::scan_source(img.src.clone(), "", &opts)],
+    };
+    reports
+        .into_iter()
+        .flat_map(|r| r.finds)
+        .map(|f| {
+            (
+                format!("{}+{}", f.container.trim_start_matches(':'), f.offset),
+                f,
+            )
+        })
+        .collect()
+}
+
+/// The error for a place that names no find: the nearest finds (same container by offset,
+/// else by the longest shared prefix of the name).
+pub fn nearest(place: &Place, why: &str, finds: &[(String, Find)]) -> Error {
+    let container = place
+        .text
+        .rsplit_once('+')
+        .map_or("", |c| c.0)
+        .trim_start_matches(':');
+    let mut ranked: Vec<(usize, u64, &String, &Find)> = finds
+        .iter()
+        .map(|(p, f)| {
+            let c = p.rsplit_once('+').map_or("", |c| c.0);
+            let shared = c
+                .chars()
+                .zip(container.chars())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let same = usize::from(c == container) * 10_000;
+            (
+                usize::MAX - same - shared,
+                f.offset.abs_diff(place.offset),
+                p,
+                f,
+            )
+        })
+        .collect();
+    ranked.sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    let list: Vec<String> = ranked
+        .iter()
+        .take(5)
+        .map(|(_, _, p, f)| format!("{p} ({} {} bytes)", f.format, f.size))
+        .collect();
+    Error::Parameter {
+        what: format!(
+            "{why}; nearest finds: {}",
+            if list.is_empty() {
+                "none (the image holds no asset)".to_string()
+            } else {
+                list.join(", ")
+            }
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_parse() {
+        let p = parse("/DATA/PACK.BIN+4096").unwrap();
+        assert_eq!(
+            (p.track, p.segments.clone(), p.offset),
+            (None, vec!["DATA/PACK.BIN".to_string()], 4096)
+        );
+        let p = parse("#track02:/A.PBO:/data/m.p3d+0x10").unwrap();
+        assert_eq!(p.track, Some(2));
+        assert_eq!(p.segments, vec!["A.PBO".to_string(), "data/m.p3d".into()]);
+        assert_eq!(p.offset, 16);
+        assert_eq!(parse("+12").unwrap().segments.len(), 0);
+        for bad in ["/A", "/A+x", "/A:/b:/c+0", "#trackx:/A+0"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+}
