@@ -52,7 +52,7 @@ mod tests {
             reaches_cycle(&p),
             [false, false, false, true, true, true, false]
         );
-        let chain: Vec<Option<usize>> = (0..200_000).map(|i| i.checked_sub(1)).collect();
+        let chain: Vec<Option<usize>> = (0..200_000usize).map(|i| i.checked_sub(1)).collect();
         assert!(reaches_cycle(&chain).iter().all(|&c| !c));
         let mut ring = chain;
         ring[0] = Some(199_999);
