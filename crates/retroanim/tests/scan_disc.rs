@@ -455,3 +455,37 @@ fn system_binaries_hold_no_clean_asset() {
         clean.join("\n")
     );
 }
+
+#[test]
+fn a_cue_naming_a_fifo_is_an_error_not_a_hang() {
+    // Opening a FIFO waits for a writer forever: the scan refuses anything but a regular file
+    // before opening it, and goes on with the rest.
+    let dir = tmp();
+    let fifo = dir.path().join("TRACK.BIN");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("*** SKIPPING: mkfifo unavailable ***");
+        return;
+    }
+    let cue = dir.path().join("GAME.CUE");
+    std::fs::write(
+        &cue,
+        "FILE \"TRACK.BIN\" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:00:00\n",
+    )
+    .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let paths = vec![cue.clone(), fifo.clone()];
+    std::thread::spawn(move || {
+        let r = retroanim::scan::scan_paths(&paths, &opts());
+        let _ = tx.send(r);
+    });
+    let report = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the scan returned instead of waiting on the FIFO");
+    assert!(report.finds.is_empty());
+    let msgs: Vec<String> = report.errors.iter().map(|e| e.error.to_string()).collect();
+    assert!(
+        msgs.iter().any(|m| m.contains("not a regular file")),
+        "{msgs:?}"
+    );
+}

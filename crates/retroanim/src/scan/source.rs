@@ -62,8 +62,19 @@ pub struct FileSource {
 }
 
 impl FileSource {
-    /// Opens a file.
+    /// Opens a regular file. Anything else is refused before it is opened: opening a FIFO that
+    /// a cue sheet names would wait for a writer forever, and a device has no end.
     pub fn open(path: &Path) -> Result<FileSource> {
+        if !std::fs::metadata(path)?.is_file() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "{}: not a regular file (FIFOs, devices and sockets are not scanned)",
+                    path.display()
+                ),
+            )
+            .into());
+        }
         let file = File::open(path)?;
         let len = file.metadata()?.len();
         Ok(FileSource {
