@@ -177,6 +177,24 @@ pub fn from_finds(finds: &[Find]) -> Assembly {
         })
         .collect();
     let tmd_keys: Vec<models::TmdKey<'_>> = tmds.iter().map(|t| t.1.clone()).collect();
+    let tod_index: Vec<usize> = (0..finds.len())
+        .filter(|&i| matches!(parsed[i], Parsed::Tod(_)))
+        .collect();
+    let tod_keys: Vec<models::TodKey<'_>> = tod_index
+        .iter()
+        .map(|&i| models::TodKey {
+            source: &sources[i],
+            ids: match &parsed[i] {
+                Parsed::Tod(ids) => ids,
+                _ => &[],
+            },
+        })
+        .collect();
+    let ranked_tods: BTreeMap<usize, Vec<models::Ranked>> = tod_index
+        .iter()
+        .copied()
+        .zip(models::rank_all(&tod_keys, &tmd_keys))
+        .collect();
     let assets: Vec<Asset> = (0..finds.len())
         .into_par_iter()
         .map(|i| {
@@ -193,9 +211,8 @@ pub fn from_finds(finds: &[Find]) -> Assembly {
                 Parsed::Tmd { groups, .. } | Parsed::Hmd(groups) => {
                     texture(&mut a, groups, &tims);
                 }
-                Parsed::Tod(ids) => {
-                    let key = models::TodKey { source, ids };
-                    let ranked = models::rank(&key, &tmd_keys);
+                Parsed::Tod(_) => {
+                    let ranked = ranked_tods.get(&i).map(Vec::as_slice).unwrap_or(&[]);
                     a.model = ranked.first().map(|best| ModelMatch {
                         source: sources[tmds[best.tmd].0].clone(),
                         confidence: best.confidence,

@@ -9,6 +9,7 @@
 //! | the TMD has exactly as many objects as the largest ID | 0.10 |
 //! | place: 0.45 × [`place_weight`] (same container 1, same folder 0.9, … another tree 0.05) | ≤ 0.45 |
 //! | same name stem (`N_C.TOD`, `N_C.TMD`) | 0.15 |
+//! | (a TOD without TMD-ID packets) a TOD with TMD IDs in its folder takes this TMD ([`rank_all`]) | 0.30 |
 //!
 //! Candidates are ranked by score, then nearness, then container name and offset, and the
 //! confidence of each is its score weighed by its lead over the best other
@@ -48,6 +49,32 @@ pub struct Ranked {
     pub confidence: f64,
 }
 
+/// Ranks the models of every TOD: [`rank`], then a second pass for the TODs without TMD-ID
+/// packets (the janken sample's `C_N.TOD` moves objects `APPEAR.TOD` created): a TMD that a
+/// TOD with TMD IDs in the same folder (or container) takes with confidence ≥ 0.5 gets the
+/// 0.30 of the ID evidence, since such a TOD is played after that one on the same model.
+pub fn rank_all(tods: &[TodKey<'_>], tmds: &[TmdKey<'_>]) -> Vec<Vec<Ranked>> {
+    let first: Vec<Vec<Ranked>> = tods.iter().map(|t| rank(t, tmds)).collect();
+    tods.iter()
+        .enumerate()
+        .map(|(i, t)| {
+            if !t.ids.is_empty() {
+                return first[i].clone();
+            }
+            let boosted: Vec<usize> = tods
+                .iter()
+                .zip(&first)
+                .filter(|(o, _)| !o.ids.is_empty() && nearness(t.source, o.source).steps == 0)
+                .filter_map(|(_, r)| r.first().filter(|b| b.confidence >= 0.5).map(|b| b.tmd))
+                .collect();
+            if boosted.is_empty() {
+                return first[i].clone();
+            }
+            rank_with(t, tmds, &boosted)
+        })
+        .collect()
+}
+
 /// The evidence score of `tmd` as `tod`'s model, or `None` when it lacks an object the TOD names.
 pub fn score(tod: &TodKey<'_>, tmd: &TmdKey<'_>, near: Nearness) -> Option<f64> {
     if !tod
@@ -73,13 +100,18 @@ pub fn score(tod: &TodKey<'_>, tmd: &TmdKey<'_>, near: Nearness) -> Option<f64> 
 
 /// The best [`MAX_CANDIDATES`] models for `tod`, best first.
 pub fn rank(tod: &TodKey<'_>, tmds: &[TmdKey<'_>]) -> Vec<Ranked> {
+    rank_with(tod, tmds, &[])
+}
+
+/// [`rank`], with 0.30 more for the TMDs in `sibling` (indices into `tmds`).
+fn rank_with(tod: &TodKey<'_>, tmds: &[TmdKey<'_>], sibling: &[usize]) -> Vec<Ranked> {
     type Entry<'b> = (f64, Nearness, &'b str, u64, usize);
     let mut c: Vec<Entry<'_>> = tmds
         .iter()
         .enumerate()
         .filter_map(|(i, t)| {
             let near = nearness(tod.source, t.source);
-            let s = score(tod, t, near)?;
+            let s = score(tod, t, near)? + if sibling.contains(&i) { 0.30 } else { 0.0 };
             Some((s, near, t.source.container.as_str(), t.source.offset, i))
         })
         .collect();

@@ -735,31 +735,38 @@ fn link_tods(finds: &mut [Find]) {
             objects: *n,
         })
         .collect();
-    let shared: &[Find] = finds;
-    let all: Vec<(usize, Vec<TmdCandidate>)> = shared
-        .par_iter()
+    let tods: Vec<(usize, Source, &[u32])> = finds
+        .iter()
         .enumerate()
         .filter_map(|(i, f)| match &f.link {
-            Link::Tod(ids) => {
-                let src = source(f);
-                let ranked = models::rank(&models::TodKey { source: &src, ids }, &keys);
-                let list = ranked
-                    .into_iter()
-                    .map(|r| {
-                        let (_, s, objects) = &tmds[r.tmd];
-                        TmdCandidate {
-                            path: s.path.clone(),
-                            container: s.container.clone(),
-                            offset: s.offset,
-                            size: s.size,
-                            objects: *objects,
-                            confidence: r.confidence,
-                        }
-                    })
-                    .collect();
-                Some((i, list))
-            }
+            Link::Tod(ids) => Some((i, source(f), ids.as_slice())),
             _ => None,
+        })
+        .collect();
+    let tod_keys: Vec<models::TodKey<'_>> = tods
+        .iter()
+        .map(|(_, s, ids)| models::TodKey { source: s, ids })
+        .collect();
+    let ranked = models::rank_all(&tod_keys, &keys);
+    let all: Vec<(usize, Vec<TmdCandidate>)> = tods
+        .iter()
+        .zip(ranked)
+        .map(|((i, _, _), ranked)| {
+            let list = ranked
+                .into_iter()
+                .map(|r| {
+                    let (_, s, objects) = &tmds[r.tmd];
+                    TmdCandidate {
+                        path: s.path.clone(),
+                        container: s.container.clone(),
+                        offset: s.offset,
+                        size: s.size,
+                        objects: *objects,
+                        confidence: r.confidence,
+                    }
+                })
+                .collect();
+            (*i, list)
         })
         .collect();
     for (i, list) in all {
