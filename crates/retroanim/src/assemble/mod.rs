@@ -508,4 +508,62 @@ impl Assembly {
             ))),
         }
     }
+
+    /// Puts the pairing of the asset at the start of `container` (a file converted whole) into
+    /// `opts`: its chosen TIMs (models) and its model when used (animations), unless the caller
+    /// set them already. Returns notes saying which pairing was used, or shown and not used.
+    pub fn pair_into(
+        &self,
+        container: &str,
+        opts: &mut crate::convert::Options,
+    ) -> Result<Vec<Note>> {
+        let mut notes = Vec::new();
+        let Some(a) = self.asset_at(container, 0) else {
+            return Ok(notes);
+        };
+        if opts.textures.tims.is_empty() && !a.textures.is_empty() {
+            opts.textures.tims = self.tims_for(a)?;
+            let list: Vec<String> = a
+                .textures
+                .iter()
+                .map(|t| format!("{} ({:.2})", t.source.container, t.confidence))
+                .collect();
+            notes.push(Note {
+                code: "paired-textures",
+                message: format!("textured from {}", list.join(", ")),
+            });
+        }
+        if a.format == Format::Tod && opts.tod.tmd.is_none() {
+            match self.model_for(a)? {
+                Some((tmd, m)) => {
+                    opts.tod.tmd = Some(tmd);
+                    notes.push(Note {
+                        code: "paired-model",
+                        message: format!(
+                            "model {} (confidence {:.2})",
+                            m.source.container, m.confidence
+                        ),
+                    });
+                    // The model's own textures, as assembled for it.
+                    if opts.textures.tims.is_empty() {
+                        if let Some(ma) = self.asset_at(&m.source.container, m.source.offset) {
+                            opts.textures.tims = self.tims_for(ma)?;
+                        }
+                    }
+                }
+                None => {
+                    if let Some(m) = &a.model {
+                        notes.push(Note {
+                            code: "model-unsure",
+                            message: format!(
+                                "best model candidate {} has confidence {:.2} (below {USE_FROM}): not used",
+                                m.source.container, m.confidence
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(notes)
+    }
 }
