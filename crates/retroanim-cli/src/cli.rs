@@ -263,10 +263,15 @@ pub struct ConvertArgs {
     /// --recursive).
     #[arg(required = true, value_name = "IN... [OUT]")]
     pub paths: Vec<PathBuf>,
-    /// Write each output into this folder, named after its input with the target's extension
-    /// (needs --to).
-    #[arg(long, value_name = "DIR", requires = "to")]
+    /// Write each output into this folder, named after its input with the target's extension.
+    /// Without --to each file goes to its natural target (models and animations GLB, TIM PNG,
+    /// ...), paired with its model and textures as `scan` assembles them; files with nothing
+    /// to convert to are skipped and counted.
+    #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// With --out-dir: do not pair animations with models and models with TIMs.
+    #[arg(long, requires = "out_dir")]
+    pub no_pair: bool,
     /// Output format (default: from OUT's extension): tod, hmd, tmd, tim, p3d, mdd, pc2, gltf, glb, json, png (from a TIM), lab (from an HMD), tim (from a PNG).
     #[arg(long, value_name = "FMT")]
     pub to: Option<String>,

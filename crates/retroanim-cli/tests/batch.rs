@@ -319,3 +319,87 @@ fn dump_takes_several_files_as_json_lines_that_read_back() {
         assert!(text.lines().any(|l| l.ends_with(name)), "{name}");
     }
 }
+
+/// The PsyQ TOD sample folder (janken TODs beside their TE.TMD, and TODVIEW), from the corpus.
+fn tod_samples() -> Option<PathBuf> {
+    let te = common::corpus("addons/graphics/TOD/JANKEN/TMD/TE.TMD")?;
+    Some(te.parent()?.parent()?.parent()?.to_path_buf())
+}
+
+#[test]
+fn a_folder_without_to_converts_each_kind_paired_with_no_failures() {
+    let Some(dir) = tod_samples() else { return };
+    let out = tempfile::tempdir().unwrap();
+    let o = retroanim()
+        .args(["convert", "-r"])
+        .arg(&dir)
+        .arg("--out-dir")
+        .arg(out.path())
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(" 0 failed"), "{err}");
+    // Every animation was given its model, and the pairing is printed.
+    assert!(
+        err.contains("note: model ") && err.contains("JANKEN/TMD/TE.TMD (confidence"),
+        "{err}"
+    );
+    for f in [
+        "JANKEN/TOD/APPEAR.glb",
+        "JANKEN/TMD/TE.glb",
+        "TODVIEW/JAANKEN.glb",
+    ] {
+        assert!(out.path().join(f).is_file(), "{f}: {err}");
+    }
+    // The paired animation carries the model's meshes besides the bare animation.
+    let paired = std::fs::metadata(out.path().join("JANKEN/TOD/APPEAR.glb"))
+        .unwrap()
+        .len();
+    let out2 = tempfile::tempdir().unwrap();
+    let o = retroanim()
+        .args(["convert", "-r"])
+        .arg(&dir)
+        .arg("--out-dir")
+        .arg(out2.path())
+        .arg("--no-pair")
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("note: model "), "{err}");
+    let bare = std::fs::metadata(out2.path().join("JANKEN/TOD/APPEAR.glb"))
+        .unwrap()
+        .len();
+    let model = std::fs::metadata(out.path().join("JANKEN/TMD/TE.glb"))
+        .unwrap()
+        .len();
+    assert!(
+        paired > bare + model / 2,
+        "paired {paired} bytes, bare {bare}, model {model}"
+    );
+}
+
+#[test]
+fn a_folder_with_to_skips_files_that_do_not_convert_to_it() {
+    let Some(dir) = tod_samples() else { return };
+    let out = tempfile::tempdir().unwrap();
+    let o = retroanim()
+        .args(["convert", "-r"])
+        .arg(&dir)
+        .arg("--out-dir")
+        .arg(out.path())
+        .args(["--to", "png"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(" 0 failed") && err.contains("skipped (nothing to convert to)"),
+        "{err}"
+    );
+    assert!(files_in(out.path()).is_empty(), "the folder holds no TIM");
+}

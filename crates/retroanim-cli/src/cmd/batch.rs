@@ -126,10 +126,22 @@ pub fn err(s: &str) {
     }
 }
 
+/// A file a batch passes over on purpose (counted as skipped, with this reason, not failed).
+#[derive(Debug)]
+pub struct Skip(pub &'static str);
+
+impl std::fmt::Display for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::error::Error for Skip {}
+
 /// What one file came to.
 struct Done<T> {
     outcome: Outcome,
-    skipped: bool,
+    skipped: Option<&'static str>,
     value: Option<T>,
     stdout: String,
     stderr: String,
@@ -158,14 +170,21 @@ pub fn run<T: Send>(
         let done = match result {
             Ok((outcome, value)) => Done {
                 outcome,
-                skipped: false,
+                skipped: None,
                 value,
+                stdout,
+                stderr,
+            },
+            Err(e) if e.downcast_ref::<Skip>().is_some() => Done {
+                outcome: Outcome::Clean,
+                skipped: e.downcast_ref::<Skip>().map(|s| s.0),
+                value: None,
                 stdout,
                 stderr,
             },
             Err(e) if input.root.is_some() && is_unknown_format(&e) => Done {
                 outcome: Outcome::Clean,
-                skipped: true,
+                skipped: Some("no known format"),
                 value: None,
                 stdout,
                 stderr,
@@ -174,7 +193,7 @@ pub fn run<T: Send>(
                 stderr.push_str(&format!("retroanim: error: {e:#}\n"));
                 Done {
                     outcome: Outcome::Failed,
-                    skipped: false,
+                    skipped: None,
                     value: None,
                     stdout,
                     stderr,
@@ -188,7 +207,8 @@ pub fn run<T: Send>(
     };
     let mut outcome = Outcome::Clean;
     let mut values = Vec::new();
-    let (mut ok, mut findings, mut failed, mut skipped) = (0usize, 0usize, 0usize, 0usize);
+    let (mut ok, mut findings, mut failed) = (0usize, 0usize, 0usize);
+    let mut skips: std::collections::BTreeMap<&'static str, usize> = Default::default();
     // A window of files at a time: output stays in order and memory holds one window's output.
     let window = pool.current_num_threads().max(1) * 4;
     for chunk in inputs.chunks(window) {
@@ -201,7 +221,7 @@ pub fn run<T: Send>(
             }
             outcome = outcome.worst(d.outcome);
             match (d.skipped, d.outcome) {
-                (true, _) => skipped += 1,
+                (Some(why), _) => *skips.entry(why).or_default() += 1,
                 (_, Outcome::Clean) => ok += 1,
                 (_, Outcome::Findings) => findings += 1,
                 (_, Outcome::Failed) => failed += 1,
@@ -212,14 +232,15 @@ pub fn run<T: Send>(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    let skipped: usize = skips.values().sum();
     if !g.quiet && (inputs.len() > 1 || g.verbose) {
         let mut line = format!(
             "retroanim: {} file{}: {ok} ok, {findings} with findings, {failed} failed",
             inputs.len() - skipped,
             if inputs.len() - skipped == 1 { "" } else { "s" }
         );
-        if skipped > 0 {
-            line.push_str(&format!("; {skipped} skipped (no known format)"));
+        for (why, n) in &skips {
+            line.push_str(&format!("; {n} skipped ({why})"));
         }
         eprintln!("{line}");
     }

@@ -1,4 +1,7 @@
-//! `retroanim convert IN OUT [--to FMT]` and `retroanim convert IN... --out-dir DIR --to FMT`.
+//! `retroanim convert IN OUT [--to FMT]` and `retroanim convert IN... --out-dir DIR [--to FMT]
+//! [--no-pair]`: without --to each input goes to [`convert::natural_target`], paired by
+//! [`retroanim::assemble`] (the pairing printed as notes); inputs with no such conversion are
+//! skipped and counted.
 //!
 //! Argument parsing and printing only: the options become a [`retroanim::convert::Options`],
 //! the library converts and says what it left out; this prints its notes and a one-line
@@ -33,15 +36,46 @@ pub fn run(args: &ConvertArgs) -> Result<Outcome> {
         })?;
         return Ok(outcome);
     };
-    let target = target_format(args.to.as_deref(), None)?;
+    let to = args
+        .to
+        .as_deref()
+        .map(|t| target_format(Some(t), None))
+        .transpose()?;
     let inputs = super::batch::expand(&args.paths)?;
-    let outputs = output_names(&inputs, dir, target);
+    // Each input's target: --to where the input converts to it, else its natural one.
+    let targets: HashMap<PathBuf, Option<Format>> = inputs
+        .iter()
+        .map(|i| {
+            let from = std::fs::read(&i.path)
+                .ok()
+                .and_then(|b| retroanim::detect(&b));
+            let t = match (from, to) {
+                (Some(f), Some(t)) => convert::can_convert(f, t).then_some(t),
+                (Some(f), None) => convert::natural_target(f),
+                (None, t) => t,
+            };
+            (i.path.clone(), t)
+        })
+        .collect();
+    let pairing = !args.no_pair && to.map_or(true, |t| matches!(t, Format::Gltf | Format::Glb));
+    let assembly = pairing.then(|| retroanim::assemble::from_paths(&args.paths));
+    let outputs = output_names(&inputs, dir, |p| targets[p]);
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     let (outcome, _) = super::batch::run::<()>(&inputs, |input| {
+        let Some(target) = targets[&input.path] else {
+            return Err(super::batch::Skip("nothing to convert to").into());
+        };
         let out = &outputs[&input.path];
         if let Some(parent) = out.parent() {
             std::fs::create_dir_all(parent)
                 .with_context(|| format!("{}: cannot create", parent.display()))?;
+        }
+        let mut opts = opts.clone();
+        if let Some(a) = &assembly {
+            let key = input.path.display().to_string();
+            for n in a.pair_into(&key, &mut opts).with_context(|| key.clone())? {
+                note!("{n}");
+            }
         }
         one(&input.path, out, target, args, &opts)
     })?;
@@ -140,10 +174,10 @@ fn target_format(to: Option<&str>, output: Option<&Path>) -> Result<Format> {
 fn output_names(
     inputs: &[super::batch::Input],
     dir: &Path,
-    target: Format,
+    target: impl Fn(&PathBuf) -> Option<Format>,
 ) -> HashMap<PathBuf, PathBuf> {
-    let ext = target.name();
-    let plain = |i: &super::batch::Input| dir.join(i.relative().with_extension(ext));
+    let ext = |i: &super::batch::Input| target(&i.path).map_or("out", |t| t.name());
+    let plain = |i: &super::batch::Input| dir.join(i.relative().with_extension(ext(i)));
     let mut count: HashMap<PathBuf, usize> = HashMap::new();
     for i in inputs {
         *count.entry(plain(i)).or_default() += 1;
@@ -155,7 +189,7 @@ fn output_names(
             let out = if count[&p] > 1 {
                 let mut name = i.relative().into_os_string();
                 name.push(".");
-                name.push(ext);
+                name.push(ext(i));
                 dir.join(name)
             } else {
                 p

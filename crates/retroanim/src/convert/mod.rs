@@ -401,6 +401,20 @@ pub fn targets(from: Format) -> &'static [Format] {
     }
 }
 
+/// What a file of format `from` becomes when a folder is converted without a target
+/// (`convert -r DIR --out-dir OUT`): models and animations a GLB, TIM a PNG, a point cache a
+/// GLB, PNG a TIM, LAB source an HMD; `None` for kinds with nothing to convert to (glTF, JSON).
+pub fn natural_target(from: Format) -> Option<Format> {
+    use Format::*;
+    match from {
+        Tod | Tmd | Hmd | P3d | Mdd | Pc2 => Some(Glb),
+        Tim => Some(Png),
+        Png => Some(Tim),
+        Lab => Some(Hmd),
+        Gltf | Glb | Json => None,
+    }
+}
+
 /// Whether [`targets`] of `from` includes `to`, or `to` is `from` itself (a rewrite).
 pub fn can_convert(from: Format, to: Format) -> bool {
     from == to || targets(from).contains(&to)
