@@ -44,6 +44,7 @@ mod limits;
 pub mod report;
 pub mod scan;
 pub mod scene;
+pub mod vram;
 
 pub use detect::{detect, plausible_start, Format};
 pub use error::{Error, Result};
