@@ -41,6 +41,7 @@ pub mod export;
 pub mod formats;
 pub mod import;
 mod limits;
+pub mod render;
 pub mod report;
 pub mod scan;
 pub mod scene;

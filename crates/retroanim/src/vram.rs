@@ -41,6 +41,8 @@ pub const DUMP_BYTES: usize = WIDTH * HEIGHT * 2;
 #[derive(Clone, PartialEq, Eq)]
 pub struct Vram {
     words: Vec<u16>,
+    /// Rectangles `[x, y, w, h]` something was loaded into (the whole VRAM for a dump).
+    loaded: Vec<[u16; 4]>,
 }
 
 impl std::fmt::Debug for Vram {
@@ -102,6 +104,7 @@ impl Vram {
     pub fn new() -> Vram {
         Vram {
             words: vec![0; WIDTH * HEIGHT],
+            loaded: Vec::new(),
         }
     }
 
@@ -123,6 +126,7 @@ impl Vram {
                 .chunks_exact(2)
                 .map(|b| u16::from_le_bytes([b[0], b[1]]))
                 .collect(),
+            loaded: vec![[0, 0, WIDTH as u16, HEIGHT as u16]],
         })
     }
 
@@ -146,16 +150,29 @@ impl Vram {
     /// Copies `w × h` halfwords (row by row) to `(x, y)`, as `LoadImage` does; returns whether
     /// the rectangle wrapped around an edge. Missing data (a short block) leaves VRAM as it was.
     pub fn load(&mut self, x: u16, y: u16, w: u16, h: u16, data: &[u16]) -> bool {
-        let (x, y, w) = (usize::from(x), usize::from(y), usize::from(w));
-        if w == 0 {
+        if w == 0 || h == 0 {
             return false;
         }
+        self.loaded.push([x, y, w, h]);
+        let (x, y, w) = (usize::from(x), usize::from(y), usize::from(w));
         for (row, line) in data.chunks(w).take(usize::from(h)).enumerate() {
             for (col, &v) in line.iter().enumerate() {
                 self.set(x + col, y + row, v);
             }
         }
         x % WIDTH + w > WIDTH || y % HEIGHT + usize::from(h) > HEIGHT
+    }
+
+    /// Whether the halfword at `(x, y)` lies in a rectangle that [`Vram::load`],
+    /// [`Vram::place_tim`] or [`Vram::from_dump`] filled (a texture page pointing elsewhere
+    /// samples memory nothing was loaded into).
+    pub fn is_loaded(&self, x: usize, y: usize) -> bool {
+        let (x, y) = (x % WIDTH, y % HEIGHT);
+        self.loaded.iter().any(|r| {
+            let dx = (x + WIDTH - usize::from(r[0]) % WIDTH) % WIDTH;
+            let dy = (y + HEIGHT - usize::from(r[1]) % HEIGHT) % HEIGHT;
+            dx < usize::from(r[2]) && dy < usize::from(r[3])
+        })
     }
 
     /// Places a TIM's pixel block and CLUT block at their own VRAM positions (the header's
@@ -193,6 +210,19 @@ impl Vram {
             }
             _ => self.get(px + u, py),
         }
+    }
+
+    /// Whether the page halfword texel `(u, v)` is read from was loaded ([`Vram::is_loaded`]).
+    pub fn texel_loaded(&self, page: TexturePage, u: u8, v: u8) -> bool {
+        let per = match page.depth {
+            0 => 4,
+            1 => 2,
+            _ => 1,
+        };
+        self.is_loaded(
+            usize::from(page.x) + usize::from(u) / per,
+            usize::from(page.y) + usize::from(v),
+        )
     }
 
     /// [`Vram::texel`] with the raw TSB and CBA halfwords of a packet.
@@ -304,6 +334,7 @@ mod tests {
         let mut v = Vram::new();
         assert!(v.load(1023, 511, 2, 2, &[1, 2, 3, 4]));
         assert_eq!((v.get(1023, 511), v.get(0, 511), v.get(1023, 0)), (1, 2, 3));
+        assert!(v.is_loaded(0, 0) && v.is_loaded(1023, 511) && !v.is_loaded(1, 1));
         let png = v.region_png(1022, 510, 2, 2).unwrap();
         assert_eq!(&png[1..4], b"PNG");
         let img = v.region_rgba(1023, 511, 1, 1);
