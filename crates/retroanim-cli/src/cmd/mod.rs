@@ -32,6 +32,7 @@ mod dump;
 mod info;
 mod play;
 mod play_hmd;
+mod render;
 mod roundtrip;
 mod scan;
 mod stream;
@@ -96,6 +97,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Asm(a) => asm::run(&a),
         Command::Disasm(a) => disasm::run(&a),
         Command::Scan(a) => scan::run(&a),
+        Command::Render(a) => render::run(&a),
     }
 }
 

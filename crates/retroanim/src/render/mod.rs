@@ -52,6 +52,7 @@
 //! ambient colour a TOD or HMD animates (the fixed light and camera above are used); depth
 //! cueing (fog); MIMe and skinning on the TMD path (TOD moves whole objects, which is drawn).
 
+mod file;
 pub mod gte;
 pub mod raster;
 mod tmd;
@@ -64,6 +65,7 @@ use crate::formats::tmd::author::Counts;
 use crate::formats::tmd::Tmd;
 use crate::vram::Vram;
 
+pub use file::{render_file, Input, OutputKind, RenderOptions, Rendered};
 pub use raster::{Corner, Framebuffer, Image15, Poly, Texels, Texture};
 
 /// OT length in bits (a libgs `GsOT` of 4096 entries).
@@ -198,15 +200,17 @@ pub fn ordering_table(polys: &mut [Poly]) {
     polys.sort_by_key(|p| Reverse((p.otz >> (14 - OT_BITS)).clamp(0, last)));
 }
 
-/// A TMD object's world matrix for one frame (`None`: not shown).
-pub type ObjectWorld = Option<Mat>;
+/// A TMD object shown with a world matrix: `(object index, world)`.
+pub type Instance = (usize, Mat);
 
 /// The bounds of the TMD objects shown, in world units: `[min, max]`, or `None` without
 /// vertices.
-pub fn tmd_bounds(tmd: &Tmd, worlds: &[ObjectWorld]) -> Option<[[f64; 3]; 2]> {
+pub fn tmd_bounds(tmd: &Tmd, shown: &[Instance]) -> Option<[[f64; 3]; 2]> {
     let mut b: Option<[[f64; 3]; 2]> = None;
-    for (o, w) in tmd.objects.iter().zip(worlds) {
-        let Some(w) = w else { continue };
+    for (i, w) in shown {
+        let Some(o) = tmd.objects.get(*i) else {
+            continue;
+        };
         for v in &o.vertices {
             let p = [v.x, v.y, v.z].map(f64::from);
             let q: [f64; 3] = std::array::from_fn(|i| {
@@ -223,16 +227,16 @@ pub fn tmd_bounds(tmd: &Tmd, worlds: &[ObjectWorld]) -> Option<[[f64; 3]; 2]> {
     b
 }
 
-/// Draws TMD objects placed by `worlds` (one per object; `None` hides it) with `camera` into a
+/// Draws the TMD objects `shown` with `camera` into a
 /// new framebuffer, sampling `vram`. Returns the frame and its notes.
 pub fn draw_tmd(
     tmd: &Tmd,
-    worlds: &[ObjectWorld],
+    shown: &[Instance],
     vram: &Vram,
     camera: &Camera,
     view: &View,
 ) -> (Framebuffer, Vec<Note>) {
-    let placed = placed(worlds, camera);
+    let placed = placed(shown, camera);
     let mut polys = Vec::new();
     let mut notes = Counts::default();
     tmd::polys(tmd, &placed, &camera.screen, vram, &mut polys, &mut notes);
@@ -244,13 +248,13 @@ pub fn draw_tmd(
 
 /// A TMD at rest (every object at the identity), framed by `view`.
 pub fn render_tmd(tmd: &Tmd, vram: &Vram, view: &View) -> (Framebuffer, Vec<Note>) {
-    let worlds = vec![Some(Mat::IDENTITY); tmd.objects.len()];
-    let bounds = tmd_bounds(tmd, &worlds).unwrap_or([[0.0; 3]; 2]);
+    let shown: Vec<Instance> = (0..tmd.objects.len()).map(|i| (i, Mat::IDENTITY)).collect();
+    let bounds = tmd_bounds(tmd, &shown).unwrap_or([[0.0; 3]; 2]);
     let view = with_yaw(view, |v| {
-        front_area(tmd, &worlds, vram, &Camera::frame(bounds, v))
+        front_area(tmd, &shown, vram, &Camera::frame(bounds, v))
     });
     let camera = Camera::frame(bounds, &view);
-    draw_tmd(tmd, &worlds, vram, &camera, &view)
+    draw_tmd(tmd, &shown, vram, &camera, &view)
 }
 
 /// `view` with its yaw chosen when unset: the three-quarter view (45°, 135°, 225°, 315°, in
@@ -284,8 +288,8 @@ pub fn with_yaw(view: &View, area: impl Fn(&View) -> i64) -> View {
 }
 
 /// Twice the screen area of the polygons `camera` would draw (front faces and FCE packets).
-pub fn front_area(tmd: &Tmd, worlds: &[ObjectWorld], vram: &Vram, camera: &Camera) -> i64 {
-    let placed = placed(worlds, camera);
+pub fn front_area(tmd: &Tmd, shown: &[Instance], vram: &Vram, camera: &Camera) -> i64 {
+    let placed = placed(shown, camera);
     let mut polys = Vec::new();
     tmd::polys(
         tmd,
@@ -313,17 +317,13 @@ fn poly_area(p: &Poly) -> i64 {
         }
 }
 
-fn placed(worlds: &[ObjectWorld], camera: &Camera) -> Vec<tmd::Placed> {
-    worlds
+fn placed(shown: &[Instance], camera: &Camera) -> Vec<tmd::Placed> {
+    shown
         .iter()
-        .enumerate()
-        .filter_map(|(object, w)| {
-            let w = w.as_ref()?;
-            Some(tmd::Placed {
-                object,
-                matrix: compose(&camera.matrix, w),
-                lights: camera.lights(&w.m),
-            })
+        .map(|&(object, w)| tmd::Placed {
+            object,
+            matrix: compose(&camera.matrix, &w),
+            lights: camera.lights(&w.m),
         })
         .collect()
 }
