@@ -73,7 +73,22 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
         output,
         limits: retroanim::Limits::default(),
     };
-    let data = crate::io::read_input(&args.file)?;
+    let data = if args.vram {
+        // A dump has no magic number: read it only when its size is a dump's.
+        let name = args.file.display().to_string();
+        let len = std::fs::metadata(&args.file)
+            .with_context(|| name.clone())?
+            .len();
+        if len != retroanim::vram::DUMP_BYTES as u64 {
+            bail!(
+                "{name}: {len} bytes; a VRAM dump is {} (1024×512 halfwords)",
+                retroanim::vram::DUMP_BYTES
+            );
+        }
+        std::fs::read(&args.file).with_context(|| name)?
+    } else {
+        crate::io::read_input(&args.file)?
+    };
     let r = retroanim::render::render_file(&data, &opts)
         .with_context(|| args.file.display().to_string())?;
     crate::io::write_output(&args.output, &r.bytes, Some(&args.file), args.force)?;

@@ -9,14 +9,9 @@
 //!   does, sampling the [`Vram`] by each packet's TSB and CBA (the TIMs given are placed at
 //!   their own VRAM positions first). Nothing of the packet is left out but what is listed
 //!   under "Left out".
-//! - **Other sources** (HMD, P3D LODs, glTF, point caches with a base model) go through the
-//!   neutral [`Scene`]: triangles with positions quantised to the console's 16-bit vertices
-//!   (the scene scaled so that its bounds fill them), per-vertex colours as the packets'
-//!   colours, material textures as 15-bit images sampled by UV (not from VRAM: a scene's
-//!   textures have no VRAM position), `unlit` materials unlit, `double_sided` as FCE, blended
-//!   materials as ABE with mode 0 on texels whose alpha is below 255. Lost on this path: the
-//!   source's own VRAM layout and blend modes other than 0, TGE, and per-packet details the
-//!   scene does not carry.
+//! - **Other sources** (HMD, P3D LODs, glTF, point caches) are not drawn yet: [`render_file`]
+//!   refuses them with an error. The intended path is the neutral [`crate::scene::Scene`] with
+//!   its material images as [`Image15`] textures ([`Texture::Image`] is drawn already).
 //!
 //! # The console's rules, and the readings taken
 //! - **Camera** ([`View`]): a libgs program with `GsSetProjection(H)`, H = the smaller side of
@@ -50,7 +45,7 @@
 //! Dithering (libgs's `GsInitGraph` may turn it on: the picture shows the undithered colours);
 //! lines and sprites (counted in a note); the texture window; the lights, cameras and
 //! ambient colour a TOD or HMD animates (the fixed light and camera above are used); depth
-//! cueing (fog); MIMe and skinning on the TMD path (TOD moves whole objects, which is drawn).
+//! cueing (fog); the GTE's 32-bit MAC0 overflow for vertices far off screen (see [`gte`]).
 
 mod file;
 pub mod gte;

@@ -4,7 +4,7 @@
 
 use crate::formats::gte::Mat;
 use crate::formats::tmd::author::Counts;
-use crate::formats::tmd::{flag, mode, Object, Polygon, PrimitiveData, Tmd};
+use crate::formats::tmd::{flag, mode, Object, Polygon, Primitive, PrimitiveData, Tmd};
 use crate::vram::{clut_position, TexturePage, Vram};
 
 use super::gte::{self, Lights, Projected, Screen};
@@ -46,16 +46,7 @@ pub(crate) fn polys(
             match &prim.data {
                 PrimitiveData::Polygon(poly) => {
                     let mut bad_normal = false;
-                    let drawn = polygon(
-                        o,
-                        poly,
-                        prim.mode,
-                        prim.flag,
-                        &projected,
-                        p,
-                        screen,
-                        &mut bad_normal,
-                    );
+                    let drawn = polygon(o, poly, prim, &projected, p, screen, &mut bad_normal);
                     no_normal += usize::from(bad_normal);
                     match drawn {
                         Outcome::Drawn(mut q) => {
@@ -105,13 +96,13 @@ enum Outcome {
 fn polygon(
     o: &Object,
     poly: &Polygon,
-    mode_bits: u8,
-    flag_bits: u8,
+    prim: &Primitive,
     projected: &[Projected],
     placed: &Placed,
     screen: &Screen,
     unlit_bad_normal: &mut bool,
 ) -> Outcome {
+    let (mode_bits, flag_bits) = (prim.mode, prim.flag);
     let n = poly.vertices.len();
     if !(3..=4).contains(&n) {
         return Outcome::BadIndex;
