@@ -62,6 +62,8 @@ __all__ = [
     "patch",
     "play",
     "read",
+    "render",
+    "Rendered",
     "scan",
     "ScanReport",
     "targets",
@@ -365,6 +367,41 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
             extra.append(Extra(suffix=s, format=f, data=d, path=Path(beside)))
     return Conversion(data=data, format=fmt, notes=[Note(c, m) for c, m in notes],
                       path=out_path, extra=extra)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A picture :func:`render` drew: the file's ``data``, how many ``frames`` it holds, the
+    ``notes`` (what it leaves out) and the ``path`` it was written to."""
+
+    data: bytes
+    frames: int
+    notes: List[Note]
+    path: Path
+
+
+def render(input: Union[str, "os.PathLike[str]", bytes], output: Union[str, "os.PathLike[str]"], *,
+           tmd: Optional[Source] = None, tim: Sequence[Source] = (), vram: bool = False,
+           yaw: Optional[float] = None, pitch: Optional[float] = None,
+           distance: Optional[float] = None, size: Optional[Tuple[int, int]] = None,
+           frames: Optional[Tuple[int, int]] = None, fps: Optional[float] = None,
+           background: Optional[Tuple[int, int, int]] = None) -> Rendered:
+    """Draws ``input`` as the PlayStation draws it and writes the picture to ``output``
+    atomically, as ``retroanim render`` does: a TMD (textured from ``tim``), a TOD with its
+    ``tmd`` (an animated PNG; ``frames=(a, b)`` TOD frames a..b-1, ``fps``), a TIM, or a raw 1 MB
+    VRAM dump with ``vram=True``. ``yaw``/``pitch`` in degrees, ``distance`` a multiple of the
+    framing distance, ``size=(w, h)``, ``background=(r, g, b)``. Options the input does not use
+    raise :class:`OptionError`."""
+    src = None if isinstance(input, (bytes, bytearray, memoryview)) else Path(input)
+    out = Path(output)
+    ext = out.suffix.lower().lstrip(".")
+    data, n, notes = _native.render_bytes(
+        _bytes_of(input), tmd=None if tmd is None else _model(tmd),
+        tim=[_model(t) for t in tim], vram=vram, yaw=yaw, pitch=pitch, distance=distance,
+        size=size, frames=frames, fps=fps, background=background,
+        output="png" if ext == "apng" else ext)
+    _write_atomically(out, data, src)
+    return Rendered(data=data, frames=n, notes=[Note(c, m) for c, m in notes], path=out)
 
 
 @dataclass(frozen=True)

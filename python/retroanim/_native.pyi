@@ -81,6 +81,22 @@ def play_hmd(
     intr_idx: Optional[int] = None,
     aframe: Optional[int] = None,
 ) -> Dict[str, Any]: ...
+def render_bytes(
+    data: bytes,
+    *,
+    tmd: Optional[Model] = None,
+    tim: List[Model] = ...,
+    vram: bool = False,
+    yaw: Optional[float] = None,
+    pitch: Optional[float] = None,
+    distance: Optional[float] = None,
+    size: Optional[Tuple[int, int]] = None,
+    frames: Optional[Tuple[int, int]] = None,
+    fps: Optional[float] = None,
+    background: Optional[Tuple[int, int, int]] = None,
+    output: str = "png",
+) -> Tuple[bytes, int, List[Tuple[str, str]]]: ...
+
 def convert_model(
     source: Union[Model, bytes],
     target: str,

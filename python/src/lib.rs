@@ -324,6 +324,78 @@ fn read(data: &[u8], from_: Option<&str>) -> PyResult<PyModel> {
     })
 }
 
+/// Picture bytes, pictures in it, notes `(code, message)`.
+type RenderedTuple = (Vec<u8>, usize, Vec<(&'static str, String)>);
+
+/// Draws a file's bytes as the console draws them (`retroanim::render::render_file`); returns
+/// the picture bytes, the number of pictures in it and the notes `(code, message)`.
+#[pyfunction]
+#[pyo3(signature = (
+    data, *, tmd=None, tim=Vec::new(), vram=false, yaw=None, pitch=None, distance=None,
+    size=None, frames=None, fps=None, background=None, output="png"
+))]
+#[allow(clippy::too_many_arguments)]
+fn render_bytes(
+    data: &[u8],
+    tmd: Option<PyRef<'_, PyModel>>,
+    tim: Vec<PyRef<'_, PyModel>>,
+    vram: bool,
+    yaw: Option<f64>,
+    pitch: Option<f64>,
+    distance: Option<f64>,
+    size: Option<(u32, u32)>,
+    frames: Option<(u32, u32)>,
+    fps: Option<f64>,
+    background: Option<(u8, u8, u8)>,
+    output: &str,
+) -> PyResult<RenderedTuple> {
+    use retroanim::render::{Input, OutputKind, RenderOptions, View};
+    let mut view = View::default();
+    view.yaw = yaw;
+    view.pitch = pitch.unwrap_or(view.pitch);
+    view.distance = distance.unwrap_or(view.distance);
+    if let Some((w, h)) = size {
+        view.width = w;
+        view.height = h;
+    }
+    if let Some((r, g, b)) = background {
+        view.background = [r, g, b];
+    }
+    let tmd = match tmd {
+        None => None,
+        Some(m) => match model_of(&m, "tmd", Format::Tmd)? {
+            retroanim::Model::Tmd(t) => Some(t.clone()),
+            _ => None,
+        },
+    };
+    let mut tims = Vec::new();
+    for t in &tim {
+        if let retroanim::Model::Tim(x) = model_of(t, "tim", Format::Tim)? {
+            tims.push(x.clone());
+        }
+    }
+    let output = OutputKind::from_path(std::path::Path::new(&format!("x.{output}")))
+        .ok_or_else(|| option_error("output", "expected png, gif or webp"))?;
+    let opts = RenderOptions {
+        view,
+        view_set: yaw.is_some()
+            || pitch.is_some()
+            || distance.is_some()
+            || size.is_some()
+            || background.is_some(),
+        tims,
+        tmd,
+        frames,
+        fps,
+        input: if vram { Input::VramDump } else { Input::Detect },
+        output,
+        limits: Limits::default(),
+    };
+    let r = retroanim::render::render_file(data, &opts).map_err(to_py)?;
+    let notes = r.notes.into_iter().map(|n| (n.code, n.message)).collect();
+    Ok((r.bytes, r.frames, notes))
+}
+
 /// The formats `format` converts to.
 #[pyfunction]
 fn targets(format: &str) -> PyResult<Vec<&'static str>> {
@@ -760,6 +832,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Finding>()?;
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(targets, m)?)?;
+    m.add_function(wrap_pyfunction!(render_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(play_tod, m)?)?;
     m.add_function(wrap_pyfunction!(play_hmd, m)?)?;
     m.add_function(wrap_pyfunction!(convert_model, m)?)?;

@@ -65,6 +65,9 @@ pub enum Command {
     Scan(ScanArgs),
     /// Put edited assets back into a disc image (ISO, raw .bin/.cue), a PBO archive or a file.
     Patch(PatchArgs),
+    /// Draw a model, animation or texture as the PlayStation draws it, to a PNG (animated PNG
+    /// for animations).
+    Render(RenderArgs),
 }
 
 /// `retroanim patch`.
@@ -84,6 +87,49 @@ pub struct PatchArgs {
     #[arg(long)]
     pub dry_run: bool,
     /// Put files that are not valid files of the kind found at PLACE.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `retroanim render`.
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// The input: a TMD, a TOD (with --tmd), a TIM, or a raw VRAM dump (with --vram).
+    pub file: PathBuf,
+    /// The picture to write (.png; an animation becomes an animated PNG).
+    pub output: PathBuf,
+    /// TIMs placed in VRAM at their own positions (repeatable).
+    #[arg(long, value_name = "T.TIM")]
+    pub tim: Vec<PathBuf>,
+    /// The TMD model a TOD animation moves.
+    #[arg(long, value_name = "M.TMD")]
+    pub tmd: Option<PathBuf>,
+    /// Read the input as a raw 1 MB VRAM dump (1024×512 little-endian halfwords).
+    #[arg(long)]
+    pub vram: bool,
+    /// Camera turn about the vertical axis, degrees (default: the three-quarter view that
+    /// shows the model's front faces best).
+    #[arg(long, allow_negative_numbers = true)]
+    pub yaw: Option<f64>,
+    /// Camera tilt, degrees; positive looks down (default 30).
+    #[arg(long, allow_negative_numbers = true)]
+    pub pitch: Option<f64>,
+    /// Camera distance as a multiple of the framing distance (default 1).
+    #[arg(long)]
+    pub distance: Option<f64>,
+    /// Picture size WxH (default 256x256).
+    #[arg(long, value_name = "WxH")]
+    pub size: Option<String>,
+    /// TOD frame numbers to draw, A..B (B excluded).
+    #[arg(long, value_name = "A..B")]
+    pub frames: Option<String>,
+    /// Pictures per second of an animation (default: the TOD's own rate).
+    #[arg(long)]
+    pub fps: Option<f64>,
+    /// Background colour RRGGBB (hex; default 404040).
+    #[arg(long, value_name = "RRGGBB")]
+    pub background: Option<String>,
+    /// Allow replacing the input file.
     #[arg(long)]
     pub force: bool,
 }

@@ -33,6 +33,7 @@ mod info;
 mod patch;
 mod play;
 mod play_hmd;
+mod render;
 mod roundtrip;
 mod scan;
 mod stream;
@@ -98,6 +99,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Disasm(a) => disasm::run(&a),
         Command::Scan(a) => scan::run(&a),
         Command::Patch(a) => patch::run(&a),
+        Command::Render(a) => render::run(&a),
     }
 }
 

@@ -1,0 +1,99 @@
+//! `retroanim render IN OUT.png`: a picture drawn as the console draws it
+//! ([`retroanim::render::render_file`]); the notes say what it leaves out.
+
+use anyhow::{anyhow, bail, Context, Result};
+use retroanim::render::{Input, OutputKind, RenderOptions, View};
+use retroanim::Model;
+
+use crate::cli::RenderArgs;
+use crate::Outcome;
+
+pub fn run(args: &RenderArgs) -> Result<Outcome> {
+    let output = OutputKind::from_path(&args.output).ok_or_else(|| {
+        anyhow!(
+            "{}: name the picture .png (also .gif, .webp)",
+            args.output.display()
+        )
+    })?;
+    let mut view = View::default();
+    view.yaw = args.yaw;
+    view.pitch = args.pitch.unwrap_or(view.pitch);
+    view.distance = args.distance.unwrap_or(view.distance);
+    if let Some(s) = &args.size {
+        let (w, h) = s
+            .split_once(['x', 'X'])
+            .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+            .ok_or_else(|| anyhow!("--size {s}: expected WxH, e.g. 256x256"))?;
+        view.width = w;
+        view.height = h;
+    }
+    if let Some(b) = &args.background {
+        let v = u32::from_str_radix(b.trim_start_matches('#'), 16)
+            .ok()
+            .filter(|_| b.trim_start_matches('#').len() == 6)
+            .ok_or_else(|| anyhow!("--background {b}: expected RRGGBB in hex"))?;
+        view.background = [(v >> 16) as u8, (v >> 8) as u8, v as u8];
+    }
+    if let Some(d) = args.distance {
+        if !(d.is_finite() && d > 0.0) {
+            bail!("--distance {d}: must be a positive number");
+        }
+    }
+    let frames = match &args.frames {
+        None => None,
+        Some(f) => Some(
+            f.split_once("..")
+                .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+                .ok_or_else(|| anyhow!("--frames {f}: expected A..B, e.g. 0..60"))?,
+        ),
+    };
+    let mut tims = Vec::new();
+    for p in &args.tim {
+        match super::load(p)? {
+            (_, Model::Tim(t)) => tims.push(t),
+            (_, m) => bail!("{}: a {} file; --tim needs a TIM", p.display(), m.format()),
+        }
+    }
+    let opts = RenderOptions {
+        view,
+        view_set: args.yaw.is_some()
+            || args.pitch.is_some()
+            || args.distance.is_some()
+            || args.size.is_some()
+            || args.background.is_some(),
+        tims,
+        tmd: super::load_tmd(args.tmd.as_deref())?,
+        frames,
+        fps: args.fps,
+        input: if args.vram {
+            Input::VramDump
+        } else {
+            Input::Detect
+        },
+        output,
+        limits: retroanim::Limits::default(),
+    };
+    let data = if args.vram {
+        // A dump has no magic number: read it only when its size is a dump's.
+        let name = args.file.display().to_string();
+        let len = std::fs::metadata(&args.file)
+            .with_context(|| name.clone())?
+            .len();
+        if len != retroanim::vram::DUMP_BYTES as u64 {
+            bail!(
+                "{name}: {len} bytes; a VRAM dump is {} (1024×512 halfwords)",
+                retroanim::vram::DUMP_BYTES
+            );
+        }
+        std::fs::read(&args.file).with_context(|| name)?
+    } else {
+        crate::io::read_input(&args.file)?
+    };
+    let r = retroanim::render::render_file(&data, &opts)
+        .with_context(|| args.file.display().to_string())?;
+    crate::io::write_output(&args.output, &r.bytes, Some(&args.file), args.force)?;
+    for n in &r.notes {
+        note!("{n}");
+    }
+    Ok(Outcome::Clean)
+}
