@@ -143,4 +143,5 @@ def scan(
     formats: Optional[List[str]] = ...,
     align: int = ...,
     min_size: int = ...,
+    report: Optional[str] = ...,
 ) -> Tuple[List[Find], Dict[str, Any]]: ...

@@ -263,7 +263,7 @@ fn card(f: &Find, id: String, out: &Out, opts: &Options) -> Result<Asset> {
 /// The asset's GLB or PNG, and its preview.
 fn convert_card(model: &Model, asset: &mut Asset, out: &Out, opts: &Options) -> Result<()> {
     let copts = crate::convert::Options {
-        limits: opts.limits.clone(),
+        limits: opts.limits,
         ..Default::default()
     };
     match model.format() {
