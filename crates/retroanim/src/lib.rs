@@ -33,6 +33,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod assemble;
 pub mod bytes;
 pub mod convert;
 mod detect;

@@ -11,6 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
+use retroanim::assemble::USE_FROM;
 use retroanim::formats::tmd::Tmd;
 use retroanim::scan::{self, Find, Report, ScanOptions};
 use retroanim::{Format, Model};
@@ -131,9 +132,14 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
                 format!(", {} inside", f.contains.len())
             };
             let tmds = match &f.tmd_candidates {
-                Some(c) if !c.is_empty() => {
-                    format!(", model {}@{}", c[0].container, c[0].offset)
-                }
+                Some(c) if c.first().is_some_and(|m| m.confidence >= USE_FROM) => format!(
+                    ", model {}@{} (confidence {:.2})",
+                    c[0].container, c[0].offset, c[0].confidence
+                ),
+                Some(c) if !c.is_empty() => format!(
+                    ", no confident model (best candidate {}@{}, confidence {:.2})",
+                    c[0].container, c[0].offset, c[0].confidence
+                ),
                 Some(_) => ", no fitting TMD found".into(),
                 None => String::new(),
             };
@@ -256,10 +262,14 @@ fn extract(report: &Report, dir: &Path, to: Option<Format>, conv: &mut Conversio
     Ok(())
 }
 
-/// A TOD find's first model candidate, read again (`None` for other finds, or when it cannot
-/// be read).
+/// A TOD find's first model candidate when its confidence is at least 0.5, read again (`None`
+/// for other finds, or when it cannot be read).
 fn tod_model(report: &Report, f: &Find) -> Option<Tmd> {
-    let c = f.tmd_candidates.as_ref()?.first()?;
+    let c = f
+        .tmd_candidates
+        .as_ref()?
+        .first()
+        .filter(|c| c.confidence >= USE_FROM)?;
     let t = report
         .finds
         .iter()

@@ -8,6 +8,7 @@ pub mod mdd;
 pub mod p3d;
 pub mod pc2;
 mod stream;
+pub mod texpage;
 pub mod tim;
 pub mod tmd;
 pub mod tod;

@@ -21,8 +21,8 @@
 //! status. A find that lies inside a larger find (a TIM inside an HMD's image data) is reported
 //! once, in its parent's [`Find::contains`]. Each TOD lists the TMD finds that could be its model
 //! ([`Find::tmd_candidates`]): every TMD ID its TMD-ID packets set is an object of the TMD (ID k
-//! is object k − 1, see `formats::tod::play`), ranked nearest first: same container by offset
-//! distance, then the same input, then the same folder.
+//! is object k − 1, see `formats::tod::play`), ranked by evidence with a confidence each, as
+//! [`crate::assemble::models`] ranks them (below 0.5: a candidate, not a model).
 
 pub mod blob;
 pub mod cue;
@@ -44,7 +44,6 @@ pub use blob::Stats;
 pub use source::{FileSource, MemSource, Source, SubSource};
 
 use crate::error::{Error, Result};
-use crate::formats::tod::PacketData;
 use crate::{Format, Limits, Model};
 
 /// What to look for and how.
@@ -172,15 +171,22 @@ pub enum Status {
     Warnings,
 }
 
-/// A TMD that could be a TOD's model.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A TMD that could be a TOD's model, as [`crate::assemble::models`] ranks it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TmdCandidate {
+    /// The input path it was found under.
+    pub path: String,
     /// Its container.
     pub container: String,
     /// Its offset in the container.
     pub offset: u64,
+    /// Its size in bytes.
+    pub size: u64,
     /// Its object count.
     pub objects: usize,
+    /// Confidence 0..1 that it is the TOD's model; below 0.5 it is a candidate to show, not
+    /// a model to use.
+    pub confidence: f64,
 }
 
 /// A find inside another.
@@ -216,7 +222,7 @@ pub struct Find {
     pub status: Status,
     /// Number of validation warnings.
     pub warnings: usize,
-    /// TOD only: TMD finds that could be its model, nearest first.
+    /// TOD only: TMD finds that could be its model, best first, each with its confidence.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tmd_candidates: Option<Vec<TmdCandidate>>,
     /// Finds inside this one.
@@ -655,7 +661,7 @@ fn make_find(f: blob::Found, src: &Arc<dyn Source>, container: &str, path: &str)
 /// What TOD ↔ TMD matching needs of a model.
 pub(crate) fn link_of(model: &Model) -> Link {
     match model {
-        Model::Tod(t) => Link::Tod(tmd_ids(t)),
+        Model::Tod(t) => Link::Tod(crate::assemble::tmd_ids(t)),
         Model::Tmd(t) => Link::Tmd(t.objects.len()),
         _ => Link::None,
     }
@@ -706,79 +712,53 @@ fn nest(mut found: Vec<blob::Found>, make: impl Fn(blob::Found) -> Find) -> Vec<
     out
 }
 
-fn tmd_ids(t: &crate::formats::tod::Tod) -> Vec<u32> {
-    let mut ids: Vec<u32> = t
-        .frames
-        .iter()
-        .flat_map(|f| &f.packets)
-        .filter_map(|p| match &p.data {
-            PacketData::TmdId(v) => Some(v.id as u32 | (v.pad as u32) << 16),
-            _ => None,
-        })
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids
-}
-
-/// Most TMD candidates listed per TOD.
-const MAX_CANDIDATES: usize = 8;
-
-fn folder(p: &str) -> Option<&Path> {
-    Path::new(p).parent()
-}
-
 fn link_tods(finds: &mut [Find]) {
-    let tmds: Vec<(usize, usize)> = finds
+    use crate::assemble::{evidence::Source, models};
+    let source = |f: &Find| Source {
+        path: f.path.clone(),
+        container: f.container.clone(),
+        offset: f.offset,
+        size: f.size,
+    };
+    let tmds: Vec<(usize, Source, usize)> = finds
         .iter()
         .enumerate()
         .filter_map(|(i, f)| match f.link {
-            Link::Tmd(n) => Some((i, n)),
+            Link::Tmd(n) => Some((i, source(f), n)),
             _ => None,
         })
         .collect();
-    // Rank and keep the best few per TOD: a whole disc holds thousands of each, so the full
-    // candidate list is partitioned, not sorted (TODs in parallel).
-    let rank = |f: &Find, ids: &[u32]| -> Vec<TmdCandidate> {
-        let key = |t: &Find| {
-            let tier: u8 = if t.container == f.container {
-                0
-            } else if t.path == f.path {
-                1
-            } else if folder(&t.path) == folder(&f.path) {
-                2
-            } else {
-                3
-            };
-            (tier, t.offset.abs_diff(f.offset))
-        };
-        let mut c: Vec<((u8, u64), &Find, usize)> = tmds
-            .iter()
-            .filter(|(_, n)| ids.iter().all(|&id| id >= 1 && id as usize <= *n))
-            .map(|&(j, n)| (key(&finds[j]), &finds[j], n))
-            .collect();
-        let order = |a: &((u8, u64), &Find, usize), b: &((u8, u64), &Find, usize)| {
-            (a.0, &a.1.container, a.1.offset).cmp(&(b.0, &b.1.container, b.1.offset))
-        };
-        if c.len() > MAX_CANDIDATES {
-            c.select_nth_unstable_by(MAX_CANDIDATES - 1, order);
-            c.truncate(MAX_CANDIDATES);
-        }
-        c.sort_by(order);
-        c.into_iter()
-            .map(|(_, t, objects)| TmdCandidate {
-                container: t.container.clone(),
-                offset: t.offset,
-                objects,
-            })
-            .collect()
-    };
+    let keys: Vec<models::TmdKey<'_>> = tmds
+        .iter()
+        .map(|(_, s, n)| models::TmdKey {
+            source: s,
+            objects: *n,
+        })
+        .collect();
     let shared: &[Find] = finds;
     let all: Vec<(usize, Vec<TmdCandidate>)> = shared
         .par_iter()
         .enumerate()
         .filter_map(|(i, f)| match &f.link {
-            Link::Tod(ids) => Some((i, rank(f, ids))),
+            Link::Tod(ids) => {
+                let src = source(f);
+                let ranked = models::rank(&models::TodKey { source: &src, ids }, &keys);
+                let list = ranked
+                    .into_iter()
+                    .map(|r| {
+                        let (_, s, objects) = &tmds[r.tmd];
+                        TmdCandidate {
+                            path: s.path.clone(),
+                            container: s.container.clone(),
+                            offset: s.offset,
+                            size: s.size,
+                            objects: *objects,
+                            confidence: r.confidence,
+                        }
+                    })
+                    .collect();
+                Some((i, list))
+            }
             _ => None,
         })
         .collect();

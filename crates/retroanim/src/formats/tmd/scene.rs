@@ -20,15 +20,18 @@
 //! (`KHR_materials_unlit`), FCE → double-sided, ABE → alpha blend at the alpha nearest the
 //! semi-transparency rate (½ for ABR 0..2, ⅛ for ABR 3; the README's "Materials" table):
 //! untextured polygons as a whole, textured ones on their STP texels.
-//! Textures come from the TIMs given: the TIM whose pixel block lies in the polygon's texture
-//! page (TSB) with the page's colour depth, decoded through the CLUT row the CBA names; a
-//! texture with colour-0 texels uses alpha mask. A polygon with no matching TIM is untextured.
+//! Textures come from the TIMs given: the first whose pixel block holds the texels the
+//! triangle samples (TSB page and colour depth, UVs; else the first in the page), decoded
+//! through the CLUT row the CBA names ([`crate::formats::texpage`], the rule
+//! [`crate::assemble`] matches TIMs by); a texture with colour-0 texels uses alpha mask. A
+//! polygon with no matching TIM is untextured.
 
 use std::collections::BTreeMap;
 
 use crate::error::Result;
-use crate::formats::tim::{DecodeOptions, Depth, Stp, Tim};
-use crate::formats::tmd::{self, cba_position, Tmd, Tsb};
+use crate::formats::texpage;
+use crate::formats::tim::{DecodeOptions, Stp, Tim};
+use crate::formats::tmd::{self, Tmd, Tsb};
 use crate::limits::Limits;
 use crate::scene::{
     AlphaMode, Material, Mesh, Node, Primitive, PrimitiveMode, Scene, Texture, TextureFilter,
@@ -257,41 +260,21 @@ pub(crate) struct TexSource {
     pub offset: (f64, f64),
 }
 
-pub(crate) fn texture_source(tims: &[Tim], tsb: u16, cba: u16) -> Option<TexSource> {
-    let t = Tsb::from_bits(tsb);
-    let (px, py) = t.vram_origin();
-    let (depth, per_unit) = match t.tpf {
-        0 => (Depth::Clut4, 4),
-        1 => (Depth::Clut8, 2),
-        _ => (Depth::Direct15, 1),
-    };
-    let page_units = 256 / per_unit;
-    tims.iter().enumerate().find_map(|(i, tim)| {
-        let img = &tim.image;
-        let (x0, y0) = (img.x as u32, img.y as u32);
-        let (x1, y1) = (x0 + img.width as u32, y0 + img.height as u32);
-        let overlaps = x0 < px + page_units && px < x1 && y0 < py + 256 && py < y1;
-        if !overlaps || tim.depth() != Some(depth) {
-            return None;
-        }
-        let clut_row = if depth == Depth::Direct15 {
-            0
-        } else {
-            let (cx, cy) = cba_position(cba);
-            let c = tim.clut.as_ref()?;
-            if c.x as u32 != cx || cy < c.y as u32 || cy >= c.y as u32 + c.height as u32 {
-                return None;
-            }
-            (cy - c.y as u32) as usize
-        };
-        Some(TexSource {
-            tim: i,
-            clut_row,
-            offset: (
-                (px as f64 - x0 as f64) * per_unit as f64,
-                py as f64 - y0 as f64,
-            ),
-        })
+/// The texture of a polygon with these TSB and CBA halfwords and corner texels: the first of
+/// `tims` that covers its texels, else the first on its page ([`texpage::find`], the rule
+/// [`crate::assemble`] ranks TIMs by).
+pub(crate) fn texture_source(
+    tims: &[Tim],
+    tsb: u16,
+    cba: u16,
+    uvs: &[[u8; 2]],
+) -> Option<TexSource> {
+    let s = texpage::Sampled::new(tsb, cba, uvs);
+    let (tim, _, clut_row) = texpage::find(tims, &s)?;
+    Some(TexSource {
+        tim,
+        clut_row,
+        offset: s.texel_offset(&tims[tim]),
     })
 }
 
@@ -307,9 +290,10 @@ pub(crate) fn build_models(
     for mesh in tmd.meshes() {
         let mut prims: BTreeMap<MaterialKey, Primitive> = BTreeMap::new();
         for tri in &mesh.triangles {
+            let uvs = tri.corners.map(|c| c.uv.unwrap_or([0, 0]));
             let src = tri
                 .texture
-                .and_then(|[tsb, cba]| texture_source(&opts.tims, tsb, cba));
+                .and_then(|[tsb, cba]| texture_source(&opts.tims, tsb, cba, &uvs));
             let key = MaterialKey {
                 texture: src.map(|s| (s.tim, s.clut_row)),
                 semi: tri.semi_transparent,

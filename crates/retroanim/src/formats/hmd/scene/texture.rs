@@ -6,8 +6,8 @@
 //! An image primitive stores no bit depth: as PSXPrev does, a CLUT 16 entries wide means 4-bit
 //! indices, 256 wide 8-bit, no CLUT 15-bit direct colour (any other CLUT width: 4-bit when at
 //! most 16 wide, else 8-bit). Image data past the end of its section leaves that image out.
-//! When several images share a texture page, a packet takes the one that holds all its
-//! corners' texels (else the first on the page, as the TMD export does).
+//! When several images share a texture page, a packet takes the first that holds all its
+//! corners' texels, else the first on the page (`formats::texpage::find`, as the TMD export).
 //!
 //! Tiled packets carry a texture window (`TUM TVM TUA TVA`, GPU command 0xE2): the GPU
 //! replaces the texel coordinate's bits under the mask by the offset's, `u' = (u & !(TUM·8)) |
@@ -260,18 +260,11 @@ impl Texturing {
             Some((o, w)) => vec![o, [o[0] + w[0] - 1.0, o[1] + w[1] - 1.0]],
             None => p.uvs.iter().map(|uv| uv.uv.map(f64::from)).collect(),
         };
-        let holds = |s: &TexSource, tim: &Tim| {
-            texels.iter().all(|t| {
-                let (u, v) = (t[0] + s.offset.0, t[1] + s.offset.1);
-                u >= 0.0 && v >= 0.0 && u < tim.pixel_width() as f64 && v < tim.image.height as f64
-            })
-        };
-        let found = (0..tims.len())
-            .find_map(|i| {
-                let s = texture_source(&tims[i..=i], p.tsb, p.cba)?;
-                holds(&s, &tims[i]).then_some(TexSource { tim: i, ..s })
-            })
-            .or_else(|| texture_source(tims, p.tsb, p.cba));
+        let corners: Vec<[u8; 2]> = texels
+            .iter()
+            .map(|t| t.map(|c| c.clamp(0.0, 255.0) as u8))
+            .collect();
+        let found = texture_source(tims, p.tsb, p.cba, &corners);
         let Some(src) = found else {
             self.untextured.set(self.untextured.get() + 1);
             return None;

@@ -1,0 +1,159 @@
+//! Where an asset is, and how near two assets are: the place evidence every pairing weighs.
+//! Nothing here reads a file; [`crate::scan`] uses it too (a TOD find's model candidates).
+
+use serde::Serialize;
+
+/// Where an asset is.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Source {
+    /// The input path it was found under (a file, or the folder or image scanned).
+    pub path: String,
+    /// The file holding it: the input, or `input:/PATH/IN/IMAGE` for a file inside an image
+    /// or archive.
+    pub container: String,
+    /// Byte offset in the container.
+    pub offset: u64,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+impl Source {
+    /// The folder of the container: everything before its last `/` (image paths use `/` too).
+    pub fn folder(&self) -> &str {
+        let c = self.container.as_str();
+        let c = c.strip_suffix('/').unwrap_or(c);
+        match c.rfind(['/', '\\']) {
+            Some(i) => &c[..i],
+            None => "",
+        }
+    }
+
+    /// The container's file name without its extensions, upper-cased (`TE.TMD` → `TE`;
+    /// `M001.LBD@0x782c.TOD` → `M001`).
+    pub fn stem(&self) -> String {
+        let c = self.container.as_str();
+        let name = match c.rfind(['/', '\\', ':']) {
+            Some(i) => &c[i + 1..],
+            None => c,
+        };
+        let stem = name.split(['.', '@']).next().unwrap_or(name);
+        stem.to_ascii_uppercase()
+    }
+}
+
+/// How near two assets are, by place alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Nearness {
+    /// Folder steps from one asset's folder up to the folders' common ancestor and down to
+    /// the other's (0: same folder; 2: sibling folders); 0 for the same container.
+    pub steps: u32,
+    /// Byte distance when both are in the same container, else `u64::MAX`.
+    pub bytes: u64,
+}
+
+/// Folder steps past which two files are of different trees.
+pub const OTHER_TREE: u32 = 4;
+
+/// How near `a` and `b` are.
+pub fn nearness(a: &Source, b: &Source) -> Nearness {
+    if a.container == b.container {
+        return Nearness {
+            steps: 0,
+            bytes: a.offset.abs_diff(b.offset),
+        };
+    }
+    let split = |s: &str| -> Vec<String> {
+        s.split(['/', '\\', ':'])
+            .filter(|p| !p.is_empty() && *p != ".")
+            .map(str::to_string)
+            .collect()
+    };
+    let (fa, fb) = (split(a.folder()), split(b.folder()));
+    let common = fa.iter().zip(&fb).take_while(|(x, y)| x == y).count();
+    Nearness {
+        steps: (fa.len() - common + fb.len() - common) as u32,
+        bytes: u64::MAX,
+    }
+}
+
+/// The weight of place evidence, 0..1: 1 in the same container, 0.9 in the same folder, 0.7
+/// one step apart (a folder and its subfolder), 0.6 two (sibling folders), 0.3 three, 0.05
+/// for another tree.
+pub fn place_weight(n: Nearness) -> f64 {
+    if n.bytes != u64::MAX {
+        return 1.0;
+    }
+    match n.steps {
+        0 => 0.9,
+        1 => 0.7,
+        2 => 0.6,
+        3 => 0.3,
+        _ => 0.05,
+    }
+}
+
+/// Turns evidence scores (0..1, best first) into confidences: a candidate's score times how
+/// clearly it beats the best of the others, `½ + ½·tanh(margin / 0.05)`. Two equal candidates
+/// get half their score each, so neither reaches 0.5 alone; a lead of 0.1 keeps 98 %.
+pub fn confidences(scores: &[f64]) -> Vec<f64> {
+    confidences_among(scores, |_, _| false)
+}
+
+/// [`confidences`], where candidates `i` and `j` for which `same(i, j)` holds (byte-identical
+/// copies) are not each other's rivals.
+pub fn confidences_among(scores: &[f64], same: impl Fn(usize, usize) -> bool) -> Vec<f64> {
+    scores
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            let rival = scores
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i && !same(i, j))
+                .map(|(_, &o)| o)
+                .fold(f64::NEG_INFINITY, f64::max);
+            let share = if rival.is_finite() {
+                0.5 + 0.5 * ((s - rival) / 0.05).tanh()
+            } else {
+                1.0
+            };
+            // Rounded so that JSON and tests see stable values.
+            ((s * share).clamp(0.0, 1.0) * 1000.0).round() / 1000.0
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src(c: &str, offset: u64) -> Source {
+        Source {
+            path: c.into(),
+            container: c.into(),
+            offset,
+            size: 1,
+        }
+    }
+
+    #[test]
+    fn folders_and_trees() {
+        let tod = src("a/JANKEN/TOD/N_C.TOD", 0);
+        let tmd = src("a/JANKEN/TMD/TE.TMD", 0);
+        assert_eq!(nearness(&tod, &tmd).steps, 2);
+        assert_eq!(nearness(&tod, &src("a/JANKEN/TOD/X.TMD", 0)).steps, 0);
+        assert_eq!(nearness(&tod, &src("b/c/d/TE.TMD", 0)).steps, 6);
+        assert_eq!(nearness(&tod, &src("a/JANKEN/TOD/N_C.TOD", 64)).bytes, 64);
+        assert_eq!(tod.stem(), "N_C");
+        assert_eq!(src("x/M001.LBD@0x782c.TOD", 0).stem(), "M001");
+        assert_eq!(src("disc.bin:/DATA/TE.TMD", 0).folder(), "disc.bin:/DATA");
+    }
+
+    #[test]
+    fn ties_halve_confidence() {
+        assert_eq!(confidences(&[0.8, 0.8]), vec![0.4, 0.4]);
+        let c = confidences(&[0.8, 0.4]);
+        assert!(c[0] > 0.79 && c[1] < 0.01, "{c:?}");
+        assert_eq!(confidences(&[0.7]), vec![0.7]);
+    }
+}

@@ -1,0 +1,494 @@
+//! Assembly: a collection of assets (the files of a folder, or what [`crate::scan`] finds in a
+//! disc image or archive) put together as the console would have them: models with the TIMs
+//! that texture them, animations with the model they drive.
+//!
+//! [`from_finds`] and [`from_paths`] build an [`Assembly`]: one [`Asset`] per find, in the
+//! finds' order, each with its `textures` and (animations) its `model`, every pairing with a
+//! confidence 0..1 and the alternatives, and [`Assembly::notes`] for what stays unmatched
+//! (with counts). The result is deterministic: the same finds give the same assembly.
+//!
+//! # Rules
+//!
+//! - **Textures by VRAM** ([`textures`]): every TIM sits in the console's 1024 × 512-halfword
+//!   VRAM at its own image and CLUT positions. A textured TMD triangle or HMD packet names the
+//!   texels it samples by its TSB (page, colour depth), CBA (CLUT row) and UVs
+//!   ([`crate::formats::texpage`]); the TIMs covering them at that depth, with a CLUT row at
+//!   the CBA, are its textures. Several TIMs covering the same texels (loaded at the same
+//!   place at different times) are ranked: same container first, then nearest folder, then
+//!   nearest offset, then name; the best is the texture, the rest are alternatives. An HMD's
+//!   own images come first: only its packets they do not cover are matched.
+//! - **Models for animations** ([`models`]): a TOD's TMD candidates must hold every TMD object
+//!   its TMD-ID packets name; they are ranked by evidence (object count, place, name stem).
+//!   Below 0.5 a candidate is shown, never used ([`ModelMatch::used`]).
+//! - Polygons no TIM covers, TODs with no confident model and TIMs no model samples are
+//!   [`Assembly::notes`], each with its count.
+//!
+//! [`Assembly::tims_for`] gives an asset's chosen TIMs in the order the glTF bridges take
+//! them, so a conversion textures each polygon with the TIM the assembly chose.
+
+pub mod evidence;
+pub mod models;
+pub mod textures;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+pub use evidence::Source;
+
+use crate::convert::Note;
+use crate::error::{Error, Result};
+use crate::formats::texpage::Cover;
+use crate::formats::{hmd, tim::Tim, tmd::Tmd, tod};
+use crate::scan::Find;
+use crate::{Format, Model};
+
+/// The confidence from which a pairing is used without asking.
+pub const USE_FROM: f64 = 0.5;
+
+/// Another candidate for a pairing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Candidate {
+    /// Where it is.
+    pub source: Source,
+    /// Confidence, 0..1.
+    pub confidence: f64,
+}
+
+/// A TIM that textures an asset.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TextureMatch {
+    /// The TIM.
+    pub source: Source,
+    /// Confidence, 0..1: the lowest over the polygon groups it was chosen for.
+    pub confidence: f64,
+    /// How many textured polygons (TMD triangles, HMD packets) it textures.
+    pub polygons: usize,
+    /// Whether it holds every texel they sample (`covers`) or only lies in their page
+    /// (`overlaps`).
+    pub cover: Cover,
+    /// Other TIMs that hold the same texels, best first.
+    pub alternatives: Vec<Candidate>,
+}
+
+/// The model an animation drives.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelMatch {
+    /// The best candidate.
+    pub source: Source,
+    /// Its confidence, 0..1.
+    pub confidence: f64,
+    /// Whether it is used (confidence ≥ [`USE_FROM`]); else it is only shown.
+    pub used: bool,
+    /// Every candidate ranked, the best first (at most [`models::MAX_CANDIDATES`]).
+    pub candidates: Vec<Candidate>,
+}
+
+/// One asset and its pairings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Asset {
+    /// Where it is.
+    pub source: Source,
+    /// Its format.
+    pub format: Format,
+    /// TIMs texturing it, in the order the glTF bridges take them.
+    pub textures: Vec<TextureMatch>,
+    /// Animations: the model, if any TMD fits.
+    pub model: Option<ModelMatch>,
+    /// Textured polygons that need a TIM (TMD triangles; HMD packets its own images miss).
+    pub textured: usize,
+    /// Those no TIM covers or overlaps.
+    pub untextured: usize,
+}
+
+/// Assets put together.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Assembly {
+    /// One per find, in the finds' order.
+    pub assets: Vec<Asset>,
+    /// What stays unmatched, with counts.
+    pub notes: Vec<Note>,
+    /// The finds, to read the assets again.
+    #[serde(skip)]
+    finds: Vec<Find>,
+}
+
+/// What an asset gives the matching, read once.
+enum Parsed {
+    Tim(Tim, u64),
+    Tmd {
+        objects: usize,
+        groups: Vec<textures::Group>,
+    },
+    Tod(Vec<u32>),
+    Hmd(Vec<textures::Group>),
+    Other,
+    Unreadable,
+}
+
+/// The source of a find.
+pub fn source_of(f: &Find) -> Source {
+    Source {
+        path: f.path.clone(),
+        container: f.container.clone(),
+        offset: f.offset,
+        size: f.size,
+    }
+}
+
+/// Scans `paths` (files, folders, disc images, archives; as `retroanim scan` with its default
+/// options) and assembles what it finds.
+pub fn from_paths(paths: &[PathBuf]) -> Assembly {
+    let report = crate::scan::scan_paths(paths, &crate::scan::ScanOptions::default());
+    from_finds(&report.finds)
+}
+
+/// Assembles `finds` (as [`crate::scan`] gives them).
+pub fn from_finds(finds: &[Find]) -> Assembly {
+    let parsed: Vec<Parsed> = finds.par_iter().map(parse).collect();
+    let sources: Vec<Source> = finds.iter().map(source_of).collect();
+    let tims: Vec<textures::TimKey<'_>> = parsed
+        .iter()
+        .zip(&sources)
+        .filter_map(|(p, s)| match p {
+            Parsed::Tim(t, h) => Some(textures::TimKey {
+                source: s,
+                tim: t,
+                content: *h,
+            }),
+            _ => None,
+        })
+        .collect();
+    let tmds: Vec<(usize, models::TmdKey<'_>)> = parsed
+        .iter()
+        .zip(&sources)
+        .enumerate()
+        .filter_map(|(i, (p, s))| match p {
+            Parsed::Tmd { objects, .. } => Some((
+                i,
+                models::TmdKey {
+                    source: s,
+                    objects: *objects,
+                },
+            )),
+            _ => None,
+        })
+        .collect();
+    let tmd_keys: Vec<models::TmdKey<'_>> = tmds.iter().map(|t| t.1.clone()).collect();
+    let assets: Vec<Asset> = (0..finds.len())
+        .into_par_iter()
+        .map(|i| {
+            let source = &sources[i];
+            let mut a = Asset {
+                source: source.clone(),
+                format: finds[i].format,
+                textures: Vec::new(),
+                model: None,
+                textured: 0,
+                untextured: 0,
+            };
+            match &parsed[i] {
+                Parsed::Tmd { groups, .. } | Parsed::Hmd(groups) => {
+                    texture(&mut a, groups, &tims);
+                }
+                Parsed::Tod(ids) => {
+                    let key = models::TodKey { source, ids };
+                    let ranked = models::rank(&key, &tmd_keys);
+                    a.model = ranked.first().map(|best| ModelMatch {
+                        source: sources[tmds[best.tmd].0].clone(),
+                        confidence: best.confidence,
+                        used: best.confidence >= USE_FROM,
+                        candidates: ranked
+                            .iter()
+                            .map(|r| Candidate {
+                                source: sources[tmds[r.tmd].0].clone(),
+                                confidence: r.confidence,
+                            })
+                            .collect(),
+                    });
+                }
+                _ => {}
+            }
+            a
+        })
+        .collect();
+    let notes = notes(&assets, &parsed);
+    Assembly {
+        assets,
+        notes,
+        finds: finds.to_vec(),
+    }
+}
+
+/// Matches an asset's polygon groups against the TIMs.
+fn texture(a: &mut Asset, groups: &[textures::Group], tims: &[textures::TimKey<'_>]) {
+    let mut chosen: BTreeMap<usize, TextureMatch> = BTreeMap::new();
+    for g in groups {
+        a.textured += g.polygons;
+        let m = textures::match_group(&a.source, g, tims);
+        let (Some(&(best, conf)), Some(cover)) = (m.ranked.first(), m.cover) else {
+            a.untextured += g.polygons;
+            continue;
+        };
+        let t = chosen.entry(best).or_insert_with(|| TextureMatch {
+            source: tims[best].source.clone(),
+            confidence: conf,
+            polygons: 0,
+            cover,
+            alternatives: Vec::new(),
+        });
+        t.polygons += g.polygons;
+        t.confidence = t.confidence.min(conf);
+        if cover == Cover::Overlaps {
+            t.cover = Cover::Overlaps;
+        }
+        for &(j, c) in &m.ranked[1..] {
+            let s: &Source = tims[j].source;
+            match t.alternatives.iter_mut().find(|x| &x.source == s) {
+                Some(x) => x.confidence = x.confidence.max(c),
+                None => t.alternatives.push(Candidate {
+                    source: s.clone(),
+                    confidence: c,
+                }),
+            }
+        }
+    }
+    let mut list: Vec<(usize, TextureMatch)> = chosen.into_iter().collect();
+    list.sort_by(|x, y| {
+        textures::place_key(&a.source, tims[x.0].source)
+            .cmp(&textures::place_key(&a.source, tims[y.0].source))
+    });
+    a.textures = list
+        .into_iter()
+        .map(|(_, mut t)| {
+            t.alternatives.sort_by(|x, y| {
+                y.confidence
+                    .total_cmp(&x.confidence)
+                    .then(x.source.cmp(&y.source))
+            });
+            t.alternatives.truncate(textures::MAX_ALTERNATIVES);
+            t
+        })
+        .collect();
+}
+
+/// Reads what matching needs of a find.
+fn parse(f: &Find) -> Parsed {
+    if !matches!(
+        f.format,
+        Format::Tim | Format::Tmd | Format::Tod | Format::Hmd
+    ) {
+        return Parsed::Other;
+    }
+    let Ok(bytes) = f.bytes() else {
+        return Parsed::Unreadable;
+    };
+    let limits = crate::scan::ScanOptions::default().limits;
+    match crate::read_as(&bytes, Some(f.format), &limits) {
+        Ok(Model::Tim(mut t)) => {
+            // Only its place and depth are matched: the pixels are read again when used.
+            t.image.data = Vec::new();
+            if let Some(c) = &mut t.clut {
+                c.data = Vec::new();
+            }
+            Parsed::Tim(t, content_hash(&bytes))
+        }
+        Ok(Model::Tmd(t)) => Parsed::Tmd {
+            objects: t.objects.len(),
+            groups: tmd_groups(&t),
+        },
+        Ok(Model::Tod(t)) => Parsed::Tod(tmd_ids(&t)),
+        Ok(Model::Hmd(h)) => Parsed::Hmd(hmd_groups(&h)),
+        _ => Parsed::Unreadable,
+    }
+}
+
+/// A hash of an asset's bytes (SipHash with fixed keys: the same in every run).
+fn content_hash(bytes: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    #[allow(deprecated)]
+    let mut h = std::hash::SipHasher::new();
+    bytes.hash(&mut h);
+    h.finish()
+}
+
+/// A TMD's textured triangles (as the bridge draws them: quads split in two), grouped.
+pub fn tmd_groups(t: &Tmd) -> Vec<textures::Group> {
+    let tris: Vec<(u16, u16, [[u8; 2]; 3])> = t
+        .meshes()
+        .iter()
+        .flat_map(|m| &m.triangles)
+        .filter_map(|tri| {
+            let [tsb, cba] = tri.texture?;
+            Some((tsb, cba, tri.corners.map(|c| c.uv.unwrap_or([0, 0]))))
+        })
+        .collect();
+    textures::groups(tris.iter().map(|(t, c, uv)| (*t, *c, &uv[..])))
+}
+
+/// An HMD's textured packets that its own images do not cover, grouped.
+pub fn hmd_groups(h: &hmd::Hmd) -> Vec<textures::Group> {
+    let own = hmd::image_tims(h);
+    let mut polys: Vec<(u16, u16, Vec<[u8; 2]>)> = Vec::new();
+    for r in &h.regions {
+        let hmd::RegionBody::Section(s) = &r.body else {
+            continue;
+        };
+        let hmd::SectionData::Polygons(items) = &s.data else {
+            continue;
+        };
+        for it in items {
+            let hmd::PolygonItem::Packets(run) = it else {
+                continue;
+            };
+            for p in run.packets().filter(|p| !p.uvs.is_empty()) {
+                let uvs: Vec<[u8; 2]> = p.uvs.iter().map(|u| u.uv).collect();
+                let s = crate::formats::texpage::Sampled::new(p.tsb, p.cba, &uvs);
+                if !matches!(
+                    crate::formats::texpage::find(&own, &s),
+                    Some((_, Cover::Covers, _))
+                ) {
+                    polys.push((p.tsb, p.cba, uvs));
+                }
+            }
+        }
+    }
+    textures::groups(polys.iter().map(|(t, c, uv)| (*t, *c, &uv[..])))
+}
+
+/// The TMD IDs a TOD's packets set, sorted, without repeats.
+pub fn tmd_ids(t: &tod::Tod) -> Vec<u32> {
+    let mut ids: Vec<u32> = t
+        .frames
+        .iter()
+        .flat_map(|f| &f.packets)
+        .filter_map(|p| match &p.data {
+            tod::PacketData::TmdId(v) => Some(v.id as u32 | (v.pad as u32) << 16),
+            _ => None,
+        })
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// The notes of what stays unmatched.
+fn notes(assets: &[Asset], parsed: &[Parsed]) -> Vec<Note> {
+    let mut notes = Vec::new();
+    let mut add = |n: usize, code: &'static str, message: String| {
+        if n > 0 {
+            notes.push(Note { code, message });
+        }
+    };
+    let (models, polys): (usize, usize) = assets
+        .iter()
+        .filter(|a| a.untextured > 0)
+        .fold((0, 0), |(m, p), a| (m + 1, p + a.untextured));
+    add(
+        polys,
+        "untextured-polygons",
+        format!("{polys} textured polygon(s) of {models} model(s): no TIM holds their texels"),
+    );
+    let tods = assets.iter().filter(|a| a.format == Format::Tod);
+    let none = tods.clone().filter(|a| a.model.is_none()).count();
+    add(
+        none,
+        "no-model",
+        format!("{none} animation(s): no TMD has every object their TMD IDs name"),
+    );
+    let weak = tods
+        .filter(|a| a.model.as_ref().is_some_and(|m| !m.used))
+        .count();
+    add(
+        weak,
+        "model-unsure",
+        format!("{weak} animation(s): no model with confidence {USE_FROM} or more (candidates shown, not used)"),
+    );
+    let used: std::collections::BTreeSet<&Source> = assets
+        .iter()
+        .flat_map(|a| a.textures.iter().map(|t| &t.source))
+        .collect();
+    let idle = assets
+        .iter()
+        .filter(|a| a.format == Format::Tim && !used.contains(&a.source))
+        .count();
+    add(
+        idle,
+        "tim-unused",
+        format!("{idle} TIM(s) texture no model found with them"),
+    );
+    let unreadable = parsed
+        .iter()
+        .filter(|p| matches!(p, Parsed::Unreadable))
+        .count();
+    add(
+        unreadable,
+        "unreadable",
+        format!("{unreadable} asset(s) could not be read again and are left unmatched"),
+    );
+    notes
+}
+
+impl Assembly {
+    /// The asset at `container` and `offset`.
+    pub fn asset_at(&self, container: &str, offset: u64) -> Option<&Asset> {
+        self.assets
+            .iter()
+            .find(|a| a.source.container == container && a.source.offset == offset)
+    }
+
+    /// Reads the asset at `source` again.
+    pub fn read(&self, source: &Source) -> Result<Model> {
+        let f = self
+            .finds
+            .iter()
+            .find(|f| f.container == source.container && f.offset == source.offset)
+            .ok_or_else(|| {
+                Error::UnknownFormat(format!(
+                    "{}@{}: not an asset of this assembly",
+                    source.container, source.offset
+                ))
+            })?;
+        crate::read_as(
+            &f.bytes()?,
+            Some(f.format),
+            &crate::scan::ScanOptions::default().limits,
+        )
+    }
+
+    /// The TIMs chosen for `asset`, read, in the order the glTF bridges take them (give them as
+    /// [`crate::convert::Textures::tims`]).
+    pub fn tims_for(&self, asset: &Asset) -> Result<Vec<Tim>> {
+        asset
+            .textures
+            .iter()
+            .map(|t| match self.read(&t.source)? {
+                Model::Tim(tim) => Ok(tim),
+                m => Err(Error::UnknownFormat(format!(
+                    "{}@{}: a {}, not a TIM",
+                    t.source.container,
+                    t.source.offset,
+                    m.format()
+                ))),
+            })
+            .collect()
+    }
+
+    /// The model `asset` (an animation) drives, when its confidence is at least [`USE_FROM`].
+    pub fn model_for<'a>(&self, asset: &'a Asset) -> Result<Option<(Tmd, &'a ModelMatch)>> {
+        let Some(m) = asset.model.as_ref().filter(|m| m.used) else {
+            return Ok(None);
+        };
+        match self.read(&m.source)? {
+            Model::Tmd(t) => Ok(Some((t, m))),
+            other => Err(Error::UnknownFormat(format!(
+                "{}@{}: a {}, not a TMD",
+                m.source.container,
+                m.source.offset,
+                other.format()
+            ))),
+        }
+    }
+}

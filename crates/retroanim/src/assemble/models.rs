@@ -1,0 +1,108 @@
+//! Models for animations: the TMDs a TOD could drive, ranked by evidence.
+//!
+//! A TOD's TMD-ID packets name TMD objects (ID k is object k − 1, `formats::tod::play`); a TMD
+//! is a candidate only when it has every object they name. Its score (0..1) adds up:
+//!
+//! | evidence | weight |
+//! |---|---|
+//! | every TMD ID the TOD uses is an object of the TMD (a TOD with no TMD-ID packet gets 0) | 0.30 |
+//! | the TMD has exactly as many objects as the largest ID | 0.10 |
+//! | place: 0.45 × [`place_weight`] (same container 1, same folder 0.9, … another tree 0.05) | ≤ 0.45 |
+//! | same name stem (`N_C.TOD`, `N_C.TMD`) | 0.15 |
+//!
+//! Candidates are ranked by score, then nearness, then container name and offset, and the
+//! confidence of each is its score weighed by its lead over the best other
+//! ([`super::evidence::confidences`]). Below 0.5 a candidate is shown, never used.
+
+use super::evidence::{confidences, nearness, place_weight, Nearness, Source};
+
+/// Most candidates kept per animation.
+pub const MAX_CANDIDATES: usize = 8;
+
+/// What model matching needs of a TOD.
+#[derive(Debug, Clone)]
+pub struct TodKey<'a> {
+    /// Where it is.
+    pub source: &'a Source,
+    /// The TMD IDs its packets set, sorted, without repeats.
+    pub ids: &'a [u32],
+}
+
+/// What model matching needs of a TMD.
+#[derive(Debug, Clone)]
+pub struct TmdKey<'a> {
+    /// Where it is.
+    pub source: &'a Source,
+    /// Its object count.
+    pub objects: usize,
+}
+
+/// One ranked model: the index into the TMD list, its evidence score and confidence.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ranked {
+    /// Index into the `tmds` given.
+    pub tmd: usize,
+    /// Evidence score, 0..1.
+    pub score: f64,
+    /// Confidence, 0..1.
+    pub confidence: f64,
+}
+
+/// The evidence score of `tmd` as `tod`'s model, or `None` when it lacks an object the TOD names.
+pub fn score(tod: &TodKey<'_>, tmd: &TmdKey<'_>, near: Nearness) -> Option<f64> {
+    if !tod
+        .ids
+        .iter()
+        .all(|&id| id >= 1 && id as usize <= tmd.objects)
+    {
+        return None;
+    }
+    let mut s = 0.0;
+    if let Some(&top) = tod.ids.last() {
+        s += 0.30;
+        if top as usize == tmd.objects {
+            s += 0.10;
+        }
+    }
+    s += 0.45 * place_weight(near);
+    if tod.source.stem() == tmd.source.stem() {
+        s += 0.15;
+    }
+    Some(s)
+}
+
+/// The best [`MAX_CANDIDATES`] models for `tod`, best first.
+pub fn rank(tod: &TodKey<'_>, tmds: &[TmdKey<'_>]) -> Vec<Ranked> {
+    type Entry<'b> = (f64, Nearness, &'b str, u64, usize);
+    let mut c: Vec<Entry<'_>> = tmds
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let near = nearness(tod.source, t.source);
+            let s = score(tod, t, near)?;
+            Some((s, near, t.source.container.as_str(), t.source.offset, i))
+        })
+        .collect();
+    let order = |a: &Entry<'_>, b: &Entry<'_>| {
+        b.0.total_cmp(&a.0)
+            .then(a.1.cmp(&b.1))
+            .then(a.2.cmp(b.2))
+            .then(a.3.cmp(&b.3))
+    };
+    // A disc holds thousands: partition, then sort the few kept.
+    if c.len() > MAX_CANDIDATES {
+        c.select_nth_unstable_by(MAX_CANDIDATES - 1, order);
+        c.truncate(MAX_CANDIDATES);
+    }
+    c.sort_by(order);
+    let scores: Vec<f64> = c.iter().map(|e| e.0).collect();
+    let conf = confidences(&scores);
+    c.iter()
+        .zip(conf)
+        .map(|(e, confidence)| Ranked {
+            tmd: e.4,
+            score: e.0,
+            confidence,
+        })
+        .collect()
+}
