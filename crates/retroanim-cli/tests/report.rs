@@ -21,10 +21,12 @@ fn corpus_folders() -> Option<Vec<PathBuf>> {
     let tod = corpus("graphics/TOD/TODVIEW/TE.TMD")?;
     let cube = corpus("HMD/SCEI/ANIM/CUBE0/CUBE0.HMD")?;
     let tims = corpus("nobori/data/ROOT/TIM/ARMOR.TIM")?;
+    let tmdview = corpus("addons/graphics/TMDVIEW/DATA/CUBE4T.TMD")?;
     Some(vec![
         tod.parent()?.parent()?.to_path_buf(),
         cube.parent()?.to_path_buf(),
         tims.parent()?.to_path_buf(),
+        tmdview.parent()?.to_path_buf(),
     ])
 }
 
@@ -74,10 +76,40 @@ fn source_ref(v: &Value, what: &str, sized: bool) {
     }
 }
 
-fn pairing(v: &Value, what: &str) {
+/// A pairing: its source, its confidence, and (when it names one) an asset of `format` in the
+/// report at that source.
+fn pairing(v: &Value, what: &str, format: &str, assets: &[Value]) {
     source_ref(&v["source"], what, false);
     let c = v["confidence"].as_f64().unwrap_or(-1.0);
     assert!((0.0..=1.0).contains(&c), "{what}: confidence {c}");
+    if let Some(id) = v.get("id") {
+        let other = assets
+            .iter()
+            .find(|a| &a["id"] == id)
+            .unwrap_or_else(|| panic!("{what}: pairs with {id}, which is no asset"));
+        assert_eq!(other["format"], format, "{what}: {id}");
+        for key in ["container", "offset"] {
+            assert_eq!(other["source"][key], v["source"][key], "{what}: {id}");
+        }
+    }
+}
+
+/// The JSON chunk of a GLB file.
+fn glb_json(path: &Path) -> Value {
+    let b = std::fs::read(path).unwrap();
+    let len = u32::from_le_bytes(b[12..16].try_into().unwrap()) as usize;
+    assert_eq!(&b[16..20], b"JSON");
+    serde_json::from_slice(&b[20..20 + len]).unwrap()
+}
+
+/// The asset whose container ends with `suffix`.
+fn asset<'a>(index: &'a Value, suffix: &str) -> &'a Value {
+    index["assets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["source"]["container"].as_str().unwrap().ends_with(suffix))
+        .unwrap_or_else(|| panic!("no asset in {suffix}"))
 }
 
 /// Checks `index` against the documented shape and the finds of `scan --json`, every linked
@@ -107,11 +139,17 @@ fn check_index(
         }
         assert!(a["animated"].is_boolean(), "{id}: animated");
         for t in a["textures"].as_array().expect("textures is an array") {
-            pairing(t, id);
+            pairing(t, id, "tim", assets);
         }
         match &a["model"] {
             Value::Null => {}
-            m => pairing(m, id),
+            m => {
+                pairing(m, id, "tmd", assets);
+                assert!(
+                    m["confidence"].as_f64().unwrap() >= 0.5,
+                    "{id}: a model used below 0.5"
+                );
+            }
         }
         let file = linked(dir, &a["file"], id);
         let offset = s["offset"].as_u64().unwrap() as usize;
@@ -272,6 +310,23 @@ fn report_of_corpus_folders_and_hostile_names_opens_in_a_browser() {
         .map(|a| a["id"].as_str().unwrap())
         .collect();
     assert_eq!(ids.len(), 5, "{ids:?}");
+    // The janken TOD beside its TMD plays on it: its GLB has the model's meshes, and one
+    // without a model has none.
+    let tod = asset(&index, "TODVIEW/JAANKEN.TOD");
+    assert!(tod["model"]["source"]["container"]
+        .as_str()
+        .unwrap()
+        .ends_with("TODVIEW/TE.TMD"));
+    let with = glb_json(&dir.join(tod["glb"].as_str().unwrap()));
+    assert!(!with["meshes"].as_array().unwrap().is_empty());
+    // A textured TMD beside its TIMs: its GLB carries the matched textures.
+    let tmd = asset(&index, "TMDVIEW/DATA/CUBE4T.TMD");
+    assert!(!tmd["textures"].as_array().unwrap().is_empty());
+    let with = glb_json(&dir.join(tmd["glb"].as_str().unwrap()));
+    assert!(
+        !with["images"].as_array().map_or(true, Vec::is_empty),
+        "{with}"
+    );
     let Some(page) = browser_check(&dir, Some(&dir.join("shot.png"))) else {
         return;
     };

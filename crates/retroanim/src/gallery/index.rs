@@ -62,6 +62,9 @@ pub struct Pairing {
     /// Why it was chosen, in plain words.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub why: String,
+    /// Other assets that could take its place, best first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<Pairing>,
 }
 
 /// A file nested inside the asset's bytes (a TIM inside an HMD).
@@ -100,7 +103,7 @@ pub struct Asset {
     pub textures: Vec<Pairing>,
     /// The model it animates (TOD), if one was paired with confidence 0.5 or more.
     pub model: Option<Pairing>,
-    /// Other model candidates, best first, shown to the user but not used.
+    /// Other model candidates (all of them when none is used), best first: shown, not used.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alternatives: Vec<Pairing>,
     /// The extracted bytes.

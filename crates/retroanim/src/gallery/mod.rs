@@ -21,13 +21,18 @@
 //! file in the same folder, then a rename), and a file that is one of the scanned inputs is
 //! never replaced.
 //!
-//! What the report leaves out, for now: textures matched to models and models paired with
-//! animations (their fields are present and empty), and pictures of models and animations (their
-//! cards say "no preview").
+//! Pairings come from [`crate::assemble`]: a model's or HMD's `textures` (the TIMs covering the
+//! texels its polygons sample, with confidence and alternatives), an animation's `model` (used
+//! from confidence 0.5, else its candidates are only listed in `alternatives`). GLBs are made
+//! with them: a TMD or HMD with its matched TIMs, a TOD with its model and that model's TIMs.
+//!
+//! What the report leaves out, for now: pictures of models and animations (their cards say
+//! "no preview").
 
 pub mod html;
 pub mod index;
 pub mod names;
+pub mod pairs;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -87,18 +92,38 @@ pub fn write_report(
         .iter()
         .map(|f| names.stem(&f.container, f.offset))
         .collect();
+    let assembly = crate::assemble::from_finds(&report.finds);
+    let ids: pairs::Ids = report
+        .finds
+        .iter()
+        .zip(&stems)
+        .map(|(f, id)| ((f.container.clone(), f.offset), id.clone()))
+        .collect();
     let results: Vec<Result<Asset>> = report
         .finds
         .par_iter()
         .zip(stems.into_par_iter())
-        .map(|(f, id)| card(f, id, &out, opts))
+        .zip(assembly.assets.par_iter())
+        .map(|((f, id), a)| {
+            let paired = Paired {
+                assembly: &assembly,
+                asset: a,
+                ids: &ids,
+            };
+            card(f, id, &paired, &out, opts)
+        })
         .collect();
     let assets = results.into_iter().collect::<Result<Vec<Asset>>>()?;
     let index = Index {
         version: INDEX_VERSION,
         generator: format!("retroanim {}", env!("CARGO_PKG_VERSION")),
         inputs: inputs.iter().map(|p| p.display().to_string()).collect(),
-        notes: notes(&assets),
+        notes: assembly
+            .notes
+            .iter()
+            .map(|n| n.message.clone())
+            .chain(notes(&assets))
+            .collect(),
         assets,
         skipped: report
             .skipped
@@ -203,8 +228,15 @@ impl Out {
     }
 }
 
+/// An asset's place in the assembly.
+struct Paired<'a> {
+    assembly: &'a crate::assemble::Assembly,
+    asset: &'a crate::assemble::Asset,
+    ids: &'a pairs::Ids,
+}
+
 /// One asset: read again, written, converted.
-fn card(f: &Find, id: String, out: &Out, opts: &Options) -> Result<Asset> {
+fn card(f: &Find, id: String, paired: &Paired<'_>, out: &Out, opts: &Options) -> Result<Asset> {
     let bytes = f.bytes()?;
     let file = format!("files/{id}.{}", f.format.name());
     out.write(&file, &bytes)?;
@@ -221,7 +253,7 @@ fn card(f: &Find, id: String, out: &Out, opts: &Options) -> Result<Asset> {
         preview: None,
         animated: false,
         no_preview: None,
-        textures: Vec::new(),
+        textures: pairs::textures(paired.asset, paired.ids),
         model: None,
         alternatives: Vec::new(),
         file,
@@ -238,6 +270,7 @@ fn card(f: &Find, id: String, out: &Out, opts: &Options) -> Result<Asset> {
             .collect(),
         summary: serde_json::from_str(f.summary.get()).unwrap_or(serde_json::Value::Null),
     };
+    (asset.model, asset.alternatives) = pairs::model(paired.asset, paired.ids);
     let model = match crate::read_as(&bytes, Some(f.format), &opts.limits) {
         Ok(m) => m,
         Err(e) => {
@@ -256,12 +289,18 @@ fn card(f: &Find, id: String, out: &Out, opts: &Options) -> Result<Asset> {
             .warnings
             .push(format!("and {} more", issues.len() - MAX_WARNINGS));
     }
-    convert_card(&model, &mut asset, out, opts)?;
+    convert_card(&model, &mut asset, paired, out, opts)?;
     Ok(asset)
 }
 
 /// The asset's GLB or PNG, and its preview.
-fn convert_card(model: &Model, asset: &mut Asset, out: &Out, opts: &Options) -> Result<()> {
+fn convert_card(
+    model: &Model,
+    asset: &mut Asset,
+    paired: &Paired<'_>,
+    out: &Out,
+    opts: &Options,
+) -> Result<()> {
     let copts = crate::convert::Options {
         limits: opts.limits,
         ..Default::default()
@@ -283,6 +322,12 @@ fn convert_card(model: &Model, asset: &mut Asset, out: &Out, opts: &Options) -> 
         Format::Tmd | Format::Hmd | Format::Tod | Format::P3d => {
             asset.no_preview = Some("pictures of models are not drawn yet".into());
             if opts.glb {
+                let copts = pairs::convert_options(
+                    paired.assembly,
+                    paired.asset,
+                    copts,
+                    &mut asset.warnings,
+                );
                 match crate::convert::convert(model, Format::Glb, &copts) {
                     Ok(c) => {
                         let glb = format!("glb/{}.glb", asset.id);
