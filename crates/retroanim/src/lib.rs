@@ -43,9 +43,11 @@ pub mod formats;
 pub mod gallery;
 pub mod import;
 mod limits;
+pub mod render;
 pub mod report;
 pub mod scan;
 pub mod scene;
+pub mod vram;
 
 pub use detect::{detect, plausible_start, Format};
 pub use error::{Error, Result};
