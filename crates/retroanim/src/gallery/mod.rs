@@ -10,6 +10,7 @@
 //! | `files/ID.FMT` | each asset's bytes as found |
 //! | `glb/ID.glb` | models and animations as glTF binary ([`crate::convert`]) |
 //! | `png/ID.png` | textures as PNG (the TIM's first CLUT row; 0x0000 transparent) |
+//! | `preview/ID.png` | TMDs drawn as the console draws them, with their matched TIMs ([`preview`]) |
 //!
 //! `ID` is the asset's [`index::Asset::id`]: the last part of its container and its offset,
 //! made safe and unique ([`names`]). Paths in `index.json` are relative to the folder, except
@@ -26,13 +27,14 @@
 //! from confidence 0.5, else its candidates are only listed in `alternatives`). GLBs are made
 //! with them: a TMD or HMD with its matched TIMs, a TOD with its model and that model's TIMs.
 //!
-//! What the report leaves out, for now: pictures of models and animations (their cards say
+//! What the report leaves out, for now: pictures of animations, HMDs and P3Ds (their cards say
 //! "no preview").
 
 pub mod html;
 pub mod index;
 pub mod names;
 pub mod pairs;
+pub mod preview;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -82,7 +84,7 @@ pub fn write_report(
     dir: &Path,
     opts: &Options,
 ) -> Result<Written> {
-    for sub in ["", "files", "glb", "png"] {
+    for sub in ["", "files", "glb", "png", "preview"] {
         std::fs::create_dir_all(dir.join(sub))?;
     }
     let out = Out::new(dir, report)?;
@@ -320,7 +322,19 @@ fn convert_card(
             }
         },
         Format::Tmd | Format::Hmd | Format::Tod | Format::P3d => {
-            asset.no_preview = Some("pictures of models are not drawn yet".into());
+            if let Model::Tmd(tmd) = model {
+                match preview::tmd_png(tmd, paired.assembly, paired.asset) {
+                    Ok((png, notes)) => {
+                        let path = format!("preview/{}.png", asset.id);
+                        out.write(&path, &png)?;
+                        asset.preview = Some(path);
+                        asset.warnings.extend(notes);
+                    }
+                    Err(e) => asset.no_preview = Some(format!("it could not be drawn ({e})")),
+                }
+            } else {
+                asset.no_preview = Some(format!("pictures of {} are not drawn yet", asset.format));
+            }
             if opts.glb {
                 let copts = pairs::convert_options(
                     paired.assembly,
