@@ -418,7 +418,8 @@ class ScanReport:
 
 def scan(paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]], *,
          formats: Optional[Iterable[str]] = None, align: int = 4,
-         min_size: int = 0) -> ScanReport:
+         min_size: int = 0,
+         report: Union[str, "os.PathLike[str]", None] = None) -> ScanReport:
     """Finds every TOD, HMD, TMD, TIM and P3D inside files, folders (recursively), disc images
     (ISO 9660, raw 2352-byte ``.bin``, ``.cue``), PBO archives and blobs, as ``retroanim scan``
     does. ``formats`` narrows the search (``["tod", "tmd"]``), ``align`` is the offset step in
@@ -426,13 +427,19 @@ def scan(paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[
     dropped. Containers that cannot be walked do not raise: they are in ``summary["errors"]``
     with their byte offset, and the rest of the scan goes on. The scan runs without holding the
     GIL.
+
+    With ``report=DIR`` it also writes the report a browser opens, as ``retroanim scan
+    --report DIR`` does: ``DIR/index.html`` (a card per find with its picture, filters, search)
+    and ``DIR/index.json``, with each find's bytes, GLB and PNG beside them;
+    ``summary["report"]`` then holds ``index`` (the page's path), ``assets``, ``files`` and
+    ``notes``. A report that cannot be written raises :class:`RetroanimError`.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     names = [os.fspath(p) for p in paths]
     finds, summary = _native.scan(
         names, formats=None if formats is None else list(formats), align=align,
-        min_size=min_size)
+        min_size=min_size, report=None if report is None else os.fspath(report))
     return ScanReport(finds=list(finds), summary=summary)
 
 

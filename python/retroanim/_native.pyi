@@ -159,6 +159,7 @@ def scan(
     formats: Optional[List[str]] = ...,
     align: int = ...,
     min_size: int = ...,
+    report: Optional[str] = ...,
 ) -> Tuple[List[Find], Dict[str, Any]]: ...
 
 def patch(

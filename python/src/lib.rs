@@ -761,20 +761,45 @@ impl PyFind {
     }
 }
 
-/// Scans files, folders and containers; returns the finds and the summary dict.
+/// Scans files, folders and containers; returns the finds and the summary dict. With `report`,
+/// also writes the browsable report there (`retroanim::gallery`) and adds `report` to the
+/// summary: `index` (index.html's path), `assets`, `files` and `notes`.
 #[pyfunction]
-#[pyo3(signature = (paths, formats=None, align=4, min_size=0))]
+#[pyo3(signature = (paths, formats=None, align=4, min_size=0, report=None))]
 fn scan(
     py: Python<'_>,
     paths: Vec<std::path::PathBuf>,
     formats: Option<Vec<String>>,
     align: u64,
     min_size: u64,
+    report: Option<std::path::PathBuf>,
 ) -> PyResult<(Vec<PyFind>, Py<PyAny>)> {
     let opts = retroanim::scan::ScanOptions::new(&formats.unwrap_or_default(), align, min_size)
         .map_err(to_py)?;
-    let report = py.detach(|| retroanim::scan::scan_paths(&paths, &opts));
-    let summary = json_of(py, &report.summary())?;
+    let (report, written) = py.detach(|| {
+        let found = retroanim::scan::scan_paths(&paths, &opts);
+        let written = report.as_ref().map(|dir| {
+            retroanim::gallery::write_report(
+                &found,
+                &paths,
+                dir,
+                &retroanim::gallery::Options::default(),
+            )
+            .map(|w| (dir.join("index.html"), w))
+        });
+        (found, written)
+    });
+    let mut summary_value = report.summary();
+    if let Some(w) = written {
+        let (index, w) = w.map_err(to_py)?;
+        summary_value["report"] = serde_json::json!({
+            "index": index.display().to_string(),
+            "assets": w.index.assets.len(),
+            "files": w.files,
+            "notes": w.index.notes,
+        });
+    }
+    let summary = json_of(py, &summary_value)?;
     let finds = report
         .finds
         .into_iter()

@@ -196,6 +196,10 @@ pub struct ScanArgs {
     /// With --extract: also convert each find (TIM → png; TMD, HMD, TOD, P3D → glb or gltf).
     #[arg(long, value_name = "glb|gltf|png", requires = "extract")]
     pub convert: Option<String>,
+    /// Write a report a browser opens into DIR: index.html (a card per find, with its picture
+    /// and links to its bytes, GLB and PNG) and index.json.
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
 }
 
 /// `retroanim play`.

@@ -6,19 +6,15 @@
 //! their ratio, the candidate and full-parse passes (thread time), candidates rejected per MB of
 //! random data, peak RSS.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use common::{corpus_dir, peak_rss_kb};
 use retroanim::scan::{self, ScanOptions};
-
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("RETROANIM_CORPUS") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-    }
-}
 
 /// Corpus TOD/TMD/TIM/HMD files (empty without the corpus).
 fn assets() -> Vec<Vec<u8>> {
@@ -79,17 +75,6 @@ fn tree(dir: &Path, mb: usize) -> u64 {
         n += 1;
     }
     total
-}
-
-fn peak_rss_kb() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 fn main() {

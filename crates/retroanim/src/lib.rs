@@ -40,6 +40,7 @@ mod detect;
 mod error;
 pub mod export;
 pub mod formats;
+pub mod gallery;
 pub mod import;
 mod limits;
 pub mod patch;

@@ -2,7 +2,8 @@
 //!
 //! Output contract (`--json`): one JSON object per find and line, with at least `path`,
 //! `container`, `offset`, `image_offset`, `format`, `size`, `summary`, `status`, and a last line
-//! `{"summary": {...}}`. Human output: one line per find, then a summary line.
+//! `{"summary": {...}}`. Human output: one line per find, then a summary line. `--report DIR`
+//! writes the browsable report (`retroanim::gallery`) and says where on standard error.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -53,6 +54,27 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
         extract(&report, dir, convert, &mut converted)?;
     }
     print(&report, args.json, &converted)?;
+    if let Some(dir) = &args.report {
+        let written = pool
+            .install(|| {
+                retroanim::gallery::write_report(
+                    &report,
+                    &args.paths,
+                    dir,
+                    &retroanim::gallery::Options::default(),
+                )
+            })
+            .with_context(|| format!("{}: cannot write the report", dir.display()))?;
+        for note in &written.index.notes {
+            eprintln!("retroanim: note: report: {note}");
+        }
+        eprintln!(
+            "retroanim: report: {} ({} assets, {} files)",
+            dir.join("index.html").display(),
+            written.index.assets.len(),
+            written.files
+        );
+    }
     for e in &report.errors {
         eprintln!("retroanim: error: {}: {}", e.container, e.error);
     }

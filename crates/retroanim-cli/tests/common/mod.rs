@@ -14,13 +14,18 @@ pub fn retroanim() -> Command {
 /// Runs `cmd`, which must succeed (else its standard error is shown), and parses its output as
 /// JSON.
 pub fn json(cmd: &mut Command) -> Value {
+    serde_json::from_slice(&succeed(cmd).stdout).unwrap()
+}
+
+/// Runs `cmd`, which must succeed (else its standard error is shown).
+pub fn succeed(cmd: &mut Command) -> std::process::Output {
     let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    out
 }
 
 /// A corpus file by the end of its manifest path (`None`, loudly, without the corpus).

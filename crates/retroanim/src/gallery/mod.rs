@@ -1,0 +1,361 @@
+//! The browsable report of a scan (`retroanim scan PATH... --report DIR`).
+//!
+//! [`write_report`] turns a [`scan::Report`](crate::scan::Report) into a folder a browser opens
+//! from `file://`, offline:
+//!
+//! | file | what |
+//! |---|---|
+//! | `index.html` | one card per asset, filters by kind, a search box; its data inside it ([`html`]) |
+//! | `index.json` | the same data for other tools ([`index::Index`]) |
+//! | `files/ID.FMT` | each asset's bytes as found |
+//! | `glb/ID.glb` | models and animations as glTF binary ([`crate::convert`]) |
+//! | `png/ID.png` | textures as PNG (the TIM's first CLUT row; 0x0000 transparent) |
+//! | `preview/ID.png` | TMDs drawn as the console draws them, with their matched TIMs ([`preview`]) |
+//!
+//! `ID` is the asset's [`index::Asset::id`]: the last part of its container and its offset,
+//! made safe and unique ([`names`]). Paths in `index.json` are relative to the folder, except
+//! each asset's `source.path`, which is the file scanned.
+//!
+//! Assets are read again and converted in parallel (rayon), one at a time per worker, so memory
+//! stays that of a few assets whatever the disc holds. A conversion that fails is a warning on
+//! its card and a counted note, never a silent gap. Files are written atomically (a temporary
+//! file in the same folder, then a rename), and a file that is one of the scanned inputs is
+//! never replaced.
+//!
+//! Pairings come from [`crate::assemble`]: a model's or HMD's `textures` (the TIMs covering the
+//! texels its polygons sample, with confidence and alternatives), an animation's `model` (used
+//! from confidence 0.5, else its candidates are only listed in `alternatives`). GLBs are made
+//! with them: a TMD or HMD with its matched TIMs, a TOD with its model and that model's TIMs.
+//!
+//! What the report leaves out, for now: pictures of animations, HMDs and P3Ds (their cards say
+//! "no preview").
+
+pub mod html;
+pub mod index;
+pub mod names;
+pub mod pairs;
+pub mod preview;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::scan::{Find, Report};
+use crate::{Format, Limits, Model};
+use index::{Asset, Index, Inside, SourceRef, Unread, INDEX_VERSION};
+
+/// Most warnings listed on one card (the rest are counted).
+pub const MAX_WARNINGS: usize = 20;
+
+/// How the report is made.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Write a GLB per model and animation (default on).
+    pub glb: bool,
+    /// Limits for reading the assets again and converting them.
+    pub limits: Limits,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            glb: true,
+            limits: crate::scan::ScanOptions::default().limits,
+        }
+    }
+}
+
+/// What [`write_report`] wrote.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// `index.json`'s content.
+    pub index: Index,
+    /// Number of files written (pages included).
+    pub files: usize,
+}
+
+/// Writes the report of `report` (a scan of `inputs`) into `dir`, creating it if needed.
+pub fn write_report(
+    report: &Report,
+    inputs: &[PathBuf],
+    dir: &Path,
+    opts: &Options,
+) -> Result<Written> {
+    for sub in ["", "files", "glb", "png", "preview"] {
+        std::fs::create_dir_all(dir.join(sub))?;
+    }
+    let out = Out::new(dir, report)?;
+    let mut names = names::Names::default();
+    let stems: Vec<String> = report
+        .finds
+        .iter()
+        .map(|f| names.stem(&f.container, f.offset))
+        .collect();
+    let assembly = crate::assemble::from_finds(&report.finds);
+    let ids: pairs::Ids = report
+        .finds
+        .iter()
+        .zip(&stems)
+        .map(|(f, id)| ((f.container.clone(), f.offset), id.clone()))
+        .collect();
+    let results: Vec<Result<Asset>> = report
+        .finds
+        .par_iter()
+        .zip(stems.into_par_iter())
+        .zip(assembly.assets.par_iter())
+        .map(|((f, id), a)| {
+            let paired = Paired {
+                assembly: &assembly,
+                asset: a,
+                ids: &ids,
+            };
+            card(f, id, &paired, &out, opts)
+        })
+        .collect();
+    let assets = results.into_iter().collect::<Result<Vec<Asset>>>()?;
+    let index = Index {
+        version: INDEX_VERSION,
+        generator: format!("retroanim {}", env!("CARGO_PKG_VERSION")),
+        inputs: inputs.iter().map(|p| p.display().to_string()).collect(),
+        notes: assembly
+            .notes
+            .iter()
+            .map(|n| n.message.clone())
+            .chain(notes(&assets))
+            .collect(),
+        assets,
+        skipped: report
+            .skipped
+            .iter()
+            .map(|s| Unread {
+                container: s.container.clone(),
+                reason: format!("{} ({} bytes)", s.reason, s.size),
+            })
+            .collect(),
+        errors: report
+            .errors
+            .iter()
+            .map(|e| Unread {
+                container: e.container.clone(),
+                reason: e.error.to_string(),
+            })
+            .collect(),
+    };
+    let json = serde_json::to_vec_pretty(&index).map_err(|e| Error::Parameter {
+        what: format!("cannot write index.json: {e}"),
+    })?;
+    out.write("index.json", &json)?;
+    out.write("index.html", html::page(&index)?.as_bytes())?;
+    Ok(Written {
+        index,
+        files: out.count.load(Ordering::Relaxed) as usize,
+    })
+}
+
+/// Counts of what the cards lack, as notes.
+fn notes(assets: &[Asset]) -> Vec<String> {
+    let mut no_preview: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut failed: BTreeMap<&str, usize> = BTreeMap::new();
+    for a in assets {
+        if a.preview.is_none() {
+            *no_preview.entry(&a.format).or_default() += 1;
+        }
+        if a.warnings
+            .iter()
+            .any(|w| w.starts_with("no GLB") || w.starts_with("no PNG"))
+        {
+            *failed.entry(&a.format).or_default() += 1;
+        }
+    }
+    let mut out = Vec::new();
+    for (f, n) in no_preview {
+        out.push(format!("{n} {f} assets have no preview"));
+    }
+    for (f, n) in failed {
+        out.push(format!(
+            "{n} {f} assets failed to convert (see their cards)"
+        ));
+    }
+    out
+}
+
+/// The report's folder, and the scanned files it must not replace.
+struct Out {
+    dir: PathBuf,
+    inputs: HashSet<PathBuf>,
+    count: AtomicU64,
+}
+
+impl Out {
+    fn new(dir: &Path, report: &Report) -> Result<Out> {
+        let mut paths: Vec<&str> = report.finds.iter().map(|f| f.path.as_str()).collect();
+        paths.dedup();
+        let inputs = paths
+            .into_iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .collect();
+        Ok(Out {
+            dir: dir.to_path_buf(),
+            inputs,
+            count: AtomicU64::new(0),
+        })
+    }
+
+    /// Writes `rel` (a path with `/`, made by [`names`]) atomically.
+    fn write(&self, rel: &str, bytes: &[u8]) -> Result<()> {
+        let path = self.dir.join(rel);
+        if let Ok(c) = std::fs::canonicalize(&path) {
+            if self.inputs.contains(&c) {
+                return Err(Error::Option {
+                    option: "report",
+                    what: format!(
+                        "{} is one of the scanned files: write the report into another folder",
+                        path.display()
+                    ),
+                });
+            }
+        }
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        let done = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, &path));
+        if let Err(e) = done {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e.into());
+        }
+        self.count.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// An asset's place in the assembly.
+struct Paired<'a> {
+    assembly: &'a crate::assemble::Assembly,
+    asset: &'a crate::assemble::Asset,
+    ids: &'a pairs::Ids,
+}
+
+/// One asset: read again, written, converted.
+fn card(f: &Find, id: String, paired: &Paired<'_>, out: &Out, opts: &Options) -> Result<Asset> {
+    let bytes = f.bytes()?;
+    let file = format!("files/{id}.{}", f.format.name());
+    out.write(&file, &bytes)?;
+    let mut asset = Asset {
+        id,
+        format: f.format.name().to_string(),
+        source: SourceRef::of(f),
+        status: match f.status {
+            crate::scan::Status::Clean => "clean",
+            crate::scan::Status::Warnings => "warnings",
+        }
+        .to_string(),
+        warnings: Vec::new(),
+        preview: None,
+        animated: false,
+        no_preview: None,
+        textures: pairs::textures(paired.asset, paired.ids),
+        model: None,
+        alternatives: Vec::new(),
+        file,
+        glb: None,
+        png: None,
+        contains: f
+            .contains
+            .iter()
+            .map(|n| Inside {
+                format: n.format.name().to_string(),
+                offset: n.offset,
+                size: n.size,
+            })
+            .collect(),
+        summary: serde_json::from_str(f.summary.get()).unwrap_or(serde_json::Value::Null),
+    };
+    (asset.model, asset.alternatives) = pairs::model(paired.asset, paired.ids);
+    let model = match crate::read_as(&bytes, Some(f.format), &opts.limits) {
+        Ok(m) => m,
+        Err(e) => {
+            asset.warnings.push(format!("cannot read it again: {e}"));
+            asset.no_preview = Some("it cannot be read again".into());
+            return Ok(asset);
+        }
+    };
+    drop(bytes);
+    let issues = model.validate();
+    for i in issues.iter().take(MAX_WARNINGS) {
+        asset.warnings.push(i.to_string());
+    }
+    if issues.len() > MAX_WARNINGS {
+        asset
+            .warnings
+            .push(format!("and {} more", issues.len() - MAX_WARNINGS));
+    }
+    convert_card(&model, &mut asset, paired, out, opts)?;
+    Ok(asset)
+}
+
+/// The asset's GLB or PNG, and its preview.
+fn convert_card(
+    model: &Model,
+    asset: &mut Asset,
+    paired: &Paired<'_>,
+    out: &Out,
+    opts: &Options,
+) -> Result<()> {
+    let copts = crate::convert::Options {
+        limits: opts.limits,
+        ..Default::default()
+    };
+    match model.format() {
+        Format::Tim => match crate::convert::convert(model, Format::Png, &copts) {
+            Ok(c) => {
+                let png = format!("png/{}.png", asset.id);
+                out.write(&png, &c.bytes)?;
+                asset.warnings.extend(c.notes.iter().map(|n| n.to_string()));
+                asset.preview = Some(png.clone());
+                asset.png = Some(png);
+            }
+            Err(e) => {
+                asset.warnings.push(format!("no PNG: {e}"));
+                asset.no_preview = Some(format!("it does not convert to PNG ({e})"));
+            }
+        },
+        Format::Tmd | Format::Hmd | Format::Tod | Format::P3d => {
+            if let Model::Tmd(tmd) = model {
+                match preview::tmd_png(tmd, paired.assembly, paired.asset) {
+                    Ok((png, notes)) => {
+                        let path = format!("preview/{}.png", asset.id);
+                        out.write(&path, &png)?;
+                        asset.preview = Some(path);
+                        asset.warnings.extend(notes);
+                    }
+                    Err(e) => asset.no_preview = Some(format!("it could not be drawn ({e})")),
+                }
+            } else {
+                asset.no_preview = Some(format!("pictures of {} are not drawn yet", asset.format));
+            }
+            if opts.glb {
+                let copts = pairs::convert_options(
+                    paired.assembly,
+                    paired.asset,
+                    copts,
+                    &mut asset.warnings,
+                );
+                match crate::convert::convert(model, Format::Glb, &copts) {
+                    Ok(c) => {
+                        let glb = format!("glb/{}.glb", asset.id);
+                        out.write(&glb, &c.bytes)?;
+                        asset
+                            .warnings
+                            .extend(c.notes.iter().map(|n| format!("GLB: {n}")));
+                        asset.glb = Some(glb);
+                    }
+                    Err(e) => asset.warnings.push(format!("no GLB: {e}")),
+                }
+            }
+        }
+        _ => asset.no_preview = Some("no picture for this kind".into()),
+    }
+    Ok(())
+}
