@@ -565,7 +565,7 @@ fn a_pbo_entry_grows() {
 #[test]
 fn cut_and_garbled_images_give_errors_not_panics() {
     let t = tempfile::tempdir().unwrap();
-    let Some((d, iso)) = unpadded_iso(t.path()) else {
+    let Some((_disc, iso)) = unpadded_iso(t.path()) else {
         return;
     };
     let bin = t.path().join("disc.bin");
