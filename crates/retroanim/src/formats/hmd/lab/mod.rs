@@ -17,7 +17,8 @@
 //! inside its own expansion).
 //!
 //! **labp** (module `asm`): statements end with `;`; `Name:` defines a label at the current
-//! byte address (the first item is address 0); an item is an expression (a 32-bit word),
+//! byte address (the first item is address 0), also inside an item where a word can stand
+//! (`H(Name: 4)`, a macro argument that becomes `(Name: 0)`), naming the item's address; an item is an expression (a 32-bit word),
 //! `W(x)`, `H(x)` (16 bits), `B(x)` (8 bits) or `M(item)` (the item with its most significant
 //! bit set); `RotMatrix(rx, ry, rz)` emits the nine halfwords of libgte's rotation matrix and a
 //! pad halfword. Expressions hold decimal and `0x` numbers, labels (byte addresses, hence the
