@@ -152,7 +152,11 @@ impl Vram {
 }
 
 fn rgb(c: u16) -> [u8; 3] {
-    [0, 5, 10].map(|s| ((c >> s) & 0x1F) as u8 * 8)
+    // As TIM → PNG widens 5 bits: (x << 3) | (x >> 2).
+    [0, 5, 10].map(|s| {
+        let x = ((c >> s) & 0x1F) as u8;
+        (x << 3) | (x >> 2)
+    })
 }
 
 /// For every textured corner of every TMD triangle in `a` (a TMD asset): the texel the

@@ -398,9 +398,9 @@ fn cameras_lights_hierarchy_and_visibility_arrive() {
     let l = &w[node("light 0")];
     assert!((-l[1][2] + 1.0).abs() < 1e-6, "{l:?}");
     // The texture: a 4-bit TIM through the CLUT the CBA names; colour 0 is transparent, colour
-    // 1 red (its STP bit set, opaque without semi-transparency).
+    // 1 red (its STP bit set, opaque without semi-transparency; 31 widens to 255).
     assert_eq!(scene.textures.len(), 1);
-    assert_eq!(scene.textures[0].pixels[..8], [0, 0, 0, 0, 248, 0, 0, 255]);
+    assert_eq!(scene.textures[0].pixels[..8], [0, 0, 0, 0, 255, 0, 0, 255]);
     assert!(matches!(
         scene.materials[0].alpha_mode,
         retroanim::scene::AlphaMode::Mask { .. }

@@ -65,7 +65,7 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
     // file can claim millions of frames: beyond DEFAULT_MAX_TICKS the range must be asked for.
     if args.frames.is_none() && args.frame.is_none() && printed > DEFAULT_MAX_TICKS {
         bail!(
-            "{}: the animation runs {printed} ticks (its last frame is number {}); pass --frames A..B to print more than {DEFAULT_MAX_TICKS}",
+            "{}: the animation runs {printed} ticks (its last frame is number {}), past the default range's limit of {DEFAULT_MAX_TICKS}; pass --frames A..B",
             args.file.display(),
             anim.frames.last().map_or(0, |f| f.number)
         );
