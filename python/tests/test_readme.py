@@ -1,5 +1,6 @@
-"""The README's "Python" and "Blender" sections: every ```python block runs as written (in a
-scratch folder that sees the repository's samples/), so the examples cannot rot."""
+"""The README's "Python" section and the Python and Blender guides (docs/python.md,
+docs/blender.md): every ```python block runs as written (in a scratch folder that sees the
+repository's samples/), so the examples cannot rot."""
 
 from __future__ import annotations
 
@@ -12,13 +13,19 @@ import pytest
 from conftest import REPO, require_corpus
 
 
-def blocks(section: str):
-    text = (REPO / "README.md").read_text()
-    m = re.search(rf"^## {section}\n(.*?)(?=^## )", text, re.S | re.M)
-    assert m, f"README has no '## {section}' section"
-    found = re.findall(r"```python\n(.*?)```", m.group(1), re.S)
-    assert found, f"README '## {section}' has no python example"
+def blocks(doc: str, section: str | None = None):
+    text = (REPO / doc).read_text()
+    if section is not None:
+        m = re.search(rf"^## {section}\n(.*?)(?=^## )", text, re.S | re.M)
+        assert m, f"{doc} has no '## {section}' section"
+        text = m.group(1)
+    found = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert found, f"{doc} has no python example"
     return found
+
+
+PYTHON = blocks("README.md", "Python") + blocks("docs/python.md")
+BLENDER = blocks("docs/blender.md")
 
 
 def run(code: str, tmp_path, preamble: str = ""):
@@ -30,13 +37,13 @@ def run(code: str, tmp_path, preamble: str = ""):
     assert p.returncode == 0, f"README example failed:\n{code}\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}"
 
 
-@pytest.mark.parametrize("index", range(len(blocks("Python"))))
+@pytest.mark.parametrize("index", range(len(PYTHON)))
 def test_python_section_runs(index, tmp_path):
-    run(blocks("Python")[index], tmp_path)
+    run(PYTHON[index], tmp_path)
     assert (tmp_path / "swing.glb").read_bytes()[:4] == b"glTF"
 
 
-@pytest.mark.parametrize("index", range(len(blocks("Blender"))))
+@pytest.mark.parametrize("index", range(len(BLENDER)))
 def test_blender_section_runs(index, tmp_path):
     has_bpy = subprocess.run([sys.executable, "-c", "import bpy"], capture_output=True).returncode == 0
     if not has_bpy:
@@ -52,5 +59,5 @@ def test_blender_section_runs(index, tmp_path):
         "sys.modules['retroanim_blender'] = _mod\n"
         "_spec.loader.exec_module(_mod)\n"
     )
-    run(blocks("Blender")[index], tmp_path, preamble)
+    run(BLENDER[index], tmp_path, preamble)
     assert (tmp_path / "flag-again.p3d").exists()

@@ -1,4 +1,8 @@
-//! Validation findings: what `validate` reports. Findings are data, not errors.
+//! Findings and notes, the library's two words for "worth telling the user": a finding
+//! ([`Issue`]) is what `validate` reports about a file; a [`Note`] is what a conversion, a
+//! rendering or an assembly left out or approximated. Both are data, not errors. They live on
+//! the ground floor so that every module (formats, authors, renderer, assembler, converter)
+//! can make them without importing a module above it.
 
 use serde::{Deserialize, Serialize};
 
@@ -82,4 +86,19 @@ impl std::fmt::Display for Issue {
 /// True when any finding has [`Severity::Error`].
 pub fn has_errors(issues: &[Issue]) -> bool {
     issues.iter().any(|i| i.severity == Severity::Error)
+}
+
+/// Something a conversion (or a rendering, or an assembly) left out or could not carry exactly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Note {
+    /// A stable code, e.g. `rest-frame-dropped`.
+    pub code: &'static str,
+    /// What happened, in plain words.
+    pub message: String,
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }

@@ -38,10 +38,10 @@ use serde::Serialize;
 
 pub use evidence::Source;
 
-use crate::convert::Note;
 use crate::error::{Error, Result};
 use crate::formats::texpage::Cover;
 use crate::formats::{hmd, tim::Tim, tmd::Tmd, tod};
+use crate::report::Note;
 use crate::scan::Find;
 use crate::{Format, Model};
 

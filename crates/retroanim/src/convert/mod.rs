@@ -329,20 +329,9 @@ pub(crate) fn option_error(name: OptionName, what: String) -> Error {
     }
 }
 
-/// Something a conversion left out or could not carry exactly.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Note {
-    /// A stable code, e.g. `rest-frame-dropped`.
-    pub code: &'static str,
-    /// What happened, in plain words.
-    pub message: String,
-}
-
-impl std::fmt::Display for Note {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
+/// Something a conversion left out or could not carry exactly (defined beside the findings, in
+/// [`crate::report`], so the formats' authors below this module can make them).
+pub use crate::report::Note;
 
 /// The result of a conversion.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,12 +10,12 @@
 //! HMD, P3D, glTF and point caches are not drawn yet: they are refused with an error naming
 //! them. Output is PNG (animated PNG for animations); GIF and WebP are refused.
 
-use crate::convert::Note;
 use crate::error::{Error, Result};
 use crate::formats::tim::{self, Tim};
 use crate::formats::tmd::author::Counts;
 use crate::formats::tmd::Tmd;
 use crate::formats::tod::{Player, Tod};
+use crate::report::Note;
 use crate::vram::Vram;
 use crate::{Format, Limits, Model};
 

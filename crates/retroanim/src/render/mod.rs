@@ -54,10 +54,10 @@ mod tmd;
 
 use std::cmp::Reverse;
 
-use crate::convert::Note;
 use crate::formats::gte::{compose, rot_matrix, Mat};
 use crate::formats::tmd::author::Counts;
 use crate::formats::tmd::Tmd;
+use crate::report::Note;
 use crate::vram::Vram;
 
 pub use file::{render_file, Input, OutputKind, RenderOptions, Rendered};

@@ -41,13 +41,13 @@
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 
-use crate::convert::Note;
 use crate::error::{Error, Result};
 use crate::formats::tim::{self, Depth, Rgba, Tim};
 use crate::formats::tmd::{
     flag, mode, ArrayVec, Object, Polygon, Primitive as Packet, PrimitiveData, Rgbx, SVector, Tmd,
     Uv,
 };
+use crate::report::Note;
 use crate::scene::{AlphaMode, PrimitiveMode, Scene};
 use crate::Format;
 

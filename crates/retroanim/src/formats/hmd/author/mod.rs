@@ -103,10 +103,10 @@ mod geometry;
 mod mime;
 mod skin;
 
-use crate::convert::Note;
 use crate::error::{Error, Result};
 use crate::formats::gte;
 use crate::limits::Limits;
+use crate::report::Note;
 use crate::scene::sample::{quat_matrix, rest_trs, Trs};
 use crate::scene::Scene;
 use crate::Format;

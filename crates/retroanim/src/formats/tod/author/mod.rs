@@ -64,7 +64,6 @@
 //! the 4096 steps of a turn where the error would exceed that) as a matrix packet (type 4),
 //! exact to the fixed point, with a note: the PsyQ sample player ignores matrix packets.
 
-use crate::convert::Note;
 use crate::error::{Error, Result};
 use crate::formats::gte::{self, Mat};
 use crate::formats::tmd::author::Counts;
@@ -73,6 +72,7 @@ use crate::formats::tod::{
     Attribute, Coordinate, Frame, Header, IdValue, Matrix, ObjectControl, Packet, PacketData,
     Scale, Tod,
 };
+use crate::report::Note;
 use crate::scene::sample::{self, Mat4, Trs};
 use crate::scene::world_exact::Affine;
 use crate::scene::{sample_time, Animation, Scene, Track};
