@@ -28,7 +28,7 @@
 
 mod animation;
 mod check;
-mod hierarchy;
+pub(crate) mod hierarchy;
 mod mesh;
 mod point_cache;
 pub(crate) use hierarchy::reaches_cycle;

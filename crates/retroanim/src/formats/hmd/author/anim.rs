@@ -49,7 +49,7 @@
 use crate::error::{Error, Result};
 use crate::formats::gte;
 use crate::formats::tmd::author::Counts;
-use crate::scene::sample::{local_at, Trs};
+use crate::scene::sample::{local_at, Sampler, Trs};
 use crate::scene::{Animation, Interpolation, Scene, Track};
 
 use super::super::cat3_anim::{
@@ -81,10 +81,6 @@ struct Key {
     frame: u32,
     instant: bool,
     pose: [f64; 9],
-}
-
-fn trs_at(scene: &Scene, a: &Animation, node: usize, frame: f64, fps: f64) -> Trs {
-    local_at(scene, Some(a), node, (frame / fps) as f32)
 }
 
 /// Translation, angles (unrounded, in `order`), scale ×4096 of a TRS.
@@ -158,11 +154,10 @@ fn node_track(
     node: usize,
     max_keys: u64,
 ) -> Result<NodeTrack> {
-    let (scene, conv, fps) = (ctx.scene, ctx.conv, ctx.fps);
-    let chans: Vec<_> = a
-        .channels
-        .iter()
-        .filter(|c| c.node == node && !matches!(c.track, Track::Weights(_)))
+    let (conv, fps) = (ctx.conv, ctx.fps);
+    let chans: Vec<_> = ctx
+        .channels(a, node)
+        .filter(|c| !matches!(c.track, Track::Weights(_)))
         .collect();
     let method = |pick: &dyn Fn(&Track) -> bool| {
         chans
@@ -230,7 +225,7 @@ fn node_track(
     }
     all.push(last);
     all.dedup();
-    let sample = |f: f64| trs_at(scene, a, node, f, fps);
+    let sample = |f: f64| ctx.local(a, node, (f / fps) as f32);
     let rots: Vec<[[f64; 3]; 3]> = all
         .iter()
         .map(|&f| conv.rotation(sample(f as f64).rotation))
@@ -562,17 +557,12 @@ pub(super) fn build(
         parents,
         rest,
         tracks: (0..n).map(|_| Vec::new()).collect(),
+        samplers: anims.iter().map(|a| Sampler::new(scene, Some(a))).collect(),
+        memo: Default::default(),
     };
-    let depth = |mut i: usize| {
-        let mut d = 0;
-        while let Some(p) = parents[i].filter(|_| d <= n) {
-            d += 1;
-            i = p;
-        }
-        d
-    };
+    let depth = crate::scene::hierarchy::depths(parents);
     let mut by_depth = nodes.clone();
-    by_depth.sort_by_key(|&i| depth(i));
+    by_depth.sort_by_key(|&i| depth.get(i).copied().unwrap_or(n));
     let mut taken = 0usize;
     for &node in &by_depth {
         // Per animation: what moves the node (its rest when the animation does not), and the
@@ -580,7 +570,7 @@ pub(super) fn build(
         let sources: Vec<(&Animation, &Animation)> = anims
             .iter()
             .map(|a| {
-                let moves = a.channels.iter().any(|c| c.node == node && moving(a, c));
+                let moves = ctx.channels(a, node).any(|c| moving(a, c));
                 (if moves { *a } else { &rest_anim }, *a)
             })
             .collect();

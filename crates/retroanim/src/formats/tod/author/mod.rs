@@ -254,16 +254,9 @@ pub fn author(
                 .map(|id| id as usize - 1)
         })
         .collect();
-    let depth = |o: usize| {
-        let (mut d, mut at) = (0usize, parent_obj[o]);
-        while let Some(p) = at.filter(|_| d <= objects.len()) {
-            d += 1;
-            at = parent_obj[p];
-        }
-        d
-    };
+    let depth = crate::scene::hierarchy::depths(&parent_obj);
     let mut order: Vec<usize> = (0..objects.len()).collect();
-    order.sort_by_key(|&o| depth(o));
+    order.sort_by_key(|&o| depth[o]);
     // The coordinate each object holds on the console, and the world matrix the player makes.
     let mut coord = vec![Mat::IDENTITY; objects.len()];
     // The player's coordinate and RST parameters of each object, and whether an absolute
@@ -271,11 +264,10 @@ pub fn author(
     let mut sim = vec![crate::formats::tod::play::Rst::NEW; objects.len()];
     let mut scale_set = vec![false; objects.len()];
     let mut world = vec![Mat::IDENTITY; objects.len()];
+    let sampler = sample::Sampler::new(scene, anim);
     for f in 0..=last_frame {
         let time = sample_time(f * res as u64, 60.0);
-        let locals: Vec<Trs> = (0..n)
-            .map(|i| sample::local_at(scene, anim, i, time))
-            .collect();
+        let locals: Vec<Trs> = (0..n).map(|i| sampler.local(i, time)).collect();
         let visible = visibility(scene, &locals);
         let worlds = scene_worlds(scene, &locals);
         let mut packets = Vec::new();
@@ -534,23 +526,31 @@ const IDENTITY: Mat4 = [
 /// Each node shown now: its scale and every ancestor's non-zero.
 fn visibility(scene: &Scene, locals: &[Trs]) -> Vec<bool> {
     let n = scene.nodes.len();
-    (0..n)
-        .map(|i| {
-            let mut at = Some(i);
-            let mut steps = 0;
-            while let Some(k) = at.filter(|&k| k < n) {
-                if locals[k].scale.iter().any(|s| s.abs() < 1e-9) {
-                    return false;
-                }
-                steps += 1;
-                if steps > n {
-                    break;
-                }
-                at = scene.nodes[k].parent;
+    let own = |k: usize| !locals[k].scale.iter().any(|s| s.abs() < 1e-9);
+    let mut out: Vec<Option<bool>> = vec![None; n];
+    let mut chain = Vec::new();
+    for i in 0..n {
+        // Walk up to a node already judged (or a root), then back down: each node once.
+        chain.clear();
+        let mut at = Some(i);
+        let mut seen = true;
+        while let Some(k) = at.filter(|&k| k < n) {
+            if let Some(v) = out[k] {
+                seen = v;
+                break;
             }
-            true
-        })
-        .collect()
+            if chain.len() > n {
+                break;
+            }
+            chain.push(k);
+            at = scene.nodes[k].parent;
+        }
+        for &k in chain.iter().rev() {
+            seen = seen && own(k);
+            out[k] = Some(seen);
+        }
+    }
+    out.into_iter().map(|v| v.unwrap_or(true)).collect()
 }
 
 /// The absolute coordinate packet that takes an object from `was` to `now`, if anything

@@ -25,7 +25,10 @@
 use super::*;
 use crate::formats::gte::Mat;
 use crate::formats::hmd::play::{bezier_cof, horner};
+use crate::scene::sample::Sampler;
 use crate::scene::world_exact::Affine;
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 /// What the solver needs: the scene, the hierarchy, the rest matrices and the tracks solved so
 /// far (parents are solved before their children).
@@ -38,6 +41,45 @@ pub(super) struct Ctx<'a> {
     pub(super) rest: &'a [Mat],
     /// `tracks[node][animation]`.
     pub(super) tracks: Vec<Vec<Option<NodeTrack>>>,
+    /// One sampler per animation written, its channels grouped by node.
+    pub(super) samplers: Vec<Sampler<'a>>,
+    /// Worlds already composed: console worlds of solved ancestors and glTF worlds, by
+    /// (animation, node, frame), so a deep chain costs one product per node and frame.
+    pub(super) memo: Memo,
+}
+
+/// Composed worlds kept between calls (see [`Ctx::memo`]); emptied when it grows past
+/// [`Memo::MAX`] entries, so memory stays bounded on any input.
+#[derive(Default)]
+pub(super) struct Memo {
+    console: RefCell<HashMap<(usize, usize, u32), Mat>>,
+    target: RefCell<HashMap<(usize, usize, u64), Affine>>,
+}
+
+impl Memo {
+    const MAX: usize = 1 << 20;
+}
+
+impl<'a> Ctx<'a> {
+    /// Node `node`'s local TRS at `time` of `a` (through its sampler where there is one).
+    pub(super) fn local(&self, a: &Animation, node: usize, time: f32) -> Trs {
+        match self.samplers.iter().find(|s| s.is_of(a)) {
+            Some(s) => s.local(node, time),
+            None => local_at(self.scene, Some(a), node, time),
+        }
+    }
+
+    /// The channels of `a` that drive `node`.
+    pub(super) fn channels<'s>(
+        &'s self,
+        a: &'s Animation,
+        node: usize,
+    ) -> Box<dyn Iterator<Item = &'s crate::scene::Channel> + 's> {
+        match self.samplers.iter().find(|s| s.is_of(a)) {
+            Some(s) => Box::new(s.channels(node)),
+            None => Box::new(a.channels.iter().filter(move |c| c.node == node)),
+        }
+    }
 }
 
 /// A key value as the key frame stores it (translation int32, angles and scale int16).
@@ -128,41 +170,75 @@ impl NodeTrack {
 }
 
 impl Ctx<'_> {
-    /// The root-first chain of `node` and its ancestors (bounded by the node count).
-    fn chain(&self, node: usize) -> Vec<usize> {
-        let mut chain = vec![node];
-        let mut at = node;
-        while let Some(p) = self.parents.get(at).copied().flatten() {
-            if chain.len() > self.parents.len() || chain.contains(&p) {
-                break;
-            }
-            chain.push(p);
-            at = p;
-        }
-        chain.reverse();
-        chain
+    /// `node`'s parent, if it has one.
+    fn tree_parent(&self, node: usize) -> Option<usize> {
+        self.parents.get(node).copied().flatten()
     }
 
-    /// The player's world matrix of `node` at frame `f` of animation `k`.
+    /// The local matrix the player uses for `c` at frame `f` of animation `k`.
+    fn console_local(&self, c: usize, k: usize, f: u32) -> Mat {
+        match self.tracks.get(c).and_then(|t| t.get(k)) {
+            Some(Some(track)) => track.matrix_at(f),
+            _ => self.rest.get(c).copied().unwrap_or(Mat::IDENTITY),
+        }
+    }
+
+    /// The player's world matrix of `node` at frame `f` of animation `k`. Its ancestors are
+    /// solved before it (parents first), so their worlds are kept; the node's own is not, as
+    /// its track may still change.
     pub(super) fn console_world(&self, node: usize, k: usize, f: u32) -> Mat {
+        let local = self.console_local(node, k, f);
+        match self.tree_parent(node) {
+            Some(p) => gte::compose(&self.ancestor_world(p, k, f), &local),
+            None => local,
+        }
+    }
+
+    /// The world of an ancestor (solved: its world is kept), composed root first along its
+    /// chain (bounded by the node count), from the deepest world already kept.
+    fn ancestor_world(&self, node: usize, k: usize, f: u32) -> Mat {
+        if let Some(m) = self.memo.console.borrow().get(&(k, node, f)) {
+            return *m;
+        }
+        // Up to the nearest ancestor whose world is kept (or the root), then down.
+        let mut up = vec![node];
         let mut world: Option<Mat> = None;
-        for c in self.chain(node) {
-            let local = match self.tracks.get(c).and_then(|t| t.get(k)) {
-                Some(Some(track)) => track.matrix_at(f),
-                _ => self.rest.get(c).copied().unwrap_or(Mat::IDENTITY),
-            };
-            world = Some(match world {
+        let mut at = node;
+        while let Some(p) = self.tree_parent(at) {
+            if up.len() > self.parents.len() {
+                break;
+            }
+            if let Some(m) = self.memo.console.borrow().get(&(k, p, f)) {
+                world = Some(*m);
+                break;
+            }
+            up.push(p);
+            at = p;
+        }
+        for &c in up.iter().rev() {
+            let local = self.console_local(c, k, f);
+            let w = match world {
                 Some(p) => gte::compose(&p, &local),
                 None => local,
-            });
+            };
+            self.remember_console((k, c, f), w);
+            world = Some(w);
         }
         world.unwrap_or(Mat::IDENTITY)
+    }
+
+    fn remember_console(&self, key: (usize, usize, u32), m: Mat) {
+        let mut memo = self.memo.console.borrow_mut();
+        if memo.len() >= Memo::MAX {
+            memo.clear();
+        }
+        memo.insert(key, m);
     }
 
     /// The local transform of `node` at `frame` of `a` as the glTF file holds it (console axes
     /// and units).
     pub(super) fn file_local(&self, a: &Animation, node: usize, frame: f64) -> Affine {
-        let trs = local_at(self.scene, Some(a), node, (frame / self.fps) as f32);
+        let trs = self.local(a, node, (frame / self.fps) as f32);
         let r = self.conv.rotation(trs.rotation);
         Affine {
             m: r.map(|row| std::array::from_fn(|j| row[j] * trs.scale[j])),
@@ -171,10 +247,37 @@ impl Ctx<'_> {
     }
 
     /// The world of `node` at `frame` of `a` as a glTF client composes it (console axes, units).
+    /// It depends on the file alone, so every world composed is kept.
     fn target_world(&self, a: &Animation, node: usize, frame: f64) -> Affine {
-        self.chain(node).into_iter().fold(Affine::IDENTITY, |w, c| {
-            w.mul(&self.file_local(a, c, frame))
-        })
+        let id = a as *const Animation as usize;
+        let key = |c: usize| (id, c, frame.to_bits());
+        if let Some(w) = self.memo.target.borrow().get(&key(node)) {
+            return *w;
+        }
+        // Up to the nearest ancestor whose world is kept (or the root), then down.
+        let mut up = vec![node];
+        let mut world = Affine::IDENTITY;
+        let mut at = node;
+        while let Some(p) = self.tree_parent(at) {
+            if up.len() > self.parents.len() {
+                break;
+            }
+            if let Some(w) = self.memo.target.borrow().get(&key(p)) {
+                world = *w;
+                break;
+            }
+            up.push(p);
+            at = p;
+        }
+        for &c in up.iter().rev() {
+            world = world.mul(&self.file_local(a, c, frame));
+            let mut memo = self.memo.target.borrow_mut();
+            if memo.len() >= Memo::MAX {
+                memo.clear();
+            }
+            memo.insert(key(c), world);
+        }
+        world
     }
 
     /// The judge of a candidate local matrix of `node` at `frame` of animation `k` (`a`): its
