@@ -43,9 +43,7 @@ impl PyAssembly {
         };
         let source: Source = a.source.clone();
         let size = usize::try_from(source.size).unwrap_or(usize::MAX);
-        let inner = py
-            .detach(|| self.inner.read(&source))
-            .map_err(to_py)?;
+        let inner = py.detach(|| self.inner.read(&source)).map_err(to_py)?;
         Ok(PyModel { inner, size })
     }
 

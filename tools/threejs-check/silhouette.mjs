@@ -8,7 +8,7 @@
 //             "png": path (optional)}]: `view` maps glTF world coordinates to three.js camera
 //             space (x right, y up, looking down -z) and `projection` camera space to clip space,
 //             both column-major 4 × 4 (three.js's Matrix4.fromArray order).
-// OUT.json: [{"glb", "covered": count, "mask": "0101…"}]: the mask row by row from the top,
+// OUT.json: [{"glb", "meshes", "triangles" (drawn), "covered": count, "mask": "0101…"}]: the mask row by row from the top,
 //           "1" where a mesh covers the pixel centre. With "png", the mask is also written there.
 // Chromium is the system's (/usr/bin/chromium, or $CHROMIUM); playwright-core brings no browser.
 // crates/retroanim/tests/render_silhouette.rs compares the masks with retroanim's renderer.
@@ -48,13 +48,20 @@ window.draw = async (url, w, h, view, projection) => {
       o.frustumCulled = false;
     }
   });
+  // The view matrix is put on the scene (a camera at the origin looking down -z): a camera's
+  // world matrix may not keep the scale that the renderer's fixed-point view carries.
+  const world = new THREE.Group();
+  world.matrixAutoUpdate = false;
+  world.matrix.fromArray(view);
+  world.matrixWorldNeedsUpdate = true;
+  world.add(gltf.scene);
   const camera = new THREE.Camera();
-  camera.matrixAutoUpdate = false;
-  camera.matrix.fromArray(view).invert();
-  camera.matrixWorldNeedsUpdate = true;
   camera.projectionMatrix.fromArray(projection);
   camera.projectionMatrixInverse.copy(camera.projectionMatrix).invert();
-  renderer.render(gltf.scene, camera);
+  let meshes = 0;
+  gltf.scene.traverse((o) => { meshes += o.isMesh ? 1 : 0; });
+  renderer.render(world, camera);
+  const triangles = renderer.info.render.triangles;
   const gl = renderer.getContext();
   const px = new Uint8Array(w * h * 4);
   gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
@@ -69,7 +76,7 @@ window.draw = async (url, w, h, view, projection) => {
   }
   const png = canvas.toDataURL('image/png');
   renderer.dispose();
-  return { covered, mask, png, webgl: gl.getParameter(gl.VERSION) };
+  return { covered, mask, png, meshes, triangles, webgl: gl.getParameter(gl.VERSION) };
 };
 window.ready = true;
 </script></body></html>`;
@@ -109,7 +116,7 @@ try {
       ([url, w, h, view, proj]) => window.draw(url, w, h, view, proj),
       [`/glb/${i}`, c.width, c.height, c.view, c.projection]);
     if (c.png) writeFileSync(c.png, Buffer.from(r.png.split(',')[1], 'base64'));
-    out.push({ glb: c.glb, covered: r.covered, mask: r.mask, webgl: r.webgl });
+    out.push({ glb: c.glb, meshes: r.meshes, triangles: r.triangles, covered: r.covered, mask: r.mask });
   }
   if (errors.length) {
     console.error(`silhouette.mjs: page errors:\n${errors.join('\n')}`);
@@ -119,4 +126,4 @@ try {
   await browser.close();
 }
 writeFileSync(outPath, JSON.stringify(out));
-console.log(`silhouette.mjs: ${out.length} files drawn (${out[0]?.webgl ?? 'no WebGL'})`);
+console.log(`silhouette.mjs: ${out.length} pictures drawn`);
