@@ -3,7 +3,10 @@
 File → Import → "PlayStation TOD/HMD/TMD (retroanim)": the file is converted to glTF by
 ``retroanim.convert`` (the options mirror ``retroanim convert``: TMD for a TOD, TIMs, HMD
 sequence, scale, axes) and handed to Blender's own glTF importer. The scene is set to 60 fps so
-that every 1/60 s tick of the console lands on a Blender frame.
+that every 1/60 s tick of the console lands on a Blender frame. A TMD imported without TIMs
+is textured from the TIM files beside it ("Find textures beside the file", on by default), matched
+by ``retroanim.assemble``: the TIMs whose VRAM place holds the texels its polygons sample; what was
+matched (with confidence) and what was not is reported.
 
 File → Import → "OFP/Arma P3D with LOD frames (retroanim)": one LOD's mesh, its LOD frames as
 shape keys switched over time. Each vertex remembers the P3D point it came from (the integer
@@ -72,21 +75,57 @@ def _paths(text: str) -> list:
     return [p.strip() for p in text.split(";") if p.strip()]
 
 
+def textures_beside(filepath: str):
+    """The TIMs that texture the TMD at ``filepath``, found among the TIM files (``*.tim``) in
+    its folder by ``retroanim.assemble`` (VRAM matching); returns (TIM models in the order the
+    conversion takes them, notes): a ``paired-textures`` note per TIM used, with its
+    confidence and alternatives, and an ``untextured-polygons`` note when some textured
+    polygons have no TIM there."""
+    ra = _retroanim()
+    folder = Path(filepath).resolve().parent
+    tims = sorted(p for p in folder.iterdir()
+                  if p.is_file() and p.suffix.lower() == ".tim")
+    if not tims:
+        return [], [ra.Note("untextured-polygons", f"no TIM files beside {Path(filepath).name}")]
+    asm = ra.assemble([filepath, *tims])
+    asset = asm.asset(filepath)
+    if asset is None or asset.textured == 0:
+        return [], []
+    notes = []
+    for t in asset.textures:
+        alts = ", ".join(f"{Path(a.source.container).name} ({a.confidence:.2f})"
+                         for a in t.alternatives)
+        notes.append(ra.Note(
+            "paired-textures",
+            f"{t.polygons} textured polygons from {Path(t.source.container).name} "
+            f"(confidence {t.confidence:.2f})" + (f"; alternatives: {alts}" if alts else "")))
+    if asset.untextured:
+        notes.append(ra.Note(
+            "untextured-polygons",
+            f"{asset.untextured} of {asset.textured} textured polygons: no TIM beside the file "
+            "holds their texels"))
+    return asm.tims_for(asset), notes
+
+
 def import_psx(context, filepath: str, *, tmd: str = "", tims: str = "", sequence: int = -1,
                scale: float = 0.0, axes: str = "default", smooth: bool = False,
-               set_fps: bool = True):
-    """Imports a TOD, HMD or TMD; returns (new objects, conversion notes)."""
+               set_fps: bool = True, find_textures: bool = True):
+    """Imports a TOD, HMD or TMD; returns (new objects, notes): the conversion's, and for a TMD
+    textured from the TIMs beside it (``find_textures`` without ``tims``) what was matched."""
     ra = _retroanim()
     model = ra.read(filepath)
     if model.format not in ("tod", "hmd", "tmd"):
         raise ra.OptionError(f"{filepath}: a {model.format} file, not a TOD, HMD or TMD")
     opts = {}
+    found = []
     if axes != "default":
         opts["axes"] = axes
     if scale > 0:
         opts["scale"] = scale
     if tims:
         opts["tim"] = _paths(tims)
+    elif find_textures and model.format == "tmd":
+        opts["tim"], found = textures_beside(filepath)
     if model.format == "tod":
         if tmd:
             opts["tmd"] = tmd
@@ -98,7 +137,7 @@ def import_psx(context, filepath: str, *, tmd: str = "", tims: str = "", sequenc
     if set_fps and model.format in ("tod", "hmd"):
         context.scene.render.fps = 60
         context.scene.render.fps_base = 1.0
-    return _import_glb(context, result.data), result.notes
+    return _import_glb(context, result.data), found + list(result.notes)
 
 
 def _pc2_frames(data: bytes):
@@ -299,18 +338,24 @@ class IMPORT_OT_retroanim_psx(bpy.types.Operator, ImportHelper):
     smooth: BoolProperty(name="Smooth", description="TOD: linear keys instead of steps")
     set_fps: BoolProperty(name="Scene at 60 fps", default=True,
                           description="One Blender frame per 1/60 s console tick")
+    find_textures: BoolProperty(
+        name="Find textures beside the file", default=True,
+        description="TMD without TIMs given: texture it from the TIM files in its folder "
+                    "whose VRAM place holds the texels its polygons sample")
 
     def execute(self, context):
         ra = _retroanim()
         try:
             _, notes = import_psx(context, self.filepath, tmd=self.tmd, tims=self.tims,
                                   sequence=self.sequence, scale=self.scale, axes=self.axes,
-                                  smooth=self.smooth, set_fps=self.set_fps)
+                                  smooth=self.smooth, set_fps=self.set_fps,
+                                  find_textures=self.find_textures)
         except (ra.RetroanimError, OSError) as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
         for n in notes:
-            self.report({"WARNING"}, str(n))
+            level = "INFO" if getattr(n, "code", "") == "paired-textures" else "WARNING"
+            self.report({level}, str(n))
         return {"FINISHED"}
 
 

@@ -4,7 +4,11 @@ its operators and checks objects, hierarchy, animation and poses at sampled fram
 exports a keyed three-object chain for the PlayStation (TOD + TMD through the operator, HMD)
 and plays both with `retroanim.play` against Blender's own poses.
 
-Usage: python3 blender/tests/check_addon.py OUT_DIR TOD TMD HMD P3D
+Imports a TMD with TIM files beside it without naming them ("Find textures beside the file"):
+every image texture of the imported materials has the pixels of a TIM that ``retroanim.assemble``
+matched to the model, decoded by ``retroanim.convert(tim, "png")`` (one of its CLUTs).
+
+Usage: python3 blender/tests/check_addon.py OUT_DIR TOD TMD HMD P3D TEXTURED_TMD
 (run by python/tests/test_blender.py). Prints one line per check; exits 1 on the first failure.
 
 Tolerances: PlayStation poses are compared at retroanim's default scale (1/4096 m per unit):
@@ -172,6 +176,95 @@ def check_tmd(addon, tmd):
     print(f"check_addon: TMD {Path(tmd).name}: {len(meshes)} meshes for {objects} TMD objects")
 
 
+def image_pixels(image):
+    """An image's RGBA pixels as bytes 0..255 (bottom row first, as Blender keeps them) and its
+    size."""
+    import numpy as np
+
+    px = np.empty(len(image.pixels), dtype=np.float32)
+    image.pixels.foreach_get(px)
+    return np.rint(px * 255).astype(np.int16).reshape(-1, 4), tuple(image.size)
+
+
+def tim_decodings(tim, tmp_dir):
+    """`tim` decoded by ``retroanim.convert(tim, "png")`` with each of its CLUTs, its STP
+    texels opaque and semi-transparent (alpha 128): [(pixels, size)]."""
+    out = []
+    for semi in (False, True):
+        for k in range(256):
+            try:
+                png = retroanim.convert(tim, "png", clut=k, semi_transparent=semi).data
+            except retroanim.OptionError:
+                if k == 0:  # a 16-bit TIM has no CLUT
+                    png = retroanim.convert(tim, "png", semi_transparent=semi).data
+                else:
+                    break
+            path = Path(tmp_dir) / f"decoded_{len(out)}.png"
+            path.write_bytes(png)
+            img = bpy.data.images.load(str(path))
+            out.append(image_pixels(img))
+            bpy.data.images.remove(img)
+            if k + 1 >= tim.summary().get("cluts", 0):
+                break
+    return out
+
+
+def same_texels(img, decoded):
+    """The image holds the decoded texels: the same size, the same colours, the same alpha, except
+    that STP texels of a semi-transparent material (alpha 128 decoded) carry the alpha of its
+    blend mode."""
+    (a, size_a), (b, size_b) = img, decoded
+    if size_a != size_b:
+        return False
+    stp = b[:, 3] == 128
+    return bool((a[:, :3] == b[:, :3]).all() and (a[~stp, 3] == b[~stp, 3]).all()
+                and (a[stp, 3] > 0).all())
+
+
+def material_images():
+    """The image textures of the scene's materials, by name."""
+    images = {}
+    for o in bpy.context.scene.objects:
+        for slot in getattr(o, "material_slots", []):
+            mat = slot.material
+            if mat is None or mat.node_tree is None:
+                continue
+            for node in mat.node_tree.nodes:
+                if node.type == "TEX_IMAGE" and node.image is not None:
+                    images[node.image.name] = node.image
+    return images
+
+
+def check_tmd_textures(addon, tmd, out_dir):
+    fresh()
+    if bpy.ops.import_scene.retroanim_psx(filepath=tmd) != {"FINISHED"}:
+        fail(f"TMD {tmd}: the import did not finish")
+    images = material_images()
+    if not images:
+        fail(f"TMD {Path(tmd).name}: no material has an image texture (TIMs beside it not found)")
+    asm = retroanim.assemble(Path(tmd).parent)
+    asset = asm.asset(tmd)
+    if asset is None or not asset.textures or asset.untextured:
+        fail(f"TMD {Path(tmd).name}: the assembly does not texture it whole: {asset}")
+    decodings = [d for t in asm.tims_for(asset) for d in tim_decodings(t, out_dir)]
+    for name, img in images.items():
+        pixels = image_pixels(img)
+        if not any(same_texels(pixels, d) for d in decodings):
+            fail(f"TMD {Path(tmd).name}: image {name} ({tuple(img.size)}) equals no matched TIM "
+                 f"decoded ({[d[1] for d in decodings]})")
+    _, notes = addon.textures_beside(tmd)
+    matched = [n for n in notes if n.code == "paired-textures"]
+    if len(matched) != len(asset.textures) or any("confidence" not in n.message for n in matched):
+        fail(f"TMD {Path(tmd).name}: the import's report does not name each TIM with its "
+             f"confidence: {notes}")
+    fresh()
+    bpy.ops.import_scene.retroanim_psx(filepath=tmd, find_textures=False)
+    if material_images():
+        fail(f"TMD {Path(tmd).name}: textured though 'Find textures beside the file' is off")
+    print(f"check_addon: TMD {Path(tmd).name} textured from beside it: {len(images)} images equal "
+          f"its {len(asset.textures)} matched TIMs decoded ({'; '.join(n.message for n in matched)})")
+
+
 #: Authoring bounds (File → Export → PlayStation): TOD and HMD store each local pose in whole
 #: units and 1/4096 turns, solved against the console's own parent world (within a unit per
 #: axis; the bounds here are distances, over three axes).
@@ -292,8 +385,9 @@ def check_p3d(addon, p3d, out_dir):
 
 
 if __name__ == "__main__":
-    out_dir, tod, tmd, hmd, p3d = sys.argv[1:6]
+    out_dir, tod, tmd, hmd, p3d, textured_tmd = sys.argv[1:7]
     retroanim_addon = load_addon()
+    check_tmd_textures(retroanim_addon, textured_tmd, out_dir)
     check_tod(retroanim_addon, tod, tmd)
     check_hmd(retroanim_addon, hmd)
     check_tmd(retroanim_addon, tmd)

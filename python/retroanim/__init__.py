@@ -9,11 +9,9 @@ readers, players and conversions the ``retroanim`` command line uses, with the s
 >>> model.format, model.summary()["frames"]            # doctest: +SKIP
 ('tod', 42)
 
-Functions: :func:`read`, :func:`play`, :func:`convert`, :func:`targets`, :func:`patch`. Errors raise
-:class:`RetroanimError` subclasses carrying ``format``, ``offset`` and ``message``.
-
-TODO(#16): ``scan(...)`` (containers walked into the readers) comes once the library's scan
-module is on main; it is not offered yet.
+Functions: :func:`read`, :func:`play`, :func:`convert`, :func:`targets`, :func:`render`,
+:func:`scan`, :func:`assemble`, :func:`patch`. Errors raise :class:`RetroanimError` subclasses
+carrying ``format``, ``offset`` and ``message``.
 """
 
 from __future__ import annotations
@@ -44,6 +42,8 @@ from ._native import (
 
 __all__ = [
     "FORMATS",
+    "Asset",
+    "Assembly",
     "Conversion",
     "ConversionError",
     "Extra",
@@ -52,12 +52,16 @@ __all__ = [
     "LimitError",
     "MalformedError",
     "Model",
+    "Note",
     "OptionError",
     "Playback",
     "RetroanimError",
     "UnencodableError",
     "UnknownFormatError",
     "UnsupportedError",
+    "Pairing",
+    "SourceRef",
+    "assemble",
     "convert",
     "patch",
     "play",
@@ -441,6 +445,148 @@ def scan(paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[
         names, formats=None if formats is None else list(formats), align=align,
         min_size=min_size, report=None if report is None else os.fspath(report))
     return ScanReport(finds=list(finds), summary=summary)
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """Where an asset is, as ``index.json`` names it: ``path`` (the input it was found under, a
+    file or the folder or image scanned), ``container`` (the file holding it: the input's file,
+    or ``input:/PATH/IN/IMAGE`` inside a disc image or archive), ``offset`` and ``size`` in
+    bytes."""
+
+    path: str
+    container: str
+    offset: int
+    size: int
+
+    @staticmethod
+    def _of(d: dict) -> "SourceRef":
+        return SourceRef(path=d["path"], container=d["container"], offset=d["offset"],
+                         size=d["size"])
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """An asset paired with another: a TIM texturing a model, or the model an animation drives.
+
+    ``source`` is where the paired asset is and ``confidence`` how sure the pairing is, 0..1;
+    below 0.5 a pairing is a candidate shown to the user, never used. ``alternatives`` are the
+    other assets that could take its place, best first (for textures: TIMs holding the same
+    texels, e.g. loaded at the same VRAM place at different times). Textures also say how many
+    textured ``polygons`` they texture and their ``cover``: ``"covers"`` (the TIM holds every
+    texel the polygons sample) or ``"overlaps"`` (it only lies in their texture page)."""
+
+    source: SourceRef
+    confidence: float
+    alternatives: List["Pairing"] = field(default_factory=list)
+    polygons: Optional[int] = None
+    cover: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Asset:
+    """One asset of an :class:`Assembly` and its pairings, with the vocabulary of ``retroanim
+    scan --report``'s ``index.json``.
+
+    ``textures`` (models: TMD, HMD) are the TIMs that texture it, in the order the glTF export
+    takes them; ``model`` (animations: TOD) is the TMD it drives when one has confidence 0.5 or
+    more, else ``None``; ``alternatives`` are the other model candidates (all of them when none
+    is used), best first. ``textured`` counts the polygons that need a TIM (TMD triangles, HMD
+    packets its own images miss) and ``untextured`` those no TIM holds."""
+
+    source: SourceRef
+    format: str
+    textures: List[Pairing]
+    model: Optional[Pairing]
+    alternatives: List[Pairing]
+    textured: int
+    untextured: int
+
+    @staticmethod
+    def _of(d: dict) -> "Asset":
+        textures = [
+            Pairing(source=SourceRef._of(t["source"]), confidence=t["confidence"],
+                    alternatives=[Pairing(SourceRef._of(a["source"]), a["confidence"])
+                                  for a in t["alternatives"]],
+                    polygons=t["polygons"], cover=t["cover"])
+            for t in d["textures"]
+        ]
+        model, alternatives = None, []
+        m = d.get("model")
+        if m is not None:
+            candidates = [Pairing(SourceRef._of(c["source"]), c["confidence"])
+                          for c in m["candidates"]]
+            if m["used"]:
+                model = Pairing(SourceRef._of(m["source"]), m["confidence"])
+                alternatives = [c for c in candidates if c.source != model.source]
+            else:
+                alternatives = candidates
+        return Asset(source=SourceRef._of(d["source"]), format=d["format"], textures=textures,
+                     model=model, alternatives=alternatives, textured=d["textured"],
+                     untextured=d["untextured"])
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.normpath(a) == os.path.normpath(b)
+
+
+@dataclass(frozen=True)
+class Assembly:
+    """What :func:`assemble` put together: ``assets`` (one :class:`Asset` per find, in the
+    scan's order) and ``notes``, what stays unmatched (:class:`Note` with ``code``
+    ``untextured-polygons``, ``no-model``, ``model-unsure``, ``tim-unused`` or ``unreadable``;
+    each message opens with its count)."""
+
+    assets: List[Asset]
+    notes: List[Note]
+    _handle: object = field(default=None, repr=False, compare=False)
+
+    def asset(self, container: Union[str, "os.PathLike[str]"], offset: int = 0) -> Optional[Asset]:
+        """The asset at ``offset`` in ``container`` (a path naming the same file also finds it,
+        e.g. the TMD a user picked), or ``None``."""
+        name = os.fspath(container)
+        for a in self.assets:
+            if a.source.offset == offset and a.source.container == name:
+                return a
+        for a in self.assets:
+            if a.source.offset == offset and _same_file(a.source.container, name):
+                return a
+        return None
+
+    def read(self, source: Union[SourceRef, Pairing, Asset]) -> Model:
+        """The asset at ``source`` (a :class:`SourceRef`, or a :class:`Pairing` or
+        :class:`Asset` naming one) read into its format's model, from the disc image or
+        archive it is in when it is in one."""
+        if not isinstance(source, SourceRef):
+            source = source.source
+        return self._handle.read(source.container, source.offset)
+
+    def tims_for(self, asset: Asset) -> List[Model]:
+        """The TIMs chosen for ``asset``, read, in the order the glTF export takes them: give
+        them as :func:`convert`'s ``tim`` to texture each polygon with the TIM chosen for it."""
+        return [self.read(t) for t in asset.textures]
+
+
+def assemble(paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
+             ) -> Assembly:
+    """Puts the assets of files, folders (recursively), disc images and archives together as the
+    console would have them, as ``retroanim convert -r`` and ``scan --report`` do: each TIM is
+    placed in a model of the console's VRAM at its own image and CLUT positions; a textured TMD
+    or HMD polygon's texture page, colour depth, CLUT position and UVs name the texels it
+    samples, and the TIMs holding them are its textures (ranked when several do: same
+    container, nearest folder, nearest offset, name). Each TOD is paired with the TMDs holding
+    every object it names, ranked by evidence (object count, place, name stem), each with a
+    confidence 0..1; below 0.5 a candidate is listed, never used. Returns an
+    :class:`Assembly`. The scan and matching run without holding the GIL; containers that
+    cannot be read are left out, as :func:`scan` leaves them out."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    handle = _native.assemble([os.fspath(p) for p in paths])
+    return Assembly(assets=[Asset._of(d) for d in handle.assets()],
+                    notes=[Note(c, m) for c, m in handle.notes()], _handle=handle)
 
 
 def patch(image: Union[str, "os.PathLike[str]"],

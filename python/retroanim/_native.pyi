@@ -169,3 +169,16 @@ def patch(
     force: bool = ...,
     dry_run: bool = ...,
 ) -> Dict[str, Any]: ...
+
+class Assembly:
+    """Assets put together (``retroanim.assemble``)."""
+
+    def assets(self) -> List[Dict[str, Any]]:
+        """One dict per asset: ``source``, ``format``, ``textures``, ``model``, ``textured``,
+        ``untextured``."""
+    def notes(self) -> List[Tuple[str, str]]:
+        """What stays unmatched: ``(code, message)``."""
+    def read(self, container: str, offset: int) -> Model:
+        """The asset at ``container`` and ``offset`` read into its model."""
+
+def assemble(paths: List[str]) -> Assembly: ...

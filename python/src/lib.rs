@@ -6,6 +6,8 @@
 //! results into numpy arrays. Playback results cross as the same JSON the command line's
 //! `play --json` prints, so the two cannot drift apart.
 
+mod assemble;
+
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -864,6 +866,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFind>()?;
     m.add_function(wrap_pyfunction!(scan, m)?)?;
     m.add_function(wrap_pyfunction!(patch, m)?)?;
+    m.add_class::<assemble::PyAssembly>()?;
+    m.add_function(wrap_pyfunction!(assemble::assemble, m)?)?;
     m.add(
         "FORMATS",
         Format::ALL.iter().map(|f| f.name()).collect::<Vec<_>>(),

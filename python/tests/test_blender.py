@@ -1,5 +1,6 @@
 """The Blender add-on, headless: `blender/tests/check_addon.py` imports a TOD with its TMD, an
-HMD, a TMD and a P3D with LOD frames through the add-on's operators, compares poses with
+HMD, a TMD, a textured TMD with its TIMs found beside it (the materials' images must equal the
+TIMs decoded) and a P3D with LOD frames through the add-on's operators, compares poses with
 `retroanim.play`, exports P3D LOD frames (the exported file must pass the CLI's `validate`
 and `roundtrip`) and exports a keyed chain for the PlayStation (TOD + TMD, HMD), played back
 against Blender's poses. Skipped loudly without `bpy` unless RETROANIM_REQUIRE_CORPUS=1."""
@@ -40,6 +41,7 @@ def test_addon_imports_and_exports_in_blender(cli, tmp_path):
         _one("TMD", f"{janken}/TMD/TE.TMD"),
         _one("HMD", "ANIM/INTERP/INTERP.HMD"),
         _one("p3d-mlod", "AGM_FastRoping/animbase/agm_fastroping.p3d"),
+        _one("TMD", "MISC/60FRAME/GIULIETA.TMD"),
     ]
     p = subprocess.run([sys.executable, REPO / "blender" / "tests" / "check_addon.py", *args],
                        capture_output=True, text=True, timeout=600)
