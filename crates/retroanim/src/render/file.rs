@@ -180,12 +180,12 @@ pub fn render_model(model: &Model, opts: &RenderOptions) -> Result<Rendered> {
                 &["tmd", "frames", "fps", "sequence", "stream-id", "lod"],
             )?;
             let vram = vram_of(&opts.tims);
-            let (fb, notes) = super::render_tmd(&t, &vram, &opts.view);
+            let (fb, notes) = super::render_tmd(t, &vram, &opts.view);
             still(rgba(&fb), notes, opts)
         }
-        Model::Tod(anim) => tod(&anim, opts),
-        Model::Hmd(h) => super::sources::hmd(&h, opts),
-        Model::P3d(p) => super::sources::p3d(&p, opts),
+        Model::Tod(anim) => tod(anim, opts),
+        Model::Hmd(h) => super::sources::hmd(h, opts),
+        Model::P3d(p) => super::sources::p3d(p, opts),
         other => Err(Error::Unsupported {
             format: other.format(),
             offset: 0,
