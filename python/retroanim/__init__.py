@@ -389,13 +389,18 @@ def render(input: Union[str, "os.PathLike[str]", bytes], output: Union[str, "os.
            yaw: Optional[float] = None, pitch: Optional[float] = None,
            distance: Optional[float] = None, size: Optional[Tuple[int, int]] = None,
            frames: Optional[Tuple[int, int]] = None, fps: Optional[float] = None,
-           background: Optional[Tuple[int, int, int]] = None) -> Rendered:
+           background: Optional[Tuple[int, int, int]] = None,
+           sequence: Optional[int] = None, stream_id: Optional[int] = None,
+           lod: Optional[float] = None) -> Rendered:
     """Draws ``input`` as the PlayStation draws it and writes the picture to ``output``
     atomically, as ``retroanim render`` does: a TMD (textured from ``tim``), a TOD with its
-    ``tmd`` (an animated PNG; ``frames=(a, b)`` TOD frames a..b-1, ``fps``), a TIM, or a raw 1 MB
-    VRAM dump with ``vram=True``. ``yaw``/``pitch`` in degrees, ``distance`` a multiple of the
-    framing distance, ``size=(w, h)``, ``background=(r, g, b)``. Options the input does not use
-    raise :class:`OptionError`."""
+    ``tmd`` (an animation; ``frames=(a, b)`` TOD frames a..b-1, ``fps``), an HMD (at rest, or
+    its ``sequence`` from ``stream_id`` animated), a P3D LOD (``lod`` by resolution; animated
+    when it has frames), a glTF/GLB (animated by its first animation), a TIM, or a raw 1 MB
+    VRAM dump with ``vram=True``. The output's extension chooses the file: ``.png`` (animated
+    PNG), ``.gif`` (animated GIF) or ``.webp`` (still pictures only). ``yaw``/``pitch`` in
+    degrees, ``distance`` a multiple of the framing distance, ``size=(w, h)``,
+    ``background=(r, g, b)``. Options the input does not use raise :class:`OptionError`."""
     src = None if isinstance(input, (bytes, bytearray, memoryview)) else Path(input)
     out = Path(output)
     ext = out.suffix.lower().lstrip(".")
@@ -403,7 +408,7 @@ def render(input: Union[str, "os.PathLike[str]", bytes], output: Union[str, "os.
         _bytes_of(input), tmd=None if tmd is None else _model(tmd),
         tim=[_model(t) for t in tim], vram=vram, yaw=yaw, pitch=pitch, distance=distance,
         size=size, frames=frames, fps=fps, background=background,
-        output="png" if ext == "apng" else ext)
+        output="png" if ext == "apng" else ext, sequence=sequence, stream_id=stream_id, lod=lod)
     _write_atomically(out, data, src)
     return Rendered(data=data, frames=n, notes=[Note(c, m) for c, m in notes], path=out)
 

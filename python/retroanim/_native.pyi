@@ -95,6 +95,9 @@ def render_bytes(
     fps: Optional[float] = None,
     background: Optional[Tuple[int, int, int]] = None,
     output: str = "png",
+    sequence: Optional[int] = None,
+    stream_id: Optional[int] = None,
+    lod: Optional[float] = None,
 ) -> Tuple[bytes, int, List[Tuple[str, str]]]: ...
 
 def convert_model(

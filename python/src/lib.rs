@@ -334,7 +334,8 @@ type RenderedTuple = (Vec<u8>, usize, Vec<(&'static str, String)>);
 #[pyfunction]
 #[pyo3(signature = (
     data, *, tmd=None, tim=Vec::new(), vram=false, yaw=None, pitch=None, distance=None,
-    size=None, frames=None, fps=None, background=None, output="png"
+    size=None, frames=None, fps=None, background=None, output="png", sequence=None,
+    stream_id=None, lod=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn render_bytes(
@@ -350,6 +351,9 @@ fn render_bytes(
     fps: Option<f64>,
     background: Option<(u8, u8, u8)>,
     output: &str,
+    sequence: Option<usize>,
+    stream_id: Option<u8>,
+    lod: Option<f64>,
 ) -> PyResult<RenderedTuple> {
     use retroanim::render::{Input, OutputKind, RenderOptions, View};
     let mut view = View::default();
@@ -389,6 +393,10 @@ fn render_bytes(
         tmd,
         frames,
         fps,
+        sequence,
+        stream_id,
+        lod,
+        preview: None,
         input: if vram { Input::VramDump } else { Input::Detect },
         output,
         limits: Limits::default(),

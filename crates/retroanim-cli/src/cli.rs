@@ -65,8 +65,8 @@ pub enum Command {
     Scan(ScanArgs),
     /// Put edited assets back into a disc image (ISO, raw .bin/.cue), a PBO archive or a file.
     Patch(PatchArgs),
-    /// Draw a model, animation or texture as the PlayStation draws it, to a PNG (animated PNG
-    /// for animations).
+    /// Draw a model, animation or texture as the PlayStation draws it, to a PNG, GIF or WebP
+    /// (animated PNG or GIF for animations).
     Render(RenderArgs),
 }
 
@@ -94,9 +94,11 @@ pub struct PatchArgs {
 /// `retroanim render`.
 #[derive(Debug, Args)]
 pub struct RenderArgs {
-    /// The input: a TMD, a TOD (with --tmd), a TIM, or a raw VRAM dump (with --vram).
+    /// The input: a TMD, HMD, P3D or glTF/GLB model, a TOD (with --tmd), a TIM, or a raw VRAM
+    /// dump (with --vram).
     pub file: PathBuf,
-    /// The picture to write (.png; an animation becomes an animated PNG).
+    /// The picture to write: .png (an animation becomes an animated PNG), .gif (animated GIF)
+    /// or .webp (still pictures only).
     pub output: PathBuf,
     /// TIMs placed in VRAM at their own positions (repeatable).
     #[arg(long, value_name = "T.TIM")]
@@ -120,12 +122,24 @@ pub struct RenderArgs {
     /// Picture size WxH (default 256x256).
     #[arg(long, value_name = "WxH")]
     pub size: Option<String>,
-    /// TOD frame numbers to draw, A..B (B excluded).
+    /// Frames to draw, A..B (B excluded): TOD frame numbers, or picture numbers of an HMD,
+    /// P3D or glTF animation.
     #[arg(long, value_name = "A..B")]
     pub frames: Option<String>,
-    /// Pictures per second of an animation (default: the TOD's own rate).
+    /// Pictures per second of an animation (default: the TOD's own rate; HMD 60; P3D and
+    /// glTF 30).
     #[arg(long)]
     pub fps: Option<f64>,
+    /// HMD: the sequence index to play (default 0).
+    #[arg(long, value_name = "N")]
+    pub sequence: Option<usize>,
+    /// HMD: the stream ID to start with instead of the sequence's START SID (0..=127).
+    #[arg(long, value_name = "S")]
+    pub stream_id: Option<u8>,
+    /// P3D: the LOD by its resolution value (e.g. 1, 1e13). Default: the first LOD with
+    /// frames, else the first LOD.
+    #[arg(long, value_name = "RES")]
+    pub lod: Option<f64>,
     /// Background colour RRGGBB (hex; default 404040).
     #[arg(long, value_name = "RRGGBB")]
     pub background: Option<String>,

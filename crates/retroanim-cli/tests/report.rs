@@ -3,7 +3,8 @@
 //! has its documented shape, one asset per find of `scan --json`, every file it links exists,
 //! and the extracted bytes are the container's bytes at the find's offset. Then headless
 //! Chromium opens `index.html` from `file://` (`tools/report-check/check.mjs`): no console
-//! errors, no request leaving `file://`, every picture loads, one card per asset, the kind
+//! errors, no request leaving `file://`, every picture (animated PNGs too) loads, one card per
+//! asset, models of every kind have a picture and `animated` matches its frames, the kind
 //! filters and the search box hide what they should. Its screenshot is the README's
 //! (`docs/report.png`).
 
@@ -183,7 +184,28 @@ fn check_index(
         if a["format"] == "tim" {
             assert!(!a["preview"].is_null(), "{id}: a texture without a picture");
         }
+        // Models of every kind have a picture; `animated` says whether it moves.
+        if ["tmd", "hmd", "p3d"].contains(&a["format"].as_str().unwrap()) {
+            assert!(
+                !a["preview"].is_null(),
+                "{id}: no picture: {:?}",
+                a["no_preview"]
+            );
+        }
+        if !a["preview"].is_null() {
+            let frames = apng_frames(&linked(dir, &a["preview"], id));
+            assert_eq!(a["animated"], frames > 1, "{id}: animated, {frames} frames");
+            assert!(frames <= 120, "{id}: {frames} frames");
+        }
     }
+}
+
+/// The frames of a PNG (1) or an animated PNG.
+fn apng_frames(path: &Path) -> u32 {
+    let r = png::Decoder::new(std::fs::File::open(path).unwrap())
+        .read_info()
+        .unwrap();
+    r.info().animation_control().map_or(1, |a| a.num_frames)
 }
 
 /// Runs the Chromium check on `dir`; `None` (said loudly; a failure with
@@ -329,6 +351,10 @@ fn report_of_corpus_folders_and_hostile_names_opens_in_a_browser() {
         !with["images"].as_array().map_or(true, Vec::is_empty),
         "{with}"
     );
+    // Animations are previewed moving: the janken TOD on its model, the HMD's sequence.
+    for a in [tod, asset(&index, "CUBE0/CUBE0.HMD")] {
+        assert_eq!(a["animated"], true, "{}: {:?}", a["id"], a["no_preview"]);
+    }
     let Some(page) = browser_check(&dir, Some(&dir.join("shot.png"))) else {
         return;
     };

@@ -11,7 +11,7 @@ use crate::Outcome;
 pub fn run(args: &RenderArgs) -> Result<Outcome> {
     let output = OutputKind::from_path(&args.output).ok_or_else(|| {
         anyhow!(
-            "{}: name the picture .png (also .gif, .webp)",
+            "{}: name the picture .png, .gif or .webp",
             args.output.display()
         )
     })?;
@@ -65,6 +65,10 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
         tmd: super::load_tmd(args.tmd.as_deref())?,
         frames,
         fps: args.fps,
+        sequence: args.sequence,
+        stream_id: args.stream_id,
+        lod: args.lod,
+        preview: None,
         input: if args.vram {
             Input::VramDump
         } else {

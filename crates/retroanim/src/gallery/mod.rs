@@ -10,7 +10,7 @@
 //! | `files/ID.FMT` | each asset's bytes as found |
 //! | `glb/ID.glb` | models and animations as glTF binary ([`crate::convert`]) |
 //! | `png/ID.png` | textures as PNG (the TIM's first CLUT row; 0x0000 transparent) |
-//! | `preview/ID.png` | TMDs drawn as the console draws them, with their matched TIMs ([`preview`]) |
+//! | `preview/ID.png` | models and animations drawn as the console draws them, with their matched TIMs and (TODs) their model; animated PNGs for animations ([`preview`]) |
 //!
 //! `ID` is the asset's [`index::Asset::id`]: the last part of its container and its offset,
 //! made safe and unique ([`names`]). Paths in `index.json` are relative to the folder, except
@@ -27,8 +27,8 @@
 //! from confidence 0.5, else its candidates are only listed in `alternatives`). GLBs are made
 //! with them: a TMD or HMD with its matched TIMs, a TOD with its model and that model's TIMs.
 //!
-//! What the report leaves out, for now: pictures of animations, HMDs and P3Ds (their cards say
-//! "no preview").
+//! A card without a picture says why (`no_preview`): a TOD without a model paired with
+//! confidence 0.5 or more, a file that cannot be read again or drawn.
 
 pub mod html;
 pub mod index;
@@ -333,7 +333,17 @@ fn convert_card(
                     Err(e) => asset.no_preview = Some(format!("it could not be drawn ({e})")),
                 }
             } else {
-                asset.no_preview = Some(format!("pictures of {} are not drawn yet", asset.format));
+                match preview::animated_png(model, paired.assembly, paired.asset) {
+                    Ok(Ok((png, pictures, notes))) => {
+                        let path = format!("preview/{}.png", asset.id);
+                        out.write(&path, &png)?;
+                        asset.preview = Some(path);
+                        asset.animated = pictures > 1;
+                        asset.warnings.extend(notes);
+                    }
+                    Ok(Err(reason)) => asset.no_preview = Some(reason),
+                    Err(e) => asset.no_preview = Some(format!("it could not be drawn ({e})")),
+                }
             }
             if opts.glb {
                 let copts = pairs::convert_options(

@@ -1,14 +1,33 @@
-//! Cards' pictures: a texture is its own PNG; a TMD is drawn as the console draws it
-//! ([`crate::render::render_tmd`], the default three-quarter view, 256 × 256) with the TIMs the
-//! assembly matched to it placed in VRAM. Animations, HMDs and P3Ds have no picture yet: their
-//! cards say so.
+//! Cards' pictures, drawn as the console draws them ([`crate::render`]) with the TIMs the
+//! assembly matched:
+//!
+//! | asset | picture |
+//! |---|---|
+//! | TIM | its own PNG |
+//! | TMD | the model at rest, 256 × 256, the default three-quarter view |
+//! | TOD | an animated PNG of the TOD playing on its model, when the assembly pairs one with confidence ≥ 0.5 (else no picture: the card lists the candidates) |
+//! | HMD | the model at rest, or an animated PNG of its sequence 0 when it has one |
+//! | P3D | its default LOD (the first with frames, else the first), animated when that LOD has frames |
+//!
+//! Animated previews are bounded so that a whole disc stays quick to report:
+//! [`ANIMATED_SIDE`] pixels square, [`ANIMATED_FPS`] pictures per second, at most
+//! [`MAX_ANIMATED_PICTURES`] pictures (the first seconds of a longer animation, with a note on
+//! the card). HMD and P3D stills use the same size.
 
 use crate::assemble::{Assembly, Asset};
 use crate::error::Result;
 use crate::formats::tim::{encode_png, Rgba};
 use crate::formats::tmd::Tmd;
-use crate::render::{render_tmd, View};
+use crate::render::{render_model, render_tmd, Preview, RenderOptions, View};
 use crate::vram::Vram;
+use crate::Model;
+
+/// Side in pixels of TOD, HMD and P3D pictures.
+pub const ANIMATED_SIDE: u32 = 128;
+/// Pictures per second of animated previews.
+pub const ANIMATED_FPS: f64 = 15.0;
+/// The most pictures in one animated preview (8 seconds at [`ANIMATED_FPS`]).
+pub const MAX_ANIMATED_PICTURES: usize = 120;
 
 /// The PNG of `tmd` drawn with `asset`'s matched TIMs, and the drawing's notes.
 pub fn tmd_png(tmd: &Tmd, assembly: &Assembly, asset: &Asset) -> Result<(Vec<u8>, Vec<String>)> {
@@ -30,4 +49,57 @@ pub fn tmd_png(tmd: &Tmd, assembly: &Assembly, asset: &Asset) -> Result<(Vec<u8>
         pixels: fb.to_rgba(),
     })?;
     Ok((png, notes))
+}
+
+/// A drawn preview: the PNG, its number of pictures, notes for the card.
+pub type Drawn = (Vec<u8>, usize, Vec<String>);
+
+/// The preview of a TOD, HMD or P3D (module table): `Ok(Err(reason))` when there is none to
+/// draw (a TOD without a confident model).
+pub fn animated_png(
+    model: &Model,
+    assembly: &Assembly,
+    asset: &Asset,
+) -> Result<std::result::Result<Drawn, String>> {
+    let mut notes = Vec::new();
+    let mut opts = RenderOptions {
+        view: View {
+            width: ANIMATED_SIDE,
+            height: ANIMATED_SIDE,
+            ..View::default()
+        },
+        preview: Some(Preview {
+            fps: ANIMATED_FPS,
+            max_pictures: MAX_ANIMATED_PICTURES,
+        }),
+        ..RenderOptions::default()
+    };
+    let take_tims = |a: &Asset, notes: &mut Vec<String>| match assembly.tims_for(a) {
+        Ok(t) => t,
+        Err(e) => {
+            notes.push(format!("picture without its textures: {e}"));
+            Vec::new()
+        }
+    };
+    match model {
+        Model::Tod(_) => match assembly.model_for(asset) {
+            Ok(Some((tmd, m))) => {
+                if let Some(a) = assembly.asset_at(&m.source.container, m.source.offset) {
+                    opts.tims = take_tims(a, &mut notes);
+                }
+                opts.tmd = Some(tmd);
+            }
+            Ok(None) => {
+                return Ok(Err(
+                    "no model is paired with confidence 0.5 or more to play it on".into(),
+                ))
+            }
+            Err(e) => return Ok(Err(format!("its model cannot be read ({e})"))),
+        },
+        Model::Hmd(_) => opts.tims = take_tims(asset, &mut notes),
+        _ => {}
+    }
+    let r = render_model(model, &opts)?;
+    notes.extend(r.notes.iter().map(|n| format!("picture: {n}")));
+    Ok(Ok((r.bytes, r.frames, notes)))
 }

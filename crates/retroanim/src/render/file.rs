@@ -4,11 +4,15 @@
 //! |---|---|
 //! | TMD | one frame, the model at rest, textured from the TIMs given |
 //! | TOD + TMD (`tmd`) | an animated PNG, one picture per output frame |
+//! | HMD | the model at rest, or an animation of a sequence (see [`super::sources`]) |
+//! | P3D | a LOD at rest, or an animation of its frames |
+//! | glTF / GLB | the scene at rest, or an animation of its first animation |
 //! | TIM | its image through its first CLUT (0x0000 transparent) |
 //! | raw VRAM dump ([`Input::VramDump`]) | the whole 1024 × 512 VRAM |
 //!
-//! HMD, P3D, glTF and point caches are not drawn yet: they are refused with an error naming
-//! them. Output is PNG (animated PNG for animations); GIF and WebP are refused.
+//! Point caches (MDD, PC2) are refused: they hold points without polygons. The file written
+//! is [`RenderOptions::output`]: PNG (animated PNG for animations), GIF (animated GIF) or WebP
+//! (still pictures only), see [`super::encode`].
 
 use crate::error::{Error, Result};
 use crate::formats::tim::{self, Tim};
@@ -19,6 +23,7 @@ use crate::report::Note;
 use crate::vram::Vram;
 use crate::{Format, Limits, Model};
 
+use super::encode::encode_frames;
 use super::{draw_tmd, front_area, tmd_bounds, with_yaw, Camera, Framebuffer, Instance, View};
 
 /// How the input bytes are to be read.
@@ -37,9 +42,9 @@ pub enum OutputKind {
     /// PNG; animated PNG (APNG) for more than one frame.
     #[default]
     Png,
-    /// GIF (not written yet: refused).
+    /// GIF; animated GIF for more than one frame.
     Gif,
-    /// WebP (not written yet: refused).
+    /// Lossless WebP, one frame (animations are refused).
     Webp,
 }
 
@@ -68,16 +73,35 @@ pub struct RenderOptions {
     pub tims: Vec<Tim>,
     /// The model a TOD drives (TMD ID k shows TMD object k − 1).
     pub tmd: Option<Tmd>,
-    /// TOD frame numbers to draw: `start..end` (end exclusive).
+    /// Frames to draw: `start..end` (end exclusive): TOD frame numbers for a TOD, picture
+    /// numbers (at the output fps) for HMD, P3D and glTF animations.
     pub frames: Option<(u32, u32)>,
-    /// Output frames per second (default: one picture per TOD frame, at the TOD's own rate).
+    /// Output frames per second (default: a TOD's own rate; 60 for HMD; 30 for P3D and glTF).
     pub fps: Option<f64>,
+    /// HMD: the sequence index to play (default 0).
+    pub sequence: Option<usize>,
+    /// HMD: the stream ID to start with instead of the sequence's START SID.
+    pub stream_id: Option<u8>,
+    /// P3D: the LOD by its resolution value (default: the first LOD with frames, else the
+    /// first).
+    pub lod: Option<f64>,
+    /// Bounds for a preview (the report's pictures): never refused, used only by animations.
+    pub preview: Option<Preview>,
     /// How to read the input.
     pub input: Input,
     /// The picture file kind.
     pub output: OutputKind,
     /// Resource limits.
     pub limits: Limits,
+}
+
+/// How an animation is cut down for a preview.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Preview {
+    /// Pictures per second when `fps` is not given.
+    pub fps: f64,
+    /// The most pictures drawn: a longer animation shows its first ones.
+    pub max_pictures: usize,
 }
 
 /// A rendered picture file.
@@ -94,7 +118,7 @@ pub struct Rendered {
 /// The most pictures one animation is drawn into.
 pub const MAX_FRAMES: usize = 3600;
 
-fn option(option: &'static str, what: impl Into<String>) -> Error {
+pub(super) fn option(option: &'static str, what: impl Into<String>) -> Error {
     Error::Option {
         option,
         what: what.into(),
@@ -103,63 +127,89 @@ fn option(option: &'static str, what: impl Into<String>) -> Error {
 
 /// Renders a file's bytes (see the module table).
 pub fn render_file(data: &[u8], opts: &RenderOptions) -> Result<Rendered> {
-    match opts.output {
-        OutputKind::Png => {}
-        OutputKind::Gif | OutputKind::Webp => {
-            return Err(Error::Parameter {
-                what: "GIF and WebP output are not written yet: name the output .png (animations become animated PNG)".into(),
-            })
-        }
-    }
-    if opts.view.width == 0
-        || opts.view.height == 0
-        || opts.view.width > super::MAX_SIDE
-        || opts.view.height > super::MAX_SIDE
-    {
-        return Err(option(
-            "size",
-            format!(
-                "{}x{}: each side must be 1..={}",
-                opts.view.width,
-                opts.view.height,
-                super::MAX_SIDE
-            ),
-        ));
-    }
+    check_size(opts)?;
     if opts.input == Input::VramDump {
         refuse(
             opts,
             "a VRAM dump",
-            &["tim", "tmd", "frames", "fps", "view"],
+            &[
+                "tim",
+                "tmd",
+                "frames",
+                "fps",
+                "view",
+                "sequence",
+                "stream-id",
+                "lod",
+            ],
         )?;
         let vram = Vram::from_dump(data)?;
-        return still(vram.to_rgba(), Vec::new());
+        return still(vram.to_rgba(), Vec::new(), opts);
     }
-    match crate::read_any_with(data, &opts.limits)? {
+    if matches!(crate::detect(data), Some(Format::Gltf | Format::Glb)) {
+        return super::sources::gltf(data, opts);
+    }
+    render_model(&crate::read_any_with(data, &opts.limits)?, opts)
+}
+
+/// Renders a model already read (see the module table; glTF goes through [`render_file`]).
+pub fn render_model(model: &Model, opts: &RenderOptions) -> Result<Rendered> {
+    check_size(opts)?;
+    match model {
         Model::Tim(t) => {
-            refuse(opts, "a TIM", &["tim", "tmd", "frames", "fps", "view"])?;
-            still(t.to_rgba(&tim::DecodeOptions::default())?, Vec::new())
+            refuse(
+                opts,
+                "a TIM",
+                &[
+                    "tim",
+                    "tmd",
+                    "frames",
+                    "fps",
+                    "view",
+                    "sequence",
+                    "stream-id",
+                    "lod",
+                ],
+            )?;
+            still(t.to_rgba(&tim::DecodeOptions::default())?, Vec::new(), opts)
         }
         Model::Tmd(t) => {
-            refuse(opts, "a TMD", &["tmd", "frames", "fps"])?;
+            refuse(
+                opts,
+                "a TMD",
+                &["tmd", "frames", "fps", "sequence", "stream-id", "lod"],
+            )?;
             let vram = vram_of(&opts.tims);
-            let (fb, notes) = super::render_tmd(&t, &vram, &opts.view);
-            still(rgba(&fb), notes)
+            let (fb, notes) = super::render_tmd(t, &vram, &opts.view);
+            still(rgba(&fb), notes, opts)
         }
-        Model::Tod(anim) => tod(&anim, opts),
+        Model::Tod(anim) => tod(anim, opts),
+        Model::Hmd(h) => super::sources::hmd(h, opts),
+        Model::P3d(p) => super::sources::p3d(p, opts),
         other => Err(Error::Unsupported {
             format: other.format(),
             offset: 0,
             feature: format!(
-                "drawing {} files: render draws TMD models, TOD animations with their TMD, TIMs and VRAM dumps",
+                "drawing {} files: render draws TMD, HMD, P3D and glTF models, TOD animations with their TMD, TIMs and VRAM dumps",
                 other.format()
             ),
         }),
     }
 }
 
+fn check_size(opts: &RenderOptions) -> Result<()> {
+    let (w, h) = (opts.view.width, opts.view.height);
+    if w == 0 || h == 0 || w > super::MAX_SIDE || h > super::MAX_SIDE {
+        return Err(option(
+            "size",
+            format!("{w}x{h}: each side must be 1..={}", super::MAX_SIDE),
+        ));
+    }
+    Ok(())
+}
+
 /// Refuses the options named in `unused` that the caller set.
-fn refuse(opts: &RenderOptions, what: &str, unused: &[&'static str]) -> Result<()> {
+pub(super) fn refuse(opts: &RenderOptions, what: &str, unused: &[&'static str]) -> Result<()> {
     for &name in unused {
         let set = match name {
             "tim" => !opts.tims.is_empty(),
@@ -167,6 +217,9 @@ fn refuse(opts: &RenderOptions, what: &str, unused: &[&'static str]) -> Result<(
             "frames" => opts.frames.is_some(),
             "fps" => opts.fps.is_some(),
             "view" => opts.view_set,
+            "sequence" => opts.sequence.is_some(),
+            "stream-id" => opts.stream_id.is_some(),
+            "lod" => opts.lod.is_some(),
             _ => false,
         };
         if set {
@@ -197,9 +250,13 @@ fn rgba(fb: &Framebuffer) -> tim::Rgba {
     }
 }
 
-fn still(img: tim::Rgba, notes: Vec<Note>) -> Result<Rendered> {
+fn still(img: tim::Rgba, notes: Vec<Note>, opts: &RenderOptions) -> Result<Rendered> {
+    let size = (img.width as u32, img.height as u32);
+    let mut pixels = Some(img.pixels);
     Ok(Rendered {
-        bytes: tim::encode_png(&img)?,
+        bytes: encode_frames(opts.output, size, 1, 1.0, |_| {
+            Ok(pixels.take().unwrap_or_default())
+        })?,
         frames: 1,
         notes,
     })
@@ -223,17 +280,21 @@ fn tod(anim: &Tod, opts: &RenderOptions) -> Result<Rendered> {
             format!("{start}..{end}: the TOD's frames are {first}..{}", last + 1),
         ));
     }
-    let fps = opts.fps.unwrap_or(60.0 / tpf);
+    let fps = opts
+        .fps
+        .or(opts.preview.map(|p| p.fps))
+        .unwrap_or(60.0 / tpf);
     if !(fps.is_finite() && fps > 0.0 && fps <= 240.0) {
         return Err(option("fps", format!("{fps}: must be in (0, 240]")));
     }
     // Output frame k shows the pose at k / fps seconds after `start`.
     let mut ticks = Vec::new();
     let end = end.min(last.saturating_add(1));
+    let cap = opts.preview.map_or(usize::MAX, |p| p.max_pictures.max(1));
     let mut k = 0u64;
     loop {
         let tick = f64::from(start) + (k as f64 / fps) * 60.0 / tpf;
-        if tick >= f64::from(end) {
+        if tick >= f64::from(end) || ticks.len() == cap {
             break;
         }
         if ticks.len() == MAX_FRAMES {
@@ -278,14 +339,19 @@ fn tod(anim: &Tod, opts: &RenderOptions) -> Result<Rendered> {
     });
     let camera = Camera::frame(bounds, &view);
     let mut counts = Counts::default();
-    let mut frames = Vec::with_capacity(poses.len());
-    for p in &poses {
-        let (fb, notes) = draw_tmd(model, p, &vram, &camera, &view);
-        for n in notes {
-            counts.add(n.code, 1, || format!("frames where {}", n.message));
-        }
-        frames.push(fb);
-    }
+    let bytes = encode_frames(
+        opts.output,
+        (view.width, view.height),
+        poses.len(),
+        fps,
+        |k| {
+            let (fb, notes) = draw_tmd(model, &poses[k], &vram, &camera, &view);
+            for n in notes {
+                counts.add(n.code, 1, || format!("frames where {}", n.message));
+            }
+            Ok(fb.to_rgba())
+        },
+    )?;
     let empty = poses.iter().filter(|p| p.is_empty()).count();
     counts.add("no-objects", empty, || {
         "frames show no object (no TMD object linked and visible)".into()
@@ -293,39 +359,9 @@ fn tod(anim: &Tod, opts: &RenderOptions) -> Result<Rendered> {
     for (code, text) in player.coded_notes() {
         counts.add(code, 1, || text.to_string());
     }
-    let bytes = apng(&frames, fps)?;
     Ok(Rendered {
         bytes,
-        frames: frames.len(),
+        frames: poses.len(),
         notes: counts.finish(),
     })
-}
-
-/// The frames as a PNG (one frame) or an animated PNG looping forever at `fps`.
-fn apng(frames: &[Framebuffer], fps: f64) -> Result<Vec<u8>> {
-    let fail = |e: png::EncodingError| Error::Unencodable {
-        format: Format::Png,
-        what: e.to_string(),
-    };
-    let Some(f0) = frames.first() else {
-        return Err(Error::Parameter {
-            what: "no frame to draw".into(),
-        });
-    };
-    let mut out = Vec::new();
-    let mut enc = png::Encoder::new(&mut out, f0.width as u32, f0.height as u32);
-    enc.set_color(png::ColorType::Rgba);
-    enc.set_depth(png::BitDepth::Eight);
-    if frames.len() > 1 {
-        enc.set_animated(frames.len() as u32, 0).map_err(fail)?;
-        // Delay as a fraction: 1000 / (fps · 1000) seconds.
-        let den = (fps * 100.0).round().clamp(1.0, 65535.0) as u16;
-        enc.set_frame_delay(100, den).map_err(fail)?;
-    }
-    let mut w = enc.write_header().map_err(fail)?;
-    for f in frames {
-        w.write_image_data(&f.to_rgba()).map_err(fail)?;
-    }
-    w.finish().map_err(fail)?;
-    Ok(out)
 }

@@ -9,9 +9,13 @@
 //!   does, sampling the [`Vram`] by each packet's TSB and CBA (the TIMs given are placed at
 //!   their own VRAM positions first). Nothing of the packet is left out but what is listed
 //!   under "Left out".
-//! - **Other sources** (HMD, P3D LODs, glTF, point caches) are not drawn yet: [`render_file`]
-//!   refuses them with an error. The intended path is the neutral [`crate::scene::Scene`] with
-//!   its material images as [`Image15`] textures ([`Texture::Image`] is drawn already).
+//! - **HMD, P3D LODs and glTF**: through the neutral [`crate::scene::Scene`] ([`scene`]): the
+//!   scene posed at each picture's time, its vertices rounded to the console's 16-bit
+//!   integers, then RTPS, NCLIP culling (unless double-sided), the ordering table and the same
+//!   rasterizer, its textures as [`Image15`] images ([`Texture::Image`]); HMD lit by its
+//!   normals, P3D and glTF flat-shaded by the fixed light. What each path draws and leaves
+//!   out: [`scene`] and `sources` (the table of inputs). Point caches are refused.
+//! - **Files written** ([`encode`]): PNG, animated PNG, GIF (animated), WebP (still only).
 //!
 //! # The console's rules, and the readings taken
 //! - **Camera** ([`View`]): a libgs program with `GsSetProjection(H)`, H = the smaller side of
@@ -47,9 +51,12 @@
 //! ambient colour a TOD or HMD animates (the fixed light and camera above are used); depth
 //! cueing (fog); the GTE's 32-bit MAC0 overflow for vertices far off screen (see [`gte`]).
 
+pub mod encode;
 mod file;
 pub mod gte;
 pub mod raster;
+pub mod scene;
+mod sources;
 mod tmd;
 
 use std::cmp::Reverse;
@@ -60,7 +67,9 @@ use crate::formats::tmd::Tmd;
 use crate::report::Note;
 use crate::vram::Vram;
 
-pub use file::{render_file, Input, OutputKind, RenderOptions, Rendered};
+pub use file::{
+    render_file, render_model, Input, OutputKind, Preview, RenderOptions, Rendered, MAX_FRAMES,
+};
 pub use raster::{Corner, Framebuffer, Image15, Poly, Texels, Texture};
 
 /// OT length in bits (a libgs `GsOT` of 4096 entries).
