@@ -285,11 +285,9 @@ fn dump_takes_several_files_as_json_lines_that_read_back() {
         .assert()
         .success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    let lines: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (lines, summary) = common::json_lines(text.as_bytes());
     assert_eq!(lines.len(), names.len(), "{text}");
+    assert_eq!(summary["items"], names.len());
     let dir = tempfile::tempdir().unwrap();
     for (line, name) in lines.iter().zip(names) {
         assert!(line["path"].as_str().unwrap().ends_with(name));
