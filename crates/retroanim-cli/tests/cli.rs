@@ -3,7 +3,6 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use serde_json::Value;
 
 mod common;
 use common::retroanim;

@@ -398,3 +398,45 @@ fn the_schema_refuses_other_shapes() {
     let good = r#"{"path": "a.tod", "format": "tod", "ok": false, "frames": 3, "findings": [{"code": "x", "severity": "error", "offset": 3, "message": "m"}]}"#;
     assert!(v.is_valid(&serde_json::from_str(good).unwrap()));
 }
+
+#[test]
+fn convert_writes_every_tim_and_refuses_tim_without_tmd() {
+    let dir = tempfile::tempdir().unwrap();
+    let tim = std::fs::read(sample("checker.tim")).unwrap();
+    let three = dir.path().join("three.tim");
+    std::fs::write(&three, [&tim[..], &tim[..], &tim[..]].concat()).unwrap();
+    let png = dir.path().join("three.png");
+    let done = run(&os(&[&"convert", &"--json", &three, &png]));
+    let extra: Vec<&str> = done.items[0]["extra"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(extra.len(), 2);
+    for name in ["three_1.png", "three_2.png"] {
+        assert!(dir.path().join(name).exists(), "{name}");
+    }
+    assert!(done.items[0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["code"] == "several-tims"));
+
+    let glb = dir.path().join("swing.glb");
+    let refused = run(&os(&[
+        &"convert",
+        &"--json",
+        &sample("swing.tod"),
+        &glb,
+        &"--tim",
+        &sample("checker.tim"),
+    ]));
+    assert_eq!(refused.items[0]["error"]["kind"], "option");
+    assert!(refused.items[0]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("--tmd"));
+    assert_eq!(refused.code, Some(2));
+    assert!(!glb.exists());
+}
