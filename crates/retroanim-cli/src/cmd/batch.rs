@@ -198,11 +198,14 @@ pub fn run_json(
     Ok(outcome)
 }
 
+/// Files a batch passed over on purpose, and why.
+type Skipped = Vec<(PathBuf, &'static str)>;
+
 /// [`run`], also returning the files skipped and why.
 fn run_skips<T: Send>(
     inputs: &[Input],
     work: impl Fn(&Input) -> Result<(Outcome, Option<T>)> + Sync,
-) -> Result<(Outcome, Vec<T>, Vec<(PathBuf, &'static str)>)> {
+) -> Result<(Outcome, Vec<T>, Skipped)> {
     let g = super::global();
     let jobs = g.jobs.unwrap_or(0);
     let pool = rayon::ThreadPoolBuilder::new()

@@ -335,6 +335,9 @@ fn xy(flag: &str, v: &str) -> Result<(u16, u16)> {
     .ok_or_else(|| anyhow!("{flag} {v}: expected X,Y (two numbers 0..=1023, 0..=511)"))
 }
 
+/// What a streamed conversion did: the source format, its notes, the output size if known.
+type Streamed = (Format, Vec<convert::Note>, Option<usize>);
+
 /// The streamed conversions: MLOD → MDD/PC2, and MDD/PC2 → P3D into an MLOD base. `None`
 /// when this conversion is not one of them (or the input turns out not to be streamable).
 fn streamed(
@@ -343,7 +346,7 @@ fn streamed(
     target: Format,
     args: &ConvertArgs,
     opts: &Options,
-) -> Result<Option<(Format, Vec<convert::Note>, Option<usize>)>> {
+) -> Result<Option<Streamed>> {
     if super::forced_format()?.is_some() {
         return Ok(None);
     }
