@@ -50,6 +50,8 @@ class Finding:
     def code(self) -> str: ...
     @property
     def message(self) -> str: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The finding as a ``findings`` entry of ``--json`` output: ``code``, ``severity``, ``offset``, ``message``."""
 
 class Model:
     """A file read into its format's model."""
@@ -58,7 +60,7 @@ class Model:
     def format(self) -> str:
         """The format name: ``"tod"``, ``"hmd"``, ``"tmd"``, ``"tim"``, ``"p3d"``, ``"mdd"``, ``"pc2"``."""
     def summary(self) -> Dict[str, Any]:
-        """The summary ``retroanim info --json`` prints (with ``bytes``, the input's size)."""
+        """The line ``retroanim info --json`` prints, less ``path``: ``format``, ``ok``, the summary's fields, ``bytes`` (the input's size) and ``findings``."""
     def validate(self) -> List[Finding]:
         """Every validation finding (``retroanim validate``)."""
     def write(self) -> bytes:

@@ -240,12 +240,22 @@ impl PyModel {
         self.inner.format().name()
     }
 
-    /// The summary `retroanim info --json` prints for the file, as a dict (with `bytes`, the
-    /// size of the input it was read from).
+    /// The line `retroanim info --json` prints for the file, as a dict, less its `path`: the
+    /// `format`, `ok` (no finding of severity error), the summary's fields, `bytes` (the size of
+    /// the input it was read from) and `findings` (the dicts of `validate()`).
     fn summary(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let mut s = self.inner.summary();
+        let issues = self.inner.validate();
         if let Some(map) = s.as_object_mut() {
+            map.insert(
+                "ok".into(),
+                (!retroanim::report::has_errors(&issues)).into(),
+            );
             map.insert("bytes".into(), self.size.into());
+            map.insert(
+                "findings".into(),
+                serde_json::to_value(&issues).unwrap_or_default(),
+            );
         }
         json_of(py, &s)
     }
@@ -299,6 +309,20 @@ struct Finding {
 
 #[pymethods]
 impl Finding {
+    /// The finding as an entry of a `--json` line's `findings`: a dict with `code`,
+    /// `severity`, `offset` and `message`.
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        json_of(
+            py,
+            &serde_json::json!({
+                "code": self.code,
+                "severity": self.severity,
+                "offset": self.offset,
+                "message": self.message,
+            }),
+        )
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Finding({:?}, offset={}, code={:?}, message={:?})",

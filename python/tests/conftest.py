@@ -76,8 +76,33 @@ class Cli:
             )
         return p
 
+    def lines(self, *args, check: bool = True):
+        """``--json`` output (JSON Lines): the item lines and the summary (the last line's)."""
+        return split_lines(self.run(*args, check=check).stdout)
+
     def json(self, *args):
-        return json.loads(self.run(*args).stdout)
+        """``--json`` output of one input: its one item line; ``play``'s as one dict (see
+        :func:`play_object`)."""
+        items, summary = self.lines(*args)
+        if summary["command"] == "play":
+            return play_object(items, summary)
+        assert len(items) == 1, items
+        return items[0]
+
+
+def split_lines(stdout: bytes):
+    """JSON Lines output as (item lines, summary)."""
+    lines = [json.loads(l) for l in stdout.splitlines() if l.strip()]
+    return lines[:-1], lines[-1]["summary"]
+
+
+def play_object(items, summary):
+    """``play --json`` as one dict: the summary's fields (``notes``, ``seconds_per_frame``, ...)
+    and ``frames``, each frame line less the fields every line has (``path``, ``format``,
+    ``ok``, ``findings``), as the package's ``Playback.raw`` holds them."""
+    frames = [{k: v for k, v in f.items() if k not in ("path", "format", "ok", "findings")}
+              for f in items]
+    return dict(summary, frames=frames)
 
 
 @pytest.fixture(scope="session")

@@ -3,14 +3,13 @@ library: summaries, validation, round trips, playback and conversions must agree
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import retroanim
-from conftest import corpus_files
+from conftest import corpus_files, play_object, split_lines
 
 #: Manifest kinds retroanim reads, and the format each is.
 KINDS = {
@@ -42,18 +41,17 @@ def test_read_summary_equals_info_json(kind, cli):
     good, _ = readable(kind)
     assert good, f"no {kind} file of the corpus reads"
     paths = [p for _, p, _, _ in good]
-    # `info --json` of several files is a list with each file's path first.
+    # `info --json`: one line per file (path first), then the summary.
     for chunk in range(0, len(paths), 100):
         part = good[chunk:chunk + 100]
-        infos = cli.json("info", "--json", *[p for _, p, _, _ in part])
-        if len(part) == 1:
-            infos = [dict(path=str(part[0][1]), **infos)]
-        assert len(infos) == len(part)
+        infos, summary = cli.lines("info", "--json", *[p for _, p, _, _ in part])
+        assert len(infos) == len(part) == summary["items"]
         for (name, path, data, model), info in zip(part, infos):
             assert info.pop("path") == str(path)
             assert model.format == KINDS[kind], name
             assert model.summary() == info, name
             assert model.summary()["bytes"] == len(data)
+            assert model.summary()["findings"] == [f.to_dict() for f in model.validate()]
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
@@ -74,15 +72,15 @@ def test_validate_equals_the_cli(kind, cli):
         part = good[chunk:chunk + 100]
         p = cli.run("validate", "--json", *[p for _, p, _, _ in part], check=False)
         assert p.returncode in (0, 1), p.stderr
-        reports = json.loads(p.stdout)
-        assert len(reports) == len(part)
+        reports, summary = split_lines(p.stdout)
+        assert len(reports) == len(part) == summary["items"]
         for (name, path, _, model), report in zip(part, reports):
             assert report["path"] == str(path)
             found = [
                 {"severity": f.severity, "offset": f.offset, "code": f.code, "message": f.message}
                 for f in model.validate()
             ]
-            assert found == report["issues"], name
+            assert found == report["findings"], name
             assert report["errors"] == sum(f.severity == "error" for f in model.validate())
 
 
@@ -142,7 +140,7 @@ def test_tod_play_equals_cli_json(cli):
             with pytest.raises(retroanim.RetroanimError):
                 retroanim.play(model)
             continue
-        out = json.loads(p.stdout)
+        out = play_object(*split_lines(p.stdout))
         pb = retroanim.play(model, frames=None if whole else (0, 59))
         assert pb.notes == out["notes"], name
         assert pb.seconds_per_frame == out["seconds_per_frame"]
@@ -173,7 +171,7 @@ def test_hmd_play_equals_cli_json(cli):
             with pytest.raises(retroanim.RetroanimError):
                 retroanim.play(model, frames=None if whole else (0, 29))
             continue
-        out = json.loads(p.stdout)
+        out = play_object(*split_lines(p.stdout))
         pb = retroanim.play(model, frames=None if whole else (0, 29))
         assert pb.raw == out["frames"], name
         _check_playback(pb, out["frames"], "coordinates", "index", name)

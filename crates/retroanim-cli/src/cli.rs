@@ -89,6 +89,10 @@ pub struct PatchArgs {
     /// Put files that are not valid files of the kind found at PLACE.
     #[arg(long)]
     pub force: bool,
+    /// Print JSON Lines: one object per replacement, then a `{"summary": ...}` line
+    /// (docs/json.md).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `retroanim render`.
@@ -192,7 +196,8 @@ pub struct ScanArgs {
     /// Files or folders (recursive): disc images, cue sheets, archives, anything.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// Print JSON Lines: one object per find, then `{"summary": ...}`.
+    /// Print JSON Lines: one object per find (and per container that cannot be read), then a
+    /// `{"summary": ...}` line (docs/json.md).
     #[arg(long)]
     pub json: bool,
     /// Formats to look for (default: tod, hmd, tmd, tim, p3d).
@@ -272,7 +277,7 @@ pub struct PlayArgs {
     /// coordinates.
     #[arg(long)]
     pub vertices: bool,
-    /// Print JSON.
+    /// Print JSON Lines: one object per frame, then a `{"summary": ...}` line (docs/json.md).
     #[arg(long)]
     pub json: bool,
 }
@@ -283,7 +288,7 @@ pub struct InfoArgs {
     /// The files (or, with --recursive, folders) to summarise; `-` reads standard input.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Print JSON instead of text (an array when there are several files).
+    /// Print JSON Lines: one object per file, then a `{"summary": ...}` line (docs/json.md).
     #[arg(long)]
     pub json: bool,
 }
@@ -294,8 +299,8 @@ pub struct DumpArgs {
     /// The files (or, with --recursive, folders) to dump; `-` reads standard input.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Print the model as JSON (`retroanim convert dump.json out.tod` rebuilds the file); several
-    /// files: one line `{"path", "model"}` each (JSON Lines).
+    /// Print JSON Lines: one object per file with its `model`, then a `{"summary": ...}` line
+    /// (docs/json.md); `retroanim convert dump.jsonl out.tod` rebuilds the file.
     #[arg(long)]
     pub json: bool,
 }
@@ -306,7 +311,7 @@ pub struct ValidateArgs {
     /// Files (or, with --recursive, folders) to check.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Print JSON (one array with an entry per file).
+    /// Print JSON Lines: one object per file, then a `{"summary": ...}` line (docs/json.md).
     #[arg(long)]
     pub json: bool,
 }
@@ -317,6 +322,9 @@ pub struct RoundtripArgs {
     /// Files (or, with --recursive, folders) to read, write and compare.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Print JSON Lines: one object per file, then a `{"summary": ...}` line (docs/json.md).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `retroanim convert`.
@@ -367,6 +375,10 @@ pub struct ConvertArgs {
     /// Allow the output to replace the input file.
     #[arg(long)]
     pub force: bool,
+    /// Print JSON Lines: one object per input (its output, extra files and notes), then a
+    /// `{"summary": ...}` line (docs/json.md).
+    #[arg(long)]
+    pub json: bool,
     /// TIM → PNG: which CLUT row to use when the TIM stacks several CLUTs (default 0).
     /// PNG → TIM: `X,Y`, the CLUT's VRAM position (default 0,480; X a multiple of 16).
     #[arg(long, value_name = "ROW | X,Y")]

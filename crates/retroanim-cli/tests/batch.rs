@@ -285,17 +285,16 @@ fn dump_takes_several_files_as_json_lines_that_read_back() {
         .assert()
         .success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    let lines: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (lines, summary) = common::json_lines(text.as_bytes());
     assert_eq!(lines.len(), names.len(), "{text}");
+    assert_eq!(summary["items"], names.len());
     let dir = tempfile::tempdir().unwrap();
     for (line, name) in lines.iter().zip(names) {
         assert!(line["path"].as_str().unwrap().ends_with(name));
-        // Each line's model is a dump `convert` turns back into the identical file.
+        // Each line (its `format` and `model`) is a dump `convert` turns back into the identical
+        // file.
         let json = dir.path().join(format!("{name}.json"));
-        std::fs::write(&json, serde_json::to_vec(&line["model"]).unwrap()).unwrap();
+        std::fs::write(&json, serde_json::to_vec(&line).unwrap()).unwrap();
         let back = dir.path().join(name);
         retroanim()
             .arg("convert")

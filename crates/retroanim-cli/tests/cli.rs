@@ -3,7 +3,6 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use serde_json::Value;
 
 mod common;
 use common::retroanim;
@@ -42,7 +41,7 @@ fn info_json_has_the_contract_fields() {
             .args(["info", "--json"])
             .arg(sample("swing.tod")),
     );
-    let v: Value = serde_json::from_str(&out).unwrap();
+    let v = common::json_lines(out.as_bytes()).0.remove(0);
     assert_eq!(v["format"], "tod");
     assert_eq!(v["version"], 0);
     assert_eq!(v["resolution"], 2);
@@ -72,7 +71,7 @@ fn dump_json_then_convert_rebuilds_the_identical_file() {
             .args(["dump", "--json"])
             .arg(sample("swing.tod")),
     );
-    let v: Value = serde_json::from_str(&json).unwrap();
+    let v = common::json_lines(json.as_bytes()).0.remove(0);
     assert_eq!(v["format"], "tod");
     assert!(v["model"]["frames"].as_array().unwrap().len() == 48);
     let jp = dir.path().join("swing.json");
@@ -98,7 +97,8 @@ fn an_edit_in_json_lands_in_the_file() {
             .args(["dump", "--json"])
             .arg(sample("swing.tod")),
     );
-    let mut v: Value = serde_json::from_str(&json).unwrap();
+    // One line of `dump --json` is a dump `convert` reads.
+    let mut v = common::json_lines(json.as_bytes()).0.remove(0);
     v["model"]["header"]["resolution"] = 3.into();
     // Drop the last frame: the header's frame count follows.
     v["model"]["frames"].as_array_mut().unwrap().pop();
@@ -111,8 +111,7 @@ fn an_edit_in_json_lands_in_the_file() {
         .arg(&out)
         .assert()
         .success();
-    let info: Value =
-        serde_json::from_str(&stdout(retroanim().args(["info", "--json"]).arg(&out))).unwrap();
+    let info = common::json(retroanim().args(["info", "--json"]).arg(&out));
     assert_eq!(info["resolution"], 3);
     assert_eq!(info["frames"], 47);
 }
@@ -145,9 +144,10 @@ fn validate_exit_codes() {
         .code(2)
         .stderr(predicates::str::contains("junk.bin"));
     let out = stdout(retroanim().args(["validate", "--json"]).arg(&bad));
-    let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v[0]["errors"], 1);
-    let issues = v[0]["issues"].as_array().unwrap();
+    let v = common::json_lines(out.as_bytes()).0.remove(0);
+    assert_eq!(v["errors"], 1);
+    assert_eq!(v["ok"], false);
+    let issues = v["findings"].as_array().unwrap();
     let kill = issues.iter().find(|i| i["code"] == "kill-unknown").unwrap();
     assert_eq!(kill["offset"], 20);
     assert_eq!(kill["severity"], "error");
@@ -182,15 +182,13 @@ fn info_summarises_a_gltf_scene() {
         .arg(sample("link.tmd"))
         .assert()
         .code(0);
-    let v: Value =
-        serde_json::from_str(&stdout(retroanim().args(["info", "--json"]).arg(&glb))).unwrap();
+    let v = common::json(retroanim().args(["info", "--json"]).arg(&glb));
     assert_eq!(v["format"], "glb");
-    let tod: Value = serde_json::from_str(&stdout(
+    let tod = common::json(
         retroanim()
             .args(["info", "--json"])
             .arg(sample("swing.tod")),
-    ))
-    .unwrap();
+    );
     // One node per TOD object, each showing a mesh; one animation as long as the TOD.
     let objects = tod["objects"].as_array().unwrap().len();
     assert!(v["nodes"].as_u64().unwrap() as usize >= objects, "{v}");

@@ -131,10 +131,15 @@ fn tod_notes_say_what_the_model_lacks_with_a_count() {
     // A one-object TMD: the hand's TMD IDs are missing, one note with the count.
     let (code, err) = convert(&tod, "x.glb", &["--tmd", cube.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    let notes: Vec<&str> = err.lines().filter(|l| l.contains("note:")).collect();
+    let notes: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("note:") && l.contains("TMD ID"))
+        .collect();
     assert_eq!(notes.len(), 1, "{err}");
+    assert!(notes[0].contains("times in all"), "{err}");
+    // The cube is textured and no TIM was given: said so, with the count.
     assert!(
-        notes[0].contains("TMD ID") && notes[0].contains("times in all"),
+        err.contains("note: 6 textured polygons (texture page 10) have no TIM"),
         "{err}"
     );
     // No TMD at all: said so.

@@ -44,7 +44,7 @@ fn info_json_reports_the_hmd_summary() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = common::json_lines(&out.stdout).0.remove(0);
     assert_eq!(v["format"], "hmd");
     assert_eq!(v["blocks"], 3);
     assert_eq!(v["coordinates"], 1);
@@ -282,7 +282,7 @@ fn play_json(file: &std::path::Path, args: &[&str]) -> Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::play_object(&out.stdout)
 }
 
 /// `play --json` of frame 0 with these extra arguments.

@@ -65,7 +65,7 @@ fn json_tmd_with_a_shortened_polygon_is_reported_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
     let dump = run(&["dump", "--json", tmd.to_str().unwrap()], None);
     assert_eq!(code(&dump), 0, "{}", err(&dump));
-    let mut v: Value = serde_json::from_slice(&dump.stdout).unwrap();
+    let mut v: Value = common::json_lines(&dump.stdout).0.remove(0);
     let prims = v["model"]["objects"][0]["primitives"]
         .as_array_mut()
         .unwrap();
@@ -86,8 +86,8 @@ fn json_tmd_with_a_shortened_polygon_is_reported_not_a_panic() {
     }
     let o = run(&["validate", "--json", &json], None);
     assert_eq!(code(&o), 1, "validate must fail: {}", err(&o));
-    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let issue = report[0]["issues"]
+    let report: Value = common::json_lines(&o.stdout).0.remove(0);
+    let issue = report["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -143,7 +143,7 @@ fn a_raised_frame_number_costs_no_memory() {
     let o = run(&["play", &sparse, "--json", "--frames", &window], None);
     assert_eq!(code(&o), 0, "{}", err(&o));
     bounded(&o, 64, "play of a TOD with a frame 2^20 ticks later");
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v: Value = common::play_object(&o.stdout);
     let frames = v["frames"].as_array().unwrap();
     assert_eq!(frames.len(), 6, "ticks {window} up to the last frame");
     assert_eq!(frames[5]["frame"], jump);
@@ -190,7 +190,7 @@ fn hmd_frame_ranges_are_limited_and_streamed() {
     );
     assert_eq!(code(&o), 0, "{}", err(&o));
     bounded(&o, 40, "play --vertices --json --frames 0..3000");
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v: Value = common::play_object(&o.stdout);
     assert_eq!(v["frames"].as_array().unwrap().len(), 3001);
 }
 

@@ -140,17 +140,42 @@ impl Model {
         })
     }
 
-    /// Reads a model back from its JSON dump.
+    /// Reads a model back from its JSON dump: `{"format": ..., "model": ...}`, or the JSON Lines
+    /// `retroanim dump --json` prints for one file (its item line holds `format` and `model`
+    /// among other fields; the summary line that follows is passed over).
     pub fn from_json(data: &[u8]) -> Result<Model> {
-        serde_json::from_slice(data).map_err(|e| {
-            // serde_json reports line and column; turn them into a byte offset.
-            let offset = line_column_offset(data, e.line(), e.column());
-            Error::Malformed {
-                format: Format::Json,
-                offset,
-                what: e.to_string(),
+        let malformed = |offset: usize, what: String| Error::Malformed {
+            format: Format::Json,
+            offset: offset as u64,
+            what,
+        };
+        let mut values = serde_json::Deserializer::from_slice(data).into_iter::<Model>();
+        let model = match values.next() {
+            Some(Ok(m)) => m,
+            None => return Err(malformed(0, "no JSON value".into())),
+            Some(Err(e)) => {
+                let offset = line_column_offset(data, e.line(), e.column());
+                return Err(malformed(offset as usize, e.to_string()));
             }
-        })
+        };
+        // What follows may only be the summary line of `dump --json`.
+        let rest_at = values.byte_offset();
+        let mut rest =
+            serde_json::Deserializer::from_slice(&data[rest_at..]).into_iter::<serde_json::Value>();
+        while let Some(v) = rest.next() {
+            let at = rest_at + rest.byte_offset();
+            match v {
+                Ok(serde_json::Value::Object(m)) if m.len() == 1 && m.contains_key("summary") => {}
+                Ok(_) => {
+                    return Err(malformed(
+                        at,
+                        "a second model after the first: a JSON dump holds one (split the lines of `dump --json`, one file each)".into(),
+                    ))
+                }
+                Err(e) => return Err(malformed(at, e.to_string())),
+            }
+        }
+        Ok(model)
     }
 }
 

@@ -140,6 +140,7 @@ impl std::error::Error for Skip {}
 
 /// What one file came to.
 struct Done<T> {
+    path: PathBuf,
     outcome: Outcome,
     skipped: Option<&'static str>,
     value: Option<T>,
@@ -156,6 +157,55 @@ pub fn run<T: Send>(
     inputs: &[Input],
     work: impl Fn(&Input) -> Result<(Outcome, Option<T>)> + Sync,
 ) -> Result<(Outcome, Vec<T>)> {
+    run_skips(inputs, work).map(|(o, v, _)| (o, v))
+}
+
+/// [`run`] in JSON Lines (`--json`): `work` returns the input's item line
+/// ([`super::jsonl::item`]), printed as one line; an input that fails prints its
+/// [`super::jsonl::failure`] line (its message also goes to standard error); a summary line
+/// counting the lines ends the output. Skipped files are listed in the summary, not as lines.
+pub fn run_json(
+    inputs: &[Input],
+    command: &str,
+    work: impl Fn(&Input) -> Result<(Outcome, serde_json::Value)> + Sync,
+) -> Result<Outcome> {
+    use super::jsonl;
+    let (outcome, tallies, skips) = run_skips(inputs, |input| {
+        let (outcome, line) = match work(input) {
+            Ok(done) => done,
+            Err(e) if e.downcast_ref::<Skip>().is_some() => return Err(e),
+            Err(e) if input.root.is_some() && is_unknown_format(&e) => return Err(e),
+            Err(e) => {
+                err(&format!("retroanim: error: {e:#}\n"));
+                let line = jsonl::failure(&input.path.display().to_string(), &e);
+                (Outcome::Failed, line)
+            }
+        };
+        out(&format!("{}\n", serde_json::to_string(&line)?))?;
+        let mut t = jsonl::Tally::default();
+        t.add(&line);
+        Ok((outcome, Some(t)))
+    })?;
+    let mut tally = jsonl::Tally::default();
+    for t in tallies {
+        tally.merge(t);
+    }
+    for (path, why) in skips {
+        tally.skip(&path.display().to_string(), why);
+    }
+    let line = tally.summary(command, serde_json::Map::new());
+    super::emit(&format!("{}\n", serde_json::to_string(&line)?))?;
+    Ok(outcome)
+}
+
+/// Files a batch passed over on purpose, and why.
+type Skipped = Vec<(PathBuf, &'static str)>;
+
+/// [`run`], also returning the files skipped and why.
+fn run_skips<T: Send>(
+    inputs: &[Input],
+    work: impl Fn(&Input) -> Result<(Outcome, Option<T>)> + Sync,
+) -> Result<(Outcome, Vec<T>, Skipped)> {
     let g = super::global();
     let jobs = g.jobs.unwrap_or(0);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -169,6 +219,7 @@ pub fn run<T: Send>(
         let (stdout, mut stderr) = CAPTURE.with(|c| c.borrow_mut().take()).unwrap_or_default();
         let done = match result {
             Ok((outcome, value)) => Done {
+                path: input.path.clone(),
                 outcome,
                 skipped: None,
                 value,
@@ -176,6 +227,7 @@ pub fn run<T: Send>(
                 stderr,
             },
             Err(e) if e.downcast_ref::<Skip>().is_some() => Done {
+                path: input.path.clone(),
                 outcome: Outcome::Clean,
                 skipped: e.downcast_ref::<Skip>().map(|s| s.0),
                 value: None,
@@ -183,6 +235,7 @@ pub fn run<T: Send>(
                 stderr,
             },
             Err(e) if input.root.is_some() && is_unknown_format(&e) => Done {
+                path: input.path.clone(),
                 outcome: Outcome::Clean,
                 skipped: Some("no known format"),
                 value: None,
@@ -192,6 +245,7 @@ pub fn run<T: Send>(
             Err(e) => {
                 stderr.push_str(&format!("retroanim: error: {e:#}\n"));
                 Done {
+                    path: input.path.clone(),
                     outcome: Outcome::Failed,
                     skipped: None,
                     value: None,
@@ -209,6 +263,7 @@ pub fn run<T: Send>(
     let mut values = Vec::new();
     let (mut ok, mut findings, mut failed) = (0usize, 0usize, 0usize);
     let mut skips: std::collections::BTreeMap<&'static str, usize> = Default::default();
+    let mut skipped_files = Vec::new();
     // A window of files at a time: output stays in order and memory holds one window's output.
     let window = pool.current_num_threads().max(1) * 4;
     for chunk in inputs.chunks(window) {
@@ -221,7 +276,10 @@ pub fn run<T: Send>(
             }
             outcome = outcome.worst(d.outcome);
             match (d.skipped, d.outcome) {
-                (Some(why), _) => *skips.entry(why).or_default() += 1,
+                (Some(why), _) => {
+                    *skips.entry(why).or_default() += 1;
+                    skipped_files.push((d.path.clone(), why));
+                }
                 (_, Outcome::Clean) => ok += 1,
                 (_, Outcome::Findings) => findings += 1,
                 (_, Outcome::Failed) => failed += 1,
@@ -244,7 +302,7 @@ pub fn run<T: Send>(
         }
         eprintln!("{line}");
     }
-    Ok((outcome, values))
+    Ok((outcome, values, skipped_files))
 }
 
 fn print_done<T>(d: &Done<T>) -> Result<()> {

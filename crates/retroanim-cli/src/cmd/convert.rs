@@ -26,15 +26,17 @@ pub fn run(args: &ConvertArgs) -> Result<Outcome> {
                 "convert takes IN OUT (one input, one output), or inputs with --out-dir DIR --to FMT"
             );
         };
+        if args.json && output == Path::new("-") {
+            bail!("--json prints the report on standard output: name an output file instead of -");
+        }
         let target = target_format(args.to.as_deref(), Some(output))?;
         let input = super::batch::Input {
             path: input.clone(),
             root: None,
         };
-        let (outcome, _) = super::batch::run::<()>(std::slice::from_ref(&input), |_| {
-            one(&input.path, output, target, args, &opts)
-        })?;
-        return Ok(outcome);
+        return each(std::slice::from_ref(&input), args, |_| {
+            Ok(Some((output.clone(), target, opts.clone(), Vec::new())))
+        });
     };
     let to = args
         .to
@@ -61,7 +63,7 @@ pub fn run(args: &ConvertArgs) -> Result<Outcome> {
     let assembly = pairing.then(|| retroanim::assemble::from_paths(&args.paths));
     let outputs = output_names(&inputs, dir, |p| targets[p]);
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
-    let (outcome, _) = super::batch::run::<()>(&inputs, |input| {
+    each(&inputs, args, |input| {
         let Some(target) = targets[&input.path] else {
             return Err(super::batch::Skip("nothing to convert to").into());
         };
@@ -71,15 +73,102 @@ pub fn run(args: &ConvertArgs) -> Result<Outcome> {
                 .with_context(|| format!("{}: cannot create", parent.display()))?;
         }
         let mut opts = opts.clone();
+        let mut paired = Vec::new();
         if let Some(a) = &assembly {
             let key = input.path.display().to_string();
-            for n in a.pair_into(&key, &mut opts).with_context(|| key.clone())? {
-                note!("{n}");
+            paired = a.pair_into(&key, &mut opts).with_context(|| key.clone())?;
+        }
+        Ok(Some((out.clone(), target, opts, paired)))
+    })
+}
+
+/// The work of one input: where its output goes, the target, the options, and the notes of
+/// its pairing (`None`: nothing to do).
+type Plan = Option<(PathBuf, Format, Options, Vec<convert::Note>)>;
+
+/// Converts every input as `plan` says: text (notes and `wrote` lines on standard error) or,
+/// with `--json`, one line per input.
+fn each(
+    inputs: &[super::batch::Input],
+    args: &ConvertArgs,
+    plan: impl Fn(&super::batch::Input) -> Result<Plan> + Sync,
+) -> Result<Outcome> {
+    let work = |input: &super::batch::Input| -> Result<Option<(Converted, Vec<convert::Note>)>> {
+        let Some((output, target, opts, mut notes)) = plan(input)? else {
+            return Ok(None);
+        };
+        let mut done = one(&input.path, &output, target, args, &opts)?;
+        notes.append(&mut done.notes);
+        Ok(Some((done, notes)))
+    };
+    if args.json {
+        return super::batch::run_json(inputs, "convert", |input| {
+            let Some((done, notes)) = work(input)? else {
+                return Err(super::batch::Skip("nothing to convert to").into());
+            };
+            let extra: Vec<serde_json::Value> = done
+                .extra
+                .iter()
+                .map(|(path, format, bytes)| {
+                    serde_json::json!({ "path": path.display().to_string(), "format": format, "bytes": bytes })
+                })
+                .collect();
+            let fields = super::jsonl::fields(serde_json::json!({
+                "target": done.target,
+                "output": done.output.display().to_string(),
+                "bytes": done.size,
+                "extra": extra,
+            }));
+            let line = super::jsonl::item(
+                &input.path.display().to_string(),
+                done.source,
+                fields,
+                notes.iter().map(super::jsonl::note).collect(),
+            );
+            Ok((Outcome::Clean, line))
+        });
+    }
+    let (outcome, _) = super::batch::run::<()>(inputs, |input| {
+        let Some((done, notes)) = work(input)? else {
+            return Err(super::batch::Skip("nothing to convert to").into());
+        };
+        let quiet = super::global().quiet;
+        for n in &notes {
+            note!("{n}");
+        }
+        if !quiet {
+            for (path, format, bytes) in &done.extra {
+                errln!(
+                    "retroanim: wrote {} ({format}, {bytes} bytes) beside it",
+                    path.display()
+                );
             }
         }
-        one(&input.path, out, target, args, &opts)
+        if !quiet && done.output != Path::new("-") {
+            let size = done.size.map_or(String::new(), |s| format!(", {s} bytes"));
+            errln!(
+                "retroanim: wrote {} ({}{size}) from {}",
+                done.output.display(),
+                done.target,
+                input.path.display()
+            );
+        }
+        Ok((Outcome::Clean, None))
     })?;
     Ok(outcome)
+}
+
+/// What one conversion wrote.
+struct Converted {
+    /// The input's format, when known.
+    source: Option<Format>,
+    target: Format,
+    output: PathBuf,
+    /// The output's size (`None` when streamed).
+    size: Option<usize>,
+    /// Files written beside the output: path, format, size.
+    extra: Vec<(PathBuf, Format, usize)>,
+    notes: Vec<convert::Note>,
 }
 
 /// One conversion, `input` → `output`.
@@ -89,12 +178,14 @@ fn one(
     target: Format,
     args: &ConvertArgs,
     opts: &Options,
-) -> Result<(Outcome, Option<()>)> {
+) -> Result<Converted> {
     let ctx = || input.display().to_string();
-    let (notes, size) = match streamed(input, output, target, args, opts)? {
-        Some(done) => done,
+    let mut extra = Vec::new();
+    let (source, notes, size) = match streamed(input, output, target, args, opts)? {
+        Some((from, notes, size)) => (Some(from), notes, size),
         None => {
             let (bytes, from) = super::input_bytes(input)?;
+            let source = from.or_else(|| retroanim::detect(&bytes));
             let mut opts = opts.clone();
             if let Some(base) = &args.base {
                 match super::load(base)? {
@@ -121,30 +212,19 @@ fn one(
             for e in &done.extra {
                 let path = e.path_beside(output);
                 crate::io::write_output(&path, &e.bytes, Some(input), args.force)?;
-                if !super::global().quiet {
-                    errln!(
-                        "retroanim: wrote {} ({}, {} bytes) beside it",
-                        path.display(),
-                        e.format,
-                        e.bytes.len()
-                    );
-                }
+                extra.push((path, e.format, e.bytes.len()));
             }
-            (done.notes, Some(done.bytes.len()))
+            (source, done.notes, Some(done.bytes.len()))
         }
     };
-    for n in &notes {
-        note!("{n}");
-    }
-    if !super::global().quiet && output != Path::new("-") {
-        let size = size.map_or(String::new(), |s| format!(", {s} bytes"));
-        errln!(
-            "retroanim: wrote {} ({target}{size}) from {}",
-            output.display(),
-            input.display()
-        );
-    }
-    Ok((Outcome::Clean, None))
+    Ok(Converted {
+        source,
+        target,
+        output: output.to_path_buf(),
+        size,
+        extra,
+        notes,
+    })
 }
 
 /// The output format: `--to`, else OUT's extension.
@@ -255,6 +335,9 @@ fn xy(flag: &str, v: &str) -> Result<(u16, u16)> {
     .ok_or_else(|| anyhow!("{flag} {v}: expected X,Y (two numbers 0..=1023, 0..=511)"))
 }
 
+/// What a streamed conversion did: the source format, its notes, the output size if known.
+type Streamed = (Format, Vec<convert::Note>, Option<usize>);
+
 /// The streamed conversions: MLOD → MDD/PC2, and MDD/PC2 → P3D into an MLOD base. `None`
 /// when this conversion is not one of them (or the input turns out not to be streamable).
 fn streamed(
@@ -263,7 +346,7 @@ fn streamed(
     target: Format,
     args: &ConvertArgs,
     opts: &Options,
-) -> Result<Option<(Vec<convert::Note>, Option<usize>)>> {
+) -> Result<Option<Streamed>> {
     if super::forced_format()?.is_some() {
         return Ok(None);
     }
@@ -275,6 +358,10 @@ fn streamed(
         let Some(cache) = cache_reader(input, opts)? else {
             return Ok(None);
         };
+        let from = match &cache {
+            stream::CacheReader::Mdd(_) => Format::Mdd,
+            stream::CacheReader::Pc2(_) => Format::Pc2,
+        };
         let mut notes = Vec::new();
         crate::io::write_output_with(output, Some(input), args.force, |w| {
             notes = stream::cache_into_mlod(cache, open_buffered(base)?, opts, w)
@@ -282,7 +369,7 @@ fn streamed(
             Ok(())
         })
         .with_context(ctx)?;
-        return Ok(Some((notes, None)));
+        return Ok(Some((from, notes, None)));
     }
     if !matches!(target, Format::Mdd | Format::Pc2) || !starts_with(input, b"MLOD") {
         return Ok(None);
@@ -292,7 +379,7 @@ fn streamed(
         notes = stream::mlod_frames(open_buffered(input)?, target, opts, w).with_context(ctx)?;
         Ok(())
     })?;
-    Ok(Some((notes, None)))
+    Ok(Some((Format::P3d, notes, None)))
 }
 
 /// A PC2 (by its magic) or a `.mdd` whose header fits its size, opened for streaming.

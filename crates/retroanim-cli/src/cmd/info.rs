@@ -8,39 +8,39 @@ use crate::Outcome;
 
 pub fn run(args: &InfoArgs) -> Result<Outcome> {
     let inputs = super::batch::expand(&args.files)?;
-    let several = inputs.len() > 1;
-    let (outcome, summaries) = super::batch::run(&inputs, |input| {
-        let (bytes, mut summary) = summary_of(&input.path)?;
+    if args.json {
+        return super::batch::run_json(&inputs, "info", |input| {
+            let (bytes, summary, findings) = summary_of(&input.path, true)?;
+            let format = summary["format"].as_str().and_then(Format::from_name);
+            let mut fields = super::jsonl::fields(summary);
+            fields.insert("bytes".into(), bytes.len().into());
+            let findings = findings.iter().map(super::jsonl::finding).collect();
+            let line =
+                super::jsonl::item(&input.path.display().to_string(), format, fields, findings);
+            Ok((Outcome::Clean, line))
+        });
+    }
+    let (outcome, _) = super::batch::run::<()>(&inputs, |input| {
+        let (bytes, mut summary, _) = summary_of(&input.path, false)?;
         if let Some(map) = summary.as_object_mut() {
             map.insert("bytes".into(), bytes.len().into());
         }
-        if args.json {
-            if several {
-                let mut entry = serde_json::Map::new();
-                entry.insert("path".into(), input.path.display().to_string().into());
-                if let serde_json::Value::Object(map) = summary {
-                    entry.extend(map);
-                }
-                return Ok((Outcome::Clean, Some(serde_json::Value::Object(entry))));
-            }
-            outln!("{}", serde_json::to_string_pretty(&summary)?);
-        } else {
-            let mut out = format!("{}\n", input.path.display());
-            lod_names_for_text(&mut summary);
-            super::render_text(&summary, 1, &mut out);
-            super::batch::out(&out)?;
-        }
+        let mut out = format!("{}\n", input.path.display());
+        lod_names_for_text(&mut summary);
+        super::render_text(&summary, 1, &mut out);
+        super::batch::out(&out)?;
         Ok((Outcome::Clean, None))
     })?;
-    if args.json && several {
-        outln!("{}", serde_json::to_string_pretty(&summaries)?);
-    }
     Ok(outcome)
 }
 
-/// A file's bytes and its summary: a model's own, or for a glTF / GLB file the summary of the
-/// scene the importer reads from it (with what it leaves out as `notes`).
-fn summary_of(path: &std::path::Path) -> Result<(Vec<u8>, serde_json::Value)> {
+/// A file's bytes, its summary and its validation findings: a model's own, or for a glTF / GLB
+/// file the summary of the scene the importer reads from it (with what it leaves out as
+/// `notes`, and no findings).
+fn summary_of(
+    path: &std::path::Path,
+    findings: bool,
+) -> Result<(Vec<u8>, serde_json::Value, Vec<retroanim::Issue>)> {
     let (bytes, format) = super::input_bytes(path)?;
     match format.or_else(|| retroanim::detect(&bytes)) {
         Some(f @ (Format::Gltf | Format::Glb)) => {
@@ -56,13 +56,18 @@ fn summary_of(path: &std::path::Path) -> Result<(Vec<u8>, serde_json::Value)> {
                     map.insert("notes".into(), imported.notes.into());
                 }
             }
-            Ok((bytes, summary))
+            Ok((bytes, summary, Vec::new()))
         }
         _ => {
             // The bytes already read (standard input cannot be read twice).
             let model = retroanim::read_as(&bytes, format, &retroanim::Limits::default())
                 .with_context(|| path.display().to_string())?;
-            Ok((bytes, model.summary()))
+            let issues = if findings {
+                model.validate()
+            } else {
+                Vec::new()
+            };
+            Ok((bytes, model.summary(), issues))
         }
     }
 }

@@ -30,6 +30,7 @@ mod convert;
 mod disasm;
 mod dump;
 mod info;
+mod jsonl;
 mod patch;
 mod play;
 mod play_hmd;

@@ -6,7 +6,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use retroanim::formats::tod;
 use retroanim::{Limits, Model};
 
-use super::stream::{pretty_at, JsonItems, Out as Stream};
+use super::stream::{JsonLines, Out as Stream};
 
 use crate::cli::PlayArgs;
 use crate::Outcome;
@@ -15,10 +15,27 @@ use crate::Outcome;
 const DEFAULT_MAX_TICKS: u64 = 65_536;
 
 pub fn run(args: &PlayArgs) -> Result<Outcome> {
+    let mut out = Stream::stdout();
+    let result = if args.json {
+        let mut lines = JsonLines::new(args.file.display().to_string());
+        let r = play(args, &mut out, Some(&mut lines));
+        lines.finish(&mut out, r)
+    } else {
+        play(args, &mut out, None)
+    };
+    out.finish()?;
+    result.map(|_| Outcome::Clean)
+}
+
+/// Plays `args.file`, printing text, or JSON Lines into `lines`.
+fn play(args: &PlayArgs, out: &mut Stream, mut lines: Option<&mut JsonLines>) -> Result<()> {
     let (_, model) = super::load(&args.file)?;
+    if let Some(l) = lines.as_deref_mut() {
+        l.set_format(model.format());
+    }
     let anim = match model {
         Model::Tod(anim) => anim,
-        Model::Hmd(h) => return super::play_hmd::run(args, &h),
+        Model::Hmd(h) => return super::play_hmd::run(args, &h, out, lines),
         other => bail!(
             "{}: a {} file; play needs a TOD or HMD animation",
             args.file.display(),
@@ -86,42 +103,37 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
             player.frame()
         );
     }
-    let mut out = Stream::stdout();
-    let mut items = JsonItems::new("frames");
-    if args.json {
-        out.put(&format!(
-            "{{\n  \"file\": {},\n  \"resolution\": {},\n  \"seconds_per_frame\": {},\n",
-            pretty_at(&args.file.display().to_string(), 2)?,
-            anim.header.resolution,
-            pretty_at(&(anim.ticks_per_frame() as f64 / 60.0), 2)?,
-        ))?;
+    if let Some(l) = lines.as_deref_mut() {
+        l.extra
+            .insert("resolution".into(), anim.header.resolution.into());
+        l.extra.insert(
+            "seconds_per_frame".into(),
+            (anim.ticks_per_frame() as f64 / 60.0).into(),
+        );
     }
     while player.frame() <= to && !out.closed() {
         if player.frame() >= from {
             let p = player.pose();
-            if args.json {
-                items.item(&mut out, &p)?;
-            } else {
-                out.put(&pose_text(&p)?)?;
+            match lines.as_deref_mut() {
+                Some(l) => l.frame(out, &p)?,
+                None => out.put(&pose_text(&p)?)?,
             }
         }
         if !player.advance() {
             break;
         }
     }
-    if args.json {
-        items.end(&mut out, true)?;
-        out.put(&format!(
-            "  \"notes\": {}\n}}\n",
-            pretty_at(player.notes(), 2)?
-        ))?;
-    } else {
-        for n in player.notes() {
-            eprintln!("{}: note: {n}", args.file.display());
+    match lines {
+        Some(l) => {
+            l.extra.insert("notes".into(), player.notes().into());
+        }
+        None => {
+            for n in player.notes() {
+                eprintln!("{}: note: {n}", args.file.display());
+            }
         }
     }
-    out.finish()?;
-    Ok(Outcome::Clean)
+    Ok(())
 }
 
 /// One pose as text lines.

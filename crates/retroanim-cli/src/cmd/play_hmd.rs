@@ -6,15 +6,19 @@ use retroanim::formats::hmd::{self, Hmd, PlayOptions, Player, SectionData, Secti
 use retroanim::Limits;
 use serde_json::{json, Value};
 
-use super::stream::{JsonItems, Out as Stream};
+use super::stream::{JsonLines, Out as Stream};
 use crate::cli::PlayArgs;
-use crate::Outcome;
 
 /// Frames printed when no `--frames` range is given and the animation never ends.
 const DEFAULT_FRAMES: u64 = 600;
 
-/// Plays an HMD already read from `args.file`.
-pub fn run(args: &PlayArgs, h: &Hmd) -> Result<Outcome> {
+/// Plays an HMD already read from `args.file`: text, or JSON Lines into `lines`.
+pub fn run(
+    args: &PlayArgs,
+    h: &Hmd,
+    out: &mut Stream,
+    lines: Option<&mut JsonLines>,
+) -> Result<()> {
     let tod_only = [
         ("--tmd", args.tmd.is_some()),
         ("--after", !args.after.is_empty()),
@@ -48,10 +52,7 @@ pub fn run(args: &PlayArgs, h: &Hmd) -> Result<Outcome> {
                 )
             })?;
     }
-    let mut out = Stream::stdout();
-    play_hmd(h, args, frames, &mut out).with_context(|| args.file.display().to_string())?;
-    out.finish()?;
-    Ok(Outcome::Clean)
+    play_hmd(h, args, frames, out, lines).with_context(|| args.file.display().to_string())
 }
 
 fn parse_range(r: &str) -> Result<(u64, u64)> {
@@ -79,9 +80,14 @@ fn mime_weight_codes(ws: &[f64]) -> Result<Vec<i32>> {
         .collect()
 }
 
-/// Plays and prints frame by frame: JSON `{"format": "hmd", "frames": [...]}`, or the same as
-/// indented text.
-fn play_hmd(h: &Hmd, args: &PlayArgs, frames: Option<(u64, u64)>, out: &mut Stream) -> Result<()> {
+/// Plays and prints frame by frame: a JSON line per frame, or indented text.
+fn play_hmd(
+    h: &Hmd,
+    args: &PlayArgs,
+    frames: Option<(u64, u64)>,
+    out: &mut Stream,
+    mut lines: Option<&mut JsonLines>,
+) -> Result<()> {
     if let Some(s) = args.stream_id {
         if s > 127 {
             bail!("--stream-id {s}: stream IDs are 0..=127");
@@ -121,11 +127,8 @@ fn play_hmd(h: &Hmd, args: &PlayArgs, frames: Option<(u64, u64)>, out: &mut Stre
             _ => None,
         })
         .collect();
-    let mut items = JsonItems::new("frames");
     let mut printed = 0usize;
-    if args.json {
-        out.put("{\n  \"format\": \"hmd\",\n")?;
-    } else {
+    if lines.is_none() {
         out.put("format: hmd\n")?;
     }
     for n in 0..=last {
@@ -148,8 +151,8 @@ fn play_hmd(h: &Hmd, args: &PlayArgs, frames: Option<(u64, u64)>, out: &mut Stre
                 f["calculated"] =
                     serde_json::to_value(hmd::calculated_vectors(h, &player, &player.frame()))?;
             }
-            if args.json {
-                items.item(out, &f)?;
+            if let Some(l) = lines.as_deref_mut() {
+                l.frame(out, &f)?;
             } else {
                 // As `render_text` lays out the frames array of the whole report.
                 let mut s = if printed == 0 {
@@ -177,12 +180,8 @@ fn play_hmd(h: &Hmd, args: &PlayArgs, frames: Option<(u64, u64)>, out: &mut Stre
     } else {
         Vec::new()
     };
-    if args.json {
-        items.end(out, true)?;
-        out.put(&format!(
-            "  \"notes\": {}\n}}\n",
-            serde_json::to_string(&notes)?
-        ))?;
+    if let Some(l) = lines {
+        l.extra.insert("notes".into(), notes.into());
     } else {
         if printed == 0 {
             out.put("frames: []\n")?;

@@ -1,25 +1,48 @@
-//! `retroanim roundtrip FILE...`: read, write, compare byte for byte.
+//! `retroanim roundtrip FILE... [--json]`: read, write, compare byte for byte.
 
 use anyhow::Result;
+use serde_json::json;
 
 use crate::cli::RoundtripArgs;
 use crate::Outcome;
 
 pub fn run(args: &RoundtripArgs) -> Result<Outcome> {
     let inputs = super::batch::expand(&args.files)?;
-    let (outcome, _) = super::batch::run::<()>(&inputs, |input| {
-        let path = &input.path;
-        let shown = path.display();
-        let result = super::load(path).and_then(|(bytes, model)| {
-            if retroanim::detect(&bytes) == Some(retroanim::Format::Json) {
-                anyhow::bail!(
-                    "{shown}: a JSON dump is an editing format; round trips check binary files"
-                );
-            }
-            let written = model.write()?;
-            Ok((bytes, written))
+    if args.json {
+        return super::batch::run_json(&inputs, "roundtrip", |input| {
+            let (original, written, format) = again(&input.path)?;
+            let at = first_difference(&original, &written);
+            let findings = match at {
+                None => Vec::new(),
+                Some(at) => vec![super::jsonl::finding(&retroanim::Issue::error(
+                    at as u64,
+                    "roundtrip-difference",
+                    difference(&original, &written, at),
+                ))],
+            };
+            let fields = super::jsonl::fields(json!({
+                "identical": at.is_none(),
+                "bytes": original.len(),
+                "written_bytes": written.len(),
+                "first_difference": at,
+            }));
+            let line = super::jsonl::item(
+                &input.path.display().to_string(),
+                Some(format),
+                fields,
+                findings,
+            );
+            let outcome = if at.is_some() {
+                Outcome::Findings
+            } else {
+                Outcome::Clean
+            };
+            Ok((outcome, line))
         });
-        let (original, written) = result?;
+    }
+    let (outcome, _) = super::batch::run::<()>(&inputs, |input| {
+        let shown = input.path.display();
+        let (original, written, _) = again(&input.path)?;
         match first_difference(&original, &written) {
             None => {
                 if !super::global().quiet {
@@ -28,22 +51,40 @@ pub fn run(args: &RoundtripArgs) -> Result<Outcome> {
                 Ok((Outcome::Clean, None))
             }
             Some(at) => {
-                let byte = |b: &[u8]| {
-                    b.get(at)
-                        .map_or("end of file".to_string(), |x| format!("0x{x:02x}"))
-                };
-                outln!(
-                        "{shown}: differs at byte {at} (0x{at:x}): original {}, written {} ({} vs {} bytes)",
-                        byte(&original),
-                        byte(&written),
-                    original.len(),
-                    written.len()
-                );
+                outln!("{shown}: {}", difference(&original, &written, at));
                 Ok((Outcome::Findings, None))
             }
         }
     })?;
     Ok(outcome)
+}
+
+/// A file's bytes, the bytes its model writes, and its format.
+fn again(path: &std::path::Path) -> Result<(Vec<u8>, Vec<u8>, retroanim::Format)> {
+    let (bytes, model) = super::load(path)?;
+    if retroanim::detect(&bytes) == Some(retroanim::Format::Json) {
+        anyhow::bail!(
+            "{}: a JSON dump is an editing format; round trips check binary files",
+            path.display()
+        );
+    }
+    let written = model.write()?;
+    Ok((bytes, written, model.format()))
+}
+
+/// "differs at byte N …": where and how two byte strings differ.
+fn difference(original: &[u8], written: &[u8], at: usize) -> String {
+    let byte = |b: &[u8]| {
+        b.get(at)
+            .map_or("end of file".to_string(), |x| format!("0x{x:02x}"))
+    };
+    format!(
+        "differs at byte {at} (0x{at:x}): original {}, written {} ({} vs {} bytes)",
+        byte(original),
+        byte(written),
+        original.len(),
+        written.len()
+    )
 }
 
 /// The first offset where `a` and `b` differ, including one being a prefix of the other.

@@ -1,7 +1,8 @@
 //! `retroanim scan`: find every asset inside disc images, archives, executables and folders.
 //!
-//! Output contract (`--json`): one JSON object per find and line, with at least `path`,
-//! `container`, `offset`, `image_offset`, `format`, `size`, `summary`, `status`, and a last line
+//! Output contract (`--json`, the shape of `docs/json.md`): one JSON object per find and line,
+//! with `path`, `container`, `offset`, `image_offset`, `format`, `size`, `summary`, `status`,
+//! `ok` and `findings`; a failure line per container that could not be read; and a last line
 //! `{"summary": {...}}`. Human output: one line per find, then a summary line. `--report DIR`
 //! writes the browsable report (`retroanim::gallery`) and says where on standard error.
 
@@ -111,6 +112,8 @@ fn progress_bar(paths: &[std::path::PathBuf]) -> Option<indicatif::ProgressBar> 
 #[derive(Default)]
 struct Conversions {
     done: usize,
+    /// Notes of the conversions (in the manifest, beside each conversion).
+    notes: usize,
     not_offered: BTreeMap<String, usize>,
     failed: Vec<String>,
 }
@@ -161,9 +164,19 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
             outln!("{}: skipped ({}, {} bytes)", s.container, s.reason, s.size);
         }
     }
+    if json {
+        // A container that could not be walked is a failed item, as an unreadable file is
+        // for the other commands.
+        for e in &report.errors {
+            let mut line = super::jsonl::lib_failure(&e.container, &e.error);
+            line["container"] = json!(e.container);
+            outln!("{}", serde_json::to_string(&line)?);
+        }
+    }
     let mut summary = report.summary();
     if let Some(map) = summary.as_object_mut() {
         map.insert("converted".into(), json!(conv.done));
+        map.insert("conversion_notes".into(), json!(conv.notes));
         map.insert("not_converted".into(), json!(conv.not_offered));
         map.insert("conversion_failures".into(), json!(conv.failed));
     }
@@ -194,6 +207,12 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
             for (what, n) in &conv.not_offered {
                 outln!("not converted: {n} finds ({what}; extracted as they are)");
             }
+        }
+        if conv.notes > 0 {
+            outln!(
+                "{} conversion notes (what the converted files leave out): see manifest.json",
+                conv.notes
+            );
         }
     }
     Ok(())
@@ -239,8 +258,24 @@ fn extract(report: &Report, dir: &Path, to: Option<Format>, conv: &mut Conversio
             match convert_find(&bytes, model.as_ref(), target) {
                 Ok(Some(out)) => {
                     let cname = format!("{name}.{}", target.name());
-                    crate::io::write_output(&dir.join(&cname), &out, None, true)?;
+                    let cpath = dir.join(&cname);
+                    crate::io::write_output(&cpath, &out.bytes, None, true)?;
                     entry["converted"] = json!(cname);
+                    // Files that go with it (the other TIMs of a file of several) and what
+                    // the conversion left out, as `convert` reports them.
+                    let mut extra = Vec::new();
+                    for e in &out.extra {
+                        let p = e.path_beside(&cpath);
+                        crate::io::write_output(&p, &e.bytes, None, true)?;
+                        extra.extend(p.file_name().map(|n| n.to_string_lossy().into_owned()));
+                    }
+                    if !extra.is_empty() {
+                        entry["converted_extra"] = json!(extra);
+                    }
+                    if !out.notes.is_empty() {
+                        entry["notes"] = json!(out.notes);
+                        conv.notes += out.notes.len();
+                    }
                     conv.done += 1;
                 }
                 Ok(None) => {
@@ -280,7 +315,11 @@ fn tod_model(report: &Report, f: &Find) -> Option<Tmd> {
 /// The one conversion step of `scan --convert`, through `retroanim::convert`: TIM → PNG; TMD,
 /// HMD, P3D (default LOD) and TOD (with its first model candidate, if any) → glTF. `None` where
 /// the find's format does not convert to `to`.
-fn convert_find(bytes: &[u8], tmd: Option<&Tmd>, to: Format) -> Result<Option<Vec<u8>>> {
+fn convert_find(
+    bytes: &[u8],
+    tmd: Option<&Tmd>,
+    to: Format,
+) -> Result<Option<retroanim::convert::Conversion>> {
     let model = retroanim::read_any(bytes)?;
     if !retroanim::convert::targets(model.format()).contains(&to) || to == Format::Json {
         return Ok(None);
@@ -289,5 +328,5 @@ fn convert_find(bytes: &[u8], tmd: Option<&Tmd>, to: Format) -> Result<Option<Ve
     if matches!(model, Model::Tod(_)) {
         opts.tod.tmd = tmd.cloned();
     }
-    Ok(Some(retroanim::convert::convert(&model, to, &opts)?.bytes))
+    Ok(Some(retroanim::convert::convert(&model, to, &opts)?))
 }

@@ -56,44 +56,53 @@ impl Out {
     }
 }
 
-/// `value` as pretty JSON whose lines after the first are indented by `indent` spaces, to sit
-/// inside an enclosing pretty-printed object or array (JSON strings hold no raw newline).
-pub fn pretty_at<T: Serialize + ?Sized>(value: &T, indent: usize) -> Result<String> {
-    let s = serde_json::to_string_pretty(value)?;
-    Ok(s.replace('\n', &format!("\n{}", " ".repeat(indent))))
+/// `play --json`: one item line per frame, then the summary line
+/// ([`super::jsonl`]). Fields known only at the end (the animation's notes) go into the summary.
+pub struct JsonLines {
+    path: String,
+    format: Option<retroanim::Format>,
+    tally: super::jsonl::Tally,
+    /// Fields of the summary line besides the counts.
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
-/// A JSON array of items written one by one as the `key` of a pretty-printed object (the items
-/// sit two levels deep, as `serde_json::to_string_pretty` of the whole object would put them).
-pub struct JsonItems {
-    count: usize,
-    key: &'static str,
-}
-
-impl JsonItems {
-    /// Starts the array `key` (the object's opening and earlier fields are the caller's).
-    pub fn new(key: &'static str) -> JsonItems {
-        JsonItems { count: 0, key }
-    }
-
-    /// Writes one item.
-    pub fn item<T: Serialize + ?Sized>(&mut self, out: &mut Out, value: &T) -> Result<()> {
-        let sep = if self.count == 0 {
-            format!("  \"{}\": [\n", self.key)
-        } else {
-            ",\n".to_string()
-        };
-        self.count += 1;
-        out.put(&format!("{sep}    {}", pretty_at(value, 4)?))
-    }
-
-    /// Closes the array; `more` when further fields follow.
-    pub fn end(self, out: &mut Out, more: bool) -> Result<()> {
-        let comma = if more { "," } else { "" };
-        if self.count == 0 {
-            out.put(&format!("  \"{}\": []{comma}\n", self.key))
-        } else {
-            out.put(&format!("\n  ]{comma}\n"))
+impl JsonLines {
+    /// Lines about the input `path`.
+    pub fn new(path: String) -> JsonLines {
+        JsonLines {
+            path,
+            format: None,
+            tally: Default::default(),
+            extra: Default::default(),
         }
+    }
+
+    /// The input's format, once it is read.
+    pub fn set_format(&mut self, format: retroanim::Format) {
+        self.format = Some(format);
+    }
+
+    /// Writes one frame: `fields` (an object) as an item line.
+    pub fn frame<T: Serialize + ?Sized>(&mut self, out: &mut Out, fields: &T) -> Result<()> {
+        let fields = super::jsonl::fields(serde_json::to_value(fields)?);
+        let line = super::jsonl::item(&self.path, self.format, fields, Vec::new());
+        self.tally.add(&line);
+        out.put(&format!("{}\n", serde_json::to_string(&line)?))
+    }
+
+    /// Ends the output: a failure line when `result` is an error (the error is still returned,
+    /// for the message and exit status), then the summary line.
+    pub fn finish(mut self, out: &mut Out, result: Result<()>) -> Result<()> {
+        if let Err(e) = &result {
+            let mut line = super::jsonl::failure(&self.path, e);
+            if line["format"].is_null() {
+                line["format"] = serde_json::json!(self.format);
+            }
+            self.tally.add(&line);
+            out.put(&format!("{}\n", serde_json::to_string(&line)?))?;
+        }
+        let summary = self.tally.summary("play", self.extra);
+        out.put(&format!("{}\n", serde_json::to_string(&summary)?))?;
+        result
     }
 }

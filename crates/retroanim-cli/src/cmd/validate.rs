@@ -10,36 +10,32 @@ use crate::Outcome;
 pub fn run(args: &ValidateArgs) -> Result<Outcome> {
     let inputs = super::batch::expand(&args.files)?;
     let quiet = super::global().quiet;
-    let (outcome, reports) = super::batch::run(&inputs, |input| {
+    if args.json {
+        return super::batch::run_json(&inputs, "validate", |input| {
+            let (_, model) = super::load(&input.path)?;
+            let issues = model.validate();
+            let count = |s: Severity| issues.iter().filter(|i| i.severity == s).count();
+            let fields = super::jsonl::fields(json!({
+                "errors": count(Severity::Error),
+                "warnings": count(Severity::Warning),
+                "infos": count(Severity::Info),
+            }));
+            let line = super::jsonl::item(
+                &input.path.display().to_string(),
+                Some(model.format()),
+                fields,
+                issues.iter().map(super::jsonl::finding).collect(),
+            );
+            Ok((verdict(&issues), line))
+        });
+    }
+    let (outcome, _) = super::batch::run::<()>(&inputs, |input| {
         let path = &input.path;
         let shown = path.display();
-        let model = match super::load(path) {
-            Err(e) if args.json && !is_skip(input, &e) => {
-                errln!("retroanim: error: {e:#}");
-                let report = json!({"path": shown.to_string(), "error": format!("{e:#}")});
-                return Ok((Outcome::Failed, Some(report)));
-            }
-            Err(e) => return Err(e),
-            Ok((_, model)) => model,
-        };
+        let (_, model) = super::load(path)?;
         let issues = model.validate();
         let count = |s: Severity| issues.iter().filter(|i| i.severity == s).count();
         let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
-        let outcome = if has_errors(&issues) {
-            Outcome::Findings
-        } else {
-            Outcome::Clean
-        };
-        if args.json {
-            let report = json!({
-                "path": shown.to_string(),
-                "format": model.format(),
-                "errors": errors,
-                "warnings": warnings,
-                "issues": issues,
-            });
-            return Ok((outcome, Some(report)));
-        }
         for i in &issues {
             if !quiet || i.severity == Severity::Error {
                 outln!("{shown}: {i}");
@@ -52,21 +48,16 @@ pub fn run(args: &ValidateArgs) -> Result<Outcome> {
                 model.format()
             );
         }
-        Ok((outcome, None))
+        Ok((verdict(&issues), None))
     })?;
-    if args.json {
-        outln!("{}", serde_json::to_string_pretty(&reports)?);
-    }
     Ok(outcome)
 }
 
-/// Whether an error is one a batch skips (a file of no known format found in a folder).
-fn is_skip(input: &super::batch::Input, e: &anyhow::Error) -> bool {
-    input.root.is_some()
-        && e.chain().any(|c| {
-            matches!(
-                c.downcast_ref::<retroanim::Error>(),
-                Some(retroanim::Error::UnknownFormat(_))
-            )
-        })
+/// Exit 1 when any finding is an error.
+fn verdict(issues: &[retroanim::Issue]) -> Outcome {
+    if has_errors(issues) {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    }
 }

@@ -11,10 +11,34 @@ pub fn retroanim() -> Command {
     Command::cargo_bin("retroanim").unwrap()
 }
 
-/// Runs `cmd`, which must succeed (else its standard error is shown), and parses its output as
-/// JSON.
+/// Runs `cmd` (a `--json` command on one input), which must succeed (else its standard error
+/// is shown), and returns its one item line.
 pub fn json(cmd: &mut Command) -> Value {
-    serde_json::from_slice(&succeed(cmd).stdout).unwrap()
+    let (mut items, _) = json_lines(&succeed(cmd).stdout);
+    assert_eq!(items.len(), 1, "one item line expected: {items:?}");
+    items.remove(0)
+}
+
+/// `--json` output split into its item lines and its summary (the last line's `summary`).
+pub fn json_lines(out: &[u8]) -> (Vec<Value>, Value) {
+    let mut lines: Vec<Value> = String::from_utf8_lossy(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = lines.pop().expect("a summary line");
+    let summary = last
+        .get("summary")
+        .cloned()
+        .expect("the last line is the summary");
+    (lines, summary)
+}
+
+/// `play --json` output as one object: the summary's fields (`notes`, `resolution`, ...) and
+/// the frame lines as `frames`.
+pub fn play_object(out: &[u8]) -> Value {
+    let (frames, mut summary) = json_lines(out);
+    summary["frames"] = Value::Array(frames);
+    summary
 }
 
 /// Runs `cmd`, which must succeed (else its standard error is shown).

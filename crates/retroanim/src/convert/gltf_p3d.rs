@@ -154,6 +154,7 @@ pub(super) fn gltf_to_p3d(data: &[u8], from: Format, opts: &Options) -> Result<C
 
     let times = frame_times(ch, opts)?;
     let duration = scene::phase_duration(times.len(), opts.timing.duration, opts.timing.fps);
+    notes.extend(super::p3d::phase_note(&times, duration, opts));
     let cells = (times.len() as u64).saturating_mul(width as u64);
     opts.limits
         .items(None, "glTF → P3D frame positions", cells)?;

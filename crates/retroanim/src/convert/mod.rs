@@ -607,14 +607,28 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
                     tim::Stp::Opaque
                 },
             };
-            Ok(done(tim::encode_png(&t.to_rgba(&d)?)?, Vec::new()))
+            let first = tim::encode_png(&t.to_rgba(&d)?)?;
+            let mut notes = Vec::new();
+            if opts.textures.clut.is_none() && cluts > 1 {
+                notes.push(Note {
+                    code: "clut-rows",
+                    message: format!(
+                        "the TIM stacks {cluts} CLUT rows: decoded through row 0; pass --clut 1..={} for the others",
+                        cluts - 1
+                    ),
+                });
+            }
+            let mut out = done(first, notes);
+            following_tims(&t.trailing, &d, opts, &mut out)?;
+            Ok(out)
         }
         Model::Tmd(t) if gltf => {
             opts.check(from, target, &[O::Axes, O::Scale, O::Tim])?;
-            let scene = crate::formats::tmd::scene::tmd_scene(t, &psx_options(opts))?;
+            let (scene, noted) =
+                crate::formats::tmd::scene::tmd_scene_noted(t, &psx_options(opts))?;
             Ok(done(
                 crate::export::gltf::write(&scene, target)?,
-                Vec::new(),
+                coded(noted),
             ))
         }
         Model::Tod(anim) if gltf => {
@@ -623,6 +637,13 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
                 target,
                 &[O::Axes, O::Scale, O::Tim, O::Smooth, O::Tmd, O::After],
             )?;
+            // The textures belong to the model: without one they would texture nothing.
+            if opts.tod.tmd.is_none() && !opts.textures.tims.is_empty() {
+                return Err(option_error(
+                    O::Tim,
+                    "a TOD's textures go on its model: give the model with --tmd, or leave --tim out".into(),
+                ));
+            }
             let before: Vec<&Tod> = opts.tod.after.iter().collect();
             let (scene, noted) = crate::formats::tod::scene::tod_scene_noted(
                 &before,
@@ -682,6 +703,82 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
         }
         _ => Err(no_such(from, target)),
     }
+}
+
+/// TIM → PNG of a file that holds more than one TIM: every TIM that follows the first in
+/// `trailing` becomes a PNG beside the output (`NAME_1.png`, `NAME_2.png`, …), with a note
+/// counting them; bytes after the last TIM that start none are left out with a note.
+fn following_tims(
+    trailing: &[u8],
+    d: &tim::DecodeOptions,
+    opts: &Options,
+    out: &mut Conversion,
+) -> Result<()> {
+    let mut rest = trailing;
+    // Each TIM is at least its 8-byte header and two 12-byte block headers long: the loop ends.
+    while crate::detect(rest) == Some(Format::Tim) {
+        let Ok((next, size)) = tim::read_own(rest, &opts.limits) else {
+            break;
+        };
+        if size == 0 || size > rest.len() {
+            break;
+        }
+        // A CLUT row the first TIM has but this one lacks: its first row, said in a note.
+        let rows = next
+            .clut
+            .as_ref()
+            .map_or(0, |c| c.data.len().div_ceil(usize::from(c.width).max(1)));
+        let mut dk = *d;
+        if dk.clut_row >= rows.max(1) {
+            dk.clut_row = 0;
+        }
+        let k = out.extra.len() + 1;
+        let Ok(img) = next.to_rgba(&dk) else {
+            break;
+        };
+        out.extra.push(Extra {
+            suffix: format!("_{k}.png"),
+            format: Format::Png,
+            bytes: tim::encode_png(&img)?,
+        });
+        if dk.clut_row != d.clut_row {
+            out.notes.push(Note {
+                code: "clut-row-missing",
+                message: format!(
+                    "TIM {k} has no CLUT row {}: decoded through row 0",
+                    d.clut_row
+                ),
+            });
+        }
+        rest = &rest[size..];
+    }
+    if !out.extra.is_empty() {
+        let n = out.extra.len();
+        out.notes.push(Note {
+            code: "several-tims",
+            message: format!(
+                "the file holds {} TIMs back to back: the first is the output, {} beside it as NAME_1.png{}",
+                n + 1,
+                if n > 1 { format!("the other {n} are written") } else { "the second is written".to_string() },
+                if n > 1 { format!(" … NAME_{n}.png") } else { String::new() }
+            ),
+        });
+    }
+    if !rest.is_empty() {
+        out.notes.push(Note {
+            code: "trailing-bytes",
+            message: format!(
+                "the last {} bytes of the file follow the {} but start no TIM: left out",
+                rest.len(),
+                if out.extra.is_empty() {
+                    "TIM"
+                } else {
+                    "last TIM"
+                }
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// The scene options of a TOD or TMD export.

@@ -73,8 +73,34 @@ pub(super) fn cache_axes(opts: &Options) -> scene::CacheAxes {
     }
 }
 
+/// A note when a P3D of several LODs gives one (the default) and no `--lod` chose it.
+pub(super) fn other_lods_note(lod: usize, resolutions: &[f32], opts: &Options) -> Option<Note> {
+    if opts.p3d.lod.is_some() || resolutions.len() < 2 {
+        return None;
+    }
+    let name = |r: f32| crate::formats::p3d::lod_name(r);
+    Some(Note {
+        code: "other-lods",
+        message: format!(
+            "LOD {lod} ({}) of the model's {} is converted, the others left out; pass --lod RES for another ({})",
+            name(resolutions.get(lod).copied().unwrap_or_default()),
+            resolutions.len(),
+            resolutions
+                .iter()
+                .map(|&r| match name(r) {
+                    n if n == r.to_string() => n,
+                    n => format!("{r} ({n})"),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    })
+}
+
 fn from_p3d(p3d: &P3d, target: Format, opts: &Options) -> Result<Conversion> {
     let lod = lod_of(p3d, opts)?;
+    let resolutions: Vec<f32> = (0..p3d.lod_count()).map(|i| p3d.resolution(i)).collect();
+    let lods_note = other_lods_note(lod, &resolutions, opts);
     let duration =
         scene::phase_duration(p3d.frames(lod).len(), opts.timing.duration, opts.timing.fps);
     if matches!(target, Format::Gltf | Format::Glb) {
@@ -88,17 +114,16 @@ fn from_p3d(p3d: &P3d, target: Format, opts: &Options) -> Result<Conversion> {
             .iter()
             .filter(|i| i.code == "uv-not-finite" && i.message.starts_with(&lod_name))
             .count();
-        let notes = if bad_uvs > 0 {
-            vec![Note {
+        let mut notes: Vec<Note> = lods_note.into_iter().collect();
+        if bad_uvs > 0 {
+            notes.push(Note {
                 code: "uv-not-finite",
                 message: format!(
                     "{bad_uvs} faces of LOD {lod} have texture coordinates that are not finite; \
                      written as 0"
                 ),
-            }]
-        } else {
-            vec![]
-        };
+            });
+        }
         return Ok(done_notes(
             crate::export::gltf::write(&s, target)?,
             target,
@@ -108,12 +133,14 @@ fn from_p3d(p3d: &P3d, target: Format, opts: &Options) -> Result<Conversion> {
     // Frames go straight from the model to the output bytes, one at a time.
     if target == Format::Mdd {
         let bytes = scene::write_mdd(p3d, lod, cache_axes(opts), duration, Vec::new())?;
-        return Ok(done_notes(bytes, target, vec![]));
+        return Ok(done_notes(bytes, target, lods_note.into_iter().collect()));
     }
     let times: Vec<f32> = p3d.frames(lod).iter().map(|f| f.time * duration).collect();
     let fps = pc2_fps(&times, opts);
     let (bytes, header) = scene::write_pc2(p3d, lod, cache_axes(opts), duration, fps, Vec::new())?;
-    Ok(done_notes(bytes, target, uneven(&times, fps, &header)))
+    let mut notes: Vec<Note> = lods_note.into_iter().collect();
+    notes.extend(uneven(&times, fps, &header));
+    Ok(done_notes(bytes, target, notes))
 }
 
 /// The frame rate of a PC2 made from frame times in seconds.
@@ -169,6 +196,37 @@ pub(super) fn rest_frame_note() -> Note {
     }
 }
 
+/// A note when the LOD frames' phases (seconds ÷ `duration`) do not run 0..1 and no
+/// `--duration` was given: a 5-frame MDD at 24 fps lies at 0..0.167 s, which the default
+/// duration of 1 s makes phases 0..0.167, a sixth of the animation's phase range.
+pub(super) fn phase_note(times: &[f32], duration: f32, opts: &Options) -> Option<Note> {
+    phase_range_note(times.first()?, times.last()?, times.len(), duration, opts)
+}
+
+/// [`phase_note`] of `count` frames from `first` to `last` seconds.
+pub(super) fn phase_range_note(
+    &first: &f32,
+    &last: &f32,
+    count: usize,
+    duration: f32,
+    opts: &Options,
+) -> Option<Note> {
+    if opts.timing.duration.is_some() || count < 2 || last <= first {
+        return None;
+    }
+    let (a, b) = (first / duration, last / duration);
+    if a.abs() < 1e-3 && (b - 1.0).abs() < 1e-3 {
+        return None;
+    }
+    Some(Note {
+        code: "phase-range",
+        message: format!(
+            "the {} frames lie at {first:.3}..{last:.3} s and become phases {a:.3}..{b:.3} (seconds ÷ {duration} s); an animation's phases run 0..1: pass --duration {last} to end on phase 1 (or --fps with the cache's frame rate)",
+            count
+        ),
+    })
+}
+
 fn into_base(model: &Model, opts: &Options) -> Result<Conversion> {
     let Some(base) = &opts.p3d.base else {
         return Err(option_error(
@@ -188,6 +246,7 @@ fn into_base(model: &Model, opts: &Options) -> Result<Conversion> {
             }
             let duration =
                 scene::phase_duration(m.frames.len(), opts.timing.duration, opts.timing.fps);
+            notes.extend(phase_note(&m.times, duration, opts));
             let frames = m.times.iter().zip(&m.frames).map(|(t, f)| (*t, &f[..]));
             scene::apply_frames(&mut p3d, lod, m.points as usize, frames, axes, duration)?;
         }
@@ -195,6 +254,8 @@ fn into_base(model: &Model, opts: &Options) -> Result<Conversion> {
             let n = p.frames.len();
             let duration = scene::phase_duration(n, opts.timing.duration, opts.timing.fps);
             let time = pc2_time(p.start_frame, p.sample_rate, n, opts.timing.fps, duration);
+            let times: Vec<f32> = (0..n).map(&time).collect();
+            notes.extend(phase_note(&times, duration, opts));
             let frames = p.frames.iter().enumerate().map(|(i, f)| (time(i), &f[..]));
             scene::apply_frames(&mut p3d, lod, p.points as usize, frames, axes, duration)?;
         }

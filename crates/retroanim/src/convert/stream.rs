@@ -8,7 +8,10 @@
 
 use std::io::{Read, Seek, Write};
 
-use super::p3d::{cache_axes, lod_index, pc2_fps, pc2_time, rest_frame_note, uneven};
+use super::p3d::{
+    cache_axes, lod_index, other_lods_note, pc2_fps, pc2_time, phase_note, phase_range_note,
+    rest_frame_note, uneven,
+};
 use super::{Note, OptionName as O, Options};
 use crate::error::Result;
 use crate::formats::p3d::scene;
@@ -34,12 +37,16 @@ pub fn mlod_frames<R: Read + Seek, W: Write>(
         |r| src.find_lod(r),
         src.lods().iter().map(|l| l.resolution),
     )?;
+    let resolutions: Vec<f32> = src.lods().iter().map(|l| l.resolution).collect();
+    let mut notes: Vec<Note> = other_lods_note(lod, &resolutions, opts)
+        .into_iter()
+        .collect();
     let n = src.lods().get(lod).map_or(0, |l| l.frames.len());
     let duration = scene::phase_duration(n, opts.timing.duration, opts.timing.fps);
     let axes = cache_axes(opts);
     if target == Format::Mdd {
         scene::write_mdd_streamed(&mut src, lod, axes, duration, out)?;
-        return Ok(vec![]);
+        return Ok(notes);
     }
     let times: Vec<f32> = src.lods()[lod]
         .frames
@@ -48,7 +55,8 @@ pub fn mlod_frames<R: Read + Seek, W: Write>(
         .collect();
     let fps = pc2_fps(&times, opts);
     let (_, header) = scene::write_pc2_streamed(&mut src, lod, axes, duration, fps, out)?;
-    Ok(uneven(&times, fps, &header))
+    notes.extend(uneven(&times, fps, &header));
+    Ok(notes)
 }
 
 /// A point cache being read one frame at a time.
@@ -94,6 +102,7 @@ pub fn cache_into_mlod<R: Read, B: Read + Seek, W: Write>(
             let times = m.times().to_vec();
             let duration =
                 scene::phase_duration(times.len(), opts.timing.duration, opts.timing.fps);
+            notes.extend(phase_note(&times, duration, opts));
             let points = m.points() as usize;
             let frame = |k: usize, buf: &mut Vec<[f32; 3]>| {
                 m.next_frame(buf)?;
@@ -117,6 +126,14 @@ pub fn cache_into_mlod<R: Read, B: Read + Seek, W: Write>(
             let n = h.samples as usize;
             let duration = scene::phase_duration(n, opts.timing.duration, opts.timing.fps);
             let time = pc2_time(h.start_frame, h.sample_rate, n, opts.timing.fps, duration);
+            // First and last times are enough for the note; the frames stream.
+            notes.extend(phase_range_note(
+                &time(0),
+                &time(n.saturating_sub(1)),
+                n,
+                duration,
+                opts,
+            ));
             let frame = |k: usize, buf: &mut Vec<[f32; 3]>| {
                 p.next_frame(buf)?;
                 Ok(time(k))

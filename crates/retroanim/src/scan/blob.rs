@@ -59,6 +59,8 @@ pub struct Found {
     pub summary: Box<serde_json::value::RawValue>,
     /// Validation warnings (errors are never accepted).
     pub warnings: usize,
+    /// Its validation findings (never an error: a candidate with one is rejected).
+    pub findings: Vec<crate::Issue>,
     /// What TOD ↔ TMD matching needs of the model.
     pub(crate) link: super::Link,
 }
@@ -365,6 +367,7 @@ fn accept(
         format: model.format(),
         summary: super::compact_summary(&model),
         warnings: issues.len(),
+        findings: issues,
         link: super::link_of(&model),
     })
 }

@@ -222,6 +222,11 @@ pub struct Find {
     pub status: Status,
     /// Number of validation warnings.
     pub warnings: usize,
+    /// Always true: a candidate with a finding of severity error is not accepted as a find.
+    /// There for the one JSON shape of `--json` outputs (`docs/json.md`).
+    pub ok: bool,
+    /// Its validation findings (infos and warnings).
+    pub findings: Vec<crate::Issue>,
     /// TOD only: TMD finds that could be its model, best first, each with its confidence.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tmd_candidates: Option<Vec<TmdCandidate>>,
@@ -300,7 +305,26 @@ impl Report {
             *formats.entry(f.format.name()).or_default() += 1;
         }
         let bytes = self.stats.bytes.load(Relaxed);
+        let severity = |s: crate::Severity| {
+            self.finds
+                .iter()
+                .flat_map(|f| &f.findings)
+                .filter(|i| i.severity == s)
+                .count()
+        };
+        // The counts every `--json` summary has (docs/json.md): a line per find and per
+        // container that could not be read.
         serde_json::json!({
+            "command": "scan",
+            "items": self.finds.len() + self.errors.len(),
+            "ok": self.finds.len(),
+            "invalid": 0,
+            "failed": self.errors.len(),
+            "findings": {
+                "error": severity(crate::Severity::Error),
+                "warning": severity(crate::Severity::Warning),
+                "info": severity(crate::Severity::Info),
+            },
             "finds": self.finds.len(),
             "formats": formats,
             "bytes_scanned": bytes,
@@ -657,6 +681,8 @@ fn make_find(f: blob::Found, src: &Arc<dyn Source>, container: &str, path: &str)
             Status::Warnings
         },
         warnings: f.warnings,
+        ok: true,
+        findings: f.findings,
         tmd_candidates: None,
         contains: Vec::new(),
         source: Some(src.clone()),

@@ -35,7 +35,7 @@ mod write;
 
 pub use decode::{color15, encode_png, DecodeOptions, Rgba, Stp};
 pub use encode::{color16, decode_png, png_dimensions, EncodeOptions, EncodeReport};
-pub use read::{read, read_with};
+pub use read::{read, read_own, read_with};
 pub use types::*;
 pub use validate::validate;
 pub use write::write;

@@ -15,6 +15,14 @@ pub fn read(data: &[u8]) -> Result<Tim> {
 
 /// Reads a TIM file with the given limits.
 pub fn read_with(data: &[u8], limits: &Limits) -> Result<Tim> {
+    let (mut tim, size) = read_own(data, limits)?;
+    tim.trailing = data[size..].to_vec();
+    Ok(tim)
+}
+
+/// Reads the TIM at the start of `data` without what follows it: the TIM (its `trailing`
+/// empty) and its size in bytes. For files that hold several TIMs back to back.
+pub fn read_own(data: &[u8], limits: &Limits) -> Result<(Tim, usize)> {
     let mut r = Reader::le(data, Format::Tim).with_limits(*limits);
     let id = r.u8("ID")?;
     if id != FILE_ID {
@@ -29,15 +37,16 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Tim> {
         None
     };
     let image = read_block(&mut r, "pixel block")?;
-    Ok(Tim {
+    let tim = Tim {
         version,
         id_reserved,
         pmode: (flags & 7) as u8,
         flags_reserved: flags & !0xF,
         clut,
         image,
-        trailing: r.rest().to_vec(),
-    })
+        trailing: Vec::new(),
+    };
+    Ok((tim, data.len() - r.rest().len()))
 }
 
 fn read_block(r: &mut Reader<'_, Le>, what: &str) -> Result<Block> {

@@ -212,12 +212,42 @@ pub(crate) fn srgb_to_linear(c: f32) -> f32 {
 /// index in the scene (`None` when it has no triangles).
 pub(crate) struct Models {
     pub(crate) meshes: Vec<Option<usize>>,
+    /// Textured polygons no TIM covered (exported untextured), and their texture pages.
+    pub(crate) missing: (usize, std::collections::BTreeSet<u8>),
 }
+
+impl Models {
+    /// The `textures-missing` note, when textured polygons went out untextured.
+    pub(crate) fn missing_note(&self, given: usize) -> Option<(&'static str, String)> {
+        let (n, pages) = &self.missing;
+        if *n == 0 {
+            return None;
+        }
+        let pages: Vec<String> = pages.iter().map(|p| p.to_string()).collect();
+        Some((
+            "textures-missing",
+            format!(
+                "{n} textured polygons (texture page{} {}) have no TIM {}: exported untextured, in materials named \"{MISSING}\"; pass their TIMs with --tim",
+                if pages.len() == 1 { "" } else { "s" },
+                pages.join(", "),
+                match given {
+                    0 => "(none was given)".to_string(),
+                    n => format!("among the {n} given that holds their texels"),
+                }
+            ),
+        ))
+    }
+}
+
+/// The name of the material of textured polygons whose texture was not found.
+pub const MISSING: &str = "texture missing";
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct MaterialKey {
     /// TIM index and CLUT row.
     pub texture: Option<(usize, usize)>,
+    /// A textured polygon whose texture no TIM holds.
+    pub missing: bool,
     pub semi: bool,
     /// The semi-transparency rate (ABR 0..3: TSB bits 6..5 on textured polygons, else the
     /// object's default, 0).
@@ -287,6 +317,7 @@ pub(crate) fn build_models(
     let mut materials: BTreeMap<MaterialKey, usize> = BTreeMap::new();
     let mut textures: BTreeMap<TextureKey, usize> = BTreeMap::new();
     let mut meshes = Vec::new();
+    let mut missing = (0usize, std::collections::BTreeSet::new());
     for mesh in tmd.meshes() {
         let mut prims: BTreeMap<MaterialKey, Primitive> = BTreeMap::new();
         for tri in &mesh.triangles {
@@ -294,8 +325,13 @@ pub(crate) fn build_models(
             let src = tri
                 .texture
                 .and_then(|[tsb, cba]| texture_source(&opts.tims, tsb, cba, &uvs));
+            if let (Some([tsb, _]), None) = (tri.texture, src) {
+                missing.0 += 1;
+                missing.1.insert(Tsb::from_bits(tsb).page);
+            }
             let key = MaterialKey {
                 texture: src.map(|s| (s.tim, s.clut_row)),
+                missing: tri.texture.is_some() && src.is_none(),
                 semi: tri.semi_transparent,
                 rate: match tri.texture {
                     Some([tsb, _]) if tri.semi_transparent => Tsb::from_bits(tsb).abr,
@@ -366,7 +402,7 @@ pub(crate) fn build_models(
         meshes.push(Some(scene.meshes.len()));
         scene.meshes.push(out);
     }
-    Ok(Models { meshes })
+    Ok(Models { meshes, missing })
 }
 
 /// A material for `key`, adding its texture to the scene the first time one needs it.
@@ -379,10 +415,10 @@ pub(crate) fn material(
     let mut m = Material {
         name: format!(
             "{}{}{}{}",
-            key.texture
-                .map_or("untextured".to_string(), |(t, c)| format!(
-                    "tim {t} clut {c}"
-                )),
+            key.texture.map_or(
+                if key.missing { MISSING } else { "untextured" }.to_string(),
+                |(t, c)| format!("tim {t} clut {c}")
+            ),
             if key.semi {
                 format!(" semi-transparent {}", key.rate)
             } else {
@@ -458,6 +494,15 @@ pub(crate) fn material(
 
 /// A static scene of a TMD: one node per object.
 pub fn tmd_scene(tmd: &Tmd, opts: &PsxOptions) -> Result<Scene> {
+    tmd_scene_noted(tmd, opts).map(|(scene, _)| scene)
+}
+
+/// [`tmd_scene`] with notes of what the scene leaves out (`textures-missing`: textured
+/// polygons no TIM given covers, exported untextured).
+pub fn tmd_scene_noted(
+    tmd: &Tmd,
+    opts: &PsxOptions,
+) -> Result<(Scene, Vec<(&'static str, String)>)> {
     let conv = Conv::new(opts);
     let mut scene = Scene {
         name: Some("tmd".into()),
@@ -470,7 +515,8 @@ pub fn tmd_scene(tmd: &Tmd, opts: &PsxOptions) -> Result<Scene> {
             ..Node::new(format!("tmd object {i}"))
         });
     }
-    Ok(scene)
+    let notes = models.missing_note(opts.tims.len()).into_iter().collect();
+    Ok((scene, notes))
 }
 
 /// The TMD objects' triangle counts, for callers that want to report what was converted.

@@ -177,6 +177,12 @@ fn tod_scene_inner(
         Some(t) => Some(build_models(t, &conv, opts, &mut scene)?),
         None => None,
     };
+    if let Some(n) = models
+        .as_ref()
+        .and_then(|m| m.missing_note(opts.tims.len()))
+    {
+        notes.push(n);
+    }
     let mut before: Option<Player> = None;
     for anim in prelude {
         let mut p = match before.take() {

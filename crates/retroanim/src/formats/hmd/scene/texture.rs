@@ -359,6 +359,7 @@ impl Texturing {
             if key != Surface::default() {
                 let mk = MaterialKey {
                     texture: tex.map(|(tim, clut, _)| (tim, clut)),
+                    missing: false,
                     semi: look.semi.is_some(),
                     rate: look.semi.unwrap_or(0),
                     double_sided: look.double_sided,
