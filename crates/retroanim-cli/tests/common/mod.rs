@@ -134,3 +134,4 @@ pub fn run_measured(
         peak_kb,
     }
 }
+pub mod mutate;

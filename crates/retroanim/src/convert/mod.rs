@@ -571,6 +571,7 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
         }
         Model::Mdd(m) if gltf => {
             opts.check(from, target, &[])?;
+            refuse_invalid(model)?;
             let scene = crate::export::point_cache_scene(
                 &m.to_point_cache(),
                 opts.name.as_deref().unwrap_or("point cache"),
@@ -583,6 +584,7 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
         }
         Model::Pc2(p) if gltf => {
             opts.check(from, target, &[O::Fps])?;
+            refuse_invalid(model)?;
             let fps = opts.timing.fps.unwrap_or(crate::export::DEFAULT_FPS);
             let scene = crate::export::point_cache_scene(
                 &p.to_point_cache(fps),
@@ -692,6 +694,23 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
             ))
         }
         _ => Err(no_such(from, target)),
+    }
+}
+
+/// Refuses a model whose validation finds an error, with validate's own offset and message
+/// (a point cache's errors are all about the frame times an animation needs).
+fn refuse_invalid(model: &Model) -> Result<()> {
+    match model
+        .validate()
+        .into_iter()
+        .find(|i| i.severity == crate::Severity::Error)
+    {
+        Some(i) => Err(Error::Malformed {
+            format: model.format(),
+            offset: i.offset,
+            what: i.message,
+        }),
+        None => Ok(()),
     }
 }
 

@@ -297,8 +297,9 @@ pub fn validate(m: &Mdd) -> Vec<Issue> {
                 format!("frame {i} time {t} s is negative"),
             ));
         }
+        // An animation's keys must increase (glTF refuses others; so does `convert`).
         if i > 0 && m.times[i - 1].is_finite() && t.is_finite() && *t <= m.times[i - 1] {
-            out.push(Issue::warning(
+            out.push(Issue::error(
                 at,
                 "time-not-increasing",
                 format!(
