@@ -253,8 +253,13 @@ fn validate_errors_are_exactly_what_commands_reject() {
                 let Some((what, data)) = jobs.lock().unwrap().next() else {
                     break;
                 };
-                for p in check(&data) {
-                    failures.lock().unwrap().push(format!("{what}: {p}"));
+                match std::panic::catch_unwind(|| check(&data)) {
+                    Ok(problems) => {
+                        for p in problems {
+                            failures.lock().unwrap().push(format!("{what}: {p}"));
+                        }
+                    }
+                    Err(_) => failures.lock().unwrap().push(format!("{what}: panicked")),
                 }
             });
         }

@@ -255,8 +255,9 @@ const GLTF_BLOCKERS: &[&str] = &[
     "frame-order",
 ];
 
-/// The validation errors of a LOD that its point-cache export cannot get past.
-const CACHE_BLOCKERS: &[&str] = &["geometry", "frame-size", "frame-time"];
+/// The validation errors of a LOD that its point-cache export cannot get past (ODOL only: an
+/// MLOD's frames always fit its points, and streamed MLOD exports check nothing else either).
+const CACHE_BLOCKERS: &[&str] = &["geometry", "frame-size"];
 
 /// LOD `lod` as a scene: one node with one mesh (a primitive per texture and material pair,
 /// faces triangulated), its frames as morph targets animated by a weights track with key times
