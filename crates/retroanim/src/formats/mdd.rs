@@ -324,7 +324,7 @@ pub fn validate(m: &Mdd) -> Vec<Issue> {
     );
     for (at, f) in blocks {
         if let Some(k) = f.iter().position(|p| p.iter().any(|c| !c.is_finite())) {
-            out.push(Issue::warning(
+            out.push(Issue::error(
                 at + 12 * k as u64,
                 "position-not-finite",
                 format!("point {k} is {:?}", f[k]),
