@@ -310,6 +310,14 @@ impl<'a, E: ByteOrder> Reader<'a, E> {
         Ok(a)
     }
 
+    /// The same reader with its offsets counted from `base`: for bytes cut out of a larger
+    /// file, so errors name the file's offsets.
+    pub fn with_base(mut self, base: u64) -> Self {
+        self.last_field = self.last_field - self.base + base;
+        self.base = base;
+        self
+    }
+
     /// A reader over the next `n` bytes (errors keep absolute offsets); the cursor moves past them.
     pub fn sub(&mut self, n: usize, what: &str) -> Result<Reader<'a, E>> {
         let base = self.offset();

@@ -105,8 +105,22 @@ impl Model {
         }
     }
 
-    /// Every validation finding.
+    /// Every validation finding. A model that cannot be written back in its own format (one
+    /// read from a JSON dump whose arrays disagree, say) also has an `unwritable` error with
+    /// the writer's message: every command that needs its bytes refuses it the same way.
     pub fn validate(&self) -> Vec<Issue> {
+        let mut issues = self.format_findings();
+        if let Err(e) = self.write() {
+            issues.push(Issue::error(
+                e.offset().unwrap_or(0),
+                "unwritable",
+                e.to_string(),
+            ));
+        }
+        issues
+    }
+
+    fn format_findings(&self) -> Vec<Issue> {
         match self {
             Model::Tod(t) => formats::tod::validate(t),
             Model::Tmd(t) => formats::tmd::validate(t),

@@ -552,7 +552,13 @@ fn odol_lzss_compressed_arrays_are_walked() {
     file.extend(7u32.to_le_bytes());
     file.extend(1u32.to_le_bytes());
     file.extend(&lod);
+    // The model info: the resolution, 144 bytes of fixed fields, six flag bytes, no masses,
+    // four masses, the special LOD indices.
     file.extend(1.0f32.to_le_bytes());
+    file.extend([0u8; 144 + 6]);
+    file.extend(0u32.to_le_bytes());
+    file.extend([0u8; 16]);
+    file.extend([0xFFu8; 12]);
     let model = p3d::read(&file).unwrap();
     assert_eq!(model.frames(0)[0].time, 0.25);
     assert_eq!(p3d::write(&model).unwrap(), file);

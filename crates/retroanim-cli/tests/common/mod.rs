@@ -158,3 +158,4 @@ pub fn run_measured(
         peak_kb,
     }
 }
+pub mod mutate;

@@ -560,6 +560,7 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
         }
         Model::Mdd(m) if gltf => {
             opts.check(from, target, &[])?;
+            refuse_invalid(model)?;
             let scene = crate::export::point_cache_scene(
                 &m.to_point_cache(),
                 opts.name.as_deref().unwrap_or("point cache"),
@@ -572,6 +573,7 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
         }
         Model::Pc2(p) if gltf => {
             opts.check(from, target, &[O::Fps])?;
+            refuse_invalid(model)?;
             let fps = opts.timing.fps.unwrap_or(crate::export::DEFAULT_FPS);
             let scene = crate::export::point_cache_scene(
                 &p.to_point_cache(fps),
@@ -779,6 +781,23 @@ fn following_tims(
         });
     }
     Ok(())
+}
+
+/// Refuses a model whose validation finds an error, with validate's own offset and message
+/// (a point cache's errors are all about the frame times an animation needs).
+fn refuse_invalid(model: &Model) -> Result<()> {
+    match model
+        .validate()
+        .into_iter()
+        .find(|i| i.severity == crate::Severity::Error)
+    {
+        Some(i) => Err(Error::Malformed {
+            format: model.format(),
+            offset: i.offset,
+            what: i.message,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The scene options of a TOD or TMD export.

@@ -124,6 +124,26 @@ fn from_p3d(p3d: &P3d, target: Format, opts: &Options) -> Result<Conversion> {
                 ),
             });
         }
+        // A LOD without faces (memory points, proxies) is written as what it has.
+        let prims = s.meshes.first().map_or(&[][..], |m| &m.primitives[..]);
+        if prims
+            .iter()
+            .all(|p| p.mode == crate::scene::PrimitiveMode::Points)
+        {
+            let name = crate::formats::p3d::lod_name(p3d.resolution(lod));
+            notes.push(Note {
+                code: "no-faces",
+                message: match prims.first() {
+                    Some(p) => format!(
+                        "LOD {lod} ({name}) has no faces: its {} points are written as a point primitive",
+                        p.positions.len()
+                    ),
+                    None => format!(
+                        "LOD {lod} ({name}) has neither faces nor points: written as an empty node"
+                    ),
+                },
+            });
+        }
         return Ok(done_notes(
             crate::export::gltf::write(&s, target)?,
             target,

@@ -297,8 +297,9 @@ pub fn validate(m: &Mdd) -> Vec<Issue> {
                 format!("frame {i} time {t} s is negative"),
             ));
         }
+        // An animation's keys must increase (glTF refuses others; so does `convert`).
         if i > 0 && m.times[i - 1].is_finite() && t.is_finite() && *t <= m.times[i - 1] {
-            out.push(Issue::warning(
+            out.push(Issue::error(
                 at,
                 "time-not-increasing",
                 format!(
@@ -323,7 +324,7 @@ pub fn validate(m: &Mdd) -> Vec<Issue> {
     );
     for (at, f) in blocks {
         if let Some(k) = f.iter().position(|p| p.iter().any(|c| !c.is_finite())) {
-            out.push(Issue::warning(
+            out.push(Issue::error(
                 at + 12 * k as u64,
                 "position-not-finite",
                 format!("point {k} is {:?}", f[k]),

@@ -377,7 +377,7 @@ pub fn validate(p: &Pc2) -> Vec<Issue> {
     let size = 12 * p.points as u64;
     for (i, f) in p.frames.iter().enumerate() {
         if let Some(k) = f.iter().position(|q| q.iter().any(|c| !c.is_finite())) {
-            out.push(Issue::warning(
+            out.push(Issue::error(
                 HEADER_SIZE + i as u64 * size + 12 * k as u64,
                 "position-not-finite",
                 format!("sample {i} point {k} is {:?}", f[k]),

@@ -258,6 +258,24 @@ pub fn validate(hmd: &Hmd) -> Vec<Issue> {
             ));
         }
     }
+    // Bytes after the last word the structure uses that the last section took in (the
+    // reader runs the last section to the end of the file): what no pointer or count reaches.
+    let words_end = total_words as u64 * 4;
+    if let Some(used) = super::structural_len(hmd).filter(|&u| u < words_end) {
+        if !out
+            .iter()
+            .any(|i| i.code == "trailing-bytes" && i.offset == used)
+        {
+            out.push(Issue::warning(
+                used,
+                "trailing-bytes",
+                format!(
+                    "{} bytes after the last word of the last section that any pointer or count reaches",
+                    words_end - used
+                ),
+            ));
+        }
+    }
     if !hmd.trailing.is_empty() {
         out.push(Issue::warning(
             total_words as u64 * 4,

@@ -1,28 +1,25 @@
-//! ODOL: version 7 (OFP / CWA) read to its LOD frames and written back byte for byte; the Arma
-//! versions 50 and 73 are read by [`super::arma`]; every other version is refused with
-//! [`Error::Unsupported`] at the version field.
+//! ODOL: version 7 (OFP / CWA) read typed field by field ([`super::odol7`]) and written back
+//! byte for byte; the Arma versions 50 and 73 are read by [`super::arma`]; every other version
+//! is refused with [`Error::Unsupported`] at the version field.
 //!
-//! A v7 LOD is walked field by field (layout in the module docs of [`super`]) only to find where
-//! its frames sit; the bytes before and after them are kept verbatim.
-
-use std::borrow::Cow;
+//! A v7 file is read whole — every LOD field and the model info — so a cut anywhere fails at
+//! the field whose bytes are missing. The model keeps each LOD as verbatim byte runs before
+//! and after its frames (compressed arrays stay packed as the binariser packed them), so
+//! writing reproduces the file and replacing frames changes nothing else; the typed views
+//! ([`Odol::v7_lod`], [`Odol::v7_model_info`]) decode from those bytes.
 
 use crate::bytes::{Le, Reader, Writer};
 use crate::error::{Error, Result};
+use crate::report::Issue;
 use crate::Format;
 
+use super::odol7::{self, Odol7Lod, Odol7ModelInfo};
 use super::types::*;
 
-/// Compressed arrays whose data takes at least this many bytes are LZSS-compressed
-/// (CWR-CE BISBinaryStream.hpp).
-const LZSS_THRESHOLD: u64 = 1024;
-/// Bytes an LZSS stream can expand to per input byte: a flag byte and 8 two-byte references of
-/// 18 bytes each give 144 bytes out of 17 in.
-const LZSS_MAX_RATIO: u64 = 9;
 /// Smallest ODOL v7 LOD: empty arrays, hints, bounds and the fixed words.
 const MIN_LOD: usize = 4 * 4 + 48 + 4 + 8 + 8 + 4 + 4 + 4 + 4 + 12 + 4;
 
-/// What walking a LOD's geometry found.
+/// What walking a LOD's geometry found (Arma: [`super::arma`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Geometry {
     /// Vertices in the vertex table.
@@ -59,18 +56,10 @@ pub(super) fn read_odol(r: &mut Reader<'_, Le>) -> Result<Odol> {
     for _ in 0..n {
         lods.push(read_lod(r)?);
     }
-    let info_at = r.offset();
+    // The model info is read typed (so a cut in it fails where its data ends); it and any
+    // bytes after it are kept verbatim.
+    odol7::read_model_info(&mut r.clone(), n)?;
     let model_info = Bytes(r.rest().to_vec());
-    if (model_info.0.len() as u64) < 4 * n as u64 {
-        return Err(r.malformed_at(
-            info_at,
-            format!(
-                "the model info must start with {n} LOD resolutions ({} bytes), but only {} bytes are left",
-                4 * n,
-                model_info.0.len()
-            ),
-        ));
-    }
     Ok(Odol {
         version,
         lods,
@@ -81,24 +70,10 @@ pub(super) fn read_odol(r: &mut Reader<'_, Le>) -> Result<Odol> {
 
 fn read_lod(r: &mut Reader<'_, Le>) -> Result<OdolLod> {
     let start = r.position();
-    let mut probe = r.clone();
-    geometry(&mut probe)?;
-    let len = probe.position() - start;
-    let geometry = Bytes(r.bytes(len, "LOD geometry")?.to_vec());
+    let (_, spans) = odol7::read_lod(&mut r.clone())?;
+    let geometry = Bytes(r.bytes(spans.frames_at - start, "LOD geometry")?.to_vec());
     let frames = read_frames(r)?;
-    let tail_start = r.position();
-    r.u32("LOD icon colour")?;
-    r.u32("LOD selected colour")?;
-    r.u32("LOD special flags")?;
-    let n = r.u32("proxy count")?;
-    let n = r.count(n as u64, 1 + 48 + 8, "proxy count")?;
-    for _ in 0..n {
-        r.asciiz("proxy name")?;
-        r.skip(48 + 8, "proxy transform, sequence id and selection index")?;
-    }
-    let tail_len = r.position() - tail_start;
-    r.seek(tail_start, "LOD tail")?;
-    let tail = Bytes(r.bytes(tail_len, "LOD tail")?.to_vec());
+    let tail = Bytes(r.bytes(spans.end - r.position(), "LOD tail")?.to_vec());
     Ok(OdolLod {
         geometry,
         frames,
@@ -128,11 +103,6 @@ pub(super) fn read_frames(r: &mut Reader<'_, Le>) -> Result<Vec<OdolFrame>> {
     Ok(frames)
 }
 
-/// Walks a v7 LOD from its start up to its frame count.
-pub(super) fn geometry(r: &mut Reader<'_, Le>) -> Result<Geometry> {
-    walk(r, None)
-}
-
 /// The mesh of an ODOL v7 LOD, decoded from its verbatim geometry bytes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OdolMesh {
@@ -147,157 +117,6 @@ pub struct OdolMesh {
     pub faces: Vec<(i16, Vec<u32>)>,
     /// Arma: the sections (first polygon, end polygon, texture index), empty for v7.
     pub sections: Vec<(i32, i32, i16)>,
-}
-
-/// Walks a v7 LOD, filling `mesh` with what it needs when given.
-fn walk(r: &mut Reader<'_, Le>, mut mesh: Option<&mut OdolMesh>) -> Result<Geometry> {
-    compressed_array(r, 4, "vertex flags")?;
-    let uvs = compressed_array(r, 8, "vertex UVs")?;
-    let points = r.u32("vertex count")?;
-    let points = r.count(points as u64, 12, "vertex count")?;
-    let positions = r.bytes(points * 12, "vertex positions")?;
-    let normals = r.u32("normal count")?;
-    let normals = r.count(normals as u64, 12, "normal count")?;
-    r.skip(normals * 12, "vertex normals")?;
-    // or/and hints, bounding box min/max, centre, radius.
-    r.skip(48, "hints, bounding box, centre and radius")?;
-    let textures = r.u32("texture count")?;
-    let textures = r.count(textures as u64, 1, "texture count")?;
-    for _ in 0..textures {
-        let t = r.asciiz("texture name")?;
-        if let Some(m) = mesh.as_deref_mut() {
-            m.textures.push(Text::from(t));
-        }
-    }
-    compressed_array(r, 2, "MLOD edge table")?;
-    compressed_array(r, 2, "ODOL edge table")?;
-    let faces = r.u32("face count")?;
-    let faces = r.count(faces as u64, 7, "face count")?;
-    r.u32("face data size")?;
-    if let Some(m) = mesh.as_deref_mut() {
-        let f32s = |b: &[u8]| -> Vec<f32> {
-            b.chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
-        };
-        m.positions = f32s(positions)
-            .chunks_exact(3)
-            .map(|c| [c[0], c[1], c[2]])
-            .collect();
-        if uvs.len() == points * 8 {
-            m.uvs = f32s(&uvs).chunks_exact(2).map(|c| [c[0], c[1]]).collect();
-        }
-        m.faces.reserve(faces);
-    }
-    for _ in 0..faces {
-        r.u32("face flags")?;
-        let texture = r.i16("face texture index")?;
-        let n = r.u8("face vertex count")? as usize;
-        let idx = r.bytes(2 * n, "face vertex indices")?;
-        if let Some(m) = mesh.as_deref_mut() {
-            let idx = idx
-                .chunks_exact(2)
-                .map(|c| u16::from_le_bytes([c[0], c[1]]) as u32)
-                .collect();
-            m.faces.push((texture, idx));
-        }
-    }
-    let sections = r.u32("section count")?;
-    let sections = r.count(sections as u64, 18, "section count")?;
-    r.skip(sections * 18, "sections")?;
-    let selections = r.u32("named selection count")?;
-    let selections = r.count(selections as u64, 1 + 6 * 4 + 1, "named selection count")?;
-    for _ in 0..selections {
-        r.asciiz("named selection name")?;
-        compressed_array(r, 2, "selection faces")?;
-        compressed_array(r, 1, "selection face weights")?;
-        compressed_array(r, 4, "selection sections (unknown)")?;
-        r.u8("selection is-sectional flag")?;
-        compressed_array(r, 4, "selection sections")?;
-        compressed_array(r, 2, "selection vertices")?;
-        compressed_array(r, 1, "selection vertex weights")?;
-    }
-    let properties = r.u32("named property count")?;
-    let properties = r.count(properties as u64, 2, "named property count")?;
-    for _ in 0..properties {
-        r.asciiz("property name")?;
-        r.asciiz("property value")?;
-    }
-    Ok(Geometry { points, faces })
-}
-
-/// Reads a compressed array (u32 count, then raw data, or LZSS data and a checksum when the data
-/// takes `LZSS_THRESHOLD` bytes or more), checking the checksum of compressed data, and returns
-/// its uncompressed bytes.
-fn compressed_array<'a>(r: &mut Reader<'a, Le>, elem: u64, what: &str) -> Result<Cow<'a, [u8]>> {
-    let count = r.u32(what)? as u64;
-    let size = count * elem;
-    if size < LZSS_THRESHOLD {
-        return r.bytes(size as usize, what).map(Cow::Borrowed);
-    }
-    let at = r.offset() - 4;
-    if size > (r.remaining() as u64).saturating_mul(LZSS_MAX_RATIO) {
-        return Err(r.malformed_at(
-            at,
-            format!(
-                "{what}: {count} elements ({size} bytes) cannot be packed into the {} bytes left",
-                r.remaining()
-            ),
-        ));
-    }
-    r.limits().bytes(at, what, size)?;
-    lzss_decode(r, size as usize, what).map(Cow::Owned)
-}
-
-/// Decodes BI's LZSS variant into exactly `size` bytes and checks the additive checksum that
-/// follows.
-fn lzss_decode(r: &mut Reader<'_, Le>, size: usize, what: &str) -> Result<Vec<u8>> {
-    let mut out: Vec<u8> = Vec::with_capacity(size);
-    'outer: while out.len() < size {
-        let flags = r.u8(what)?;
-        for bit in 0..8 {
-            if out.len() >= size {
-                break 'outer;
-            }
-            if flags >> bit & 1 == 1 {
-                out.push(r.u8(what)?);
-                continue;
-            }
-            let at = r.offset();
-            let b1 = r.u8(what)? as usize;
-            let b2 = r.u8(what)? as usize;
-            let back = b1 | (b2 & 0xF0) << 4;
-            let len = (b2 & 0x0F) + 3;
-            if back == 0 {
-                return Err(r.malformed_at(at, format!("{what}: LZSS reference with offset 0")));
-            }
-            for _ in 0..len {
-                if out.len() >= size {
-                    break 'outer;
-                }
-                // References before the start of the output read spaces.
-                let b = if back > out.len() {
-                    b' '
-                } else {
-                    out[out.len() - back]
-                };
-                out.push(b);
-            }
-        }
-    }
-    let at = r.offset();
-    let stored = r.u32("LZSS checksum")?;
-    let unsigned = out.iter().fold(0u32, |s, &b| s.wrapping_add(b as u32));
-    let signed = out
-        .iter()
-        .fold(0u32, |s, &b| s.wrapping_add(b as i8 as i32 as u32));
-    if stored != unsigned && stored != signed {
-        return Err(r.malformed_at(
-            at,
-            format!("{what}: LZSS checksum 0x{stored:08x}, but the data sums to 0x{unsigned:08x}"),
-        ));
-    }
-    Ok(out)
 }
 
 /// Writes a LOD's frames.
@@ -353,25 +172,51 @@ pub(super) fn write_odol(o: &Odol) -> Result<Vec<u8>> {
 }
 
 impl OdolLod {
-    /// Vertex and face counts of a v7 LOD, from walking the verbatim geometry bytes.
+    /// The LOD's bytes as in the file: geometry, frames, tail.
+    fn file_bytes(&self) -> Result<Vec<u8>> {
+        let mut w = Writer::le();
+        w.bytes(&self.geometry.0);
+        write_frames(&mut w, &self.frames)?;
+        w.bytes(&self.tail.0);
+        Ok(w.into_vec())
+    }
+
+    /// Vertex and face counts of a v7 LOD, from its verbatim geometry bytes.
     fn v7_counts(&self) -> Option<(usize, usize)> {
         let mut r = Reader::le(&self.geometry.0, Format::P3d).with_limits(crate::Limits::none());
-        let g = geometry(&mut r).ok()?;
-        r.at_end().then_some((g.points, g.faces))
+        let g = odol7::read_geometry(&mut r).ok()?;
+        r.at_end().then_some((g.positions.len(), g.faces.len()))
     }
 
     /// Decodes a v7 LOD's mesh from its geometry bytes.
     fn v7_mesh(&self) -> Result<OdolMesh> {
         let mut r = Reader::le(&self.geometry.0, Format::P3d);
-        let mut mesh = OdolMesh {
-            positions: Vec::new(),
-            uvs: Vec::new(),
-            textures: Vec::new(),
-            faces: Vec::new(),
-            sections: Vec::new(),
+        let g = odol7::read_geometry(&mut r)?;
+        let uvs = if g.uvs.len() == g.positions.len() {
+            g.uvs
+        } else {
+            Vec::new()
         };
-        walk(&mut r, Some(&mut mesh))?;
-        Ok(mesh)
+        Ok(OdolMesh {
+            positions: g.positions,
+            uvs,
+            textures: g.textures,
+            faces: g
+                .faces
+                .into_iter()
+                .map(|f| (f.texture, f.vertices.into_iter().map(u32::from).collect()))
+                .collect(),
+            sections: Vec::new(),
+        })
+    }
+}
+
+/// The error for a typed view asked of an Arma ODOL.
+fn not_v7(version: u32) -> Error {
+    Error::Parameter {
+        what: format!(
+            "ODOL version {version}: the typed LOD and model info views are for version 7"
+        ),
     }
 }
 
@@ -389,35 +234,63 @@ impl Odol {
             .collect()
     }
 
-    /// v7: how many bytes of [`Odol::model_info`] its layout takes, so where the model ends
-    /// inside bytes that go on past it (an ODOL packed in an archive); `None` for Arma ODOL
-    /// and where the model info does not parse. The layout (CWR-CE's ODOL fixture and
-    /// aczwink's ArmA-Modding-Tools agree): one f32 resolution per LOD; the index, two sphere
-    /// radii, three flag words, an offset (vec3), two colours, the view density, the bounding
-    /// box (2 × vec3), centre of gravity, a second offset, the centre-of-gravity offset (vec3
-    /// each), the mass inertia (3 × vec3) — 144 bytes —; six flag bytes; a compressed array of
-    /// f32 masses (LZSS from 1024 bytes, as every v7 array); four f32 masses; 12 bytes of
-    /// special-LOD indices.
+    /// v7: how many bytes of [`Odol::model_info`] its layout takes (one f32 resolution per
+    /// LOD, 144 bytes of fixed fields, six flag bytes, a compressed array of f32 masses, four
+    /// f32 masses, 12 bytes of special-LOD indices: [`Odol7ModelInfo`]), so where the model
+    /// ends inside bytes that go on past it (an ODOL packed in an archive); `None` for Arma
+    /// ODOL and where the model info does not parse.
     pub fn model_info_len(&self) -> Option<usize> {
         if self.arma.is_some() {
             return None;
         }
         let mut r = Reader::le(&self.model_info.0, Format::P3d);
-        r.skip(4 * self.lods.len() + 144 + 6, "model info").ok()?;
-        compressed_array(&mut r, 4, "model info masses").ok()?;
-        r.skip(16 + 12, "model info").ok()?;
+        odol7::read_model_info(&mut r, self.lods.len()).ok()?;
         Some(r.offset() as usize)
+    }
+
+    /// Where the model info starts in the written file.
+    fn model_info_start(&self) -> u64 {
+        match &self.arma {
+            Some(a) => 8 + a.prefix.0.len() as u64 + 4 + 4 * self.lods.len() as u64,
+            None => 12 + self.lods.iter().map(lod_size).sum::<u64>(),
+        }
+    }
+
+    /// v7: LOD `lod` with every field typed, decoded from its verbatim bytes (errors name the
+    /// offsets of the written file).
+    pub fn v7_lod(&self, lod: usize) -> Result<Odol7Lod> {
+        if self.arma.is_some() {
+            return Err(not_v7(self.version));
+        }
+        let l = self.lods.get(lod).ok_or_else(|| Error::Parameter {
+            what: format!(
+                "the model has {} LODs; there is no LOD {lod}",
+                self.lods.len()
+            ),
+        })?;
+        let bytes = l.file_bytes()?;
+        let at = self.lod_starts()[lod];
+        let mut r = Reader::le(&bytes, Format::P3d).with_base(at);
+        let (typed, _) = odol7::read_lod(&mut r)?;
+        if !r.at_end() {
+            return Err(r.malformed(format!("{} bytes after the LOD's proxies", r.remaining())));
+        }
+        Ok(typed)
+    }
+
+    /// v7: the model info with every field typed (errors name the offsets of the written
+    /// file).
+    pub fn v7_model_info(&self) -> Result<Odol7ModelInfo> {
+        if self.arma.is_some() {
+            return Err(not_v7(self.version));
+        }
+        let mut r = Reader::le(&self.model_info.0, Format::P3d).with_base(self.model_info_start());
+        odol7::read_model_info(&mut r, self.lods.len())
     }
 
     /// The byte offset at which each LOD starts in the written file, in LOD-index order.
     pub fn lod_starts(&self) -> Vec<u64> {
-        let size = |l: &OdolLod| {
-            (l.geometry.0.len() + 4 + l.tail.0.len()) as u64
-                + l.frames
-                    .iter()
-                    .map(|f| 8 + 12 * f.positions.len() as u64)
-                    .sum::<u64>()
-        };
+        let size = lod_size;
         let mut starts = vec![0u64; self.lods.len()];
         match &self.arma {
             None => {
@@ -468,6 +341,29 @@ impl Odol {
         match self.arma {
             Some(_) => super::arma::mesh(self.version, l),
             None => l.v7_mesh(),
+        }
+    }
+}
+
+/// The bytes a LOD takes in the written file.
+fn lod_size(l: &OdolLod) -> u64 {
+    (l.geometry.0.len() + 4 + l.tail.0.len()) as u64
+        + l.frames
+            .iter()
+            .map(|f| 8 + 12 * f.positions.len() as u64)
+            .sum::<u64>()
+}
+
+/// v7 model info findings: bytes after the model info's layout.
+pub(super) fn model_info_findings(o: &Odol, out: &mut Vec<Issue>) {
+    if let Some(len) = o.model_info_len() {
+        let extra = o.model_info.0.len() - len;
+        if extra > 0 {
+            out.push(Issue::warning(
+                o.model_info_start() + len as u64,
+                "trailing-bytes",
+                format!("{extra} bytes after the model info, which nothing reads"),
+            ));
         }
     }
 }

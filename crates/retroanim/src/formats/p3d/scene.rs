@@ -74,6 +74,17 @@ fn conversion(to: Format, why: String) -> Error {
     }
 }
 
+/// A point cache asked of a LOD without frames: the request's fault (another LOD may have
+/// them), not the file's.
+fn no_frames(lod: usize, resolution: f32) -> Error {
+    Error::Parameter {
+        what: format!(
+            "LOD {lod} ({}) has no frames (MLOD: no #Animation# taggs; ODOL: a frame count of 0); a point cache needs a LOD with frames (--lod)",
+            super::lod_name(resolution)
+        ),
+    }
+}
+
 fn check_lod(p3d: &P3d, lod: usize, to: Format) -> Result<()> {
     if lod >= p3d.lod_count() {
         return Err(conversion(
@@ -97,15 +108,10 @@ fn cache_axes(p: [f32; 3], axes: CacheAxes) -> [f32; 3] {
 /// The frames of LOD `lod` as a point cache (times in seconds: phase × `duration`).
 pub fn to_point_cache(p3d: &P3d, lod: usize, axes: CacheAxes, duration: f32) -> Result<PointCache> {
     check_lod(p3d, lod, Format::Mdd)?;
+    super::validate::export_check(p3d, lod, CACHE_BLOCKERS)?;
     let frames = p3d.frames(lod);
     if frames.is_empty() {
-        return Err(conversion(
-            Format::Mdd,
-            format!(
-                "LOD {lod} ({}) has no frames (MLOD: no #Animation# taggs; ODOL: a frame count of 0)",
-                super::lod_name(p3d.resolution(lod))
-            ),
-        ));
+        return Err(no_frames(lod, p3d.resolution(lod)));
     }
     let points = frames[0].positions.len();
     if let Some(f) = frames.iter().find(|f| f.positions.len() != points) {
@@ -237,23 +243,30 @@ pub fn apply_frames_streamed<R: std::io::Read + std::io::Seek, W: std::io::Write
     )
 }
 
+/// The validation errors of a LOD that its glTF export cannot get past.
+const GLTF_BLOCKERS: &[&str] = &[
+    "position-not-finite",
+    "normal-not-finite",
+    "face-point",
+    "vertex-index",
+    "geometry",
+    "frame-size",
+    "frame-time",
+    "frame-order",
+];
+
+/// The validation errors of a LOD that its point-cache export cannot get past (ODOL only: an
+/// MLOD's frames always fit its points, and streamed MLOD exports check nothing else either).
+const CACHE_BLOCKERS: &[&str] = &["geometry", "frame-size"];
+
 /// LOD `lod` as a scene: one node with one mesh (a primitive per texture and material pair,
 /// faces triangulated), its frames as morph targets animated by a weights track with key times
 /// phase × `duration`. A LOD without frames gives a static mesh. Works for MLOD and ODOL v7
 /// (whose geometry is decoded from the verbatim bytes; see `odol_scene`).
 pub fn to_scene(p3d: &P3d, lod: usize, axes: SceneAxes, duration: f32) -> Result<Scene> {
     check_lod(p3d, lod, Format::Gltf)?;
-    // A value glTF cannot hold is the file's fault: name its offset as validate does.
-    if let Some(i) = super::validate(p3d)
-        .into_iter()
-        .find(|i| i.severity == crate::Severity::Error && i.code.ends_with("-not-finite"))
-    {
-        return Err(Error::Malformed {
-            format: Format::P3d,
-            offset: i.offset,
-            what: i.message,
-        });
-    }
+    // What makes the export impossible is the file's fault: refused with validate's finding.
+    super::validate::export_check(p3d, lod, GLTF_BLOCKERS)?;
     let l = match p3d {
         P3d::Mlod(m) => &m.lods[lod],
         P3d::Odol(o) => return odol_scene(p3d, o, lod, axes, duration),
@@ -359,9 +372,40 @@ pub fn to_scene(p3d: &P3d, lod: usize, axes: SceneAxes, duration: f32) -> Result
             prim
         })
         .collect();
+    let mut primitives = primitives;
+    if primitives.is_empty() {
+        let rest = l.points.iter().map(|p| pos(p.pos)).collect();
+        primitives.extend(points_primitive(rest, &frames, pos));
+    }
     Ok(finish_scene(
         p3d, lod, primitives, materials, &frames, duration,
     ))
+}
+
+/// A LOD without faces (a memory LOD, a LOD of proxies): its points as a point primitive,
+/// frames as its morph targets; `None` without points.
+fn points_primitive(
+    rest: Vec<[f32; 3]>,
+    frames: &[FrameRef<'_>],
+    pos: impl Fn([f32; 3]) -> [f32; 3],
+) -> Option<Primitive> {
+    if rest.is_empty() {
+        return None;
+    }
+    Some(Primitive {
+        mode: PrimitiveMode::Points,
+        indices: (0..rest.len() as u32).collect(),
+        positions: rest,
+        targets: frames
+            .iter()
+            .map(|f| MorphTarget {
+                kind: MorphTargetKind::Absolute,
+                positions: f.positions.iter().map(|&p| pos(p)).collect(),
+                normals: Vec::new(),
+            })
+            .collect(),
+        ..Primitive::default()
+    })
 }
 
 /// Frame times must increase for a glTF animation.
@@ -402,12 +446,16 @@ fn finish_scene(
         ..Mesh::default()
     };
     let mut node = Node::new(name.clone());
-    node.mesh = Some(0);
-    if !frames.is_empty() {
+    // A LOD with neither faces nor points: a node alone (nothing to draw or animate).
+    let empty = mesh.primitives.is_empty();
+    if !empty {
+        node.mesh = Some(0);
+    }
+    if !frames.is_empty() && !empty {
         node.weights = vec![0.0; frames.len()];
     }
     let mut animations = Vec::new();
-    if !frames.is_empty() {
+    if !frames.is_empty() && !empty {
         let n = frames.len();
         animations.push(Animation {
             name: "LOD frames".into(),
@@ -427,7 +475,7 @@ fn finish_scene(
     Scene {
         name: Some(name),
         nodes: vec![node],
-        meshes: vec![mesh],
+        meshes: if empty { Vec::new() } else { vec![mesh] },
         materials,
         animations,
         ..Scene::default()
@@ -613,6 +661,7 @@ fn pc2_frames<W: std::io::Write>(
 /// Points per frame and frame times (seconds) of a LOD about to be streamed as a cache.
 fn stream_header(p3d: &P3d, lod: usize, duration: f32, to: Format) -> Result<(u32, Vec<f32>)> {
     check_lod(p3d, lod, to)?;
+    super::validate::export_check(p3d, lod, CACHE_BLOCKERS)?;
     let frames = p3d.frames(lod);
     let widths = frames.iter().map(|f| f.positions.len());
     let times = frames.iter().map(|f| f.time * duration).collect();
@@ -649,10 +698,7 @@ fn cache_header(
     to: Format,
 ) -> Result<(u32, Vec<f32>)> {
     let Some(n) = widths.next() else {
-        return Err(conversion(
-            to,
-            format!("LOD {lod} ({}) has no frames (MLOD: no #Animation# taggs; ODOL: a frame count of 0)", super::lod_name(resolution)),
-        ));
+        return Err(no_frames(lod, resolution));
     };
     if let Some(m) = widths.find(|&m| m != n) {
         return Err(conversion(
@@ -738,6 +784,10 @@ fn odol_scene(p3d: &P3d, o: &Odol, lod: usize, axes: SceneAxes, duration: f32) -
     // Each primitive carries the whole vertex table; keep only the vertices it uses.
     for p in &mut prims {
         compact(p);
+    }
+    if prims.is_empty() {
+        let rest = mesh.positions.iter().map(|&p| pos(p)).collect();
+        prims.extend(points_primitive(rest, &frames, pos));
     }
     Ok(finish_scene(p3d, lod, prims, materials, &frames, duration))
 }

@@ -13,41 +13,81 @@ pub fn validate(p3d: &P3d) -> Vec<Issue> {
     }
 }
 
+/// The error findings of LOD `lod` alone whose codes are in `codes`, as the first of them
+/// an exporter returns: a conversion refuses content with validate's own offset and message.
+pub(crate) fn export_check(p3d: &P3d, lod: usize, codes: &[&str]) -> crate::error::Result<()> {
+    let mut out = Vec::new();
+    match p3d {
+        P3d::Mlod(m) => {
+            let mut offset = 12u64;
+            for (i, l) in m.lods.iter().enumerate().take(lod + 1) {
+                let mut scratch = Vec::new();
+                let next = validate_lod(&mut scratch, i, l, offset);
+                if i == lod {
+                    out = scratch;
+                }
+                offset = next;
+            }
+        }
+        P3d::Odol(o) => {
+            if let (Some(l), Some(&at)) = (o.lods.get(lod), o.lod_starts().get(lod)) {
+                odol_lod(&mut out, o, lod, l, at);
+            }
+        }
+    }
+    match out
+        .into_iter()
+        .find(|i| i.severity == crate::Severity::Error && codes.contains(&i.code.as_str()))
+    {
+        Some(i) => Err(crate::error::Error::Malformed {
+            format: crate::Format::P3d,
+            offset: i.offset,
+            what: i.message,
+        }),
+        None => Ok(()),
+    }
+}
+
 fn validate_odol(o: &Odol) -> Vec<Issue> {
     let mut out = Vec::new();
     for (i, (lod, offset)) in o.lods.iter().zip(o.lod_starts()).enumerate() {
-        let width = o.lod_counts(i).map(|c| c.0);
-        odol_geometry(&mut out, o, i, offset);
-        let mut at = offset + lod.geometry.0.len() as u64 + 4;
-        for (k, f) in lod.frames.iter().enumerate() {
-            if let Some(w) = width {
-                if f.positions.len() != w {
-                    out.push(Issue::error(
-                        at + 4,
-                        "frame-size",
-                        format!(
-                            "LOD {i} frame {k}: {} positions, but the LOD has {w} vertices",
-                            f.positions.len()
-                        ),
-                    ));
-                }
-            }
-            if let Some(v) = f
-                .positions
-                .iter()
-                .position(|p| !p.iter().all(|c| c.is_finite()))
-            {
+        odol_lod(&mut out, o, i, lod, offset);
+    }
+    super::odol::model_info_findings(o, &mut out);
+    out
+}
+
+fn odol_lod(out: &mut Vec<Issue>, o: &Odol, i: usize, lod: &OdolLod, offset: u64) {
+    let width = o.lod_counts(i).map(|c| c.0);
+    odol_geometry(out, o, i, offset);
+    let mut at = offset + lod.geometry.0.len() as u64 + 4;
+    for (k, f) in lod.frames.iter().enumerate() {
+        if let Some(w) = width {
+            if f.positions.len() != w {
                 out.push(Issue::error(
-                    at + 8 + 12 * v as u64,
-                    "position-not-finite",
-                    format!("LOD {i} frame {k} position {v} is not a finite number"),
+                    at + 4,
+                    "frame-size",
+                    format!(
+                        "LOD {i} frame {k}: {} positions, but the LOD has {w} vertices",
+                        f.positions.len()
+                    ),
                 ));
             }
-            at += 8 + 12 * f.positions.len() as u64;
         }
-        frame_times(&mut out, i, lod.frames.iter().map(|f| f.time), offset);
+        if let Some(v) = f
+            .positions
+            .iter()
+            .position(|p| !p.iter().all(|c| c.is_finite()))
+        {
+            out.push(Issue::error(
+                at + 8 + 12 * v as u64,
+                "position-not-finite",
+                format!("LOD {i} frame {k} position {v} is not a finite number"),
+            ));
+        }
+        at += 8 + 12 * f.positions.len() as u64;
     }
-    out
+    frame_times(out, i, lod.frames.iter().map(|f| f.time), offset);
 }
 
 /// What an exporter reads of an ODOL LOD's geometry: it must decode, and its faces must index
@@ -88,6 +128,8 @@ fn odol_geometry(out: &mut Vec<Issue>, o: &Odol, i: usize, start: u64) {
     }
 }
 
+/// Frame times must be numbers and increase (an animation's keys, in glTF and in the engine's
+/// phase lookup); times outside 0..1 are unusual.
 fn frame_times(out: &mut Vec<Issue>, lod: usize, times: impl Iterator<Item = f32>, at: u64) {
     let mut prev: Option<f32> = None;
     for (k, t) in times.enumerate() {
@@ -105,11 +147,16 @@ fn frame_times(out: &mut Vec<Issue>, lod: usize, times: impl Iterator<Item = f32
             ));
         }
         if let Some(p) = prev {
-            if t < p {
-                out.push(Issue::warning(
+            if t.partial_cmp(&p) != Some(std::cmp::Ordering::Greater)
+                && t.is_finite()
+                && p.is_finite()
+            {
+                out.push(Issue::error(
                     at,
                     "frame-order",
-                    format!("LOD {lod} frame {k}: time {t} comes after {p}"),
+                    format!(
+                        "LOD {lod}: frame times must increase for an animation, found {p} then {t}"
+                    ),
                 ));
             }
         }

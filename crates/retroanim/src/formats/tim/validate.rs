@@ -68,7 +68,7 @@ pub fn validate(tim: &Tim) -> Vec<Issue> {
                     at + 12,
                     "count-mismatch",
                     format!(
-                        "{what} block: {} halfwords, but W×H = {}×{} needs {need}",
+                        "the {what} block holds {} halfwords, but W×H = {}×{} needs {need}",
                         b.data.len(),
                         b.width,
                         b.height
