@@ -114,7 +114,10 @@ fn ending_in_each_kind() -> Vec<(String, &'static str, Vec<u8>)> {
                 continue;
             };
             let k = kind(&s.data);
-            if *kinds_seen.entry(k).or_insert(0) >= 3 {
+            // A polygon section moved away from the sections its indices were counted with
+            // reads as other packets (BALLOON.HMD's runs on into the bytes after it): the
+            // corpus files that end in polygons (FLAG.HMD) cover that kind.
+            if k == "polygons" || *kinds_seen.entry(k).or_insert(0) >= 3 {
                 continue;
             }
             let mut moved = h.clone();

@@ -365,7 +365,7 @@ fn verify_in(
         Format::Hmd => super::ram::hmd_address(near, offset, opts.base),
         _ => None,
     };
-    let mut unmapped = Vec::new();
+    let mut unmapped: Vec<u8>;
     let found = loop {
         let w = window as usize;
         let data: &[u8] = match near.get(..w) {
