@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::{compact_summary, lenient, link_of, ram, source, Find, MemSource, ScanOptions, Status};
+use super::{compact_summary, link_of, ram, source, Find, MemSource, ScanOptions, Status};
 use crate::error::{Error, Result};
 use crate::Format;
 
@@ -57,7 +57,7 @@ impl Find {
     }
 
     /// [`Find::bytes`] with a damaged length field replaced by what the data shows (see
-    /// [`lenient`]): what readers and conversions take.
+    /// [`super::lenient`]): what readers and conversions take.
     pub fn readable_bytes(&self) -> Result<Vec<u8>> {
         let mut bytes = self.bytes()?;
         if let Some(fix) = &self.lenient {
