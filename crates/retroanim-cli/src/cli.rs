@@ -219,6 +219,27 @@ pub struct ScanArgs {
     /// and links to its bytes, GLB and PNG) and index.json.
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
+    /// Address of the first byte of each file scanned, for a RAM dump that does not start at
+    /// physical address 0 (hex with 0x, or decimal). HMDs mapped in place (GsMapUnit) are found
+    /// either way; without it their addresses' segment and the dump offset give it.
+    #[arg(long, value_name = "ADDR", value_parser = parse_address)]
+    pub base: Option<u64>,
+    /// A VRAM dump (1 MiB: 1024 × 512 halfwords) to texture the models found: the pages and
+    /// CLUTs they sample are cut from it as TIMs and listed as finds of it.
+    #[arg(long, value_name = "FILE")]
+    pub vram: Option<PathBuf>,
+}
+
+/// An address as `--base` takes it: `0x`-prefixed hex or decimal.
+fn parse_address(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(&h.replace('_', ""), 16),
+        None => t.replace('_', "").parse(),
+    };
+    v.ok()
+        .filter(|&a| a <= u32::MAX as u64)
+        .ok_or_else(|| format!("{s:?}: give a 32-bit address, e.g. 0x80000000"))
 }
 
 /// `retroanim play`.

@@ -2,7 +2,11 @@
 //! installed, else the sectors of one blob), scanned against `cat` of the same file.
 //!
 //! `cargo bench -p retroanim --bench scan` builds a 70 MB image; `RETROANIM_SCAN_BENCH_MB=700`
-//! for the large one. Prints: cat (best of two) and scan (best and worst of three) wall time and
+//! for the large one. The sparse image puts 4 KiB of random filler before each asset;
+//! `RETROANIM_SCAN_BENCH_DENSE=1` packs the assets densely instead (0–60 bytes of filler
+//! between them, the corpus repeated to size: thousands of finds per 100 MB).
+//! `RETROANIM_SCAN_BENCH_CACHE=1` keeps the built image in `target/scan-bench/` and reuses it
+//! (building 700 MB takes longer than scanning it). Prints: cat (best of two) and scan (best and worst of three) wall time and
 //! their ratio, the candidate and full-parse passes (thread time), candidates rejected per MB of
 //! random data, peak RSS.
 
@@ -52,8 +56,9 @@ fn noise(seed: u64, n: usize) -> Vec<u8> {
     v
 }
 
-/// A folder of `mb` megabytes: the corpus assets packed into 4 MB archives with filler.
-fn tree(dir: &Path, mb: usize) -> u64 {
+/// A folder of `mb` megabytes: the corpus assets packed into 4 MB archives with filler (4 KiB
+/// before each asset, or 0–60 bytes when `dense`).
+fn tree(dir: &Path, mb: usize, dense: bool) -> u64 {
     let assets = assets();
     std::fs::create_dir_all(dir).unwrap();
     let mut total = 0u64;
@@ -62,7 +67,8 @@ fn tree(dir: &Path, mb: usize) -> u64 {
     while total < (mb as u64) << 20 {
         let mut blob = Vec::with_capacity(4 << 20);
         while blob.len() < 4 << 20 {
-            blob.extend_from_slice(&noise(n as u64 * 7 + 1, 4096));
+            let filler = if dense { (i * 13) % 61 } else { 4096 };
+            blob.extend_from_slice(&noise(n as u64 * 7 + i as u64, filler));
             if let Some(a) = assets.get(i % assets.len().max(1)) {
                 if !assets.is_empty() {
                     blob.extend_from_slice(a);
@@ -86,10 +92,40 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(70);
+    let dense = std::env::var_os("RETROANIM_SCAN_BENCH_DENSE").is_some();
     let t = tempfile::tempdir().unwrap();
-    let files = t.path().join("tree");
-    tree(&files, mb);
-    let iso = t.path().join("bench.iso");
+    let cache = std::env::var_os("RETROANIM_SCAN_BENCH_CACHE").map(|_| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/scan-bench");
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(format!(
+            "{}-{mb}.bin",
+            if dense { "dense" } else { "sparse" }
+        ))
+    });
+    let bin = match &cache {
+        Some(c) if c.exists() => c.clone(),
+        _ => {
+            let bin = build_image(t.path(), mb, dense);
+            match &cache {
+                Some(c) => {
+                    std::fs::rename(&bin, c)
+                        .or_else(|_| std::fs::copy(&bin, c).map(|_| ()))
+                        .unwrap();
+                    c.clone()
+                }
+                None => bin,
+            }
+        }
+    };
+    let size = std::fs::metadata(&bin).unwrap().len();
+    run(&bin, size, t.path(), dense);
+}
+
+/// Builds the raw Mode 2 image in `dir`.
+fn build_image(dir: &Path, mb: usize, dense: bool) -> std::path::PathBuf {
+    let files = dir.join("tree");
+    tree(&files, mb, dense);
+    let iso = dir.join("bench.iso");
     let xorriso = Command::new("xorriso")
         .args(["-as", "mkisofs", "-quiet", "-o"])
         .arg(&iso)
@@ -105,22 +141,24 @@ fn main() {
         std::fs::write(&iso, all).unwrap();
     }
     std::fs::remove_dir_all(&files).unwrap();
-    let bin = t.path().join("bench.bin");
+    let bin = dir.join("bench.bin");
     {
         let mut input = std::io::BufReader::new(std::fs::File::open(&iso).unwrap());
         let mut out = std::io::BufWriter::new(std::fs::File::create(&bin).unwrap());
         scan::raw::write_mode2_image(&mut input, &mut out).unwrap();
     }
     std::fs::remove_file(&iso).unwrap();
-    let size = std::fs::metadata(&bin).unwrap().len();
     if let Some(keep) = std::env::var_os("RETROANIM_SCAN_BENCH_KEEP") {
         std::fs::copy(&bin, keep).unwrap();
     }
+    bin
+}
 
+fn run(bin: &Path, size: u64, tmp: &Path, dense: bool) {
     let cat = || {
         let t0 = Instant::now();
         let ok = Command::new("cat")
-            .arg(&bin)
+            .arg(bin)
             .stdout(std::process::Stdio::null())
             .status()
             .unwrap()
@@ -138,7 +176,7 @@ fn main() {
     let mut report = None;
     for _ in 0..3 {
         let t0 = Instant::now();
-        let r = scan::scan_paths(std::slice::from_ref(&bin), &opts);
+        let r = scan::scan_paths(&[bin.to_path_buf()], &opts);
         times.push(t0.elapsed().as_secs_f64());
         report = Some(r);
     }
@@ -152,7 +190,7 @@ fn main() {
     let rss_scan = peak_rss_kb();
 
     // Random data: candidates rejected per MB.
-    let random = t.path().join("random.bin");
+    let random = tmp.join("random.bin");
     {
         let mut w = std::io::BufWriter::new(std::fs::File::create(&random).unwrap());
         for i in 0..64 {
@@ -162,7 +200,7 @@ fn main() {
     let r = scan::scan_paths(&[random], &opts);
     let rejected = r.stats.rejected.load(Ordering::Relaxed) as f64 / 64.0;
     let r1 = scan::scan_paths(
-        &[t.path().join("random.bin")],
+        &[tmp.join("random.bin")],
         &ScanOptions {
             align: 1,
             ..ScanOptions::default()
@@ -171,9 +209,11 @@ fn main() {
     let rejected1 = r1.stats.rejected.load(Ordering::Relaxed) as f64 / 64.0;
 
     println!(
-        "scan bench: raw Mode 2 image of {:.1} MB, {} finds",
+        "scan bench: {} raw Mode 2 image of {:.1} MB, {} finds ({})",
+        if dense { "dense" } else { "sparse" },
         size as f64 / 1e6,
-        report.finds.len()
+        report.finds.len(),
+        report.summary()["formats"]
     );
     println!(
         "  cat:  {cat_s:.3} s ({:.0} MB/s)",

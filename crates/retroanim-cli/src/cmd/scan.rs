@@ -46,9 +46,17 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
         .num_threads(super::global().jobs.unwrap_or(0))
         .build()
         .context("cannot start the worker threads")?;
-    let report = pool.install(|| scan::scan_paths(&args.paths, &opts));
+    let mut report = pool.install(|| scan::scan_paths(&args.paths, &opts));
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+    if let Some(path) = &args.vram {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let dump = retroanim::assemble::VramDump::new(path.display().to_string(), &bytes)
+            .with_context(|| format!("{}: not a VRAM dump", path.display()))?;
+        let cut = pool.install(|| retroanim::assemble::vram_finds(&report.finds, &dump));
+        report.finds.extend(cut);
     }
     let mut converted = Conversions::default();
     if let Some(dir) = &args.extract {
@@ -87,7 +95,9 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
 }
 
 fn options(args: &ScanArgs) -> Result<ScanOptions> {
-    Ok(ScanOptions::new(&args.formats, args.align, args.min_size)?)
+    let mut opts = ScanOptions::new(&args.formats, args.align, args.min_size)?;
+    opts.base = args.base;
+    Ok(opts)
 }
 
 fn progress_bar(paths: &[std::path::PathBuf]) -> Option<indicatif::ProgressBar> {
@@ -146,8 +156,18 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
                 Some(_) => ", no fitting TMD found".into(),
                 None => String::new(),
             };
+            let mut notes = String::new();
+            if !f.size_exact {
+                notes.push_str(", size not known from its structure (runs to its container's end)");
+            }
+            if let Some(a) = f.mapped_address {
+                notes.push_str(&format!(", mapped at 0x{a:08x} (read unmapped)"));
+            }
+            if let Some(fix) = &f.lenient {
+                notes.push_str(&format!(", lenient: {}", fix.warning));
+            }
             outln!(
-                "{}@{}{at}: {} {} bytes, {}{inner}{tmds}",
+                "{}@{}{at}: {} {} bytes, {}{inner}{tmds}{notes}",
                 f.container,
                 f.offset,
                 f.format,
@@ -171,6 +191,24 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
             let mut line = super::jsonl::lib_failure(&e.container, &e.error);
             line["container"] = json!(e.container);
             outln!("{}", serde_json::to_string(&line)?);
+        }
+    }
+    if super::global().verbose && !json {
+        let mut list = report
+            .stats
+            .rejections
+            .lock()
+            .map(|l| l.clone())
+            .unwrap_or_default();
+        list.sort_by_key(|r| r.offset);
+        for r in &list {
+            outln!(
+                "rejected {} candidate at {}: {} ({})",
+                r.format,
+                r.offset,
+                r.reason,
+                r.detail
+            );
         }
     }
     let mut summary = report.summary();
@@ -203,6 +241,13 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
             report.seconds,
             mb_s
         );
+        if super::global().verbose {
+            if let Ok(by) = report.stats.rejected_by.lock() {
+                for (reason, n) in by.iter() {
+                    outln!("rejected: {n} candidates ({reason})");
+                }
+            }
+        }
         if !conv.not_offered.is_empty() {
             for (what, n) in &conv.not_offered {
                 outln!("not converted: {n} finds ({what}; extracted as they are)");
@@ -255,7 +300,11 @@ fn extract(report: &Report, dir: &Path, to: Option<Format>, conv: &mut Conversio
         });
         if let Some(target) = to {
             let model = tod_model(report, f);
-            match convert_find(&bytes, model.as_ref(), target) {
+            let readable = match &f.lenient {
+                Some(_) => f.readable_bytes()?,
+                None => bytes.clone(),
+            };
+            match convert_find(&readable, model.as_ref(), target) {
                 Ok(Some(out)) => {
                     let cname = format!("{name}.{}", target.name());
                     let cpath = dir.join(&cname);

@@ -29,6 +29,7 @@
 pub mod evidence;
 pub mod models;
 pub mod textures;
+pub mod vram_source;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -37,6 +38,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 pub use evidence::Source;
+pub use vram_source::VramDump;
 
 use crate::error::{Error, Result};
 use crate::formats::texpage::Cover;
@@ -143,6 +145,37 @@ pub fn source_of(f: &Find) -> Source {
 pub fn from_paths(paths: &[PathBuf]) -> Assembly {
     let report = crate::scan::scan_paths(paths, &crate::scan::ScanOptions::default());
     from_finds(&report.finds)
+}
+
+/// Assembles `finds` with a VRAM dump as one more texture source: [`vram_finds`] join the
+/// finds (as assets of their own, after the others).
+pub fn from_finds_with_vram(finds: &[Find], vram: Option<&VramDump>) -> Assembly {
+    match vram {
+        Some(dump) => {
+            let mut all = finds.to_vec();
+            all.extend(vram_finds(finds, dump));
+            from_finds(&all)
+        }
+        None => from_finds(finds),
+    }
+}
+
+/// The TIMs cut from a VRAM dump for the pages and CLUTs the models among `finds` sample
+/// ([`vram_source`]), as finds of the dump (container `DUMP:/PAGE_…TIM`, offset 0).
+pub fn vram_finds(finds: &[Find], dump: &VramDump) -> Vec<Find> {
+    let groups: Vec<textures::Group> = finds
+        .par_iter()
+        .filter(|f| matches!(f.format, Format::Tmd | Format::Hmd))
+        .map(parse)
+        .flat_map_iter(|p| match p {
+            Parsed::Tmd { groups, .. } | Parsed::Hmd(groups) => groups,
+            _ => Vec::new(),
+        })
+        .collect();
+    dump.cut(&groups)
+        .into_iter()
+        .filter_map(|(name, bytes)| Find::from_bytes(&dump.name, &name, bytes).ok())
+        .collect()
 }
 
 /// Assembles `finds` (as [`crate::scan`] gives them).
@@ -299,7 +332,7 @@ fn parse(f: &Find) -> Parsed {
     ) {
         return Parsed::Other;
     }
-    let Ok(bytes) = f.bytes() else {
+    let Ok(bytes) = f.readable_bytes() else {
         return Parsed::Unreadable;
     };
     let limits = crate::scan::ScanOptions::default().limits;
@@ -469,7 +502,7 @@ impl Assembly {
                 ))
             })?;
         crate::read_as(
-            &f.bytes()?,
+            &f.readable_bytes()?,
             Some(f.format),
             &crate::scan::ScanOptions::default().limits,
         )

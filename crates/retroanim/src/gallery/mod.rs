@@ -273,7 +273,11 @@ fn card(f: &Find, id: String, paired: &Paired<'_>, out: &Out, opts: &Options) ->
         summary: serde_json::from_str(f.summary.get()).unwrap_or(serde_json::Value::Null),
     };
     (asset.model, asset.alternatives) = pairs::model(paired.asset, paired.ids);
-    let model = match crate::read_as(&bytes, Some(f.format), &opts.limits) {
+    let readable = match &f.lenient {
+        Some(_) => f.readable_bytes()?,
+        None => bytes,
+    };
+    let model = match crate::read_as(&readable, Some(f.format), &opts.limits) {
         Ok(m) => m,
         Err(e) => {
             asset.warnings.push(format!("cannot read it again: {e}"));
@@ -281,7 +285,7 @@ fn card(f: &Find, id: String, paired: &Paired<'_>, out: &Out, opts: &Options) ->
             return Ok(asset);
         }
     };
-    drop(bytes);
+    drop(readable);
     let issues = model.validate();
     for i in issues.iter().take(MAX_WARNINGS) {
         asset.warnings.push(i.to_string());

@@ -6,7 +6,7 @@
 //!
 //! | format | test |
 //! |---|---|
-//! | TIM | word 0 = 0x10; flags: only PMODE (≤ 4) and CF; the first block's `bnum` = 12 + 2·W·H (up to 16 bytes more), W and H non-zero |
+//! | TIM | word 0 = 0x10; flags: only PMODE (≤ 4) and CF; the first block's `bnum` within a quarter of 12 + 2·W·H (exact up to 16 bytes more, else a lenient find), W and H non-zero |
 //! | TMD | word 0 = 0x41; flags 0 or 1; 1 ≤ NOBJ ≤ 4096; with FIXP clear, object 0's vertex pointer past the object table |
 //! | HMD | word 0 = 0x50; MAP FLAG 0 or 1; 1 ≤ block count ≤ 4096; primitive header pointer past the block table |
 //! | TOD | byte 0 = 0x50, version < 16, 1 ≤ frames ≤ 2²⁰, and the first frames walk as packets ([`crate::formats::tod::looks_like`]) |
@@ -61,6 +61,15 @@ pub struct Found {
     pub warnings: usize,
     /// Its validation findings (never an error: a candidate with one is rejected).
     pub findings: Vec<crate::Issue>,
+    /// False when its end could not be known from its structure (an embedded HMD whose last
+    /// section's used length nothing in it gives): it then runs to the end of its container.
+    pub size_exact: bool,
+    /// An HMD mapped in place by `GsMapUnit` (a RAM dump): the address its first byte had.
+    /// Its summary and size are those of the file it was; [`super::ram::unmap_hmd`] gives
+    /// the file's bytes.
+    pub mapped_address: Option<u32>,
+    /// A length field read as the data shows it ([`super::lenient`]).
+    pub fix: Option<super::lenient::Fix>,
     /// What TOD ↔ TMD matching needs of the model.
     pub(crate) link: super::Link,
 }
@@ -78,6 +87,47 @@ pub struct Stats {
     pub parse_ns: AtomicU64,
     /// Bytes scanned.
     pub bytes: AtomicU64,
+    /// Rejected candidates by format and reason (`"TIM: read error"`).
+    pub rejected_by: std::sync::Mutex<std::collections::BTreeMap<String, u64>>,
+    /// The first [`MAX_LISTED`] rejected candidates (in no particular order), for `scan -v`.
+    pub rejections: std::sync::Mutex<Vec<Rejection>>,
+}
+
+/// Most rejected candidates [`Stats::rejections`] lists.
+pub const MAX_LISTED: usize = 10_000;
+
+/// A candidate the full reader did not accept.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Rejection {
+    /// Byte offset in the container scanned as a blob.
+    pub offset: u64,
+    /// The format tried.
+    pub format: Format,
+    /// Why, in a few words (what the summary counts by).
+    pub reason: &'static str,
+    /// The reader's or validator's message.
+    pub detail: String,
+}
+
+impl Stats {
+    /// Counts a chunk's rejected candidates (one lock per chunk, not per candidate).
+    fn record(&self, rejected: Vec<Rejection>) {
+        if rejected.is_empty() {
+            return;
+        }
+        self.rejected
+            .fetch_add(rejected.len() as u64, Ordering::Relaxed);
+        if let Ok(mut by) = self.rejected_by.lock() {
+            for r in &rejected {
+                let key = format!("{}: {}", r.format.name().to_uppercase(), r.reason);
+                *by.entry(key).or_default() += 1;
+            }
+        }
+        if let Ok(mut list) = self.rejections.lock() {
+            let room = MAX_LISTED.saturating_sub(list.len());
+            list.extend(rejected.into_iter().take(room));
+        }
+    }
 }
 
 fn le(b: &[u8], at: usize) -> Option<u32> {
@@ -96,7 +146,10 @@ fn tim_block_ok(b: &[u8], at: usize) -> bool {
         return b.len() < at + 12;
     };
     let need = 12 + 2 * w as u64 * h as u64;
-    w > 0 && h > 0 && (bnum as u64) >= need && (bnum as u64) <= need + 16
+    // Exact (up to 16 bytes more), or off by up to a quarter: a damaged length field read as
+    // the data shows it (`super::lenient`).
+    let slack = need / 4;
+    w > 0 && h > 0 && (bnum as u64) + slack >= need && (bnum as u64) <= need + 16 + slack
 }
 
 /// The formats whose candidate test passes at the start of `b` (see the module docs).
@@ -222,17 +275,60 @@ fn own_size(m: &Model, len: u64, left: u64, at_start: bool) -> u64 {
 /// Reads the candidate at `offset` fully; `None` when it is not an asset. `near` holds the
 /// source's bytes from `offset` on that are in memory already (any number of them): a window
 /// that fits in them is not read again.
+///
+/// A TIM whose block lengths disagree with their width × height, and a TMD whose object
+/// count runs into padding, are read as the data shows them ([`super::lenient`]).
 pub(crate) fn verify(
     src: &dyn Source,
     offset: u64,
     format: Format,
     opts: &ScanOptions,
     near: &[u8],
-) -> Option<Found> {
+) -> Result<Found, Reject> {
+    match format {
+        Format::Tim => {
+            if let Some(fix) = super::lenient::tim_fix(src, offset, near) {
+                return super::lenient::verify_fixed(src, offset, format, opts, fix);
+            }
+            verify_strict(src, offset, format, opts, near)
+        }
+        Format::Tmd => match super::lenient::tmd_fix(src, offset, near) {
+            Some(fix) => super::lenient::verify_fixed(src, offset, format, opts, fix)
+                .or_else(|_| verify_strict(src, offset, format, opts, near)),
+            None => verify_strict(src, offset, format, opts, near),
+        },
+        _ => verify_strict(src, offset, format, opts, near),
+    }
+}
+
+/// Why a candidate was not accepted: a reason to count by, and the detail to list.
+#[derive(Debug, Clone)]
+pub(crate) struct Reject {
+    pub reason: &'static str,
+    pub detail: String,
+}
+
+fn reject(reason: &'static str, detail: impl Into<String>) -> Reject {
+    Reject {
+        reason,
+        detail: detail.into(),
+    }
+}
+
+/// [`verify`] without leniency.
+pub(crate) fn verify_strict(
+    src: &dyn Source,
+    offset: u64,
+    format: Format,
+    opts: &ScanOptions,
+    near: &[u8],
+) -> Result<Found, Reject> {
     let left = src.len() - offset;
     let cap = left.min(opts.max_asset);
     let window = match format {
-        Format::Tim => tim_size(src, offset, near)?.min(cap),
+        Format::Tim => tim_size(src, offset, near)
+            .ok_or_else(|| reject("header past the end", "TIM block header"))?
+            .min(cap),
         // An HMD at the start of its container is a file of its own: all of it is read.
         Format::Hmd if offset == 0 => cap,
         _ => FIRST_WINDOW.min(cap),
@@ -260,12 +356,18 @@ fn verify_in(
     mut window: u64,
     near: &[u8],
     buf: &mut Vec<u8>,
-) -> Option<Found> {
+) -> Result<Found, Reject> {
     let left = src.len() - offset;
     let cap = left.min(opts.max_asset);
     // Bytes of `buf` that hold the source's from `offset` on (a larger window reads only the
     // bytes the last one did not have; those in `near` are copied, not read again).
     let mut have = 0usize;
+    // An HMD mapped in RAM is read as the file it was (its pointers turned back into offsets).
+    let mapped = match format {
+        Format::Hmd => super::ram::hmd_address(near, offset, opts.base),
+        _ => None,
+    };
+    let mut unmapped: Vec<u8>;
     let found = loop {
         let w = window as usize;
         let data: &[u8] = match near.get(..w) {
@@ -280,15 +382,27 @@ fn verify_in(
                     have = near.len();
                     buf[..have].copy_from_slice(near);
                 }
-                if src
-                    .read_at(offset + have as u64, &mut buf[have..w])
-                    .is_err()
-                {
-                    break None;
+                if let Err(e) = src.read_at(offset + have as u64, &mut buf[have..w]) {
+                    break Err(reject("unreadable", e.to_string()));
                 }
                 have = w;
                 &buf[..w]
             }
+        };
+        let data: &[u8] = match mapped {
+            Some(address) => match super::ram::unmap_hmd(data, address) {
+                Some(u) => {
+                    unmapped = u;
+                    &unmapped
+                }
+                None => {
+                    break Err(reject(
+                        "mapped pointer out of place",
+                        format!("not an HMD mapped at 0x{address:08x}"),
+                    ))
+                }
+            },
+            None => data,
         };
         match read_model(format, data, opts) {
             // An ODOL v7 whose model info the window cuts: a bigger window may hold it.
@@ -302,14 +416,17 @@ fn verify_in(
             }
             Ok(m) => {
                 let size = own_size(&m, window, left, offset == 0);
-                break accept(m, size, data, offset, format, left, opts);
+                break accept(m, size, data, offset, format, left, opts).map(|mut f| {
+                    f.mapped_address = mapped;
+                    f
+                });
             }
             // An embedded HMD read from less than the rest of its container: its last section
             // was cut short, whatever the error says.
             Err(e) if window < cap && (format == Format::Hmd || ran_out(&e, window)) => {
                 window = (window * 2).min(cap)
             }
-            Err(_) => break None,
+            Err(e) => break Err(reject("read error", e.to_string())),
         }
     };
     if buf.capacity() > KEEP_WINDOW {
@@ -337,37 +454,51 @@ fn accept(
     format: Format,
     left: u64,
     opts: &ScanOptions,
-) -> Option<Found> {
+) -> Result<Found, Reject> {
     let window = data.len() as u64;
     if size == 0 || size < opts.min_size {
-        return None;
+        return Err(reject("smaller than --min-size", format!("{size} bytes")));
     }
     // An ODOL v7 whose model info does not parse runs to the end of whatever it is read from:
     // accepted only where that is the end of its container (a file of its own).
     if matches!(&model, Model::P3d(p3d::P3d::Odol(o)) if o.arma.is_none() && o.model_info_len().is_none())
         && size != left
     {
-        return None;
+        return Err(reject(
+            "model info does not parse",
+            "ODOL v7 not at the end of its container",
+        ));
     }
     let model = if size < window {
-        trim(model, format, &data[..size as usize], opts)?
+        trim(model, format, &data[..size as usize], opts)
+            .ok_or_else(|| reject("does not read alone", format!("its own {size} bytes")))?
     } else {
         model
     };
     if own_size(&model, size, left, offset == 0) != size {
-        return None;
+        return Err(reject(
+            "size does not hold",
+            format!("read alone, its {size} bytes give another size"),
+        ));
     }
     let issues = model.validate();
-    if issues.iter().any(|i| i.severity == Severity::Error) {
-        return None;
+    if let Some(e) = issues.iter().find(|i| i.severity == Severity::Error) {
+        return Err(reject("validation error", e.to_string()));
     }
-    Some(Found {
+    let size_exact = match &model {
+        Model::Hmd(h) => (offset == 0 && size == left) || hmd::structural_len(h).is_some(),
+        _ => true,
+    };
+    Ok(Found {
         offset,
         size,
         format: model.format(),
         summary: super::compact_summary(&model),
         warnings: issues.len(),
         findings: issues,
+        size_exact,
+        mapped_address: None,
+        fix: None,
         link: super::link_of(&model),
     })
 }
@@ -523,16 +654,21 @@ fn scan_chunk(
             .candidates
             .fetch_add(cands.len() as u64, Ordering::Relaxed);
         let mut found = Vec::new();
+        let mut rejected = Vec::new();
         for (off, f) in cands {
             // A window that lies in the chunk is parsed where it is, not read again.
             let near = &buf[(off - start) as usize..];
             match verify(src, off, f, opts, near) {
-                Some(x) => found.push(x),
-                None => {
-                    stats.rejected.fetch_add(1, Ordering::Relaxed);
-                }
+                Ok(x) => found.push(x),
+                Err(r) => rejected.push(Rejection {
+                    offset: off,
+                    format: f,
+                    reason: r.reason,
+                    detail: r.detail,
+                }),
             }
         }
+        stats.record(rejected);
         stats
             .parse_ns
             .fetch_add(t1.elapsed().as_nanos() as u64, Ordering::Relaxed);

@@ -26,9 +26,12 @@
 
 pub mod blob;
 pub mod cue;
+mod find;
 pub mod iso;
+pub mod lenient;
 pub mod lzss;
 pub mod pbo;
+pub mod ram;
 pub mod raw;
 pub mod source;
 
@@ -40,7 +43,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-pub use blob::Stats;
+pub use blob::{Rejection, Stats};
 pub use source::{FileSource, MemSource, Source, SubSource};
 
 use crate::error::{Error, Result};
@@ -59,6 +62,9 @@ pub struct ScanOptions {
     pub max_asset: u64,
     /// Limits for the readers.
     pub limits: Limits,
+    /// Address of the first byte of each container scanned, for memory dumps that do not start
+    /// at physical address 0 (`scan --base`); `None`: inferred ([`ram`]).
+    pub base: Option<u64>,
     /// Called with the number of bytes each finished chunk covered (for a progress bar).
     pub progress: Arc<dyn Fn(u64) + Send + Sync>,
 }
@@ -87,6 +93,7 @@ impl Default for ScanOptions {
                 max_steps: 1 << 20,
                 ..Limits::default()
             },
+            base: None,
             progress: Arc::new(|_| {}),
         }
     }
@@ -227,6 +234,18 @@ pub struct Find {
     pub ok: bool,
     /// Its validation findings (infos and warnings).
     pub findings: Vec<crate::Issue>,
+    /// False when the size could not be known from the asset's own structure (an embedded HMD
+    /// whose last section nothing measures): it runs to the end of its container. Written to
+    /// JSON only when false.
+    #[serde(skip_serializing_if = "is_true")]
+    pub size_exact: bool,
+    /// An HMD found mapped in place in a RAM dump (`GsMapUnit`): the address of its first
+    /// byte. [`Find::bytes`] gives the file it was, pointers turned back into offsets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mapped_address: Option<u32>,
+    /// A damaged length field read as the data shows it (counted in `warnings`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lenient: Option<lenient::Fix>,
     /// TOD only: TMD finds that could be its model, best first, each with its confidence.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tmd_candidates: Option<Vec<TmdCandidate>>,
@@ -246,17 +265,6 @@ pub(crate) enum Link {
     None,
     Tod(Vec<u32>),
     Tmd(usize),
-}
-
-impl Find {
-    /// The find's bytes, read again from its container.
-    pub fn bytes(&self) -> Result<Vec<u8>> {
-        let src = self
-            .source
-            .as_ref()
-            .ok_or_else(|| Error::UnknownFormat("the find has no source".into()))?;
-        source::read_vec(src.as_ref(), self.offset, self.size as usize)
-    }
 }
 
 /// A file listed but not scanned (audio track, video stream, packed archive entry).
@@ -297,6 +305,7 @@ pub struct Report {
 impl Report {
     /// The scan's totals as the CLI's last `--json` line holds them: `finds`, `formats` (count
     /// per format name), `bytes_scanned`, `seconds`, `mb_per_second`, `candidates`, `rejected`,
+    /// `rejected_by` (count per format and reason),
     /// `skipped` and `errors` (container, byte offset, message).
     pub fn summary(&self) -> serde_json::Value {
         use std::sync::atomic::Ordering::Relaxed;
@@ -332,6 +341,7 @@ impl Report {
             "mb_per_second": bytes as f64 / 1e6 / self.seconds.max(1e-9),
             "candidates": self.stats.candidates.load(Relaxed),
             "rejected": self.stats.rejected.load(Relaxed),
+            "rejected_by": self.stats.rejected_by.lock().map(|m| m.clone()).unwrap_or_default(),
             "skipped": self.skipped,
             "errors": self.errors.iter().map(|e| serde_json::json!({
                 "container": e.container,
@@ -683,11 +693,18 @@ fn make_find(f: blob::Found, src: &Arc<dyn Source>, container: &str, path: &str)
         warnings: f.warnings,
         ok: true,
         findings: f.findings,
+        size_exact: f.size_exact,
+        mapped_address: f.mapped_address,
+        lenient: f.fix,
         tmd_candidates: None,
         contains: Vec::new(),
         source: Some(src.clone()),
         link: f.link,
     }
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// What TOD ↔ TMD matching needs of a model.

@@ -22,11 +22,21 @@
 //!   blocks, grids): the end of the last item something points to (words after it are kept raw
 //!   by the reader and nothing uses them).
 //! - **Interpolation table**: its count word and that many types.
+//! - **Sequence control**: the descriptors the sequences reach, walked from each sequence
+//!   pointer's start, source and target descriptors through key frames, WORK descriptors and
+//!   jumps up to their END.
+//! - **MIMe weights** (MIMEPR): one word per key, the count the MIMe primitive's header gives
+//!   after the MIMEPR pointer.
+//! - **Ground**: the polygon section's four words and rows; heights up to the last corner a
+//!   row's cells reach (`vertex_start + grids + m + 1` halfwords after the vertex offset); UV
+//!   groups up to the last one a textured grid entry names (3 words each).
 //!
-//! Any other last region (a section of unknown use, a MIMe weight or sequence control section,
-//! ground heights) gives `None`: the caller has only the container's end to go by.
+//! Any other last region (a section of unknown use, an animation target, a section no
+//! primitive measures) gives `None`: the caller has only the container's end to go by, and
+//! the scanner says so (`size_exact: false`).
 
 use super::cat0_polygon::PolygonItem;
+use super::cat3_anim::CONTROL_END;
 use super::cat4_mime::{MimeDiffItem, MimeKind};
 use super::types::*;
 use super::Hmd;
@@ -89,8 +99,151 @@ fn section_used(hmd: &Hmd, at: u32, s: &Section) -> Option<u64> {
                 .map(|i| (i.words(), !matches!(i, GridItem::Raw(_)))),
         ),
         SectionData::InterpolationTable { types, .. } => Some(1 + types.len() as u64),
+        SectionData::SequenceControl(ds) => sequence_extent(hmd, at, ds),
+        SectionData::Weights(_) => weights_extent(hmd, at),
+        SectionData::Heights { .. } => heights_extent(hmd, at),
+        SectionData::GroundUv(_) => uv_extent(hmd, at),
+        SectionData::GroundPolygon(g) => Some((g.words() - g.extra_words.len()) as u64),
         _ => None,
     }
+}
+
+/// Descriptors of the sequence control section at `at` that a sequence reaches: from each
+/// sequence pointer's start, source and target descriptors (and its extra sequences' starts),
+/// on through key frames and WORK descriptors to the next, jumps to their target (and, when
+/// conditional, to the next) until an END (File Formats pp. 2-100..2-104). `None` when a
+/// walk runs past the section (the section is what the window holds: its true end is not
+/// known) or no sequence points to it.
+fn sequence_extent(hmd: &Hmd, at: u32, ds: &[SequenceDescriptor]) -> Option<u64> {
+    let mut starts = Vec::new();
+    for (t, h) in typed_primitives(hmd) {
+        let ptr = |i: usize| h.words.get(i).and_then(|e| e.pointer());
+        let TypeData::Sequences(seqs) = &t.data else {
+            continue;
+        };
+        if t.kind().category() != 3 || ptr(2) != Some(at) {
+            continue;
+        }
+        for s in seqs {
+            starts.extend([s.start, s.ctr_idx, s.tctr_idx].map(usize::from));
+            starts.extend(s.extra.iter().map(|e| e.start as u16 as usize));
+        }
+    }
+    if starts.is_empty() {
+        return None;
+    }
+    let mut seen = vec![false; ds.len()];
+    let mut end = 0usize;
+    while let Some(i) = starts.pop() {
+        let d = ds.get(i)?;
+        if std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        end = end.max(i + 1);
+        match *d {
+            SequenceDescriptor::KeyFrame { .. } => starts.push(i + 1),
+            SequenceDescriptor::Jump {
+                sid_cnd, seq_idx, ..
+            } => {
+                starts.push(seq_idx as usize);
+                if sid_cnd != 0 {
+                    starts.push(i + 1);
+                }
+            }
+            SequenceDescriptor::Control { code, .. } if code == CONTROL_END => {}
+            SequenceDescriptor::Control { .. } => starts.push(i + 1),
+        }
+    }
+    Some(end as u64)
+}
+
+/// Words of the MIMEPR section at `at` that MIMe primitives weight: one per key (the header
+/// value after the MIMEPR pointer, File Formats p. 2-120).
+fn weights_extent(hmd: &Hmd, at: u32) -> Option<u64> {
+    let mut end = None;
+    for (t, h) in typed_primitives(hmd) {
+        if t.kind().category() != 4 {
+            continue;
+        }
+        let Some((kind, false)) = MimeKind::from_code(t.type_code) else {
+            continue;
+        };
+        let i = if matches!(kind, MimeKind::Vertex | MimeKind::Normal) {
+            0
+        } else {
+            1
+        };
+        let ptr = h.words.get(i).and_then(|e| e.pointer());
+        let num = match h.words.get(i + 1) {
+            Some(HeaderEntry::Value(v)) => *v as u64,
+            _ => continue,
+        };
+        if ptr == Some(at) {
+            end = end.max(Some(num));
+        }
+    }
+    end
+}
+
+/// Words of the ground vertex (height) section at `at` that ground cells reach: each cell's
+/// corners `v, v + 1, v + m, v + m + 1` from its row's first vertex, counted from the
+/// primitive's vertex offset (halfwords, two to a word).
+fn heights_extent(hmd: &Hmd, at: u32) -> Option<u64> {
+    let mut end = None;
+    for (t, h) in typed_primitives(hmd) {
+        let ptr = |i: usize| h.words.get(i).and_then(|e| e.pointer());
+        let (TypeData::Offsets(off), 5) = (&t.data, t.kind().category()) else {
+            continue;
+        };
+        let (Some(&po), Some(&vo)) = (off.first(), off.get(2)) else {
+            continue;
+        };
+        if ptr(2) != Some(at) {
+            continue;
+        }
+        let Some(SectionData::GroundPolygon(g)) = ptr(0)
+            .and_then(|p| hmd.section_at(p.checked_add(po)?))
+            .map(|s| &s.data)
+        else {
+            continue;
+        };
+        let m = g.counts[0] as u64;
+        for r in g.rows.iter().filter(|r| r.grids > 0) {
+            let top = r.vertex_start as u64 + r.grids as u64 + m + 1;
+            end = end.max(Some((2 * vo as u64 + top).div_ceil(2)));
+        }
+    }
+    end
+}
+
+/// Words of the ground UV section at `at` that textured grid entries name (3 words each).
+fn uv_extent(hmd: &Hmd, at: u32) -> Option<u64> {
+    let mut end = None;
+    for (t, h) in typed_primitives(hmd) {
+        let ptr = |i: usize| h.words.get(i).and_then(|e| e.pointer());
+        let (TypeData::Offsets(off), 5) = (&t.data, t.kind().category()) else {
+            continue;
+        };
+        if ptr(4) != Some(at) {
+            continue;
+        }
+        let Some(SectionData::Grid(items)) =
+            ptr(1).and_then(|g| hmd.section_at(g)).map(|s| &s.data)
+        else {
+            continue;
+        };
+        let grid = off
+            .get(1)
+            .and_then(|&go| items.iter().find(|i| i.index() == Some(go)));
+        if let Some(GridItem::Entries { entries, .. }) = grid {
+            for e in entries {
+                if let GridEntry::Textured { uv, .. } = e {
+                    end = end.max(Some(3 * (*uv as u64 + 1)));
+                }
+            }
+        }
+    }
+    end
 }
 
 /// Every primitive's type entries with the header its pointers are read from.

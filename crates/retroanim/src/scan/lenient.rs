@@ -1,0 +1,155 @@
+//! Lenient finds: a real asset with a damaged length field, read as its data shows it.
+//!
+//! | format | field | when | read as |
+//! |---|---|---|---|
+//! | TIM | a block's `bnum` | not 12 + 2·W·H (up to 16 bytes more), but within a quarter of it | 12 + 2·W·H: the block's header and its W × H halfwords (File Formats, "TIM") |
+//! | TMD | NOBJ | the object table's last entries are all zero (the count runs into padding) | the entries before them |
+//!
+//! The candidate is read through the same reader and checks as any other, from its bytes with
+//! the field replaced ([`Fix`]); it is reported with one more warning and
+//! [`super::Find::lenient`] saying what was replaced. Its size is what the data shows (a TIM
+//! ends after its W × H halfwords, whatever its `bnum` says); [`super::Find::bytes`] gives its
+//! bytes as they are, [`super::Find::readable_bytes`] with the field replaced (what conversions
+//! read).
+
+use serde::Serialize;
+
+use super::blob::{verify_strict, Found, Reject};
+use super::source::Source;
+use super::ScanOptions;
+use crate::error::Result;
+use crate::Format;
+
+/// A length field of a find replaced by what the data shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    /// Byte offset of the field (a little-endian word) in the asset.
+    pub at: u32,
+    /// The word as found.
+    pub found: u32,
+    /// The word read instead.
+    pub read_as: u32,
+    /// What disagreed, in words.
+    pub warning: String,
+}
+
+impl Fix {
+    /// Writes the replaced word into the asset's bytes.
+    pub fn apply(&self, bytes: &mut [u8]) {
+        let at = self.at as usize;
+        if let Some(b) = bytes.get_mut(at..at + 4) {
+            b.copy_from_slice(&self.read_as.to_le_bytes());
+        }
+    }
+}
+
+/// A source with one word replaced.
+#[derive(Debug)]
+struct Patched<'a> {
+    src: &'a dyn Source,
+    /// Absolute offset of the replaced word.
+    at: u64,
+    word: [u8; 4],
+}
+
+impl Source for Patched<'_> {
+    fn len(&self) -> u64 {
+        self.src.len()
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.src.read_at(offset, buf)?;
+        for (k, b) in self.word.iter().enumerate() {
+            let p = self.at + k as u64;
+            if p >= offset && p - offset < buf.len() as u64 {
+                buf[(p - offset) as usize] = *b;
+            }
+        }
+        Ok(())
+    }
+    fn image_offset(&self, offset: u64) -> Option<u64> {
+        self.src.image_offset(offset)
+    }
+}
+
+/// The little-endian word at `at` of the candidate at `offset` (from `near` where it holds it).
+fn word(src: &dyn Source, offset: u64, near: &[u8], at: u64) -> Option<u32> {
+    let a = usize::try_from(at).ok()?;
+    if let Some(w) = near.get(a..a.checked_add(4)?) {
+        return Some(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+    }
+    let mut b = [0u8; 4];
+    src.read_at(offset.checked_add(at)?, &mut b).ok()?;
+    Some(u32::from_le_bytes(b))
+}
+
+/// The TIM's first block whose `bnum` disagrees with its W × H (module docs), if any.
+pub(crate) fn tim_fix(src: &dyn Source, offset: u64, near: &[u8]) -> Option<Fix> {
+    let flags = word(src, offset, near, 4)?;
+    let mut at = 8u64;
+    let blocks: &[&str] = if flags & 8 != 0 {
+        &["CLUT block", "pixel block"]
+    } else {
+        &["pixel block"]
+    };
+    for what in blocks {
+        let bnum = word(src, offset, near, at)? as u64;
+        let wh = word(src, offset, near, at + 8)?;
+        let (w, h) = ((wh & 0xFFFF) as u64, (wh >> 16) as u64);
+        let need = 12 + 2 * w * h;
+        if bnum < need || bnum > need + 16 {
+            return Some(Fix {
+                at: u32::try_from(at).ok()?,
+                found: bnum as u32,
+                read_as: u32::try_from(need).ok()?,
+                warning: format!(
+                    "{what} at byte {at}: bnum says {bnum} bytes, its header and {w}×{h} halfwords take {need}: sized from W×H"
+                ),
+            });
+        }
+        at += bnum;
+    }
+    None
+}
+
+/// Most object table entries looked at for padding.
+const MAX_OBJECTS: u64 = 4096;
+
+/// A TMD whose last object table entries are all zero: NOBJ counts padding (module docs).
+pub(crate) fn tmd_fix(src: &dyn Source, offset: u64, near: &[u8]) -> Option<Fix> {
+    let n = word(src, offset, near, 8)? as u64;
+    if !(2..=MAX_OBJECTS).contains(&n) {
+        return None;
+    }
+    let zero = |k: u64| (0..7).all(|i| word(src, offset, near, 12 + 28 * k + 4 * i) == Some(0));
+    let mut k = n;
+    while k > 0 && zero(k - 1) {
+        k -= 1;
+    }
+    (k > 0 && k < n).then(|| Fix {
+        at: 8,
+        found: n as u32,
+        read_as: k as u32,
+        warning: format!(
+            "NOBJ says {n} objects; entries {k}..{n} of the object table are all zero (padding): read as {k}"
+        ),
+    })
+}
+
+/// Reads the candidate with `fix` applied, as [`verify_strict`] reads any other.
+pub(crate) fn verify_fixed(
+    src: &dyn Source,
+    offset: u64,
+    format: Format,
+    opts: &ScanOptions,
+    fix: Fix,
+) -> std::result::Result<Found, Reject> {
+    let patched = Patched {
+        src,
+        at: offset + fix.at as u64,
+        word: fix.read_as.to_le_bytes(),
+    };
+    let mut f = verify_strict(&patched, offset, format, opts, &[])?;
+    f.warnings += 1;
+    f.fix = Some(fix);
+    Ok(f)
+}
