@@ -104,19 +104,39 @@ pub(super) fn gltf_to_psx(
         });
     }
     let animation = pick_animation(scene, opts.animation)?.unwrap_or(0);
-    let resolution = opts.tod.resolution.unwrap_or(1);
-    if resolution == 0 {
+    if opts.tod.resolution == Some(0) {
         return Err(option_error(O::Resolution, "0: must be at least 1".into()));
     }
+    // An explicit --resolution wins; else the one an export from a TOD kept (0 included, as
+    // the PsyQ samples store it); else 1.
+    let resolution = opts.tod.resolution.unwrap_or_else(|| {
+        crate::scene::extras::get_u64(&scene.extras, "tod", "resolution")
+            .and_then(|r| u16::try_from(r).ok())
+            .unwrap_or(1)
+    });
+    // The TMD object of each mesh: the one an export kept when the meshes keep a whole
+    // model's numbering, else mesh order.
+    let kept_objects = kept_tmd_objects(scene);
     let (tmd_ids, extra): (Vec<Option<u32>>, Vec<Extra>) = match &opts.tod.tmd {
         Some(given) => (
             (0..scene.meshes.len())
-                .map(|k| (k < given.objects.len()).then_some(k as u32 + 1))
+                .map(|k| {
+                    // The given model has every object: a mesh's own kept number is enough.
+                    let object =
+                        crate::scene::extras::get_u64(&scene.meshes[k].extras, "tmd", "object")
+                            .and_then(|o| usize::try_from(o).ok())
+                            .unwrap_or(k);
+                    (object < given.objects.len()).then_some(object as u32 + 1)
+                })
                 .collect(),
             Vec::new(),
         ),
         None => {
-            let model = tmd_author::author(scene, &tmd_author::mesh_instances(scene), &model_opts)?;
+            let mut instances = tmd_author::mesh_instances(scene);
+            if let Some(objects) = &kept_objects {
+                instances.sort_by_key(|i| objects[i.mesh]);
+            }
+            let model = tmd_author::author(scene, &instances, &model_opts)?;
             notes.extend(model.notes);
             let mut extra = vec![Extra {
                 suffix: ".tmd".into(),
@@ -126,7 +146,7 @@ pub(super) fn gltf_to_psx(
             extra.extend(tims("", &model.tims)?);
             (
                 (0..scene.meshes.len())
-                    .map(|k| Some(k as u32 + 1))
+                    .map(|k| Some(kept_objects.as_ref().map_or(k, |o| o[k]) as u32 + 1))
                     .collect(),
                 extra,
             )
@@ -151,6 +171,25 @@ pub(super) fn gltf_to_psx(
         notes,
         extra,
     })
+}
+
+/// The TMD object number each mesh keeps in its extras (`docs/extras.md`), when every mesh
+/// keeps one and together they number 0..meshes (so a model written in that order puts each
+/// mesh back at its number); else `None` (mesh order).
+fn kept_tmd_objects(scene: &crate::scene::Scene) -> Option<Vec<usize>> {
+    let objects: Vec<usize> = scene
+        .meshes
+        .iter()
+        .map(|m| crate::scene::extras::get_u64(&m.extras, "tmd", "object"))
+        .map(|o| o.and_then(|o| usize::try_from(o).ok()))
+        .collect::<Option<_>>()?;
+    let mut sorted = objects.clone();
+    sorted.sort_unstable();
+    sorted
+        .iter()
+        .enumerate()
+        .all(|(k, &o)| k == o)
+        .then_some(objects)
 }
 
 /// The animation `--animation` picks (default 0, the first): its index, or `None` when the

@@ -90,6 +90,13 @@ pub fn read(data: &[u8], limits: &Limits) -> Result<Imported> {
     };
     let mut scene = Scene {
         nodes: nodes(&ctx)?,
+        // The scene the file shows (its `scene`, else the first) carries the scene extras.
+        extras: root
+            .scene
+            .map(|s| s.value())
+            .or(Some(0))
+            .and_then(|s| root.scenes.get(s))
+            .map_or(serde_json::Value::Null, |s| extras_value(&s.extras)),
         ..Scene::default()
     };
     for (i, m) in root.meshes.iter().enumerate() {
@@ -156,6 +163,14 @@ pub fn read(data: &[u8], limits: &Limits) -> Result<Imported> {
         scene,
         notes: notes.finish(),
     })
+}
+
+/// A glTF `extras` object as JSON (`Null` when absent or not valid JSON): carried into the
+/// scene so that the console authors can read what an export kept (`docs/extras.md`).
+pub(crate) fn extras_value(e: &json::Extras) -> serde_json::Value {
+    e.as_ref()
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .unwrap_or(serde_json::Value::Null)
 }
 
 /// What was left out, counted per kind.
@@ -541,6 +556,7 @@ fn nodes(ctx: &Ctx) -> Result<Vec<Node>> {
             light: punctual::node_light(node, i, light_count)?,
             skin: check("skin", node.skin.map(|s| s.value()), root.skins.len())?,
             weights: node.weights.clone().unwrap_or_default(),
+            extras: extras_value(&node.extras),
             ..Node::default()
         });
     }
@@ -551,6 +567,7 @@ fn mesh(ctx: &Ctx, i: usize, m: &json::Mesh, notes: &mut Notes) -> Result<Mesh> 
     use json::mesh::Semantic as S;
     let mut out = Mesh {
         name: m.name.clone().unwrap_or_else(|| format!("mesh {i}")),
+        extras: extras_value(&m.extras),
         ..Mesh::default()
     };
     for (k, p) in m.primitives.iter().enumerate() {

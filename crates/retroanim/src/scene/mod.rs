@@ -28,6 +28,7 @@
 
 mod animation;
 mod check;
+pub mod extras;
 pub(crate) mod hierarchy;
 mod mesh;
 mod point_cache;

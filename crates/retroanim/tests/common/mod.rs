@@ -412,8 +412,8 @@ pub fn hmd_no_errors(h: &retroanim::formats::hmd::Hmd, what: &str) {
     assert!(errors.is_empty(), "{what}: {errors:?}");
 }
 
-/// The object IDs a TOD round trip gives the objects of `old`'s poses: in order of first
-/// appearance, 1, 2, … (old ID → new ID).
+/// The object IDs a TOD round trip gives the objects of `old`'s poses (old ID → new ID): the
+/// same IDs, which the export keeps in its extras (docs/extras.md).
 pub fn tod_ids_by_appearance(
     old: &[retroanim::formats::tod::Pose],
 ) -> std::collections::BTreeMap<u16, u16> {
@@ -425,10 +425,7 @@ pub fn tod_ids_by_appearance(
             }
         }
     }
-    ids.iter()
-        .enumerate()
-        .map(|(k, &id)| (id, k as u16 + 1))
-        .collect()
+    ids.iter().map(|&id| (id, id)).collect()
 }
 
 /// GLB → TOD (+ TMD in `extra`) at a TOD's resolution, as a round trip writes it back.

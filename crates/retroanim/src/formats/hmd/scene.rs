@@ -45,6 +45,13 @@
 //! the console's at every key however deep the hierarchy; the rest pose likewise. Key times are
 //! [`key_time`]`(frame, fps)`: the largest f32 not after `frame / fps`.
 //!
+//! # Structure
+//! The `retroanim` extras (`docs/extras.md`) keep what the glTF cannot: each coordinate
+//! node's GsCOORDUNIT index, the block of a mesh node that is not its coordinate's own, the
+//! file's sequence table (scene), and per animation the loop of each coordinate's sequence
+//! pointers (the first frame their state repeats from and the period), which the HMD author
+//! writes back as a jump.
+//!
 //! # Cameras and lights
 //! Device primitives at frame 0: a camera looks from its position at its target (perspective,
 //! vertical field of view `2·atan(120 / projection)`: a 240-line screen); WORLD/FIX/AIM lights
@@ -54,6 +61,7 @@
 mod ground;
 mod notes;
 mod shared_mesh;
+mod structure;
 mod texture;
 
 use std::collections::BTreeMap;
@@ -375,6 +383,8 @@ fn push_corner_surface(
 /// A sequence played out: one frame per update.
 struct Take {
     frames: Vec<Frame>,
+    /// The frame whose play state repeated an earlier one (a loop), not among `frames`.
+    after: Option<Frame>,
     looped: bool,
     /// Stopped at [`SceneOptions::max_frames`], neither ended nor looped.
     cut: bool,
@@ -398,6 +408,7 @@ fn take(hmd: &Hmd, options: &SceneOptions, sequence: usize) -> crate::Result<Tak
     let mut frames = Vec::new();
     let mut looped = false;
     let mut ended = false;
+    let mut after = None;
     for _ in 0..options.max_frames.max(1) {
         player.step()?;
         let f = player.frame();
@@ -418,6 +429,7 @@ fn take(hmd: &Hmd, options: &SceneOptions, sequence: usize) -> crate::Result<Tak
         };
         if !seen.insert((state, pose)) {
             looped = true;
+            after = Some(f);
             break;
         }
         frames.push(f);
@@ -428,6 +440,7 @@ fn take(hmd: &Hmd, options: &SceneOptions, sequence: usize) -> crate::Result<Tak
     }
     Ok(Take {
         frames,
+        after,
         looped,
         cut: !(looped || ended),
     })
@@ -503,6 +516,7 @@ impl Hmd {
                     rotation: r,
                     scale: s,
                 },
+                extras: structure::coordinate(c.index),
                 ..Node::default()
             });
         }
@@ -595,6 +609,7 @@ impl Hmd {
                 Some(c) if scene.nodes[c].mesh.is_none() => scene.nodes[c].mesh = Some(m),
                 _ => {
                     let mut node = Node::new(format!("block {b}"));
+                    node.extras = structure::block(b);
                     node.mesh = Some(m);
                     node.parent = coord;
                     scene.nodes.push(node);
@@ -613,6 +628,11 @@ impl Hmd {
         shared_mesh::add(self, &mut scene, &conv, rest.coordinates.len(), &mut tex)?;
         ground::add(self, &mut scene, &conv, rest.coordinates.len(), &mut tex)?;
         self.add_devices(&mut scene, &rest, &conv);
+        structure::put(
+            &mut scene.extras,
+            structure::scene_member(self, rest.coordinates.len()),
+        );
+        let owners = structure::pointer_coordinates(self);
         // Animations.
         let most = super::play::sequence_count(self);
         let fps = if options.fps > 0.0 { options.fps } else { 60.0 };
@@ -682,16 +702,33 @@ impl Hmd {
                 continue;
             }
             let sid = take.frames[0].sequences.first().map(|s| s.sid).unwrap_or(0);
-            scene.animations.push(Animation {
-                name: format!("sequence {k} sid {sid}"),
-                channels,
-                extras: serde_json::json!({
+            let mut extras = serde_json::json!({
+                "sequence": k,
+                "stream_id": sid,
+                "loop": take.looped,
+                "frames": take.frames.len(),
+                "fps": fps,
+            });
+            structure::put(
+                &mut extras,
+                serde_json::json!({
                     "sequence": k,
                     "stream_id": sid,
                     "loop": take.looped,
                     "frames": take.frames.len(),
                     "fps": fps,
+                    // An ended take stopped its pointers: nothing loops.
+                    "coordinate_loops": if take.looped || take.cut {
+                        structure::coordinate_loops(&take.frames, take.after.as_ref(), &owners)
+                    } else {
+                        Vec::new()
+                    },
                 }),
+            );
+            scene.animations.push(Animation {
+                name: format!("sequence {k} sid {sid}"),
+                channels,
+                extras,
             });
         }
         let normal_left_out = normal_targets
@@ -730,7 +767,7 @@ impl Hmd {
                 if let (DeviceKind::Ambient, Some(DeviceItem::Ambient { color, .. })) =
                     (d.kind, &d.parameters)
                 {
-                    scene.extras = serde_json::json!({ "ambient": [color[0], color[1], color[2]] });
+                    scene.extras["ambient"] = serde_json::json!([color[0], color[1], color[2]]);
                 }
                 continue;
             };

@@ -384,6 +384,11 @@ pub(crate) fn build_models(
         }
         let mut out = Mesh {
             name: format!("tmd object {}", mesh.object),
+            // The TMD object number, so an author can put the mesh back where it was.
+            extras: crate::scene::extras::tagged(
+                "tmd",
+                serde_json::json!({ "object": mesh.object }),
+            ),
             ..Mesh::default()
         };
         for (key, mut p) in prims {

@@ -13,6 +13,9 @@
 //! On the console an object is drawn on its own (hiding a parent does not hide its children),
 //! so the model sits on a child node `object N model K` whose visibility (exported as scale 0
 //! keys) is: alive (between create and kill), display bit clear, and linked to TMD object K.
+//! What the glTF cannot hold of the console's structure goes to the `retroanim` extras
+//! (`docs/extras.md`): the header's resolution (scene), each object's ID, lives, TMD IDs and
+//! attribute words (object node), the TMD object a model node shows, camera and light numbers.
 //! Cameras become camera nodes (type 0: looking from the viewpoint at the reference point, the
 //! z angle read as 4096 = 1° of roll; type 1: rotation and translation as an object's; the
 //! projection is not in the file: 2·atan(120/256) vertical field of view, a 240-line screen at
@@ -24,7 +27,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::error::{Error, Result};
 use crate::formats::gte::Mat;
 use crate::formats::tmd::Tmd;
-use crate::formats::tod::{CameraState, Player, Pose, Tod};
+use crate::formats::tod::{CameraState, ObjectPose, Player, Pose, Tod};
+use crate::scene::extras;
 use crate::scene::world_exact::{exact_locals, Affine};
 use crate::scene::{
     key_time, Animation, Camera, Channel, Interpolation, Light, LightKind, Node, Projection, Scene,
@@ -171,6 +175,13 @@ fn tod_scene_inner(
     let conv = Conv::new(opts);
     let mut scene = Scene {
         name: Some("tod".into()),
+        extras: extras::tagged(
+            "tod",
+            serde_json::json!({
+                "resolution": tod.header.resolution,
+                "header_version": tod.header.version,
+            }),
+        ),
         ..Scene::default()
     };
     let models = match tmd {
@@ -336,10 +347,12 @@ fn tod_scene_inner(
             keys.push(time, frame[k]);
         }
         let node = scene.nodes.len();
+        let mut extras = serde_json::json!({ "tod_object": id });
+        extras::put(&mut extras, "tod", object_extras(&poses, first, id, &at));
         scene.nodes.push(Node {
             parent: parent_of[&id].map(index_of),
             transform: keys.rest(),
-            extras: serde_json::json!({ "tod_object": id }),
+            extras,
             ..Node::new(format!("object {id}"))
         });
         keys.channels(node, interpolation, &mut channels);
@@ -364,6 +377,10 @@ fn tod_scene_inner(
                     parent: Some(index_of(id)),
                     mesh: Some(mesh),
                     hidden: !vis[0],
+                    extras: extras::tagged(
+                        "tod",
+                        serde_json::json!({ "model_of": id, "tmd_object": k }),
+                    ),
                     ..Node::new(format!("object {id} model {k}"))
                 });
                 visibility_channel(node, &times, &vis, &mut channels);
@@ -409,6 +426,53 @@ fn tod_scene_inner(
         });
     }
     Ok(scene)
+}
+
+/// What the console knows of object `id` besides its coordinates (`docs/extras.md`): its
+/// lives (`[create, kill]` frames, `null` for never killed), its TMD ID and attribute word at
+/// each frame they change. Frames count from the clip's first frame, as the keys' times do.
+fn object_extras(
+    poses: &[Pose],
+    first: u32,
+    id: u16,
+    at: &dyn Fn(&Pose, u16) -> Option<ObjectPose>,
+) -> serde_json::Value {
+    let mut lives: Vec<[Option<u32>; 2]> = Vec::new();
+    let (mut tmd_ids, mut attributes) = (Vec::new(), Vec::new());
+    let (mut alive, mut tmd, mut attr) = (false, None, None);
+    for p in poses {
+        let f = p.frame.saturating_sub(first);
+        match at(p, id) {
+            Some(o) => {
+                if !alive {
+                    lives.push([Some(f), None]);
+                    (tmd, attr) = (None, None);
+                }
+                alive = true;
+                if o.tmd_id.is_some() && o.tmd_id != tmd {
+                    tmd_ids.push([f, o.tmd_id.unwrap_or(0)]);
+                }
+                tmd = o.tmd_id;
+                if attr != Some(o.attribute) {
+                    attributes.push([f, o.attribute]);
+                }
+                attr = Some(o.attribute);
+            }
+            None if alive => {
+                alive = false;
+                if let Some(l) = lives.last_mut() {
+                    l[1] = Some(f);
+                }
+            }
+            None => {}
+        }
+    }
+    serde_json::json!({
+        "object": id,
+        "lives": lives,
+        "tmd_ids": tmd_ids,
+        "attributes": attributes,
+    })
 }
 
 /// A camera's pose as a console matrix: +Z forward, +Y down, in console units.
@@ -524,6 +588,7 @@ fn cameras(
         scene.nodes.push(Node {
             transform: keys.rest(),
             camera: (!raw).then_some(index),
+            extras: extras::tagged("tod", serde_json::json!({ "camera": id })),
             ..Node::new(format!("camera {id}"))
         });
         if raw {
@@ -582,6 +647,7 @@ fn lights(
         scene.nodes.push(Node {
             transform: keys.rest(),
             light: Some(index),
+            extras: extras::tagged("tod", serde_json::json!({ "light": id })),
             ..Node::new(format!("light {id}"))
         });
         keys.channels(node, interpolation, channels);

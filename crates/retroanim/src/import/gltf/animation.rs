@@ -10,6 +10,7 @@ pub(super) fn animation(
 ) -> Result<Animation> {
     let mut out = Animation {
         name: a.name.clone().unwrap_or_else(|| format!("animation {i}")),
+        extras: extras_value(&a.extras),
         ..Animation::default()
     };
     for (k, c) in a.channels.iter().enumerate() {

@@ -13,7 +13,11 @@
 //!   node is scaled anywhere, scale (4096 = 1.0). Key *k* shows at the sum of the TFRAMEs
 //!   before it (the player's frame 0 is the first update); after the last key one more key
 //!   with the same values and TFRAME 1, then END, so that the last key is reached (END stops
-//!   the pointer when the interval to it is over, before that key would show).
+//!   the pointer when the interval to it is over, before that key would show). A node whose
+//!   sequence the export found looping (`retroanim.hmd.coordinate_loops` of the animation's
+//!   extras, `docs/extras.md`: start frame *j*, period *p*) gets keys up to *j* + *p* only, a
+//!   copy of the key at *j* with TFRAME 0 after it, and at the end a jump to that copy instead
+//!   of END: the sequence loops as the file did.
 //! - **Interpolation**: LINEAR → linear (TI/RI/SI 1). The console interpolates rotation angles,
 //!   glTF rotations spherically: a linear interval whose middle frame is off by more than half
 //!   a unit of translation or 2/4096 of the matrix is split at that frame, recursively (so a
@@ -144,15 +148,20 @@ pub(super) struct NodeTrack {
     worst: f64,
     /// The rotation written as a joint axes MIMe instead (no keys then).
     axes: Option<axes::AxesMime>,
+    /// The frame a looping sequence jumps back to after its last key.
+    loop_from: Option<u32>,
 }
 
 /// The keys of node `node` in animation `a` (`rest` when `a` does not move the node), the
-/// animation number `k` of `world`, which moves the node's ancestors.
+/// animation number `k` of `world`, which moves the node's ancestors. `looping`: the node's
+/// sequence repeats from frame `j` with period `p` (the export's `coordinate_loops`): keys up
+/// to frame `j + p` only, one at `j`, the value at `j + p` the one at `j`.
 fn node_track(
     ctx: &Ctx,
     (a, k, world): (&Animation, usize, &Animation),
     node: usize,
     max_keys: u64,
+    looping: Option<(u32, u32)>,
 ) -> Result<NodeTrack> {
     let (conv, fps) = (ctx.conv, ctx.fps);
     let chans: Vec<_> = ctx
@@ -202,6 +211,12 @@ fn node_track(
             frames.push(f as u32);
         }
     }
+    // The last frame a channel keys: a loop closing after it samples its start instead.
+    let keyed = frames.iter().copied().max().unwrap_or(0);
+    if let Some((j, p)) = looping {
+        frames.retain(|&f| f <= j + p);
+        frames.extend([j, j + p]);
+    }
     frames.sort_unstable();
     frames.dedup();
     let last = *frames.last().unwrap_or(&0);
@@ -225,7 +240,13 @@ fn node_track(
     }
     all.push(last);
     all.dedup();
-    let sample = |f: f64| ctx.local(a, node, (f / fps) as f32);
+    let sample = |f: f64| {
+        let f = match looping {
+            Some((j, p)) if f > keyed as f64 && f >= (j + p) as f64 => f - p as f64,
+            _ => f,
+        };
+        ctx.local(a, node, (f / fps) as f32)
+    };
     let rots: Vec<[[f64; 3]; 3]> = all
         .iter()
         .map(|&f| conv.rotation(sample(f as f64).rotation))
@@ -320,7 +341,7 @@ fn node_track(
         }
     }
     if !bezier {
-        keys = simplify(&keys, scaled);
+        keys = simplify(&keys, scaled, looping.map(|l| l.0));
     }
     keys = rewrap(keys);
     let mut controls = Vec::with_capacity(keys.len());
@@ -381,6 +402,7 @@ fn node_track(
         controls,
         worst,
         axes: None,
+        loop_from: looping.map(|l| l.0),
     })
 }
 
@@ -437,6 +459,34 @@ fn key_frame(track: &NodeTrack, i: usize) -> Option<KeyFrame> {
         scale,
         pad: 0,
     })
+}
+
+/// The loops an export kept for animation `a` (`retroanim.hmd.coordinate_loops`:
+/// `[coordinate, start frame, period]`), by the node that is that coordinate (its
+/// `retroanim.hmd.coordinate` extras).
+fn kept_loops(scene: &Scene, a: &Animation) -> std::collections::BTreeMap<usize, (u32, u32)> {
+    use crate::scene::extras;
+    let node_of: std::collections::BTreeMap<u64, usize> = scene
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, x)| Some((extras::get_u64(&x.extras, "hmd", "coordinate")?, i)))
+        .collect();
+    let Some(list) = extras::get(&a.extras, "hmd")
+        .and_then(|h| h.get("coordinate_loops"))
+        .and_then(|l| l.as_array())
+    else {
+        return Default::default();
+    };
+    list.iter()
+        .filter_map(|l| {
+            let node = *node_of.get(&l.get(0)?.as_u64()?)?;
+            let j = u32::try_from(l.get(1)?.as_u64()?).ok()?;
+            let p = u32::try_from(l.get(2)?.as_u64()?).ok().filter(|&p| p > 0)?;
+            j.checked_add(p)?;
+            Some((node, (j, p)))
+        })
+        .collect()
 }
 
 /// The last key once more (TFRAME 1), so that it is reached; then END.
@@ -563,6 +613,9 @@ pub(super) fn build(
     let depth = crate::scene::hierarchy::depths(parents);
     let mut by_depth = nodes.clone();
     by_depth.sort_by_key(|&i| depth.get(i).copied().unwrap_or(n));
+    // Each animation's loops (`docs/extras.md`): coordinate → (start frame, period), by node.
+    let loops: Vec<std::collections::BTreeMap<usize, (u32, u32)>> =
+        anims.iter().map(|a| kept_loops(scene, a)).collect();
     let mut taken = 0usize;
     for &node in &by_depth {
         // Per animation: what moves the node (its rest when the animation does not), and the
@@ -576,7 +629,8 @@ pub(super) fn build(
             .collect();
         let mut tracks = Vec::with_capacity(anims.len());
         for (k, &(own, a)) in sources.iter().enumerate() {
-            tracks.push(node_track(&ctx, (own, k, a), node, max_keys)?);
+            let looping = loops[k].get(&node).copied();
+            tracks.push(node_track(&ctx, (own, k, a), node, max_keys, looping)?);
         }
         // Keys that miss the file: a rotation about one axis may be a joint axes MIMe's.
         if taken < super::mime::MAX_KEYS {
@@ -617,6 +671,7 @@ pub(super) fn build(
                 .ok_or_else(|| unencodable(format!("type 0x{:08x} has no layout", track.code)))?;
             let start = descriptors.len();
             let mut last_param = 0u16;
+            let mut anchor = None;
             for i in 0..track.keys.len() {
                 let frame = key_frame(track, i).ok_or_else(|| {
                     unencodable(format!(
@@ -662,14 +717,46 @@ pub(super) fn build(
                     param_idx: index,
                 });
                 last_param = index;
+                // A loop's start: the same key once more with TFRAME 0, which the jump at the
+                // end returns to (reached at once, it sets the start's angles again, whatever
+                // turns the loop's angles added).
+                let loop_start = track.loop_from == Some(track.keys[i].frame)
+                    && track
+                        .keys
+                        .get(i + 1)
+                        .map_or(true, |n| n.frame > track.keys[i].frame);
+                if loop_start && anchor.is_none() && i + 1 < track.keys.len() {
+                    anchor = Some(descriptors.len());
+                    descriptors.push(SequenceDescriptor::KeyFrame {
+                        type_idx,
+                        tframe: 0,
+                        param_idx: index,
+                    });
+                }
             }
-            end_sequence(&mut descriptors, type_idx, last_param);
+            match anchor {
+                Some(at) => {
+                    let seq_idx = u16::try_from(at).map_err(|_| {
+                        unencodable(format!(
+                            "animation {:?}, node {node}: the loop starts at descriptor {at}, past 65535 (a jump's index is 16 bits)",
+                            a.name
+                        ))
+                    })?;
+                    descriptors.push(SequenceDescriptor::Jump {
+                        sid_dst: 0,
+                        sid_cnd: 0,
+                        seq_idx,
+                    });
+                }
+                None => end_sequence(&mut descriptors, type_idx, last_param),
+            }
             // START IDX is 16 bits, an extra sequence's start a signed 16-bit value.
             let limit = if k == 0 { 0xFFFF } else { 0x7FFF };
             let start = u16::try_from(start).ok().filter(|&s| s <= limit).ok_or_else(|| {
                 unencodable(format!(
-                    "animation {:?}, node {node}: sequence starts past descriptor {limit} (the control section is too long for the start index)",
-                    a.name
+                    "animation {:?} (sequence {k}), node {node}: the sequence starts at descriptor {start}, past {limit} ({}); fewer keys or shorter animations fit",
+                    a.name,
+                    if k == 0 { "START IDX is 16 bits" } else { "an extra sequence's start is a signed 16-bit index" }
                 ))
             })?;
             starts.push((start, (k + 1) as u8));

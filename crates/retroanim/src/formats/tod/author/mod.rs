@@ -2,7 +2,11 @@
 //! from [`super::scene`].
 //!
 //! # Objects
-//! One TOD object per node, numbered 1, 2, … in node order, created at frame 0 with its TMD ID
+//! One TOD object per node. A scene exported from a TOD keeps the console's structure in its
+//! `retroanim` extras (`docs/extras.md`, the `structure` submodule): each object's ID, lives
+//! (create and kill frames), TMD IDs and attribute words, and the camera and light numbers;
+//! the author writes them back. Without them (a scene made from scratch) objects are numbered
+//! 1, 2, … in node order, created at frame 0 with their TMD ID
 //! (scene mesh *k* is TMD ID *k* + 1: the TMD [`crate::formats::tmd::author::mesh_instances`]
 //! writes, or a model given by the caller whose objects follow the mesh order) and its parent
 //! (the parent node's object). A node that only *holds* a mesh for its parent — it has a mesh,
@@ -81,6 +85,7 @@ use crate::{Format, Limits};
 mod diff;
 mod rig;
 mod solve;
+mod structure;
 use solve::*;
 
 /// How to author the animation.
@@ -90,7 +95,8 @@ pub struct TodAuthorOptions {
     pub axes: Axes,
     /// Metres per console unit (default 1/4096).
     pub scale: f32,
-    /// Ticks (1/60 s) per TOD frame, ≥ 1 (default 1).
+    /// Ticks (1/60 s) per TOD frame (default 1), the header's resolution field. 0 is written
+    /// as 0 and sampled as 1 tick, as players read it (the PsyQ samples store 0).
     pub resolution: u16,
     /// Bounds on the number of frames × objects sampled.
     pub limits: Limits,
@@ -120,8 +126,11 @@ impl Default for TodAuthorOptions {
 pub struct TodAuthored {
     /// The animation.
     pub tod: Tod,
-    /// The node of each object: object ID *k* is `objects[k − 1]`.
+    /// The node of each object, in object order.
     pub objects: Vec<usize>,
+    /// The object ID of each of `objects`: the node's `retroanim.tod.object` extras where it
+    /// gives one (unique, 1..=65534), else the smallest free IDs from 1.
+    pub ids: Vec<u16>,
     /// What was left out or approximated (what and how many).
     pub notes: Vec<Note>,
 }
@@ -207,10 +216,16 @@ pub fn author(
             what: format!("{} objects; a TOD numbers at most 65534", objects.len()),
         });
     }
+    let ids = structure::object_ids(scene, &objects);
     let mut object_id = vec![None; n];
     for (k, &i) in objects.iter().enumerate() {
-        object_id[i] = Some(k as u16 + 1);
+        object_id[i] = Some(k);
     }
+    // What the export kept of each object (`docs/extras.md`): lives, TMD IDs, attributes.
+    let kept: Vec<structure::Kept> = objects
+        .iter()
+        .map(|&i| structure::Kept::of(&scene.nodes[i]))
+        .collect();
     let holders: Vec<Vec<usize>> = (0..n)
         .map(|p| {
             (0..n)
@@ -219,6 +234,7 @@ pub fn author(
         })
         .collect();
     let res = opts.resolution.max(1);
+    let header_resolution = opts.resolution;
     let duration = anim.map_or(0.0, sample::duration) as f64;
     let last_frame = ((duration * 60.0 / res as f64) - 1e-6).ceil().max(0.0);
     if !last_frame.is_finite() || last_frame > u32::MAX as f64 / res as f64 {
@@ -241,6 +257,7 @@ pub fn author(
     let mut written = vec![Written::Nothing; objects.len()];
     let mut shown = vec![true; objects.len()];
     let mut tmd_of: Vec<Option<u32>> = vec![None; objects.len()];
+    let mut attr_of = vec![0u32; objects.len()];
     let mut frames = Vec::new();
     let (mut matrix_packets, mut clamped, mut cut) = (0usize, 0usize, 0usize);
     let mut missing_model = 0usize;
@@ -251,7 +268,6 @@ pub fn author(
             scene.nodes[i]
                 .parent
                 .and_then(|p| object_id.get(p).copied().flatten())
-                .map(|id| id as usize - 1)
         })
         .collect();
     let depth = crate::scene::hierarchy::depths(&parent_obj);
@@ -271,18 +287,39 @@ pub fn author(
         let visible = visibility(scene, &locals);
         let worlds = scene_worlds(scene, &locals);
         let mut packets = Vec::new();
-        if f == 0 {
-            for id in 1..=objects.len() as u16 {
+        // Kills, then creations (an object may die and be born again in one frame).
+        for (o, k) in kept.iter().enumerate() {
+            if k.kills_at(f) {
                 packets.push(Packet::new(
-                    id,
+                    ids[o],
+                    PacketData::ObjectControl(ObjectControl::Kill),
+                ));
+            }
+        }
+        for (o, k) in kept.iter().enumerate() {
+            if k.born_at(f) {
+                packets.push(Packet::new(
+                    ids[o],
                     PacketData::ObjectControl(ObjectControl::Create),
                 ));
+                // A new life starts from the console's fresh object: nothing written yet.
+                written[o] = Written::Nothing;
+                shown[o] = true;
+                tmd_of[o] = None;
+                attr_of[o] = 0;
+                sim[o] = crate::formats::tod::play::Rst::NEW;
+                scale_set[o] = false;
+                coord[o] = Mat::IDENTITY;
             }
         }
         let mut per: Vec<Vec<Packet>> = vec![Vec::new(); objects.len()];
         for &o in &order {
+            if !kept[o].alive(f) {
+                continue;
+            }
+            let born = kept[o].born_at(f);
             let node = objects[o];
-            let id = o as u16 + 1;
+            let id = ids[o];
             let x = &scene.nodes[node];
             let out = &mut per[o];
             // The model shown now: the node's own mesh, or a visible holder's.
@@ -294,11 +331,13 @@ pub fn author(
                     None => (None, false),
                 },
             };
-            if let Some(m) = model {
-                let want = tmd_ids.get(m).copied().flatten();
-                if want.is_none() && f == 0 {
-                    missing_model += 1;
-                }
+            let from_mesh = model.map(|m| tmd_ids.get(m).copied().flatten());
+            if from_mesh == Some(None) && f == 0 {
+                missing_model += 1;
+            }
+            // The model's TMD ID, else the one the export kept for the object at this frame.
+            let want = from_mesh.flatten().or_else(|| kept[o].tmd_id_at(f));
+            {
                 if let Some(w) = want.filter(|&w| Some(w) != tmd_of[o]) {
                     tmd_of[o] = want;
                     out.push(Packet::new(
@@ -310,23 +349,37 @@ pub fn author(
                     ));
                 }
             }
-            if f == 0 {
+            if born {
                 if let Some(p) = parent_obj[o] {
-                    out.push(Packet::new(
-                        id,
-                        PacketData::Parent(IdValue::new(p as u16 + 1)),
-                    ));
+                    out.push(Packet::new(id, PacketData::Parent(IdValue::new(ids[p]))));
                 }
             }
-            if show != shown[o] {
-                shown[o] = show;
-                out.push(Packet::new(
-                    id,
-                    PacketData::Attribute(Attribute {
-                        mask: !0x8000_0000,
-                        value: if show { 0 } else { 0x8000_0000 },
-                    }),
-                ));
+            match kept[o].attribute_at(f) {
+                // The whole attribute word the export kept, hidden also where the scene hides
+                // the object.
+                Some(a) => {
+                    let a = if show { a } else { a | 0x8000_0000 };
+                    if a != attr_of[o] {
+                        attr_of[o] = a;
+                        shown[o] = show;
+                        out.push(Packet::new(
+                            id,
+                            PacketData::Attribute(Attribute { mask: 0, value: a }),
+                        ));
+                    }
+                }
+                None if show != shown[o] => {
+                    shown[o] = show;
+                    attr_of[o] = (attr_of[o] & !0x8000_0000) | if show { 0 } else { 0x8000_0000 };
+                    out.push(Packet::new(
+                        id,
+                        PacketData::Attribute(Attribute {
+                            mask: !0x8000_0000,
+                            value: if show { 0 } else { 0x8000_0000 },
+                        }),
+                    ));
+                }
+                None => {}
             }
             let parent = parent_obj[o].map(|p| world[p]);
             // Coordinates: a zero scale keeps the last one (the object is hidden).
@@ -367,7 +420,7 @@ pub fn author(
                     if matches!(solved.written, Written::Matrix(_)) {
                         matrix_packets += 1;
                     }
-                    if opts.differential {
+                    if opts.differential && kept[o].one_life() {
                         p = diff::smaller(&sim[o], p, &solved.written, &solved.coord, scale_set[o]);
                     }
                     scale_set[o] |= matches!(
@@ -394,9 +447,11 @@ pub fn author(
         if f == last_frame && packets.is_empty() {
             // Keeps the TOD as long as the animation: a packet that changes nothing, for an
             // object that exists (or a camera or light when there is none).
-            packets.push(match rig.no_op().filter(|_| objects.is_empty()) {
-                Some(p) => p,
-                None => Packet::new(1, PacketData::Attribute(Attribute::unchanged())),
+            let alive = (0..objects.len()).find(|&o| kept[o].alive(f));
+            packets.push(match (rig.no_op(), alive) {
+                (_, Some(o)) => Packet::new(ids[o], PacketData::Attribute(Attribute::unchanged())),
+                (Some(p), None) => p,
+                (None, None) => Packet::new(1, PacketData::Attribute(Attribute::unchanged())),
             });
         }
         if !packets.is_empty() {
@@ -424,12 +479,13 @@ pub fn author(
         tod: Tod {
             header: Header {
                 version: 0,
-                resolution: res,
+                resolution: header_resolution,
             },
             frames,
             trailing: Vec::new(),
         },
         objects,
+        ids,
         notes: notes.finish(),
     })
 }

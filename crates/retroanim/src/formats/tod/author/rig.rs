@@ -24,10 +24,10 @@ pub(super) struct Rig {
     /// Raw axes: the console camera's +Z forward, +Y down is the node's turned half a turn
     /// about X (the bridge's "lens" child).
     lens: bool,
-    /// Node, last position + reference point and z angle.
-    cameras: Vec<(usize, Option<Look>)>,
-    /// Node, colour word, last direction.
-    lights: Vec<(usize, Color, Option<[i32; 3]>)>,
+    /// Node, camera number, last position + reference point and z angle.
+    cameras: Vec<(usize, u16, Option<Look>)>,
+    /// Node, light number, colour word, last direction.
+    lights: Vec<(usize, u16, Color, Option<[i32; 3]>)>,
 }
 
 impl Rig {
@@ -49,7 +49,11 @@ impl Rig {
                 }
                 _ => {}
             }
-            cameras.push((i, None));
+            cameras.push((i, 0, None));
+        }
+        let numbers = kept_numbers(scene, cameras.iter().map(|c| c.0), "camera");
+        for (c, k) in cameras.iter_mut().zip(numbers) {
+            c.1 = k;
         }
         if cameras.len() > 0x10000 {
             return Err(Error::Unencodable {
@@ -66,11 +70,14 @@ impl Rig {
                 (2.0 * (120.0f64 / 256.0).atan()).to_degrees()
             )
         });
-        let lights = flat_lights::pick(scene, notes)
+        let picked = flat_lights::pick(scene, notes);
+        let numbers = kept_numbers(scene, picked.iter().map(|l| l.node), "light");
+        let lights = picked
             .into_iter()
-            .map(|l| {
+            .zip(numbers)
+            .map(|(l, k)| {
                 let [r, g, b] = l.color;
-                (l.node, Color { r, g, b, pad: 0 }, None)
+                (l.node, k, Color { r, g, b, pad: 0 }, None)
             })
             .collect();
         Ok(Rig {
@@ -93,7 +100,8 @@ impl Rig {
         frame: u64,
         out: &mut Vec<Packet>,
     ) -> Result<()> {
-        for (id, (node, last)) in self.cameras.iter_mut().enumerate() {
+        for (node, id, last) in self.cameras.iter_mut() {
+            let id = *id;
             let w = &worlds[*node];
             let eye = [0, 1, 2].map(|i| w[12 + i] * self.signs[i] * self.k);
             if !eye
@@ -120,7 +128,7 @@ impl Rig {
             let turned = z0 != Some(z_angle);
             if moved || turned {
                 out.push(Packet::new(
-                    id as u16,
+                    id,
                     PacketData::Camera(TodCamera::LookAt(LookAtCamera {
                         differential: false,
                         position: moved.then_some(position),
@@ -130,7 +138,8 @@ impl Rig {
             }
             *last = Some((position, z_angle));
         }
-        for (id, (node, color, last)) in self.lights.iter_mut().enumerate() {
+        for (node, id, color, last) in self.lights.iter_mut() {
+            let id = *id;
             let w = &worlds[*node];
             // A light shines down its node's −Z.
             // A light scaled to nothing (hidden) has no direction: it keeps its last one.
@@ -140,7 +149,7 @@ impl Rig {
             let direction = d.map(|v| (v * 4096.0).round() as i32);
             if *last != Some(direction) {
                 out.push(Packet::new(
-                    id as u16,
+                    id,
                     PacketData::Light(TodLight {
                         differential: false,
                         direction: Some(direction),
@@ -157,14 +166,43 @@ impl Rig {
 impl Rig {
     /// A packet that changes nothing, for the first camera or light (`None` without either).
     pub(super) fn no_op(&self) -> Option<Packet> {
-        if !self.cameras.is_empty() {
+        if let Some(c) = self.cameras.first() {
             return Some(Packet::new(
-                0,
+                c.1,
                 PacketData::Camera(TodCamera::LookAt(LookAtCamera::default())),
             ));
         }
-        (!self.lights.is_empty()).then(|| Packet::new(0, PacketData::Light(TodLight::default())))
+        self.lights
+            .first()
+            .map(|l| Packet::new(l.1, PacketData::Light(TodLight::default())))
     }
+}
+
+/// The camera or light numbers (`what`: `"camera"`, `"light"`) of `nodes`: the number a node's
+/// extras keep (`docs/extras.md`) when no earlier node took it, else the smallest free one.
+fn kept_numbers(scene: &Scene, nodes: impl Iterator<Item = usize>, what: &str) -> Vec<u16> {
+    let nodes: Vec<usize> = nodes.collect();
+    let mut taken = std::collections::BTreeSet::new();
+    let kept: Vec<Option<u16>> = nodes
+        .iter()
+        .map(|&i| {
+            crate::scene::extras::get_u64(&scene.nodes[i].extras, "tod", what)
+                .and_then(|v| u16::try_from(v).ok())
+                .filter(|&v| taken.insert(v))
+        })
+        .collect();
+    let mut next = 0u16;
+    kept.into_iter()
+        .map(|k| {
+            k.unwrap_or_else(|| {
+                while taken.contains(&next) {
+                    next = next.saturating_add(1);
+                }
+                taken.insert(next);
+                next
+            })
+        })
+        .collect()
 }
 
 /// A type 0 camera for a camera node's world matrix `w` (scene axes): position and reference

@@ -254,6 +254,7 @@ pub(super) fn choose(
                 controls: Vec::new(),
                 worst: x.worst,
                 axes: Some(x),
+                loop_from: None,
             })
             .collect()
     })

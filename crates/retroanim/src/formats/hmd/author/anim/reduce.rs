@@ -5,8 +5,9 @@ use super::*;
 
 /// Drops linear keys the console's own interpolation of their neighbours gives back exactly
 /// (integer for integer, with the driver's arithmetic), so a sampled animation keeps only the
-/// keys it needs (and a file's parameter section its 16-bit PARAMETER IDX).
-pub(super) fn simplify(keys: &[Key], scaled: bool) -> Vec<Key> {
+/// keys it needs (and a file's parameter section its 16-bit PARAMETER IDX). The key at frame
+/// `keep` (a loop's start, which a jump returns to) is kept.
+pub(super) fn simplify(keys: &[Key], scaled: bool, keep: Option<u32>) -> Vec<Key> {
     let used = if scaled { 9 } else { 6 };
     let exact = |a: &Key, b: &Key, m: &Key| {
         let t = ((b.frame - a.frame) * 16) as i32;
@@ -27,6 +28,7 @@ pub(super) fn simplify(keys: &[Key], scaled: bool) -> Vec<Key> {
         while e + 1 < keys.len()
             && !keys[e].instant
             && !keys[e + 1].instant
+            && Some(keys[e].frame) != keep
             && keys[e + 1].frame - keys[i].frame <= 255
             && (i + 1..=e).all(|m| exact(&keys[i], &keys[e + 1], &keys[m]))
         {

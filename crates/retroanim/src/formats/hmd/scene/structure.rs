@@ -1,0 +1,97 @@
+//! What the HMD → scene bridge keeps of the console's structure in the `retroanim` extras
+//! (`docs/extras.md`): each node's GsCOORDUNIT index or block, the block count, the file's
+//! sequence table (sequence pointers, descriptors with their jumps and controls, interpolation
+//! types), and per animation the loop of each coordinate's sequence pointers, so that the HMD
+//! author writes a looping sequence as a loop.
+
+use serde_json::{json, Value};
+
+use super::super::play::Frame;
+use super::super::types::Hmd;
+
+/// The scene's `hmd` member: block and coordinate counts and the sequence table.
+pub(super) fn scene_member(hmd: &Hmd, coordinates: usize) -> Value {
+    let animations: Vec<Value> = hmd
+        .animations()
+        .iter()
+        .map(|a| {
+            json!({
+                "interpolation_types": a.interpolation_types,
+                "descriptors": a.descriptors,
+                "pointers": a.sequences,
+            })
+        })
+        .collect();
+    json!({
+        "blocks": hmd.blocks.len(),
+        "coordinates": coordinates,
+        "sequence_count": super::super::play::sequence_count(hmd),
+        "animations": animations,
+    })
+}
+
+/// The coordinate each sequence pointer of the file updates (`None`: another target), in the
+/// order the player reports them ([`Frame::sequences`]): an update index into section 4 (the
+/// coordinate section) at word 1 + 20·k is coordinate k.
+pub(super) fn pointer_coordinates(hmd: &Hmd) -> Vec<Option<usize>> {
+    hmd.animations()
+        .iter()
+        .flat_map(|a| {
+            a.sequences.iter().map(|s| {
+                let o = s.update.offset as usize;
+                (s.update.section == 4 && o >= 1 && (o - 1) % 20 == 0).then(|| (o - 1) / 20)
+            })
+        })
+        .collect()
+}
+
+/// Per coordinate with sequence pointers, the first frame `j` and period `p` with which the
+/// state of its pointers repeats (state at `j + p` = state at `j`) within `frames` and the frame
+/// that follows them (`after`, the repeated state that closed a looping take), as
+/// `[coordinate, j, p]`.
+pub(super) fn coordinate_loops(
+    frames: &[Frame],
+    after: Option<&Frame>,
+    owners: &[Option<usize>],
+) -> Vec<[usize; 3]> {
+    let coords: std::collections::BTreeSet<usize> = owners.iter().flatten().copied().collect();
+    let all: Vec<&Frame> = frames.iter().chain(after).collect();
+    let mut out = Vec::new();
+    for c in coords {
+        let mut seen = std::collections::HashMap::new();
+        for (f, frame) in all.iter().enumerate() {
+            let state: Vec<_> = frame
+                .sequences
+                .iter()
+                .zip(owners)
+                .filter(|(_, o)| **o == Some(c))
+                .map(|(s, _)| (s.sid, s.ctr_idx, s.tctr_idx, s.rframe, s.tframe, s.aframe))
+                .collect();
+            // A stopped pointer (AFRAME 0) repeats trivially: not a loop.
+            if state.iter().any(|s| s.5 == 0) {
+                break;
+            }
+            if let Some(&j) = seen.get(&state) {
+                out.push([c, j, f - j]);
+                break;
+            }
+            seen.insert(state, f);
+        }
+    }
+    out
+}
+
+/// The extras of coordinate node `index`.
+pub(super) fn coordinate(index: usize) -> Value {
+    crate::scene::extras::tagged("hmd", json!({ "coordinate": index }))
+}
+
+/// The extras of a node that draws block `block` without being its coordinate's node.
+pub(super) fn block(block: usize) -> Value {
+    crate::scene::extras::tagged("hmd", json!({ "block": block }))
+}
+
+/// Merges the `retroanim` member into existing extras.
+pub(super) fn put(extras: &mut Value, member: Value) {
+    crate::scene::extras::put(extras, "hmd", member);
+}

@@ -1,0 +1,74 @@
+//! The `retroanim` namespace of glTF `extras`: what an export keeps of the console's structure
+//! (TOD object IDs, HMD coordinates, sequence tables …) so that the authors can write the same
+//! structure back. The schema is documented for users in `docs/extras.md` and as a JSON Schema
+//! in `docs/schema/gltf-extras.schema.json`.
+//!
+//! Every element's extras hold one object under the key [`KEY`], with the schema's
+//! [`VERSION`] and one member per format (`"tod"`, `"tmd"`, `"hmd"`):
+//! `{"retroanim": {"version": 1, "tod": {"object": 5}}}`. Other keys beside `retroanim` (other
+//! tools' extras) are kept as they are and never read. A version this library does not know
+//! is ignored as a whole: the authors then behave as for a scene made from scratch.
+
+use serde_json::{json, Value};
+
+/// The key of the namespace in an `extras` object.
+pub const KEY: &str = "retroanim";
+
+/// The schema version written (and the only one read).
+pub const VERSION: u64 = 1;
+
+/// Adds `value` as member `format` of the namespace in `extras` (made an object if it is not;
+/// other members are kept).
+pub fn put(extras: &mut Value, format: &str, value: Value) {
+    if !extras.is_object() {
+        *extras = json!({});
+    }
+    let ns = &mut extras[KEY];
+    if !ns.is_object() {
+        *ns = json!({ "version": VERSION });
+    }
+    ns["version"] = json!(VERSION);
+    ns[format] = value;
+}
+
+/// An `extras` object holding only `format`'s member.
+pub fn tagged(format: &str, value: Value) -> Value {
+    let mut v = Value::Null;
+    put(&mut v, format, value);
+    v
+}
+
+/// Member `format` of the namespace, when the namespace has the version this library reads.
+pub fn get<'a>(extras: &'a Value, format: &str) -> Option<&'a Value> {
+    let ns = extras.get(KEY)?;
+    (ns.get("version")?.as_u64()? == VERSION)
+        .then(|| ns.get(format))
+        .flatten()
+}
+
+/// An unsigned integer member `field` of `format`'s member.
+pub fn get_u64(extras: &Value, format: &str, field: &str) -> Option<u64> {
+    get(extras, format)?.get(field)?.as_u64()
+}
+
+/// A list of `[frame, value]` pairs of `format`'s member `field` (frames ascending; pairs that
+/// are not two unsigned integers are skipped).
+pub fn frame_values(extras: &Value, format: &str, field: &str) -> Vec<(u64, u64)> {
+    let Some(list) = get(extras, format)
+        .and_then(|v| v.get(field))
+        .and_then(|v| v.as_array())
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<(u64, u64)> = list
+        .iter()
+        .filter_map(|p| Some((p.get(0)?.as_u64()?, p.get(1)?.as_u64()?)))
+        .collect();
+    out.sort_by_key(|p| p.0);
+    out
+}
+
+/// The value of a `[frame, value]` list at `frame`: the last pair at or before it.
+pub fn value_at(list: &[(u64, u64)], frame: u64) -> Option<u64> {
+    list.iter().take_while(|p| p.0 <= frame).last().map(|p| p.1)
+}

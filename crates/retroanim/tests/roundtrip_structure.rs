@@ -1,0 +1,409 @@
+//! Round trips that keep the console's structure (issue #25, `docs/extras.md`): a file exported
+//! to GLB and authored back with default options (no `--resolution`, no `--tmd`) must come
+//! back with the same structure, read from the `retroanim` extras the export wrote.
+//!
+//! - **TOD** (every distinct corpus TOD, with the TMD of its directory where there is one):
+//!   the same resolution; at every tick the same live objects by ID, each with the same parent,
+//!   TMD ID and attribute word (display bit aside where the world matrix collapses the object:
+//!   see `in_view`); the same camera and light numbers; world matrices within the bounds
+//!   `tod_author_corpus.rs` holds (the arithmetic is that test's subject).
+//! - **HMD** (every distinct corpus HMD, every sequence): the file authors (Sony's TRI.HMD,
+//!   whose sequences never end, included: their loops are written as jumps); every coordinate
+//!   of the original within one unit of it for 240 updates, past the end of one cycle of a
+//!   looping sequence. Not yet kept: the coordinate list (the author adds a coordinate for a
+//!   mesh that is not its coordinate's own, and for cameras and lights; reported, not
+//!   asserted) and loops of MIMe weights (three sequences, listed in `OVER_ONE_UNIT`).
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use retroanim::convert::{self, Options, TodInput};
+use retroanim::formats::{tmd, tod};
+use retroanim::{Format, Model};
+
+use common::mat_distance as distance;
+
+/// True when `o` can be seen: display bit clear and a world matrix that does not collapse it
+/// (as `tod_author_corpus.rs`: a zero-scaled glTF node is authored as a hidden object).
+fn in_view(o: &tod::ObjectPose) -> bool {
+    o.visible && o.world.m.iter().flatten().any(|&v| v.abs() > 1)
+}
+
+/// The TMD a TOD animates: the one TMD of its directory, or of a sibling `TMD` directory
+/// (the janken layout), that holds every TMD ID the TOD uses.
+fn model_for(tod_path: &Path, anim: &tod::Tod, tmds: &[(String, PathBuf)]) -> Option<tmd::Tmd> {
+    let dir = tod_path.parent()?;
+    let sibling = dir.parent().map(|p| p.join("TMD"));
+    let near: Vec<&PathBuf> = tmds
+        .iter()
+        .map(|(_, p)| p)
+        .filter(|p| p.parent() == Some(dir) || p.parent() == sibling.as_deref())
+        .collect();
+    let want = retroanim::assemble::tmd_ids(anim)
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+    let models: Vec<tmd::Tmd> = near
+        .iter()
+        .filter_map(|p| tmd::read(&std::fs::read(p).ok()?).ok())
+        .filter(|m| m.objects.len() as u32 >= want)
+        .collect();
+    (models.len() == 1)
+        .then(|| models.into_iter().next())
+        .flatten()
+}
+
+/// The structure of one tick: per live object ID (parent ID, TMD ID, attribute, seen).
+type Tick = BTreeMap<u16, (Option<u16>, Option<u32>, u32, bool)>;
+
+fn ticks(poses: &[tod::Pose]) -> BTreeMap<u32, Tick> {
+    let first = poses.first().map_or(0, |p| p.frame);
+    poses
+        .iter()
+        .map(|p| {
+            let mut t = Tick::new();
+            for o in &p.objects {
+                t.entry(o.id)
+                    .or_insert((o.parent, o.tmd_id, o.attribute, in_view(o)));
+            }
+            (p.frame - first, t)
+        })
+        .collect()
+}
+
+#[test]
+fn every_corpus_tod_comes_back_with_its_ids_lives_tmd_ids_and_resolution() {
+    let tmds = common::corpus_files("TMD");
+    let mut seen = BTreeSet::new();
+    let (mut files, mut paired) = (0usize, 0usize);
+    let mut wrong: Vec<String> = Vec::new();
+    let mut far: Vec<(i64, String)> = Vec::new();
+    for (name, path) in common::corpus_files("TOD") {
+        let bytes = std::fs::read(&path).unwrap();
+        if !seen.insert(bytes.clone()) {
+            continue;
+        }
+        let anim = tod::read(&bytes).unwrap();
+        let model = model_for(&path, &anim, &tmds);
+        paired += usize::from(model.is_some());
+        let opts = Options {
+            tod: TodInput {
+                tmd: model.clone(),
+                ..TodInput::default()
+            },
+            ..Options::default()
+        };
+        let glb = convert::convert(&Model::Tod(anim.clone()), Format::Glb, &opts).unwrap();
+        // Default options: the resolution and everything else come from the extras.
+        let out =
+            convert::convert_bytes(&glb.bytes, None, Format::Tod, &Options::default()).unwrap();
+        let Model::Tod(new_tod) = retroanim::read_any(&out.bytes).unwrap() else {
+            panic!("{name}: not a TOD")
+        };
+        files += 1;
+        if new_tod.header.resolution != anim.header.resolution {
+            wrong.push(format!(
+                "{name}: resolution {} → {}",
+                anim.header.resolution, new_tod.header.resolution
+            ));
+        }
+        // The TMD the author wrote (no --tmd given), so TMD IDs link as they did.
+        let new_model = out
+            .extra
+            .iter()
+            .find(|e| e.format == Format::Tmd)
+            .map(|e| tmd::read(&e.bytes).unwrap());
+        let old: Vec<tod::Pose> = tod::Player::new(&anim, model.as_ref()).collect();
+        let new: Vec<tod::Pose> = tod::Player::new(&new_tod, new_model.as_ref()).collect();
+        let (a, b) = (ticks(&old), ticks(&new));
+        let last_new = b.keys().next_back().copied().unwrap_or(0);
+        let mut worst = (0i64, String::new());
+        for (f, t) in &a {
+            let Some(u) = b.get(&(*f).min(last_new)) else {
+                wrong.push(format!("{name}: tick {f} missing"));
+                break;
+            };
+            let ids: Vec<_> = t.keys().collect();
+            let new_ids: Vec<_> = u.keys().collect();
+            if ids != new_ids {
+                wrong.push(format!("{name}: tick {f}: objects {ids:?} → {new_ids:?}"));
+                break;
+            }
+            let mut bad = None;
+            for (id, x) in t {
+                let y = &u[id];
+                // The attribute word: exact, except the display bit of an object that shows
+                // nothing in either file.
+                let mask = if x.3 || y.3 { !0 } else { !0x8000_0000 };
+                if (x.0, x.1, x.2 & mask) != (y.0, y.1, y.2 & mask) {
+                    bad = Some(format!(
+                        "{name}: tick {f} object {id}: (parent, TMD ID, attribute) {:?} → {:?}",
+                        (x.0, x.1, x.2),
+                        (y.0, y.1, y.2)
+                    ));
+                    break;
+                }
+            }
+            if let Some(b) = bad {
+                wrong.push(b);
+                break;
+            }
+        }
+        // World matrices of objects seen in either file.
+        let by_tick: BTreeMap<u32, &tod::Pose> = new.iter().map(|p| (p.frame, p)).collect();
+        let first = old.first().map_or(0, |p| p.frame);
+        for p in &old {
+            let Some(q) = by_tick.get(&(p.frame - first).min(last_new)) else {
+                continue;
+            };
+            for o in &p.objects {
+                let Some(n) = q.objects.iter().find(|x| x.id == o.id) else {
+                    continue;
+                };
+                if in_view(o) || in_view(n) {
+                    let d = distance(&o.world, &n.world);
+                    if d > worst.0 {
+                        worst = (d, format!("{name}: tick {} object {}", p.frame, o.id));
+                    }
+                }
+            }
+        }
+        far.push(worst);
+        // Cameras and lights keep their numbers.
+        let rig = |poses: &[tod::Pose]| -> (BTreeSet<u16>, BTreeSet<u16>) {
+            let cam = |c: &tod::CameraState| match *c {
+                tod::CameraState::LookAt { id, .. } | tod::CameraState::RotTrans { id, .. } => id,
+            };
+            (
+                poses
+                    .iter()
+                    .flat_map(|p| p.cameras.iter().map(cam))
+                    .collect(),
+                poses
+                    .iter()
+                    .flat_map(|p| p.lights.iter().map(|l| l.id))
+                    .filter(|&id| id < 3)
+                    .collect(),
+            )
+        };
+        if rig(&old) != rig(&new) {
+            wrong.push(format!(
+                "{name}: cameras, lights {:?} → {:?}",
+                rig(&old),
+                rig(&new)
+            ));
+        }
+    }
+    far.sort_by_key(|w| std::cmp::Reverse(w.0));
+    for (d, w) in far.iter().take(5) {
+        eprintln!("worst world difference {d}: {w}");
+    }
+    eprintln!(
+        "{files} TODs ({paired} with their TMD): {} with a different structure",
+        wrong.len()
+    );
+    assert!(files >= 85, "{files} TODs");
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    // The bounds of tod_author_corpus.rs (measured there: at most 8 files over 1 unit, none
+    // over 3).
+    assert!(far.iter().filter(|w| w.0 > 1).count() <= 8, "{far:#?}");
+    assert!(far.iter().all(|w| w.0 <= 3), "{far:#?}");
+}
+
+mod hmd_structure {
+    use super::*;
+    use retroanim::convert::HmdSelection;
+    use retroanim::formats::hmd::{self, Hmd, PlayOptions, Player};
+
+    fn to_glb(m: &Hmd, sequence: Option<usize>) -> Vec<u8> {
+        let opts = Options {
+            hmd: HmdSelection {
+                sequence,
+                ..HmdSelection::default()
+            },
+            ..Options::default()
+        };
+        convert::convert(&Model::Hmd(m.clone()), Format::Glb, &opts)
+            .unwrap()
+            .bytes
+    }
+
+    fn back(glb: &[u8]) -> Result<Hmd, String> {
+        let out = convert::convert_bytes(glb, None, Format::Hmd, &Options::default())
+            .map_err(|e| e.to_string())?;
+        let h = hmd::read(&out.bytes).map_err(|e| e.to_string())?;
+        common::hmd_no_errors(&h, "authored HMD");
+        Ok(h)
+    }
+
+    /// Every coordinate's parent (GsCOORDUNIT index).
+    fn parents(m: &Hmd) -> Vec<Option<usize>> {
+        Player::new(m, &PlayOptions::default())
+            .frame()
+            .coordinates
+            .iter()
+            .map(|c| c.parent)
+            .collect()
+    }
+
+    const FRAMES: usize = 240;
+
+    /// Every corpus HMD, every sequence: it authors, and every coordinate of the original is
+    /// within one unit of the original at each of 240 updates (past one cycle of a looping
+    /// sequence: the author writes the loop). Coordinate lists that differ are reported.
+    #[test]
+    fn every_corpus_hmd_keeps_its_coordinates_and_loops() {
+        let mut seen = BTreeSet::new();
+        let (mut files, mut sequences) = (0usize, 0usize);
+        let mut added = Vec::new();
+        let mut wrong = Vec::new();
+        let mut report: Vec<(i64, String)> = Vec::new();
+        for (name, path) in common::corpus_files("HMD") {
+            let bytes = std::fs::read(&path).unwrap();
+            if !seen.insert(bytes.clone()) {
+                continue;
+            }
+            files += 1;
+            let m = hmd::read(&bytes).unwrap();
+            let count = hmd::sequence_count(&m);
+            let old_parents = parents(&m);
+            for k in 0..count.max(1) {
+                let seq = (count > 0).then_some(k);
+                let new = match back(&to_glb(&m, seq)) {
+                    Ok(h) => h,
+                    Err(e) => {
+                        wrong.push(format!("{name} sequence {k}: {e}"));
+                        continue;
+                    }
+                };
+                let new_parents = parents(&new);
+                if k == 0 && new_parents.get(..old_parents.len()) != Some(&old_parents[..]) {
+                    added.push(format!("{name}: parents {old_parents:?} → {new_parents:?}"));
+                } else if k == 0 && new_parents.len() != old_parents.len() {
+                    added.push(format!(
+                        "{name}: {} → {}",
+                        old_parents.len(),
+                        new_parents.len()
+                    ));
+                }
+                if count == 0 {
+                    continue;
+                }
+                sequences += 1;
+                let (mut a, mut b) = common::round_trip_players(&m, seq, &new);
+                let mut worst = (0i64, 0usize, 0usize);
+                for f in 0..FRAMES {
+                    a.step().unwrap();
+                    b.step().unwrap();
+                    let (x, y) = (a.frame(), b.frame());
+                    for (c, p) in x.coordinates.iter().enumerate() {
+                        let Some(q) = y.coordinates.get(c) else {
+                            continue;
+                        };
+                        let d = distance(&p.world, &q.world);
+                        if d > worst.0 {
+                            worst = (d, f, c);
+                        }
+                    }
+                }
+                report.push((
+                    worst.0,
+                    format!(
+                        "{name} sequence {k}: worst {} at update {} coordinate {}",
+                        worst.0, worst.1, worst.2
+                    ),
+                ));
+            }
+        }
+        report.sort_by_key(|r| std::cmp::Reverse(r.0));
+        for (_, r) in report.iter().take(12) {
+            eprintln!("{r}");
+        }
+        eprintln!(
+            "{files} HMDs, {sequences} sequences played {FRAMES} updates; {} within 1 unit, {} exact; coordinates added: {added:?}",
+            report.iter().filter(|r| r.0 <= 1).count(),
+            report.iter().filter(|r| r.0 == 0).count()
+        );
+        assert!(wrong.is_empty(), "{wrong:#?}");
+        let over: Vec<_> = report.iter().filter(|r| r.0 > 1).collect();
+        assert!(over.len() <= OVER_ONE_UNIT, "{over:#?}");
+        assert!(sequences >= 24, "{sequences} sequences");
+    }
+
+    /// Sequences over 1 unit in 240 updates, measured December 2026: SNAKE 04_2, SWITCH and
+    /// AMMONITE (thousands of units after their first cycle: SWITCH's legs are written as a
+    /// joint axes MIMe, whose weight sequences still end instead of looping). The other 21 of
+    /// 24 are within 1 unit, 18 exact.
+    const OVER_ONE_UNIT: usize = 3;
+
+    /// A scene with more animations than TRI.HMD has sequence pointers (37): each becomes one
+    /// sequence of the same pointers, and each plays its own motion.
+    #[test]
+    fn a_hand_built_scene_with_more_sequences_than_tri_authors() {
+        use retroanim::scene::{Animation, Channel, Interpolation, Node, Scene, Track};
+        const N: usize = 45;
+        let mut nodes = vec![Node::new("root"), Node::new("child")];
+        nodes[1].parent = Some(0);
+        let animations = (0..N)
+            .map(|k| Animation {
+                name: format!("a{k}"),
+                channels: (0..2)
+                    .map(|node| Channel {
+                        node,
+                        interpolation: Interpolation::Linear,
+                        times: vec![0.0, 1.0],
+                        track: Track::Translation(vec![
+                            [0.0; 3],
+                            [(k + 1) as f32 / 4096.0 * 60.0, 0.0, 0.0],
+                        ]),
+                    })
+                    .collect(),
+                extras: serde_json::Value::Null,
+            })
+            .collect();
+        let scene = Scene {
+            nodes,
+            animations,
+            ..Scene::default()
+        };
+        let out = hmd::author::author(&scene, &hmd::author::HmdAuthorOptions::default()).unwrap();
+        common::hmd_no_errors(&out.hmd, "45 sequences");
+        assert_eq!(hmd::sequence_count(&out.hmd), N);
+        for k in [0, 1, 36, 37, N - 1] {
+            let mut p = Player::new(
+                &out.hmd,
+                &PlayOptions {
+                    sequence: Some(k),
+                    ..PlayOptions::default()
+                },
+            );
+            for _ in 0..31 {
+                p.step().unwrap();
+            }
+            // Frame 30 of 60: half of (k + 1) · 60 units.
+            let x = p.frame().coordinates[0].world.t[0];
+            assert!((x - (k as i32 + 1) * 30).abs() <= 1, "sequence {k}: {x}");
+        }
+    }
+}
+
+/// The namespace helpers keep other tools' extras and read only version 1.
+#[test]
+fn extras_namespace_keeps_other_tools_extras_and_checks_the_version() {
+    use retroanim::scene::extras::{frame_values, get, get_u64, put, tagged, value_at, KEY};
+    use serde_json::json;
+    let mut e = json!({ "blender": 1 });
+    put(&mut e, "tod", json!({ "object": 5 }));
+    assert_eq!(e["blender"], 1);
+    assert_eq!(get_u64(&e, "tod", "object"), Some(5));
+    e[KEY]["version"] = json!(2);
+    assert_eq!(get(&e, "tod"), None);
+    assert_eq!(get(&json!({ "tod_object": 5 }), "tod"), None);
+    let e = tagged("tod", json!({ "tmd_ids": [[10, 2], [0, 1], ["x", 3]] }));
+    let l = frame_values(&e, "tod", "tmd_ids");
+    assert_eq!(l, vec![(0, 1), (10, 2)]);
+    assert_eq!(value_at(&l, 9), Some(1));
+    assert_eq!(value_at(&l, 10), Some(2));
+}
