@@ -24,6 +24,10 @@ pub struct VramDump {
     pub vram: Vram,
 }
 
+/// A page a model samples: colour depth (0: 4-bit, 1: 8-bit, 2: 16-bit), page position, and
+/// its CLUT position where it has one.
+type PageKey = (u8, (u32, u32), Option<(u32, u32)>);
+
 impl VramDump {
     /// Reads a dump file's bytes (exactly 1 MiB).
     pub fn new(name: impl Into<String>, bytes: &[u8]) -> crate::error::Result<VramDump> {
@@ -36,7 +40,7 @@ impl VramDump {
     /// The TIMs cut from the dump for the pages and CLUTs `groups` sample: (container name,
     /// TIM bytes), one per distinct page and CLUT, in page order.
     pub fn cut(&self, groups: &[Group]) -> Vec<(String, Vec<u8>)> {
-        let keys: BTreeSet<(u8, (u32, u32), Option<(u32, u32)>)> = groups
+        let keys: BTreeSet<PageKey> = groups
             .iter()
             .map(|g| {
                 let d = match g.sampled.depth {

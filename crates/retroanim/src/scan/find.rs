@@ -31,7 +31,8 @@ impl Find {
     pub fn from_bytes(path: &str, container: &str, bytes: Vec<u8>) -> Result<Find> {
         let limits = ScanOptions::default().limits;
         let model = crate::read_as(&bytes, None, &limits)?;
-        let warnings = model.validate().len();
+        let findings = model.validate();
+        let warnings = findings.len();
         Ok(Find {
             path: path.to_string(),
             container: container.to_string(),
@@ -46,6 +47,10 @@ impl Find {
                 Status::Warnings
             },
             warnings,
+            ok: !findings
+                .iter()
+                .any(|i| i.severity == crate::Severity::Error),
+            findings,
             size_exact: true,
             mapped_address: None,
             lenient: None,

@@ -150,6 +150,12 @@ pub(crate) fn verify_fixed(
     };
     let mut f = verify_strict(&patched, offset, format, opts, &[])?;
     f.warnings += 1;
+    f.findings.push(crate::Issue {
+        severity: crate::Severity::Warning,
+        offset: u64::from(fix.at),
+        code: "lenient-length".into(),
+        message: fix.warning.clone(),
+    });
     f.fix = Some(fix);
     Ok(f)
 }
