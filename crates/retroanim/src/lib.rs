@@ -43,6 +43,7 @@ pub mod formats;
 pub mod gallery;
 pub mod import;
 mod limits;
+pub mod pairing;
 pub mod patch;
 pub mod render;
 pub mod report;

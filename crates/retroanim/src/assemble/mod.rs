@@ -26,8 +26,7 @@
 //! [`Assembly::tims_for`] gives an asset's chosen TIMs in the order the glTF bridges take
 //! them, so a conversion textures each polygon with the TIM the assembly chose.
 
-pub mod evidence;
-pub mod models;
+pub use crate::pairing::{evidence, models, tmd_ids};
 pub mod textures;
 pub mod vram_source;
 
@@ -406,22 +405,6 @@ pub fn hmd_groups(h: &hmd::Hmd) -> Vec<textures::Group> {
         }
     }
     textures::groups(polys.iter().map(|(t, c, uv)| (*t, *c, &uv[..])))
-}
-
-/// The TMD IDs a TOD's packets set, sorted, without repeats.
-pub fn tmd_ids(t: &tod::Tod) -> Vec<u32> {
-    let mut ids: Vec<u32> = t
-        .frames
-        .iter()
-        .flat_map(|f| &f.packets)
-        .filter_map(|p| match &p.data {
-            tod::PacketData::TmdId(v) => Some(v.id as u32 | (v.pad as u32) << 16),
-            _ => None,
-        })
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids
 }
 
 /// The notes of what stays unmatched.

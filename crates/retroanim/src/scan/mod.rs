@@ -710,7 +710,7 @@ fn is_true(b: &bool) -> bool {
 /// What TOD ↔ TMD matching needs of a model.
 pub(crate) fn link_of(model: &Model) -> Link {
     match model {
-        Model::Tod(t) => Link::Tod(crate::assemble::tmd_ids(t)),
+        Model::Tod(t) => Link::Tod(crate::pairing::tmd_ids(t)),
         Model::Tmd(t) => Link::Tmd(t.objects.len()),
         _ => Link::None,
     }
@@ -762,7 +762,7 @@ fn nest(mut found: Vec<blob::Found>, make: impl Fn(blob::Found) -> Find) -> Vec<
 }
 
 fn link_tods(finds: &mut [Find]) {
-    use crate::assemble::{evidence::Source, models};
+    use crate::pairing::{evidence::Source, models};
     let source = |f: &Find| Source {
         path: f.path.clone(),
         container: f.container.clone(),
