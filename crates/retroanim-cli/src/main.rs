@@ -27,10 +27,20 @@ fn main() -> ExitCode {
     match cmd::run(args) {
         Ok(code) => code.into(),
         Err(e) => {
-            eprintln!("retroanim: error: {e:#}");
+            eprintln!("retroanim: error: {}", shown_error(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error chain as printed: each line with control characters escaped and long runs of
+/// input text cut short ([`retroanim::text::message`]).
+pub fn shown_error(e: &anyhow::Error) -> String {
+    format!("{e:#}")
+        .split('\n')
+        .map(retroanim::text::message)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// How a command ended when it did not fail outright.

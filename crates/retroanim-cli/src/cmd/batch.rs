@@ -190,7 +190,7 @@ pub fn run<T: Send>(
                 stderr,
             },
             Err(e) => {
-                stderr.push_str(&format!("retroanim: error: {e:#}\n"));
+                stderr.push_str(&format!("retroanim: error: {}\n", crate::shown_error(&e)));
                 Done {
                     outcome: Outcome::Failed,
                     skipped: None,

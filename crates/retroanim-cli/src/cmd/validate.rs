@@ -15,7 +15,7 @@ pub fn run(args: &ValidateArgs) -> Result<Outcome> {
         let shown = path.display();
         let model = match super::load(path) {
             Err(e) if args.json && !is_skip(input, &e) => {
-                errln!("retroanim: error: {e:#}");
+                errln!("retroanim: error: {}", crate::shown_error(&e));
                 let report = json!({"path": shown.to_string(), "error": format!("{e:#}")});
                 return Ok((Outcome::Failed, Some(report)));
             }
