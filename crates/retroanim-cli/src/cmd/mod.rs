@@ -166,7 +166,11 @@ pub fn render_text(v: &serde_json::Value, indent: usize, out: &mut String) {
         Value::Object(map) => {
             for (k, v) in map {
                 if is_scalar_or_short(v) {
-                    out.push_str(&format!("{pad}{}: {}\n", retroanim::text::escape(k), inline(v)));
+                    out.push_str(&format!(
+                        "{pad}{}: {}\n",
+                        retroanim::text::escape(k),
+                        inline(v)
+                    ));
                 } else {
                     out.push_str(&format!("{pad}{}:\n", retroanim::text::escape(k)));
                     render_text(v, indent + 1, out);

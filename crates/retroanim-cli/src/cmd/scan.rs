@@ -269,9 +269,9 @@ fn shorten(name: &str, max: usize) -> String {
         return name.to_string();
     }
     // FNV-1a: stable across runs and platforms.
-    let hash = name
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    });
     let tag = format!("~{hash:016x}~");
     // Names are ASCII (see `file_name`), so byte cuts are character cuts.
     let keep = max - tag.len();
@@ -331,11 +331,7 @@ fn extract(
     let mut manifest = Vec::new();
     let mut failed = 0usize;
     for (f, name) in report.finds.iter().zip(&names) {
-        let at = format!(
-            "{}@{}",
-            retroanim::text::escape(&f.container),
-            f.offset
-        );
+        let at = format!("{}@{}", retroanim::text::escape(&f.container), f.offset);
         let written = f
             .bytes()
             .with_context(|| format!("{at}: cannot read the find again"))
@@ -367,7 +363,8 @@ fn extract(
             let model = tod_model(report, f);
             match convert_find(&bytes, model.as_ref(), target) {
                 Ok(Some(out)) => {
-                    let cname = converted(name, f).unwrap_or_else(|| format!("{name}.{}", target.name()));
+                    let cname =
+                        converted(name, f).unwrap_or_else(|| format!("{name}.{}", target.name()));
                     match crate::io::write_output(&dir.join(&cname), &out, &[], true) {
                         Ok(()) => {
                             entry["converted"] = json!(cname);
@@ -390,7 +387,10 @@ fn extract(
     let text = serde_json::to_string_pretty(&json!({ "finds": manifest }))?;
     crate::io::write_output(&dir.join("manifest.json"), text.as_bytes(), &[], true)?;
     for e in &conv.failed {
-        eprintln!("retroanim: warning: conversion failed: {}", retroanim::text::escape(e));
+        eprintln!(
+            "retroanim: warning: conversion failed: {}",
+            retroanim::text::escape(e)
+        );
     }
     Ok(failed)
 }

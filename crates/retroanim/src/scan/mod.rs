@@ -531,11 +531,9 @@ fn scan_file(path: &Path, cx: &Ctx<'_>) -> Result<()> {
 fn scan_cue(path: &Path, cx: &Ctx<'_>) -> Result<()> {
     let text = cue::read_sheet(path)?;
     let mut tracks = cue::parse(&text, path.parent().unwrap_or(Path::new(".")))?;
-    cue::resolve_with(
-        &mut tracks,
-        &|f| Ok(std::fs::metadata(f)?.len()),
-        &|f| f.canonicalize().unwrap_or_else(|_| f.to_path_buf()),
-    )?;
+    cue::resolve_with(&mut tracks, &|f| Ok(std::fs::metadata(f)?.len()), &|f| {
+        f.canonicalize().unwrap_or_else(|_| f.to_path_buf())
+    })?;
     // The budget of a cue sheet: its files (each once), not the sheet's few bytes.
     let mut seen = HashSet::new();
     let total: u64 = tracks
