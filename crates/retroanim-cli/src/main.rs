@@ -33,12 +33,20 @@ fn main() -> ExitCode {
     }
 }
 
-/// An error chain as printed: each line with control characters escaped and long runs of
-/// input text cut short ([`retroanim::text::message`]).
+/// An error chain as printed: each line with control characters escaped and cut after 2,000
+/// characters (input text inside messages is cut shorter where it is quoted, see
+/// [`retroanim::text::message`]; paths are left whole).
 pub fn shown_error(e: &anyhow::Error) -> String {
     format!("{e:#}")
         .split('\n')
-        .map(retroanim::text::message)
+        .map(|line| {
+            let mut s = retroanim::text::escape(line);
+            if let Some((at, _)) = s.char_indices().nth(2000) {
+                s.truncate(at);
+                s.push('…');
+            }
+            s
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -81,7 +81,7 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
         eprintln!(
             "retroanim: error: {}: {}",
             retroanim::text::escape(&e.container),
-            retroanim::text::message(&e.error.to_string())
+            escape(&e.error.to_string())
         );
     }
     Ok(if report.errors.is_empty() && not_extracted == 0 {
