@@ -226,9 +226,14 @@ fn a_cue_naming_one_file_two_ways_reads_it_once() {
         bin.resize(bin.len().div_ceil(SECTOR) * SECTOR, 0);
     }
     std::fs::write(t.path().join("game.bin"), &bin).unwrap();
+    std::fs::create_dir_all(t.path().join("sub")).unwrap();
     let mut cue = String::new();
     for k in 0..41usize {
-        let name = if k % 2 == 0 { "game.bin" } else { "./game.bin" };
+        let name = if k % 2 == 0 {
+            "game.bin"
+        } else {
+            "sub/../game.bin"
+        };
         let sector = k.min(39);
         cue.push_str(&format!(
             "FILE \"{name}\" BINARY\n  TRACK {:02} MODE1/2048\n    INDEX 01 00:00:{sector:02}\n",

@@ -97,7 +97,7 @@ mod tests {
         assert_eq!(s.chars().count(), SHOWN_CHARS + 1);
         assert!(s.ends_with('…'));
         assert_eq!(shown("ok"), "ok");
-        let m = message(&format!("unknown `{long}` here\n"));
+        let m = message(&format!("unknown `{}` here\n", "x".repeat(200)));
         assert_eq!(m, format!("unknown `{}… here\\n", "x".repeat(79)));
     }
 }

@@ -2,7 +2,7 @@
 //! inclusion, conditional sections and macro expansion with hide sets, producing one token
 //! stream for the assembler.
 //!
-//! About 900 lines, over the project's usual size: directives, include resolution and macro
+//! About 1,050 lines, over the project's usual size: directives, include resolution and macro
 //! expansion all work on the one `Pp` state (macro table, sources, token budget); `#if`
 //! arithmetic lives in `cond`.
 
@@ -706,7 +706,8 @@ impl<'a> Pp<'a> {
     fn paint(&mut self, toks: &mut [Tok], hs: Vec<Sym>, pos: Pos) -> R<()> {
         self.charge_hide(hs.len(), pos)?;
         let shared: Rc<[Sym]> = hs.into();
-        let mut last: Option<(Rc<[Sym]>, Rc<[Sym]>)> = None;
+        // The last hide set seen and what it became.
+        let mut last: Option<(HideSet, HideSet)> = None;
         for x in toks {
             x.hide = Some(match x.hide.take() {
                 None => shared.clone(),
@@ -1020,6 +1021,9 @@ impl<'a> Pp<'a> {
         Ok(v)
     }
 }
+
+/// A token's hide set, shared between tokens.
+type HideSet = Rc<[Sym]>;
 
 /// The sorted union of hide set `h` and the sorted names `add` (a merge, linear in both).
 fn add_hide(h: Option<&[Sym]>, add: &[Sym]) -> Vec<Sym> {
