@@ -215,6 +215,10 @@ pub struct ScanArgs {
     /// With --extract: also convert each find (TIM → png; TMD, HMD, TOD, P3D → glb or gltf).
     #[arg(long, value_name = "glb|gltf|png", requires = "extract")]
     pub convert: Option<String>,
+    /// With --extract: replace files already in DIR (its manifest.json too); without it an
+    /// existing file is an error before anything is written.
+    #[arg(long, requires = "extract")]
+    pub force: bool,
     /// Write a report a browser opens into DIR: index.html (a card per find, with its picture
     /// and links to its bytes, GLB and PNG) and index.json.
     #[arg(long, value_name = "DIR")]

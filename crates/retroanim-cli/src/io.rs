@@ -52,16 +52,62 @@ fn read_limited(r: impl Read, limit: u64) -> Result<Vec<u8>> {
 }
 
 /// Writes `bytes` to `out` atomically (a temporary file in the same folder, then a rename), or to
-/// standard output for `-`. Refuses to replace `input` unless `force`.
-pub fn write_output(out: &Path, bytes: &[u8], input: Option<&Path>, force: bool) -> Result<()> {
-    write_output_with(out, input, force, |w| Ok(w.write_all(bytes)?))
+/// standard output for `-`. Refuses to replace one of `inputs` unless `force`, and anything
+/// that is not a regular file always ([`check_output`]).
+pub fn write_output(out: &Path, bytes: &[u8], inputs: &[&Path], force: bool) -> Result<()> {
+    write_output_with(out, inputs, force, |w| Ok(w.write_all(bytes)?))
+}
+
+/// Whether `out` may be written: `-` always; never over a FIFO, device or folder (the
+/// library's [`retroanim::output::check_replaceable`]); over one of `inputs` (a file the command
+/// reads) only with `force`. Commands call it for every output before writing the first.
+pub fn check_output(out: &Path, inputs: &[&Path], force: bool) -> Result<()> {
+    if out == Path::new("-") {
+        return Ok(());
+    }
+    retroanim::output::check_replaceable(out)?;
+    if !force && inputs.iter().any(|i| same_file(i, out)) {
+        bail!(
+            "{}: refusing to overwrite the input or another file this command reads (pass --force to allow it)",
+            shown_path(out)
+        );
+    }
+    Ok(())
+}
+
+/// Whether `out`, a file the command writes that the user did not name (a model written
+/// beside the output, an extracted find), may be written: a new name, or a file holding these
+/// very bytes, always; another existing file only with `force`.
+pub fn check_other(out: &Path, bytes: Option<&[u8]>, force: bool) -> Result<()> {
+    check_output(out, &[], force)?;
+    if force {
+        return Ok(());
+    }
+    let Ok(meta) = std::fs::metadata(out) else {
+        return Ok(());
+    };
+    let same = bytes.is_some_and(|b| {
+        meta.len() == b.len() as u64 && std::fs::read(out).is_ok_and(|old| old == b)
+    });
+    if !same {
+        bail!(
+            "{}: exists and is not this command's output; pass --force to replace it",
+            shown_path(out)
+        );
+    }
+    Ok(())
+}
+
+/// A path for messages: control characters escaped.
+pub fn shown_path(p: &Path) -> String {
+    retroanim::text::escape(&p.display().to_string())
 }
 
 /// [`write_output`] for output produced piece by piece: `produce` writes into a buffered
 /// writer on the temporary file (or standard output); on error nothing replaces `out`.
 pub fn write_output_with(
     out: &Path,
-    input: Option<&Path>,
+    inputs: &[&Path],
     force: bool,
     produce: impl FnOnce(&mut dyn Write) -> Result<()>,
 ) -> Result<()> {
@@ -71,14 +117,7 @@ pub fn write_output_with(
         w.flush().context("cannot write to standard output")?;
         return Ok(());
     }
-    if let Some(input) = input {
-        if !force && same_file(input, out) {
-            bail!(
-                "{}: refusing to overwrite the input file (pass --force to allow it)",
-                out.display()
-            );
-        }
-    }
+    check_output(out, inputs, force)?;
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -106,6 +145,8 @@ pub fn write_output_with(
     }
     .and_then(|_| tmp.as_file().sync_all())
     .with_context(|| format!("{}: cannot write", out.display()))?;
+    // Checked again just before the rename: something may have appeared at the name meanwhile.
+    retroanim::output::check_replaceable(out)?;
     tmp.persist(out).map_err(|e| e.error).with_context(|| {
         format!(
             "{}: cannot rename the temporary file into place",

@@ -27,10 +27,28 @@ fn main() -> ExitCode {
     match cmd::run(args) {
         Ok(code) => code.into(),
         Err(e) => {
-            eprintln!("retroanim: error: {e:#}");
+            eprintln!("retroanim: error: {}", shown_error(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error chain as printed: each line with control characters escaped and cut after 2,000
+/// characters (input text inside messages is cut shorter where it is quoted, see
+/// [`retroanim::text::message`]; paths are left whole).
+pub fn shown_error(e: &anyhow::Error) -> String {
+    format!("{e:#}")
+        .split('\n')
+        .map(|line| {
+            let mut s = retroanim::text::escape(line);
+            if let Some((at, _)) = s.char_indices().nth(2000) {
+                s.truncate(at);
+                s.push('…');
+            }
+            s
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// How a command ended when it did not fail outright.

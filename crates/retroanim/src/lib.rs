@@ -43,12 +43,14 @@ pub mod formats;
 pub mod gallery;
 pub mod import;
 mod limits;
+pub mod output;
 pub mod pairing;
 pub mod patch;
 pub mod render;
 pub mod report;
 pub mod scan;
 pub mod scene;
+pub mod text;
 pub mod vram;
 
 pub use detect::{detect, plausible_start, Format};

@@ -1,10 +1,33 @@
 //! `retroanim asm MODEL.LAB -o MODEL.HMD [-I DIR]...`: assemble labp source into an HMD.
 
+use std::cell::RefCell;
+use std::path::PathBuf;
+
 use anyhow::{bail, Result};
 use retroanim::formats::hmd::lab;
 
 use crate::cli::AsmArgs;
 use crate::Outcome;
+
+/// The file-system loader, remembering every file it read (the source and its includes), so
+/// the output never replaces one of them without `--force`.
+struct Recording {
+    read: RefCell<Vec<PathBuf>>,
+}
+
+impl lab::Loader for Recording {
+    fn read(&self, path: &str, max_bytes: u64) -> std::io::Result<Option<Vec<u8>>> {
+        let r = lab::FsLoader.read(path, max_bytes)?;
+        if r.is_some() {
+            self.read.borrow_mut().push(PathBuf::from(path));
+        }
+        Ok(r)
+    }
+
+    fn list(&self, dir: &str) -> std::io::Result<Vec<String>> {
+        lab::FsLoader.list(dir)
+    }
+}
 
 pub fn run(args: &AsmArgs) -> Result<Outcome> {
     let options = lab::LabOptions {
@@ -16,18 +39,24 @@ pub fn run(args: &AsmArgs) -> Result<Outcome> {
         ..lab::LabOptions::default()
     };
     let root = args.file.to_string_lossy().into_owned();
-    let bytes = match lab::assemble(&root, &lab::FsLoader, &options) {
+    let loader = Recording {
+        read: RefCell::new(Vec::new()),
+    };
+    let bytes = match lab::assemble(&root, &loader, &options) {
         Ok(b) => b,
         // The error names file:line:column and the include chain itself.
         Err(e) => bail!("{e}"),
     };
-    crate::io::write_output(&args.output, &bytes, Some(&args.file), args.force)?;
+    let read = loader.read.into_inner();
+    let mut inputs: Vec<&std::path::Path> = vec![&args.file];
+    inputs.extend(read.iter().map(PathBuf::as_path));
+    crate::io::write_output(&args.output, &bytes, &inputs, args.force)?;
     if args.output != std::path::Path::new("-") {
         eprintln!(
             "{}: {} bytes of HMD written to {}",
-            args.file.display(),
+            crate::io::shown_path(&args.file),
             bytes.len(),
-            args.output.display()
+            crate::io::shown_path(&args.output)
         );
     }
     Ok(Outcome::Clean)

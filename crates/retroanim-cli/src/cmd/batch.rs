@@ -243,7 +243,7 @@ fn run_skips<T: Send>(
                 stderr,
             },
             Err(e) => {
-                stderr.push_str(&format!("retroanim: error: {e:#}\n"));
+                stderr.push_str(&format!("retroanim: error: {}\n", crate::shown_error(&e)));
                 Done {
                     path: input.path.clone(),
                     outcome: Outcome::Failed,

@@ -208,10 +208,19 @@ fn one(
                     done.extra.len()
                 );
             }
-            crate::io::write_output(output, &done.bytes, Some(input), args.force)?;
+            // Every output checked before the first is written: a file beside the output that
+            // holds something else (an unrelated `anim.tmd` beside `anim.tod`) needs --force.
+            let inputs = protected(input, args);
+            crate::io::check_output(output, &inputs, args.force)?;
             for e in &done.extra {
                 let path = e.path_beside(output);
-                crate::io::write_output(&path, &e.bytes, Some(input), args.force)?;
+                crate::io::check_output(&path, &inputs, args.force)?;
+                crate::io::check_other(&path, Some(&e.bytes), args.force)?;
+            }
+            crate::io::write_output(output, &done.bytes, &inputs, args.force)?;
+            for e in &done.extra {
+                let path = e.path_beside(output);
+                crate::io::write_output(&path, &e.bytes, &inputs, args.force)?;
                 extra.push((path, e.format, e.bytes.len()));
             }
             (source, done.notes, Some(done.bytes.len()))
@@ -225,6 +234,17 @@ fn one(
         extra,
         notes,
     })
+}
+
+/// The files a conversion reads, which its outputs replace only with `--force`: the input and
+/// every file an option names (`--base`, `--tmd`, `--tim`, `--after`).
+fn protected<'a>(input: &'a Path, args: &'a ConvertArgs) -> Vec<&'a Path> {
+    let mut v = vec![input];
+    v.extend(args.base.as_deref());
+    v.extend(args.tmd.as_deref());
+    v.extend(args.tim.iter().map(PathBuf::as_path));
+    v.extend(args.after.iter().map(PathBuf::as_path));
+    v
 }
 
 /// The output format: `--to`, else OUT's extension.
@@ -262,11 +282,14 @@ fn output_names(
     for i in inputs {
         *count.entry(plain(i)).or_default() += 1;
     }
+    // Names still shared (`a/x.tod` and `b/x.tod` named directly are both `x.tod.json`) get
+    // `_2`, `_3`… before their extension, in input order.
+    let mut taken: std::collections::HashSet<PathBuf> = Default::default();
     inputs
         .iter()
         .map(|i| {
             let p = plain(i);
-            let out = if count[&p] > 1 {
+            let mut out = if count[&p] > 1 {
                 let mut name = i.relative().into_os_string();
                 name.push(".");
                 name.push(ext(i));
@@ -274,6 +297,24 @@ fn output_names(
             } else {
                 p
             };
+            if taken.contains(&out) {
+                let stem = out.file_stem().unwrap_or_default().to_os_string();
+                let e = out.extension().map(|e| e.to_os_string());
+                for n in 2usize.. {
+                    let mut name = stem.clone();
+                    name.push(format!("_{n}"));
+                    if let Some(e) = &e {
+                        name.push(".");
+                        name.push(e);
+                    }
+                    let candidate = out.with_file_name(name);
+                    if !taken.contains(&candidate) {
+                        out = candidate;
+                        break;
+                    }
+                }
+            }
+            taken.insert(out.clone());
             (i.path.clone(), out)
         })
         .collect()
@@ -363,7 +404,7 @@ fn streamed(
             stream::CacheReader::Pc2(_) => Format::Pc2,
         };
         let mut notes = Vec::new();
-        crate::io::write_output_with(output, Some(input), args.force, |w| {
+        crate::io::write_output_with(output, &protected(input, args), args.force, |w| {
             notes = stream::cache_into_mlod(cache, open_buffered(base)?, opts, w)
                 .with_context(|| base.display().to_string())?;
             Ok(())
@@ -375,7 +416,7 @@ fn streamed(
         return Ok(None);
     }
     let mut notes = Vec::new();
-    crate::io::write_output_with(output, Some(input), args.force, |w| {
+    crate::io::write_output_with(output, &protected(input, args), args.force, |w| {
         notes = stream::mlod_frames(open_buffered(input)?, target, opts, w).with_context(ctx)?;
         Ok(())
     })?;

@@ -167,9 +167,13 @@ pub fn render_text(v: &serde_json::Value, indent: usize, out: &mut String) {
         Value::Object(map) => {
             for (k, v) in map {
                 if is_scalar_or_short(v) {
-                    out.push_str(&format!("{pad}{k}: {}\n", inline(v)));
+                    out.push_str(&format!(
+                        "{pad}{}: {}\n",
+                        retroanim::text::escape(k),
+                        inline(v)
+                    ));
                 } else {
-                    out.push_str(&format!("{pad}{k}:\n"));
+                    out.push_str(&format!("{pad}{}:\n", retroanim::text::escape(k)));
                     render_text(v, indent + 1, out);
                 }
             }
@@ -203,7 +207,8 @@ fn is_scalar_or_short(v: &serde_json::Value) -> bool {
 
 fn inline(v: &serde_json::Value) -> String {
     match v {
-        serde_json::Value::String(s) => s.clone(),
+        // Names from inputs (textures, selections, labels) may hold control characters.
+        serde_json::Value::String(s) => retroanim::text::escape(s),
         v => v.to_string(),
     }
 }

@@ -95,7 +95,7 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
     };
     let r = retroanim::render::render_file(&data, &opts)
         .with_context(|| args.file.display().to_string())?;
-    crate::io::write_output(&args.output, &r.bytes, Some(&args.file), args.force)?;
+    crate::io::write_output(&args.output, &r.bytes, &[&args.file], args.force)?;
     for n in &r.notes {
         note!("{n}");
     }

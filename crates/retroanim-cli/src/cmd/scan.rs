@@ -15,6 +15,7 @@ use anyhow::{bail, Context, Result};
 use retroanim::assemble::USE_FROM;
 use retroanim::formats::tmd::Tmd;
 use retroanim::scan::{self, Find, Report, ScanOptions};
+use retroanim::text::escape;
 use retroanim::{Format, Model};
 use serde_json::json;
 
@@ -59,8 +60,9 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
         report.finds.extend(cut);
     }
     let mut converted = Conversions::default();
+    let mut not_extracted = 0;
     if let Some(dir) = &args.extract {
-        extract(&report, dir, convert, &mut converted)?;
+        not_extracted = extract(&report, dir, convert, args.force, &mut converted)?;
     }
     print(&report, args.json, &converted)?;
     if let Some(dir) = &args.report {
@@ -85,9 +87,13 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
         );
     }
     for e in &report.errors {
-        eprintln!("retroanim: error: {}: {}", e.container, e.error);
+        eprintln!(
+            "retroanim: error: {}: {}",
+            retroanim::text::escape(&e.container),
+            escape(&e.error.to_string())
+        );
     }
-    Ok(if report.errors.is_empty() {
+    Ok(if report.errors.is_empty() && not_extracted == 0 {
         Outcome::Clean
     } else {
         Outcome::Failed
@@ -147,11 +153,15 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
             let tmds = match &f.tmd_candidates {
                 Some(c) if c.first().is_some_and(|m| m.confidence >= USE_FROM) => format!(
                     ", model {}@{} (confidence {:.2})",
-                    c[0].container, c[0].offset, c[0].confidence
+                    escape(&c[0].container),
+                    c[0].offset,
+                    c[0].confidence
                 ),
                 Some(c) if !c.is_empty() => format!(
                     ", no confident model (best candidate {}@{}, confidence {:.2})",
-                    c[0].container, c[0].offset, c[0].confidence
+                    escape(&c[0].container),
+                    c[0].offset,
+                    c[0].confidence
                 ),
                 Some(_) => ", no fitting TMD found".into(),
                 None => String::new(),
@@ -168,7 +178,7 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
             }
             outln!(
                 "{}@{}{at}: {} {} bytes, {}{inner}{tmds}{notes}",
-                f.container,
+                escape(&f.container),
                 f.offset,
                 f.format,
                 f.size,
@@ -181,7 +191,12 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
     }
     for s in &report.skipped {
         if !json {
-            outln!("{}: skipped ({}, {} bytes)", s.container, s.reason, s.size);
+            outln!(
+                "{}: skipped ({}, {} bytes)",
+                escape(&s.container),
+                escape(&s.reason),
+                s.size
+            );
         }
     }
     if json {
@@ -263,7 +278,12 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
     Ok(())
 }
 
+/// Longest file name written (bytes): most file systems allow 255.
+const MAX_NAME: usize = 255;
+
 /// A file name for a find: its container path with separators flattened, its offset, format.
+/// Only ASCII letters, digits, `.` and `-` are kept (anything else becomes `_`), so names differ
+/// from their containers' spelling; [`unique_names`] makes them distinct and short enough.
 fn file_name(f: &Find) -> String {
     let base: String = f
         .container
@@ -280,15 +300,120 @@ fn file_name(f: &Find) -> String {
     format!("{base}@{:x}.{}", f.offset, f.format.name())
 }
 
-fn extract(report: &Report, dir: &Path, to: Option<Format>, conv: &mut Conversions) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+/// Each find's file name: [`file_name`], cut to fit [`MAX_NAME`] bytes with room for the
+/// converted copy's extension (the middle replaced by a hash of the whole name, so cut names stay
+/// distinct), and `_2`, `_3`… before the extension where two finds would still share one. Names
+/// are compared ignoring ASCII case, for case-insensitive file systems.
+fn unique_names(finds: &[Find]) -> Vec<String> {
+    let mut taken = std::collections::HashSet::new();
+    finds
+        .iter()
+        .map(|f| {
+            let full = file_name(f);
+            // Room for `_NNNNNN` and the longest conversion suffix (`.gltf`).
+            let name = shorten(&full, MAX_NAME - 12);
+            let (stem, ext) = match name.rfind('.') {
+                Some(i) => (&name[..i], &name[i..]),
+                None => (name.as_str(), ""),
+            };
+            let mut candidate = name.clone();
+            let mut n = 2;
+            while !taken.insert(candidate.to_ascii_lowercase()) {
+                candidate = format!("{stem}_{n}{ext}");
+                n += 1;
+            }
+            candidate
+        })
+        .collect()
+}
+
+/// `name` if it has at most `max` bytes, else its start, a hash of the whole, and its end.
+fn shorten(name: &str, max: usize) -> String {
+    if name.len() <= max {
+        return name.to_string();
+    }
+    // FNV-1a: stable across runs and platforms.
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    });
+    let tag = format!("~{hash:016x}~");
+    // Names are ASCII (see `file_name`), so byte cuts are character cuts.
+    let keep = max - tag.len();
+    let tail = keep / 2;
+    format!(
+        "{}{tag}{}",
+        &name[..keep - tail],
+        &name[name.len() - tail..]
+    )
+}
+
+/// Writes each find (and its conversion) into `dir` with a `manifest.json`. Names are planned
+/// first; files already in `dir` stop it before anything is written unless `force`. A find that
+/// cannot be read or written is reported and the others are still written; its error is
+/// returned at the end.
+fn extract(
+    report: &Report,
+    dir: &Path,
+    to: Option<Format>,
+    force: bool,
+    conv: &mut Conversions,
+) -> Result<usize> {
+    let names = unique_names(&report.finds);
+    let converted = |name: &str, f: &Find| {
+        to.filter(|t| retroanim::convert::targets(f.format).contains(t) && *t != Format::Json)
+            .map(|t| format!("{name}.{}", t.name()))
+    };
+    // Everything this run writes, checked before the first byte is written.
+    let mut planned: Vec<std::path::PathBuf> = vec![dir.join("manifest.json")];
+    for (f, name) in report.finds.iter().zip(&names) {
+        planned.push(dir.join(name));
+        planned.extend(converted(name, f).map(|c| dir.join(c)));
+    }
+    let existing: Vec<&std::path::PathBuf> = planned
+        .iter()
+        .filter(|p| std::fs::symlink_metadata(p).is_ok())
+        .collect();
+    if !force && !existing.is_empty() {
+        bail!(
+            "{}: {} of the files --extract would write exist already ({}{}); pass --force to replace them, or extract into a new folder",
+            crate::io::shown_path(dir),
+            existing.len(),
+            existing
+                .iter()
+                .take(3)
+                .map(|p| crate::io::shown_path(p))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if existing.len() > 3 { ", …" } else { "" }
+        );
+    }
+    for p in &existing {
+        retroanim::output::check_replaceable(p)?;
+    }
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create {}", crate::io::shown_path(dir)))?;
     let mut manifest = Vec::new();
-    for f in &report.finds {
-        let bytes = f
+    let mut failed = 0usize;
+    for (f, name) in report.finds.iter().zip(&names) {
+        let at = format!("{}@{}", retroanim::text::escape(&f.container), f.offset);
+        let written = f
             .bytes()
-            .with_context(|| format!("{}@{}: cannot read the find again", f.container, f.offset))?;
-        let name = file_name(f);
-        crate::io::write_output(&dir.join(&name), &bytes, None, true)?;
+            .with_context(|| format!("{at}: cannot read the find again"))
+            .and_then(|bytes| {
+                crate::io::write_output(&dir.join(name), &bytes, &[], true)?;
+                Ok(bytes)
+            });
+        let bytes = match written {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!(
+                    "retroanim: error: {at}: not extracted: {}",
+                    crate::shown_error(&e)
+                );
+                failed += 1;
+                continue;
+            }
+        };
         let mut entry = json!({
             "file": name,
             "path": f.path,
@@ -306,16 +431,21 @@ fn extract(report: &Report, dir: &Path, to: Option<Format>, conv: &mut Conversio
             };
             match convert_find(&readable, model.as_ref(), target) {
                 Ok(Some(out)) => {
-                    let cname = format!("{name}.{}", target.name());
+                    let cname =
+                        converted(name, f).unwrap_or_else(|| format!("{name}.{}", target.name()));
                     let cpath = dir.join(&cname);
-                    crate::io::write_output(&cpath, &out.bytes, None, true)?;
+                    if let Err(e) = crate::io::write_output(&cpath, &out.bytes, &[], true) {
+                        conv.failed.push(format!("{name}: {e:#}"));
+                        manifest.push(entry);
+                        continue;
+                    }
                     entry["converted"] = json!(cname);
                     // Files that go with it (the other TIMs of a file of several) and what
                     // the conversion left out, as `convert` reports them.
                     let mut extra = Vec::new();
                     for e in &out.extra {
                         let p = e.path_beside(&cpath);
-                        crate::io::write_output(&p, &e.bytes, None, true)?;
+                        crate::io::write_output(&p, &e.bytes, &[], true)?;
                         extra.extend(p.file_name().map(|n| n.to_string_lossy().into_owned()));
                     }
                     if !extra.is_empty() {
@@ -339,11 +469,14 @@ fn extract(report: &Report, dir: &Path, to: Option<Format>, conv: &mut Conversio
         manifest.push(entry);
     }
     let text = serde_json::to_string_pretty(&json!({ "finds": manifest }))?;
-    crate::io::write_output(&dir.join("manifest.json"), text.as_bytes(), None, true)?;
+    crate::io::write_output(&dir.join("manifest.json"), text.as_bytes(), &[], true)?;
     for e in &conv.failed {
-        eprintln!("retroanim: warning: conversion failed: {e}");
+        eprintln!(
+            "retroanim: warning: conversion failed: {}",
+            retroanim::text::escape(e)
+        );
     }
-    Ok(())
+    Ok(failed)
 }
 
 /// A TOD find's first model candidate when its confidence is at least 0.5, read again (`None`

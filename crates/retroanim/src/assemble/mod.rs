@@ -41,7 +41,7 @@ pub use vram_source::VramDump;
 
 use crate::error::{Error, Result};
 use crate::formats::texpage::Cover;
-use crate::formats::{hmd, tim::Tim, tmd::Tmd, tod};
+use crate::formats::{hmd, tim::Tim, tmd::Tmd};
 use crate::report::Note;
 use crate::scan::Find;
 use crate::{Format, Model};

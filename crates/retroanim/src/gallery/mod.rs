@@ -218,6 +218,7 @@ impl Out {
                 });
             }
         }
+        crate::output::check_replaceable(&path)?;
         let name = path.file_name().unwrap_or_default().to_string_lossy();
         let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
         let done = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, &path));

@@ -24,4 +24,3 @@ pub fn tmd_ids(t: &tod::Tod) -> Vec<u32> {
     ids.dedup();
     ids
 }
-

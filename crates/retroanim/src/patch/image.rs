@@ -87,12 +87,12 @@ impl Image {
     /// Opens an image, a cue sheet, a PBO or any file.
     pub fn open(path: &Path) -> Result<Image> {
         if is_ext(path, "cue") {
-            let text = std::fs::read_to_string(path)?;
+            let text = cue::read_sheet(path)?;
             return Image::from_cue(path, text);
         }
         let beside = path.with_extension("cue");
         if beside.is_file() {
-            if let Ok(text) = std::fs::read_to_string(&beside) {
+            if let Ok(text) = cue::read_sheet(&beside) {
                 let dir = beside.parent().unwrap_or(Path::new("."));
                 let names_it = cue::parse(&text, dir).is_ok_and(|t| {
                     t.iter()

@@ -499,6 +499,10 @@ fn write(
     opts: Options,
     done: &mut Patched,
 ) -> Result<()> {
+    crate::output::check_replaceable(out_bin)?;
+    if let Some(c) = out_cue {
+        crate::output::check_replaceable(c)?;
+    }
     let dir = match out_bin.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

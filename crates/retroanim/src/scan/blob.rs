@@ -87,6 +87,9 @@ pub struct Stats {
     pub parse_ns: AtomicU64,
     /// Bytes scanned.
     pub bytes: AtomicU64,
+    /// Bytes not read because they lie in holes of a sparse file (they are zeros, where no
+    /// format starts).
+    pub holes: AtomicU64,
     /// Rejected candidates by format and reason (`"TIM: read error"`).
     pub rejected_by: std::sync::Mutex<std::collections::BTreeMap<String, u64>>,
     /// The first [`MAX_LISTED`] rejected candidates (in no particular order), for `scan -v`.
@@ -640,6 +643,12 @@ fn scan_chunk(
     let t0 = Instant::now();
     let len = src.len();
     let scan_len = CHUNK.min(len - start);
+    // A chunk wholly inside a hole holds only zeros: no candidate starts with a zero byte.
+    if src.next_data(start) >= start + scan_len {
+        stats.holes.fetch_add(scan_len, Ordering::Relaxed);
+        (opts.progress)(scan_len);
+        return Ok(Vec::new());
+    }
     let found = CHUNK_BUF.with(|cell| -> Result<Vec<Found>> {
         let mut buf = cell.borrow_mut();
         // Every byte is overwritten by the read: no need to zero the buffer again.

@@ -19,7 +19,9 @@
 //!
 //! Readings taken: a directory extent reached a second time (a loop), any extent outside the
 //! volume, and records that overrun their sector are errors naming the record's byte offset in
-//! the image (the 2048-byte view of it); a multi-extent file is listed as its separate extents.
+//! the image (the 2048-byte view of it); a multi-extent file is listed as its separate extents;
+//! directory extents that add up to more than the image (they overlap) are an error, so a walk
+//! reads each byte of the image at most once as a directory.
 
 use std::collections::HashSet;
 
@@ -160,6 +162,7 @@ pub fn tree(view: &dyn Source, pvd_at: u64) -> Result<Tree> {
     let mut dirs = Vec::new();
     let mut visited = HashSet::new();
     let mut records = 0usize;
+    let mut dir_bytes = 0u64;
     // (path, extent, size, offset of the record that points there, depth)
     let mut stack = vec![(
         String::new(),
@@ -192,6 +195,17 @@ pub fn tree(view: &dyn Source, pvd_at: u64) -> Result<Tree> {
             return Err(err(
                 from,
                 format!("directories nest deeper than {MAX_DEPTH}"),
+            ));
+        }
+        // Directories do not overlap on a real disc: records pointing many directories at
+        // one big extent must not make the walk read the image many times over.
+        dir_bytes = dir_bytes.saturating_add(size);
+        if dir_bytes > len {
+            return Err(err(
+                from,
+                format!(
+                    "directory {dir:?}: the directory extents add up to more than the image ({len} bytes); they overlap"
+                ),
             ));
         }
         dirs.push((start, size));

@@ -342,6 +342,7 @@ impl Report {
             "candidates": self.stats.candidates.load(Relaxed),
             "rejected": self.stats.rejected.load(Relaxed),
             "rejected_by": self.stats.rejected_by.lock().map(|m| m.clone()).unwrap_or_default(),
+            "bytes_in_holes": self.stats.holes.load(Relaxed),
             "skipped": self.skipped,
             "errors": self.errors.iter().map(|e| serde_json::json!({
                 "container": e.container,
@@ -394,16 +395,44 @@ impl Source for ImageRoot {
     fn image_offset(&self, offset: u64) -> Option<u64> {
         Some(offset)
     }
+    fn next_data(&self, offset: u64) -> u64 {
+        self.0.next_data(offset)
+    }
 }
 
 /// Most containers nested in one another (an archive in an image in an image…).
 const MAX_DEPTH: usize = 4;
+
+/// Bytes one input may have scanned, as a multiple of its size: a container whose files
+/// overlap (directory records sharing extents, cue tracks over one file) cannot make a scan
+/// read its bytes over and over.
+pub const READ_FACTOR: u64 = 4;
+/// Bytes every input may have scanned whatever its size (packed PBO entries unpack to more
+/// than they take).
+pub const READ_FLOOR: u64 = 64 << 20;
 
 struct Ctx<'a> {
     opts: &'a ScanOptions,
     sink: &'a Sink,
     stats: &'a Stats,
     path: &'a str,
+    /// Bytes this input may still have scanned (see [`READ_FACTOR`]).
+    budget: &'a std::sync::atomic::AtomicU64,
+}
+
+/// The read budget of an input of `len` bytes.
+fn budget_for(len: u64) -> std::sync::atomic::AtomicU64 {
+    std::sync::atomic::AtomicU64::new(len.saturating_mul(READ_FACTOR).max(READ_FLOOR))
+}
+
+impl Ctx<'_> {
+    /// Takes `n` bytes from the read budget; false (nothing taken) when fewer are left.
+    fn take(&self, n: u64) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.budget
+            .fetch_update(Relaxed, Relaxed, |left| left.checked_sub(n))
+            .is_ok()
+    }
 }
 
 /// Scans files and folders (recursively; symbolic links to folders are not followed).
@@ -418,7 +447,7 @@ pub fn scan_paths(paths: &[PathBuf], opts: &ScanOptions) -> Report {
     // A .bin that a listed cue sheet names is scanned through the cue sheet only.
     let mut via_cue = HashSet::new();
     for f in files.iter().filter(|f| is_cue(f)) {
-        if let Ok(text) = std::fs::read_to_string(f) {
+        if let Ok(text) = cue::read_sheet(f) {
             if let Ok(tracks) = cue::parse(&text, f.parent().unwrap_or(Path::new("."))) {
                 via_cue.extend(tracks.into_iter().map(|t| t.file));
             }
@@ -427,11 +456,13 @@ pub fn scan_paths(paths: &[PathBuf], opts: &ScanOptions) -> Report {
     files.retain(|f| is_cue(f) || !via_cue.contains(f));
     files.par_iter().for_each(|f| {
         let name = f.display().to_string();
+        let budget = budget_for(std::fs::metadata(f).map_or(0, |m| m.len()));
         let cx = Ctx {
             opts,
             sink: &sink,
             stats: &stats,
             path: &name,
+            budget: &budget,
         };
         if let Err(e) = scan_file(f, &cx) {
             sink.error(&name, e);
@@ -451,11 +482,13 @@ pub fn scan_source_as(src: Arc<dyn Source>, name: &str, pbo: bool, opts: &ScanOp
     let start = Instant::now();
     let sink = Sink::default();
     let stats = Stats::default();
+    let budget = budget_for(src.len());
     let cx = Ctx {
         opts,
         sink: &sink,
         stats: &stats,
         path: name,
+        budget: &budget,
     };
     walk(src, name, pbo, 0, &cx);
     finish(sink, stats, start)
@@ -530,16 +563,46 @@ fn scan_file(path: &Path, cx: &Ctx<'_>) -> Result<()> {
 }
 
 fn scan_cue(path: &Path, cx: &Ctx<'_>) -> Result<()> {
-    let text = std::fs::read_to_string(path)?;
+    let text = cue::read_sheet(path)?;
     let mut tracks = cue::parse(&text, path.parent().unwrap_or(Path::new(".")))?;
-    cue::resolve(&mut tracks, &|f| Ok(std::fs::metadata(f)?.len()))?;
+    cue::resolve_with(&mut tracks, &|f| Ok(std::fs::metadata(f)?.len()), &|f| {
+        f.canonicalize().unwrap_or_else(|_| f.to_path_buf())
+    })?;
+    // The budget of a cue sheet: its files (each once), not the sheet's few bytes.
+    let mut seen = HashSet::new();
+    let total: u64 = tracks
+        .iter()
+        .filter(|t| seen.insert(t.file.canonicalize().unwrap_or_else(|_| t.file.clone())))
+        .filter_map(|t| std::fs::metadata(&t.file).ok())
+        .map(|m| m.len())
+        .fold(0u64, u64::saturating_add);
+    let budget = budget_for(total);
+    let cx = &Ctx {
+        budget: &budget,
+        ..*cx
+    };
     let many = tracks.len() > 1;
-    for t in tracks {
-        let name = if many {
+    let name_of = |t: &cue::Track| {
+        if many {
             format!("{}#track{:02}", t.file.display(), t.number)
         } else {
             t.file.display().to_string()
-        };
+        }
+    };
+    for t in &tracks {
+        let name = name_of(t);
+        if let Some(n) = t.same_as {
+            let first = tracks.iter().find(|o| o.number == n).map(name_of);
+            cx.sink.skip(
+                name,
+                t.end - t.start,
+                &format!(
+                    "the same bytes as {} (read once)",
+                    first.unwrap_or_else(|| format!("track {n}"))
+                ),
+            );
+            continue;
+        }
         match t.mode {
             cue::TrackMode::Audio => cx.sink.skip(name, t.end - t.start, "audio track"),
             cue::TrackMode::Mode2_2336 => {
@@ -607,12 +670,36 @@ fn walk_image(view: Arc<dyn Source>, name: &str, depth: usize, cx: &Ctx<'_>) {
         Ok(f) => f,
         Err(e) => return cx.sink.error(name, e),
     };
-    files.par_iter().for_each(|f| {
+    // Records that share an extent are one file's bytes: the first (in directory order) is
+    // scanned, the others listed as its aliases.
+    let mut first_of: std::collections::HashMap<(u64, u64), &str> = Default::default();
+    let mut alias_of: Vec<Option<&str>> = Vec::with_capacity(files.len());
+    for f in &files {
+        alias_of.push(if f.size == 0 || f.is_stream() {
+            None
+        } else {
+            match first_of.entry((f.offset, f.size)) {
+                std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(&f.path);
+                    None
+                }
+            }
+        });
+    }
+    files.par_iter().zip(&alias_of).for_each(|(f, alias)| {
         let fname = format!("{name}:{}", f.path);
         if f.is_stream() {
             return cx
                 .sink
                 .skip(fname, f.size, "Mode 2 Form 2 / interleaved stream");
+        }
+        if let Some(first) = alias {
+            return cx.sink.skip(
+                fname,
+                f.size,
+                &format!("the same extent as {name}:{first} (scanned there)"),
+            );
         }
         match SubSource::new(view.clone(), f.offset, f.size) {
             Ok(s) => walk(
@@ -666,6 +753,16 @@ fn walk_pbo(src: Arc<dyn Source>, name: &str, depth: usize, cx: &Ctx<'_>) {
 }
 
 fn scan_blob(src: Arc<dyn Source>, name: &str, cx: &Ctx<'_>) {
+    if !cx.take(src.len()) {
+        return cx.sink.skip(
+            name.to_string(),
+            src.len(),
+            &format!(
+                "not scanned: the input's files overlap, and scanning them all would read more \
+                 than {READ_FACTOR} times its size"
+            ),
+        );
+    }
     let found = match blob::scan(src.as_ref(), cx.opts, cx.stats) {
         Ok(f) => f,
         Err(e) => return cx.sink.error(name, e),

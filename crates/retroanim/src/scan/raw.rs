@@ -139,6 +139,19 @@ impl Source for SectorView {
         let raw = raw_at + Self::data_offset(&h) as u64 + offset % USER_DATA as u64;
         self.inner.image_offset(raw).or(Some(raw))
     }
+
+    fn next_data(&self, offset: u64) -> u64 {
+        // The first raw sector holding data, as user-data bytes (a sector partly in a hole is
+        // read whole).
+        if offset >= self.len() {
+            return self.len();
+        }
+        let sector = offset / USER_DATA as u64;
+        let raw_at = self.start + sector * RAW_SECTOR as u64;
+        let data = self.inner.next_data(raw_at);
+        let s = (data.saturating_sub(self.start)) / RAW_SECTOR as u64;
+        (s * USER_DATA as u64).clamp(offset, self.len())
+    }
 }
 
 thread_local! {

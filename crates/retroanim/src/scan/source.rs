@@ -28,6 +28,13 @@ pub trait Source: Send + Sync + fmt::Debug {
         let _ = offset;
         None
     }
+
+    /// The first offset at or after `offset` that may hold data: bytes before it lie in a hole
+    /// of a sparse file (they read as zeros and were never written). [`Source::len`] when only
+    /// holes follow. Sources that cannot tell answer `offset`.
+    fn next_data(&self, offset: u64) -> u64 {
+        offset
+    }
 }
 
 /// Reads `n` bytes at `offset` into a new vector (the caller bounds `n`).
@@ -111,6 +118,41 @@ impl Source for FileSource {
         }
         Ok(())
     }
+
+    fn next_data(&self, offset: u64) -> u64 {
+        next_data(&self.file, offset, self.len)
+    }
+}
+
+/// `lseek(SEEK_DATA)` where the system has it (through `rustix`, no `unsafe` here): holes of a
+/// sparse file are skipped without reading them.
+#[cfg(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "macos",
+    target_os = "freebsd"
+))]
+fn next_data(file: &File, offset: u64, len: u64) -> u64 {
+    if offset >= len {
+        return len;
+    }
+    match rustix::fs::seek(file, rustix::fs::SeekFrom::Data(offset)) {
+        Ok(at) => at.clamp(offset, len),
+        // ENXIO: only a hole from `offset` to the end.
+        Err(rustix::io::Errno::NXIO) => len,
+        // A file system without SEEK_DATA support: read everything.
+        Err(_) => offset,
+    }
+}
+
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "macos",
+    target_os = "freebsd"
+)))]
+fn next_data(_: &File, offset: u64, _: u64) -> u64 {
+    offset
 }
 
 /// Bytes in memory.
@@ -166,6 +208,14 @@ impl Source for SubSource {
 
     fn image_offset(&self, offset: u64) -> Option<u64> {
         self.inner.image_offset(self.start + offset)
+    }
+
+    fn next_data(&self, offset: u64) -> u64 {
+        if offset >= self.len {
+            return self.len;
+        }
+        let at = self.inner.next_data(self.start + offset);
+        at.saturating_sub(self.start).clamp(offset, self.len)
     }
 }
 

@@ -187,6 +187,12 @@ pub struct LabOptions {
     pub max_nesting: u32,
     /// Largest output, in bytes.
     pub max_output_bytes: u64,
+    /// Most hide-set names macro expansion may record (each expansion records the macros it
+    /// came through): bounds the memory and time of deep macro chains.
+    pub max_expansion: u64,
+    /// Most source bytes read in all, the root file and every `#include` (a file included
+    /// twice counts twice).
+    pub max_source_bytes: u64,
 }
 
 impl Default for LabOptions {
@@ -200,6 +206,8 @@ impl Default for LabOptions {
             max_tokens: 1 << 22,
             max_nesting: 200,
             max_output_bytes: 64 << 20,
+            max_expansion: 1 << 24,
+            max_source_bytes: 128 << 20,
         }
     }
 }
@@ -254,16 +262,22 @@ pub struct LabError {
 
 impl fmt::Display for LabError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use crate::text::escape;
         write!(
             f,
             "{}:{}:{}: {}",
-            self.file, self.line, self.column, self.message
+            escape(&self.file),
+            self.line,
+            self.column,
+            self.message
         )?;
         for inc in &self.included_from {
             write!(
                 f,
                 "\n  included from {}:{}:{}",
-                inc.file, inc.line, inc.column
+                escape(&inc.file),
+                inc.line,
+                inc.column
             )?;
         }
         Ok(())

@@ -2,7 +2,7 @@
 //! inclusion, conditional sections and macro expansion with hide sets, producing one token
 //! stream for the assembler.
 //!
-//! About 900 lines, over the project's usual size: directives, include resolution and macro
+//! About 1,050 lines, over the project's usual size: directives, include resolution and macro
 //! expansion all work on the one `Pp` state (macro table, sources, token budget); `#if`
 //! arithmetic lives in `cond`.
 
@@ -67,7 +67,7 @@ pub(crate) fn error_at(
         line: pos.line,
         column: pos.col,
         included_from,
-        message,
+        message: crate::text::message(&message),
     }
 }
 
@@ -96,6 +96,13 @@ struct Pp<'a> {
     macros: HashMap<Sym, Macro>,
     out: Vec<Tok>,
     budget: u64,
+    /// Hide-set names macro expansion may still record ([`LabOptions::max_expansion`]).
+    hide_budget: u64,
+    /// Source bytes that may still be read ([`LabOptions::max_source_bytes`]).
+    source_budget: u64,
+    /// The folders includes may come from: the root file's folder and the include folders,
+    /// as normalised path components.
+    roots: Vec<Vec<String>>,
     includes: u32,
     depth: u32,
     defined: Sym,
@@ -143,6 +150,28 @@ fn parent_dir(path: &str) -> &str {
     path.rfind(['/', '\\']).map_or("", |i| &path[..i])
 }
 
+/// The components of a `/`- or `\\`-separated path with `.` dropped and `..` applied where it
+/// can be (leading `..` kept): a lexical normal form to compare folders by.
+fn normalize(path: &str) -> Vec<String> {
+    // An absolute path keeps its root as a first component, so it never compares equal to a
+    // relative one.
+    let mut out: Vec<String> = Vec::new();
+    if path.starts_with(['/', '\\']) {
+        out.push("/".into());
+    }
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." if out.last().is_some_and(|l| l != ".." && l != "/") => {
+                out.pop();
+            }
+            ".." if out.last().is_some_and(|l| l == "/") => {}
+            p => out.push(p.to_string()),
+        }
+    }
+    out
+}
+
 fn join(dir: &str, name: &str) -> String {
     if dir.is_empty() {
         name.to_string()
@@ -168,6 +197,9 @@ impl<'a> Pp<'a> {
             macros: HashMap::new(),
             out: Vec::new(),
             budget: opts.max_tokens,
+            hide_budget: opts.max_expansion,
+            source_budget: opts.max_source_bytes,
+            roots: opts.include_dirs.iter().map(|d| normalize(d)).collect(),
             includes: 0,
             depth: 0,
             defined,
@@ -186,7 +218,7 @@ impl<'a> Pp<'a> {
             line: 0,
             column: 0,
             included_from: Vec::new(),
-            message,
+            message: crate::text::message(&message),
         }
     }
 
@@ -206,12 +238,24 @@ impl<'a> Pp<'a> {
     }
 
     fn run(mut self, name: &str, path: Option<String>, data: &[u8]) -> R<Unit> {
+        self.roots.insert(0, normalize(parent_dir(name)));
         self.file(name, path, None, data)?;
         Ok(Unit {
             names: self.names,
             toks: self.out,
             sources: self.sources,
         })
+    }
+
+    fn source_limit(&self, pos: Pos) -> LabError {
+        self.err(
+            pos,
+            LabErrorKind::Limit,
+            format!(
+                "the source files and their #includes add up to more than {} bytes (LabOptions::max_source_bytes)",
+                self.opts.max_source_bytes
+            ),
+        )
     }
 
     fn text(&self, t: &Tok) -> &str {
@@ -232,6 +276,15 @@ impl<'a> Pp<'a> {
             path,
             parent,
         });
+        if data.len() as u64 > self.source_budget {
+            let pos = parent.unwrap_or(Pos {
+                src,
+                line: 0,
+                col: 0,
+            });
+            return Err(self.source_limit(pos));
+        }
+        self.source_budget -= data.len() as u64;
         let toks = match lex(data, src, &mut self.names, &mut self.budget) {
             Ok(t) => t,
             Err((pos, None)) => return Err(self.limit(pos)),
@@ -491,6 +544,26 @@ impl<'a> Pp<'a> {
             dirs.push(parent_dir(h).to_string());
         }
         dirs.extend(self.opts.include_dirs.iter().cloned());
+        // Includes stay inside the root file's folder tree and the include folders: a name
+        // that leads out of them with `..` is refused (named, never read).
+        dirs.retain(|d| {
+            let p = normalize(&join(d, &name));
+            self.roots.iter().any(|r| {
+                p.len() > r.len() && p.starts_with(r) && !p[r.len()..].iter().any(|c| c == "..")
+            })
+        });
+        let base = name.rsplit(['/', '\\']).next().unwrap_or(&name);
+        let builtin = self.opts.builtin_hmd_def && base.eq_ignore_ascii_case("hmd.def");
+        if dirs.is_empty() && !builtin {
+            return Err(self.err(
+                pos,
+                LabErrorKind::Include,
+                format!(
+                    "#include {}: leads outside the source's folder and the include folders (-I); not read",
+                    crate::text::shown(&name)
+                ),
+            ));
+        }
         let mut found = None;
         for d in &dirs {
             match self.resolve(d, &name) {
@@ -505,8 +578,14 @@ impl<'a> Pp<'a> {
             }
         }
         let (path, data) = match found {
-            Some(p) => match self.loader.read(&p, self.opts.max_file_bytes) {
+            Some(p) => match self
+                .loader
+                .read(&p, self.opts.max_file_bytes.min(self.source_budget))
+            {
                 Ok(Some(d)) => (Some(p), d),
+                Err(_) if self.source_budget < self.opts.max_file_bytes => {
+                    return Err(self.source_limit(pos))
+                }
                 Ok(None) => {
                     return Err(self.err(pos, LabErrorKind::Include, format!("cannot open {p}")))
                 }
@@ -605,6 +684,47 @@ impl<'a> Pp<'a> {
         Ok(())
     }
 
+    /// Charges `n` hide-set names against [`LabOptions::max_expansion`].
+    fn charge_hide(&mut self, n: usize, pos: Pos) -> R<()> {
+        if (n as u64) > self.hide_budget {
+            return Err(self.err(
+                pos,
+                LabErrorKind::Limit,
+                format!(
+                    "macro expansion recorded more than {} hide-set names (LabOptions::max_expansion): macros nest too deep",
+                    self.opts.max_expansion
+                ),
+            ));
+        }
+        self.hide_budget -= n as u64;
+        Ok(())
+    }
+
+    /// Adds hide set `hs` to every token: one shared set for tokens that had none, and one new
+    /// set per distinct set they had (tokens of one argument share theirs). Each new set is
+    /// charged by its length, so deep macro chains cost bounded memory and time.
+    fn paint(&mut self, toks: &mut [Tok], hs: Vec<Sym>, pos: Pos) -> R<()> {
+        self.charge_hide(hs.len(), pos)?;
+        let shared: Rc<[Sym]> = hs.into();
+        // The last hide set seen and what it became.
+        let mut last: Option<(HideSet, HideSet)> = None;
+        for x in toks {
+            x.hide = Some(match x.hide.take() {
+                None => shared.clone(),
+                Some(h) => match &last {
+                    Some((from, to)) if Rc::ptr_eq(from, &h) => to.clone(),
+                    _ => {
+                        self.charge_hide(h.len() + shared.len(), pos)?;
+                        let to: Rc<[Sym]> = add_hide(Some(&h), &shared).into();
+                        last = Some((h, to.clone()));
+                        to
+                    }
+                },
+            });
+        }
+        Ok(())
+    }
+
     /// Expands macros in `input` (C 6.10.3 with hide sets).
     fn expand(&mut self, input: Vec<Tok>, depth: u32) -> R<Vec<Tok>> {
         if depth > self.opts.max_nesting {
@@ -642,8 +762,8 @@ impl<'a> Pp<'a> {
                 let body = m.body.clone();
                 let hs = add_hide(t.hide.as_deref(), &[t.sym]);
                 let mut r = self.subst(&body, &[], &[], &[], &t)?;
-                paint(&mut r, hs);
                 self.charge(r.len(), t.pos)?;
+                self.paint(&mut r, hs, t.pos)?;
                 stack.extend(r.into_iter().rev());
                 continue;
             };
@@ -716,13 +836,20 @@ impl<'a> Pp<'a> {
                 expanded.push(self.expand(a.clone(), depth + 1)?);
             }
             let inter: Vec<Sym> = match (t.hide.as_deref(), rp.hide.as_deref()) {
-                (Some(a), Some(b)) => a.iter().copied().filter(|x| b.contains(x)).collect(),
+                // Both sorted: a binary search per name.
+                (Some(a), Some(b)) => {
+                    self.charge_hide(a.len(), t.pos)?;
+                    a.iter()
+                        .copied()
+                        .filter(|x| b.binary_search(x).is_ok())
+                        .collect()
+                }
                 _ => Vec::new(),
             };
             let hs = add_hide(Some(&inter), &[t.sym]);
             let mut r = self.subst(&body, &params, &args, &expanded, &t)?;
-            paint(&mut r, hs);
             self.charge(r.len(), t.pos)?;
+            self.paint(&mut r, hs, t.pos)?;
             stack.extend(r.into_iter().rev());
         }
         Ok(out)
@@ -895,23 +1022,36 @@ impl<'a> Pp<'a> {
     }
 }
 
+/// A token's hide set, shared between tokens.
+type HideSet = Rc<[Sym]>;
+
+/// The sorted union of hide set `h` and the sorted names `add` (a merge, linear in both).
 fn add_hide(h: Option<&[Sym]>, add: &[Sym]) -> Vec<Sym> {
-    let mut v: Vec<Sym> = h.map(|h| h.to_vec()).unwrap_or_default();
-    for a in add {
-        if let Err(k) = v.binary_search(a) {
-            v.insert(k, *a);
-        }
+    let h = h.unwrap_or(&[]);
+    let mut v = Vec::with_capacity(h.len() + add.len());
+    let (mut i, mut j) = (0, 0);
+    while i < h.len() || j < add.len() {
+        let next = match (h.get(i), add.get(j)) {
+            (Some(&a), Some(&b)) if a == b => {
+                i += 1;
+                j += 1;
+                a
+            }
+            (Some(&a), Some(&b)) if a < b => {
+                i += 1;
+                a
+            }
+            (Some(_), Some(&b)) | (None, Some(&b)) => {
+                j += 1;
+                b
+            }
+            (Some(&a), None) => {
+                i += 1;
+                a
+            }
+            (None, None) => break,
+        };
+        v.push(next);
     }
     v
-}
-
-/// Adds hide set `hs` to every token (one shared set for tokens that had none).
-fn paint(toks: &mut [Tok], hs: Vec<Sym>) {
-    let shared: Rc<[Sym]> = hs.into();
-    for x in toks {
-        x.hide = Some(match x.hide.as_deref() {
-            None => shared.clone(),
-            Some(h) => add_hide(Some(h), &shared).into(),
-        });
-    }
 }
