@@ -507,9 +507,7 @@ fn write(
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let tmp = tempfile::Builder::new()
-        .prefix(".retroanim-")
-        .tempfile_in(dir)?;
+    let tmp = new_temp(dir)?;
     {
         let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file());
         match &pbo_top {
@@ -532,7 +530,7 @@ fn write(
     for (rep, c) in reps.iter().zip(&done.changes) {
         verify(&again, rep, c, opts)?;
     }
-    set_permissions(tmp.as_file());
+    keep_permissions(tmp.as_file(), out_bin)?;
     tmp.persist(out_bin).map_err(|e| e.error)?;
     done.written.push(out_bin.to_path_buf());
     if let (Some(cue_out), Some((cue_in, text))) = (out_cue, &img.cue) {
@@ -542,25 +540,34 @@ fn write(
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        let mut t = tempfile::Builder::new()
-            .prefix(".retroanim-")
-            .tempfile_in(dir)?;
+        let mut t = new_temp(dir)?;
         t.write_all(text.as_bytes())?;
-        set_permissions(t.as_file());
+        keep_permissions(t.as_file(), cue_out)?;
         t.persist(cue_out).map_err(|e| e.error)?;
         done.written.push(cue_out.to_path_buf());
     }
     Ok(())
 }
 
-fn set_permissions(f: &std::fs::File) {
+/// A temporary file beside the output, created as `open(…, 0o666)` creates a file, so the
+/// user's umask sets a new output's mode (as the CLI's writer does).
+fn new_temp(dir: &Path) -> Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".retroanim-");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let _ = f.set_permissions(std::fs::Permissions::from_mode(0o644));
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    #[cfg(not(unix))]
-    let _ = f;
+    Ok(builder.tempfile_in(dir)?)
+}
+
+/// A replaced output keeps the mode of the file it replaces; a new one keeps its own.
+fn keep_permissions(f: &std::fs::File, out: &Path) -> Result<()> {
+    if let Ok(meta) = std::fs::metadata(out) {
+        f.set_permissions(meta.permissions())?;
+    }
+    Ok(())
 }
 
 /// Reads a replacement back from the written image: its bytes at its place (and, unless

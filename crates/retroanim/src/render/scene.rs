@@ -38,7 +38,11 @@
 //! opaque material keeps every texel (black as 0x8000, which the GPU draws); a mask material
 //! makes texels under its cut-off 0x0000 (not drawn); a blend material makes alpha-0 texels
 //! 0x0000 and every other texel semi-transparent (STP) in mode 0, `(B + F) / 2`, and blends
-//! its untextured polygons the same way. Nearest texel always (the GPU has no filtering).
+//! its untextured polygons the same way. A blend material made from a console packet (the
+//! TMD and HMD bridges record its rate as `extras.psx_blend.abr`) blends in that mode instead
+//! (0 `B/2 + F/2`, 1 `B + F`, 2 `B − F`, 3 `B + F/4`), and only its STP texels (those the
+//! bridge gave an alpha under 255) blend; the others are drawn opaque, as the GPU draws them.
+//! Nearest texel always (the GPU has no filtering).
 
 use std::collections::HashMap;
 
@@ -106,9 +110,9 @@ impl<'a> SceneDrawing<'a> {
             let Some(t) = m.texture.and_then(|t| Some((t, scene.textures.get(t)?))) else {
                 continue;
             };
-            let kind = alpha_kind(m.alpha_mode);
+            let kind = alpha_kind(m);
             image_of.entry((t.0, kind)).or_insert_with(|| {
-                images.push(image15(t.1, m.alpha_mode));
+                images.push(image15(t.1, m.alpha_mode, console_rate(m)));
                 (images.len() - 1) as u32
             });
         }
@@ -229,10 +233,11 @@ impl<'a> SceneDrawing<'a> {
         lights: &Lights,
     ) -> Poly {
         let alpha = material.map_or(AlphaMode::Opaque, |m| m.alpha_mode);
+        let rate = material.and_then(console_rate);
         let texture = match (material.and_then(|m| m.texture), t.uv) {
             (Some(tex), Some(_)) => self
                 .image_of
-                .get(&(tex, alpha_kind(alpha)))
+                .get(&(tex, material.map_or(0, alpha_kind)))
                 .map_or(Texture::None, |&i| Texture::Image(i)),
             _ => Texture::None,
         };
@@ -286,23 +291,36 @@ impl<'a> SceneDrawing<'a> {
             texture,
             gouraud: colors[0] != colors[1] || colors[0] != colors[2],
             raw_texture: false,
-            blend: matches!(alpha, AlphaMode::Blend).then_some(0),
+            blend: matches!(alpha, AlphaMode::Blend).then_some(rate.unwrap_or(0)),
             otz: gte::avsz(c),
         }
     }
 }
 
-/// 0 opaque, 1 mask, 2 blend: the kinds of 15-bit image one texture becomes.
-fn alpha_kind(a: AlphaMode) -> u8 {
-    match a {
+/// 0 opaque, 1 mask, 2 blend, 3 the console's semi-transparency: the kinds of 15-bit image
+/// one texture becomes.
+fn alpha_kind(m: &crate::scene::Material) -> u8 {
+    match m.alpha_mode {
         AlphaMode::Opaque => 0,
         AlphaMode::Mask { .. } => 1,
+        AlphaMode::Blend if console_rate(m).is_some() => 3,
         AlphaMode::Blend => 2,
     }
 }
 
-/// A scene texture as 15-bit texels for a material of `alpha` (module docs, "Textures").
-fn image15(t: &SceneTexture, alpha: AlphaMode) -> Image15 {
+/// The semi-transparency rate (ABR 0..3) of a blend material made from a console packet: the
+/// `psx_blend.abr` the TMD and HMD bridges record in the material's extras.
+fn console_rate(m: &crate::scene::Material) -> Option<u8> {
+    if !matches!(m.alpha_mode, AlphaMode::Blend) {
+        return None;
+    }
+    let abr = m.extras.get("psx_blend")?.get("abr")?.as_u64()?;
+    u8::try_from(abr).ok().filter(|&r| r < 4)
+}
+
+/// A scene texture as 15-bit texels for a material of `alpha` (module docs, "Textures"); with
+/// a console `rate`, only the texels the bridge marked STP (alpha under 255) blend.
+fn image15(t: &SceneTexture, alpha: AlphaMode, rate: Option<u8>) -> Image15 {
     let cutoff = match alpha {
         AlphaMode::Mask { cutoff } => (cutoff.clamp(0.0, 1.0) * 255.0).round() as u8,
         AlphaMode::Blend => 1,
@@ -316,6 +334,13 @@ fn image15(t: &SceneTexture, alpha: AlphaMode) -> Image15 {
             let c = rgb15([px[0], px[1], px[2]]);
             if px[3] < cutoff {
                 0
+            } else if rate.is_some() && px[3] == 255 {
+                // Not STP: drawn opaque (black keeps its STP bit, or the GPU would skip it).
+                if c == 0 {
+                    0x8000
+                } else {
+                    c
+                }
             } else if matches!(alpha, AlphaMode::Blend) || c == 0 {
                 c | 0x8000
             } else {
