@@ -778,7 +778,8 @@ impl PyFind {
 
     /// The find read into its format's model.
     fn read(&self) -> PyResult<PyModel> {
-        let bytes = self.inner.bytes().map_err(to_py)?;
+        // A damaged length field (a lenient find) read as the data shows it, as the CLI does.
+        let bytes = self.inner.readable_bytes().map_err(to_py)?;
         let inner = retroanim::read_as(&bytes, Some(self.inner.format), &Limits::default())
             .map_err(to_py)?;
         Ok(PyModel {

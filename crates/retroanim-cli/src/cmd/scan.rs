@@ -426,7 +426,14 @@ fn extract(
         if let Some(target) = to {
             let model = tod_model(report, f);
             let readable = match &f.lenient {
-                Some(_) => f.readable_bytes()?,
+                Some(_) => match f.readable_bytes() {
+                    Ok(b) => b,
+                    Err(e) => {
+                        conv.failed.push(format!("{name}: {e:#}"));
+                        manifest.push(entry);
+                        continue;
+                    }
+                },
                 None => bytes.clone(),
             };
             match convert_find(&readable, model.as_ref(), target) {
@@ -491,7 +498,7 @@ fn tod_model(report: &Report, f: &Find) -> Option<Tmd> {
         .finds
         .iter()
         .find(|t| t.container == c.container && t.offset == c.offset)?;
-    retroanim::formats::tmd::read(&t.bytes().ok()?).ok()
+    retroanim::formats::tmd::read(&t.readable_bytes().ok()?).ok()
 }
 
 /// The one conversion step of `scan --convert`, through `retroanim::convert`: TIM → PNG; TMD,

@@ -497,7 +497,10 @@ fn accept(
         size,
         format: model.format(),
         summary: super::compact_summary(&model),
-        warnings: issues.len(),
+        warnings: issues
+            .iter()
+            .filter(|i| i.severity == Severity::Warning)
+            .count(),
         findings: issues,
         size_exact,
         mapped_address: None,

@@ -32,7 +32,10 @@ impl Find {
         let limits = ScanOptions::default().limits;
         let model = crate::read_as(&bytes, None, &limits)?;
         let findings = model.validate();
-        let warnings = findings.len();
+        let warnings = findings
+            .iter()
+            .filter(|i| i.severity == crate::Severity::Warning)
+            .count();
         Ok(Find {
             path: path.to_string(),
             container: container.to_string(),

@@ -326,8 +326,8 @@ impl Report {
         serde_json::json!({
             "command": "scan",
             "items": self.finds.len() + self.errors.len(),
-            "ok": self.finds.len(),
-            "invalid": 0,
+            "ok": self.finds.iter().filter(|f| f.ok).count(),
+            "invalid": self.finds.iter().filter(|f| !f.ok).count(),
             "failed": self.errors.len(),
             "findings": {
                 "error": severity(crate::Severity::Error),
