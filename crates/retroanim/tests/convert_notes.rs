@@ -184,3 +184,20 @@ fn short_cache_into_p3d_notes_its_phase_range() {
     let done = convert::convert_bytes(&data, Some(Format::Mdd), Format::P3d, &opts).unwrap();
     assert!(!codes(&done).contains(&"phase-range"), "{:?}", done.notes);
 }
+
+#[test]
+fn a_mixed_mode_tim_converts_as_its_halfwords_with_a_note() {
+    // PMODE 4 (mixed): no CLUT, two halfwords, shown as 15-bit direct colour.
+    let mut t = clut_tim();
+    t.pmode = 4;
+    t.clut = None;
+    t.image.data = vec![0x001F, 0x7C00];
+    let bytes = tim::write(&t).unwrap();
+    let done = convert::convert_bytes(&bytes, None, Format::Png, &Options::default()).unwrap();
+    assert_eq!(codes(&done), ["mixed-mode"]);
+    let img = tim::decode_png(&done.bytes, &retroanim::Limits::default()).unwrap();
+    assert_eq!((img.width, img.height), (1, 2));
+    // Red (0x001F: red is the low 5 bits) on top, blue below, as the halfwords say.
+    assert_eq!(&img.pixels[..4], &[255, 0, 0, 255]);
+    assert_eq!(&img.pixels[4..], &[0, 0, 255, 255]);
+}

@@ -611,6 +611,12 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
             };
             let first = tim::encode_png(&t.to_rgba(&d)?)?;
             let mut notes = Vec::new();
+            if t.depth() == Some(tim::Depth::Mixed) {
+                notes.push(Note {
+                    code: "mixed-mode",
+                    message: "a mixed-mode (PMODE 4) TIM records no mode for its parts: its halfwords are shown as 15-bit direct colour, as they lie in VRAM".into(),
+                });
+            }
             if opts.textures.clut.is_none() && cluts > 1 {
                 notes.push(Note {
                     code: "clut-rows",

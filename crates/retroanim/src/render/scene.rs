@@ -585,3 +585,79 @@ fn pose(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{Material, Mesh, Node, Primitive};
+
+    /// A big unlit double-sided triangle over the centre, with `material`.
+    fn one_triangle(material: Material) -> Scene {
+        Scene {
+            nodes: vec![Node {
+                mesh: Some(0),
+                ..Node::default()
+            }],
+            meshes: vec![Mesh {
+                primitives: vec![Primitive {
+                    positions: vec![[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [0.0, 1.0, 0.0]],
+                    indices: vec![0, 1, 2],
+                    material: Some(0),
+                    ..Primitive::default()
+                }],
+                ..Mesh::default()
+            }],
+            materials: vec![material],
+            ..Scene::default()
+        }
+    }
+
+    fn centre(scene: &Scene, background: [u8; 3]) -> u16 {
+        let view = View {
+            width: 32,
+            height: 32,
+            background,
+            yaw: Some(0.0),
+            pitch: 0.0,
+            ..View::default()
+        };
+        let d = SceneDrawing::new(scene, None, Shading::Flat, &[0.0], &view);
+        let fb = d.draw(0.0, &mut Counts::default());
+        fb.pixels[16 * 32 + 16]
+    }
+
+    #[test]
+    fn a_console_blend_material_blends_in_its_own_mode() {
+        let base = Material {
+            base_color: [0.3, 0.3, 0.3, 1.0],
+            double_sided: true,
+            unlit: true,
+            ..Material::default()
+        };
+        let bg = [160, 96, 40];
+        let f = centre(&one_triangle(base.clone()), bg) & 0x7FFF;
+        let b = rgb15(bg);
+        let channels = |c: u16| [c & 31, (c >> 5) & 31, (c >> 10) & 31];
+        let (fc, bc) = (channels(f), channels(b));
+        assert_ne!(f, b, "the triangle covers the centre");
+        for abr in 0..4u8 {
+            let mut m = base.clone();
+            m.alpha_mode = AlphaMode::Blend;
+            m.extras = serde_json::json!({ "psx_blend": { "abr": abr } });
+            let got = channels(centre(&one_triangle(m), bg) & 0x7FFF);
+            let want: Vec<u16> = (0..3)
+                .map(|i| {
+                    let (b, f) = (i32::from(bc[i]), i32::from(fc[i]));
+                    (match abr {
+                        0 => (b + f) / 2,
+                        1 => b + f,
+                        2 => b - f,
+                        _ => b + f / 4,
+                    })
+                    .clamp(0, 31) as u16
+                })
+                .collect();
+            assert_eq!(got.to_vec(), want, "mode {abr}: B {bc:?} F {fc:?}");
+        }
+    }
+}

@@ -137,7 +137,9 @@ impl Tim {
                         pixels.extend(lookup((hw >> 8) as usize));
                     }
                 }
-                Depth::Direct15 => row
+                // A mixed-mode image (PMODE 4) records no mode for its parts: its halfwords are
+                // shown as they lie in VRAM, 15-bit direct colour (the converter says so).
+                Depth::Direct15 | Depth::Mixed => row
                     .iter()
                     .for_each(|&c| pixels.extend(color15(c, opts.stp))),
                 Depth::Direct24 => {
@@ -145,9 +147,6 @@ impl Tim {
                     for px in bytes.chunks_exact(3).take(width) {
                         pixels.extend([px[0], px[1], px[2], 255]);
                     }
-                }
-                Depth::Mixed => {
-                    return Err(self.unsupported("decoding mixed-mode (PMODE 4) pixels".into()))
                 }
             }
         }
