@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use retroanim::formats::hmd::lab;
+use retroanim::lab;
 
 fuzz_target!(|data: &[u8]| {
     let (root, inc) = match data.iter().position(|&b| b == 0) {

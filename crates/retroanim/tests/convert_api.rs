@@ -65,7 +65,7 @@ fn check_output(name: &str, to: Format, bytes: &[u8], source: &Model) {
         Format::Png => assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{name} → png"),
         Format::Json => assert_eq!(&Model::from_json(bytes).unwrap(), source, "{name} → json"),
         Format::Lab => {
-            use retroanim::formats::hmd::lab;
+            use retroanim::lab;
             let text = std::str::from_utf8(bytes).unwrap();
             let loader = lab::MemLoader::default();
             let hmd = lab::assemble_str("x.lab", text, &loader, &lab::LabOptions::default())

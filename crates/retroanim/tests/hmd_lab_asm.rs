@@ -1,4 +1,4 @@
-//! The LAB assembler and disassembler (`formats::hmd::lab`): Sony's labp sources in the corpus
+//! The LAB assembler and disassembler (`lab`): Sony's labp sources in the corpus
 //! assemble to the HMD files beside them, every corpus HMD survives disassembly and assembly,
 //! edits in LAB play back, and hostile sources fail cleanly with their position.
 

@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use retroanim::formats::hmd::lab;
+use retroanim::lab;
 
 use crate::cli::AsmArgs;
 use crate::Outcome;

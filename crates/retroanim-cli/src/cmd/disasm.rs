@@ -2,7 +2,7 @@
 //! default) that `retroanim asm` turns back into the same bytes.
 
 use anyhow::{Context, Result};
-use retroanim::formats::hmd::lab;
+use retroanim::lab;
 
 use crate::cli::DisasmArgs;
 use crate::Outcome;

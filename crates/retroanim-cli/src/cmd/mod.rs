@@ -122,7 +122,7 @@ pub fn input_bytes(path: &Path) -> Result<(Vec<u8>, Option<Format>)> {
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("lab"));
     if forced == Some(Format::Lab) || (forced.is_none() && is_lab) {
-        use retroanim::formats::hmd::lab;
+        use retroanim::lab;
         let root = path.to_string_lossy().into_owned();
         let bytes = lab::assemble(&root, &lab::FsLoader, &lab::LabOptions::default())
             .map_err(|e| anyhow!("{e}"))?;

@@ -382,7 +382,7 @@ pub fn targets(from: Format) -> &'static [Format] {
         Pc2 => &[Mdd, P3d, Gltf, Glb, Json],
         Png => &[Tim],
         // A JSON dump converts to whatever its model converts to.
-        // LAB source is assembled first (it needs its includes: see `formats::hmd::lab`).
+        // LAB source is assembled first (it needs its includes: see `lab`).
         Lab => &[Hmd],
         // Authoring for the console (see `author`); morph animation into a P3D's LOD frames.
         Gltf | Glb => &[Tmd, Tod, Hmd, P3d],
@@ -528,7 +528,7 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
     let gltf = matches!(target, Format::Gltf | Format::Glb);
     if let (Model::Hmd(h), Format::Lab) = (model, target) {
         opts.check(from, target, &[])?;
-        let text = crate::formats::hmd::lab::disassemble(h)?;
+        let text = crate::lab::disassemble(h)?;
         return Ok(done(text.into_bytes(), Vec::new()));
     }
     match model {

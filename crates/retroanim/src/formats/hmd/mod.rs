@@ -107,7 +107,6 @@ mod cat4_mime;
 mod cat5_ground;
 mod cat7_device;
 mod extent;
-pub mod lab;
 mod play;
 mod read;
 mod read_referenced;
