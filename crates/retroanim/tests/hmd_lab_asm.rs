@@ -6,7 +6,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use retroanim::formats::hmd::{self, lab};
+use retroanim::formats::hmd;
+use retroanim::lab;
 
 /// The corpus file of manifest kind `HMD` that sits beside `lab` with the same stem (any case).
 fn hmd_beside(lab_path: &Path) -> Option<PathBuf> {
