@@ -14,11 +14,11 @@ fuzz_target!(|data: &[u8]| {
         ..Limits::default()
     };
     for bpp in [None, Some(4), Some(8), Some(16)] {
-        let opts = Options {
+        let mut opts = Options {
             limits,
-            bpp,
             ..Options::default()
         };
+        opts.textures.bpp = bpp;
         if let Ok(done) = convert_bytes(data, Some(Format::Png), Format::Tim, &opts) {
             // What is written reads back as a TIM.
             retroanim::formats::tim::read(&done.bytes).expect("written TIM reads back");
