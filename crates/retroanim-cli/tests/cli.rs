@@ -330,6 +330,40 @@ fn usage_errors_exit_2() {
     let err = String::from_utf8(o.stderr).unwrap();
     assert!(err.contains("a tod file; disasm takes an HMD"), "{err}");
     assert_eq!(o.status.code(), Some(2));
+    // The same style for every command that takes one kind: what the file is, what would do.
+    let out = tempfile::tempdir().unwrap();
+    for (args, want) in [
+        (
+            vec!["play".into(), sample("link.tmd")],
+            "a tmd file; play needs a TOD or HMD",
+        ),
+        (
+            vec![
+                "asm".into(),
+                sample("link.tmd"),
+                "-o".into(),
+                out.path().join("x.hmd"),
+            ],
+            "a tmd file; asm takes LAB source",
+        ),
+        (
+            vec![
+                "render".into(),
+                sample("wave.mdd"),
+                out.path().join("x.png"),
+            ],
+            "a mdd file; render draws",
+        ),
+    ] {
+        let o = retroanim().args(&args).output().unwrap();
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(
+            err.starts_with("retroanim: error: ") && err.contains(want),
+            "{args:?}: {err}"
+        );
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
 }
 
 /// `retroanim ... | head`: when the reader closes the pipe early, every printing command stops

@@ -38,6 +38,19 @@ pub fn run(args: &AsmArgs) -> Result<Outcome> {
             .collect(),
         ..lab::LabOptions::default()
     };
+    // A binary asset is not LAB source: say what it is, as `disasm` and `play` do.
+    let named = args.file != std::path::Path::new("-");
+    if let Some(head) = named
+        .then(|| crate::io::read_input(&args.file).ok())
+        .flatten()
+    {
+        if let Some(found) = retroanim::detect(&head).filter(|f| *f != retroanim::Format::Lab) {
+            bail!(
+                "{}: a {found} file; asm takes LAB source (`retroanim disasm` turns an HMD into LAB)",
+                crate::io::shown_path(&args.file)
+            );
+        }
+    }
     let root = args.file.to_string_lossy().into_owned();
     let loader = Recording {
         read: RefCell::new(Vec::new()),

@@ -93,6 +93,16 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
     } else {
         crate::io::read_input(&args.file)?
     };
+    // A file render does not draw: say what it is and what would work, as `play` does.
+    if let Some(found) = retroanim::detect(&data).filter(|f| {
+        use retroanim::Format::*;
+        matches!(f, Mdd | Pc2 | Png | Json | Lab)
+    }) {
+        bail!(
+            "{}: a {found} file; render draws TMD, HMD, P3D and glTF models, TOD animations (with --tmd), TIMs and VRAM dumps (--vram)",
+            args.file.display()
+        );
+    }
     let r = retroanim::render::render_file(&data, &opts)
         .with_context(|| args.file.display().to_string())?;
     crate::io::write_output(&args.output, &r.bytes, &[&args.file], args.force)?;
