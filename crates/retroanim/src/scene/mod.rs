@@ -27,6 +27,7 @@
 //! point per frame", shared by P3D LOD frames and the point-cache formats.
 
 mod animation;
+pub mod axes;
 mod check;
 pub mod extras;
 pub(crate) mod hierarchy;

@@ -69,10 +69,10 @@ pub fn rest_trs(t: &Transform) -> Trs {
         },
         Transform::Matrix(m) => {
             let a = [0, 1, 2].map(|i| [0, 1, 2].map(|j| m[4 * j + i] as f64));
-            let (r, s) = crate::formats::tmd::scene::decompose(a);
+            let (r, s) = crate::scene::axes::decompose(a);
             Trs {
                 translation: [m[12], m[13], m[14]].map(f64::from),
-                rotation: crate::formats::tmd::scene::quat(r).map(f64::from),
+                rotation: crate::scene::axes::quat(r).map(f64::from),
                 scale: s,
             }
         }

@@ -12,7 +12,7 @@
 
 use crate::formats::gte::Mat;
 
-use crate::formats::tmd::scene::{quat, Conv};
+use crate::scene::axes::{quat, Conv};
 
 /// A node's local transform as written: translation, unit quaternion `[x, y, z, w]`, scale.
 pub(crate) type Trs = ([f32; 3], [f32; 4], [f32; 3]);
@@ -78,7 +78,7 @@ impl Affine {
     /// rounding leaves is split evenly between the axes rather than all put on one) and the
     /// scales along it; the remaining shear cannot be written as TRS and is dropped.
     pub(crate) fn to_trs(self) -> Trs {
-        let (r0, s0) = crate::formats::tmd::scene::decompose(self.m);
+        let (r0, s0) = crate::scene::axes::decompose(self.m);
         if s0.iter().any(|v| v.abs() < 1e-9) {
             return (self.t.map(|v| v as f32), quat(r0), s0.map(|v| v as f32));
         }

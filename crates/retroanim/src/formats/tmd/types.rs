@@ -286,37 +286,5 @@ impl Primitive {
     }
 }
 
-/// Texture page attribute fields (TSB, FF p.2-28).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Tsb {
-    /// Texture page 0..31 (bits 3..0: VRAM x / 64; bit 4: y ≥ 256).
-    pub page: u8,
-    /// Semi-transparency (ABR) 0..3.
-    pub abr: u8,
-    /// Colour mode (TPF): 0 4-bit CLUT, 1 8-bit CLUT, 2 15-bit direct.
-    pub tpf: u8,
-}
-
-impl Tsb {
-    /// Splits a TSB halfword.
-    pub fn from_bits(v: u16) -> Tsb {
-        Tsb {
-            page: (v & 0x1F) as u8,
-            abr: ((v >> 5) & 3) as u8,
-            tpf: ((v >> 7) & 3) as u8,
-        }
-    }
-
-    /// VRAM x and y of the page's top-left corner.
-    pub fn vram_origin(&self) -> (u32, u32) {
-        (
-            u32::from(self.page & 0xF) * 64,
-            u32::from(self.page >> 4) * 256,
-        )
-    }
-}
-
-/// CLUT position from a CBA halfword: (VRAM x, VRAM y).
-pub fn cba_position(cba: u16) -> (u32, u32) {
-    (u32::from(cba & 0x3F) * 16, u32::from((cba >> 6) & 0x1FF))
-}
+// TSB and CBA are VRAM addresses: they live with the VRAM rules in `formats::texpage`.
+pub use crate::formats::texpage::{cba_position, Tsb};
