@@ -426,8 +426,27 @@ pub fn convert_bytes(
         }
         _ => {}
     }
+    let from = from.or_else(|| crate::detect(data));
     let model = crate::read_as(data, from, &opts.limits)?;
+    if from == Some(Format::Json) {
+        // A JSON dump can hold arrays that disagree (a LOD list shortened by hand): a model
+        // that cannot be written back is refused as validate's `unwritable` error says.
+        refuse_unwritable(&model)?;
+    }
     convert(&model, target, opts)
+}
+
+/// Refuses a model its own writer cannot write, with validate's `unwritable` offset and
+/// message.
+fn refuse_unwritable(model: &Model) -> Result<()> {
+    match model.write() {
+        Ok(_) => Ok(()),
+        Err(e) => Err(Error::Malformed {
+            format: model.format(),
+            offset: e.offset().unwrap_or(0),
+            what: e.to_string(),
+        }),
+    }
 }
 
 /// PNG → TIM ([`tim::Tim::from_rgba`]), with a note for each change the console's format forces.

@@ -16,8 +16,6 @@ pub(super) fn convert(model: &Model, target: Format, opts: &Options) -> Result<C
     match model {
         Model::P3d(p) => {
             opts.check(from, target, &[O::Axes, O::Fps, O::Duration, O::Lod])?;
-            // What validate calls an error is what the conversion refuses, in its words.
-            super::refuse_invalid(model)?;
             from_p3d(p, target, opts)
         }
         Model::Mdd(_) | Model::Pc2(_) => {
