@@ -51,6 +51,56 @@ pub struct Nearness {
     pub bytes: u64,
 }
 
+/// A [`Source`] with what [`nearness`] and the name-stem evidence need of it worked out once:
+/// ranking every TOD of a disc against every TMD compares thousands of pairs.
+#[derive(Debug, Clone)]
+pub struct Place<'a> {
+    /// The source.
+    pub source: &'a Source,
+    /// Its folder's parts, as [`nearness`] splits them.
+    folder: Vec<&'a str>,
+    /// [`Source::stem`].
+    pub stem: String,
+}
+
+impl<'a> Place<'a> {
+    /// The place of `source`.
+    pub fn new(source: &'a Source) -> Place<'a> {
+        Place {
+            source,
+            folder: folder_parts(source.folder()),
+            stem: source.stem(),
+        }
+    }
+
+    /// [`nearness`] of the two sources.
+    pub fn nearness(&self, other: &Place<'_>) -> Nearness {
+        let (a, b) = (self.source, other.source);
+        if a.container == b.container {
+            return Nearness {
+                steps: 0,
+                bytes: a.offset.abs_diff(b.offset),
+            };
+        }
+        folder_steps(&self.folder, &other.folder)
+    }
+}
+
+fn folder_parts(folder: &str) -> Vec<&str> {
+    folder
+        .split(['/', '\\', ':'])
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect()
+}
+
+fn folder_steps(fa: &[&str], fb: &[&str]) -> Nearness {
+    let common = fa.iter().zip(fb).take_while(|(x, y)| x == y).count();
+    Nearness {
+        steps: (fa.len() - common + fb.len() - common) as u32,
+        bytes: u64::MAX,
+    }
+}
+
 /// Folder steps past which two files are of different trees.
 pub const OTHER_TREE: u32 = 4;
 
@@ -62,18 +112,7 @@ pub fn nearness(a: &Source, b: &Source) -> Nearness {
             bytes: a.offset.abs_diff(b.offset),
         };
     }
-    let split = |s: &str| -> Vec<String> {
-        s.split(['/', '\\', ':'])
-            .filter(|p| !p.is_empty() && *p != ".")
-            .map(str::to_string)
-            .collect()
-    };
-    let (fa, fb) = (split(a.folder()), split(b.folder()));
-    let common = fa.iter().zip(&fb).take_while(|(x, y)| x == y).count();
-    Nearness {
-        steps: (fa.len() - common + fb.len() - common) as u32,
-        bytes: u64::MAX,
-    }
+    folder_steps(&folder_parts(a.folder()), &folder_parts(b.folder()))
 }
 
 /// The weight of place evidence, 0..1: 1 in the same container, 0.9 in the same folder, 0.7

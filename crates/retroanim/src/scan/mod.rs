@@ -392,6 +392,9 @@ impl Source for ImageRoot {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
         self.0.read_at(offset, buf)
     }
+    fn read_vectored_at(&self, offset: u64, bufs: &mut [std::io::IoSliceMut<'_>]) -> Result<()> {
+        self.0.read_vectored_at(offset, bufs)
+    }
     fn image_offset(&self, offset: u64) -> Option<u64> {
         Some(offset)
     }
