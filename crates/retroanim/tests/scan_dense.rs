@@ -20,8 +20,11 @@ const KINDS: [(&str, Format); 4] = [
     ("HMD", Format::Hmd),
 ];
 
-/// The blob and where each asset (format, offset, size) lies in it.
-fn dense_blob(min_len: usize) -> Option<(Vec<u8>, Vec<(Format, u64, u64)>)> {
+/// Where an asset lies: format, offset, size.
+type Planted = (Format, u64, u64);
+
+/// The blob and where each asset lies in it.
+fn dense_blob(min_len: usize) -> Option<(Vec<u8>, Vec<Planted>)> {
     let mut files = Vec::new();
     for (kind, format) in KINDS {
         for (_, path) in common::corpus_files(kind) {
@@ -80,11 +83,11 @@ fn a_dense_raw_image_gives_every_asset_as_its_own_bytes_read_alone_do() {
         scan::raw::write_mode2_image(&mut &blob[..], &mut out).unwrap();
     }
     let opts = ScanOptions::default();
-    let report = scan::scan_paths(&[bin.clone()], &opts);
+    let report = scan::scan_paths(std::slice::from_ref(&bin), &opts);
     assert!(report.errors.is_empty(), "{:?}", report.errors);
 
     // Every asset planted is found, at its offset with its size (or inside a larger find).
-    let mut found: BTreeSet<(Format, u64, u64)> = BTreeSet::new();
+    let mut found: BTreeSet<Planted> = BTreeSet::new();
     for f in &report.finds {
         found.insert((f.format, f.offset, f.size));
         found.extend(f.contains.iter().map(|n| (n.format, n.offset, n.size)));

@@ -15,7 +15,7 @@
 //! confidence of each is its score weighed by its lead over the best other
 //! ([`super::evidence::confidences`]). Below 0.5 a candidate is shown, never used.
 
-use super::evidence::{confidences, place_weight, Nearness, Place, Source};
+use super::evidence::{confidences, place_weight, Names, Nearness, Place, Source};
 
 /// Most candidates kept per animation.
 pub const MAX_CANDIDATES: usize = 8;
@@ -56,8 +56,15 @@ pub struct Ranked {
 pub fn rank_all(tods: &[TodKey<'_>], tmds: &[TmdKey<'_>]) -> Vec<Vec<Ranked>> {
     use rayon::prelude::*;
     // Every TOD against every TMD: the places are worked out once, the TODs ranked in parallel.
-    let tod_places: Vec<Place<'_>> = tods.iter().map(|t| Place::new(t.source)).collect();
-    let tmd_places: Vec<Place<'_>> = tmds.iter().map(|t| Place::new(t.source)).collect();
+    let mut names = Names::default();
+    let tod_places: Vec<Place<'_>> = tods
+        .iter()
+        .map(|t| Place::new(t.source, &mut names))
+        .collect();
+    let tmd_places: Vec<Place<'_>> = tmds
+        .iter()
+        .map(|t| Place::new(t.source, &mut names))
+        .collect();
     let first: Vec<Vec<Ranked>> = tods
         .par_iter()
         .zip(&tod_places)
@@ -115,8 +122,12 @@ fn score_of(tod: &TodKey<'_>, tmd: &TmdKey<'_>, near: Nearness, same_stem: bool)
 
 /// The best [`MAX_CANDIDATES`] models for `tod`, best first.
 pub fn rank(tod: &TodKey<'_>, tmds: &[TmdKey<'_>]) -> Vec<Ranked> {
-    let places: Vec<Place<'_>> = tmds.iter().map(|t| Place::new(t.source)).collect();
-    rank_with(tod, &Place::new(tod.source), tmds, &places, &[])
+    let mut names = Names::default();
+    let places: Vec<Place<'_>> = tmds
+        .iter()
+        .map(|t| Place::new(t.source, &mut names))
+        .collect();
+    rank_with(tod, &Place::new(tod.source, &mut names), tmds, &places, &[])
 }
 
 /// [`rank`] (`place` is the TOD's, `places` the TMDs'), with 0.30 more for the TMDs in
@@ -135,7 +146,7 @@ fn rank_with(
         .zip(places)
         .filter_map(|((i, t), tp)| {
             let near = place.nearness(tp);
-            let s = score_of(tod, t, near, place.stem == tp.stem)?
+            let s = score_of(tod, t, near, place.stem_id == tp.stem_id)?
                 + if sibling.contains(&i) { 0.30 } else { 0.0 };
             Some((s, near, t.source.container.as_str(), t.source.offset, i))
         })
