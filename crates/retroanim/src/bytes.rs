@@ -495,6 +495,15 @@ impl<E: ByteOrder> Writer<E> {
         self.buf.extend_from_slice(&E::u16_to(v));
     }
 
+    /// Appends `u16`s, in one pass over a buffer grown once (pixel blocks are large).
+    pub fn u16s(&mut self, v: &[u16]) {
+        let at = self.buf.len();
+        self.buf.resize(at + 2 * v.len(), 0);
+        for (d, &h) in self.buf[at..].chunks_exact_mut(2).zip(v) {
+            d.copy_from_slice(&E::u16_to(h));
+        }
+    }
+
     /// Appends an `i16`.
     pub fn i16(&mut self, v: i16) {
         self.u16(v as u16);

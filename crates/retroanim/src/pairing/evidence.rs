@@ -51,6 +51,81 @@ pub struct Nearness {
     pub bytes: u64,
 }
 
+/// A [`Source`] with what [`nearness`] and the name-stem evidence need of it worked out once:
+/// ranking every TOD of a disc against every TMD compares thousands of pairs. Its container,
+/// folder and stem are numbered by a [`Names`] shared by the places compared, so that most
+/// comparisons are of numbers.
+#[derive(Debug, Clone)]
+pub struct Place<'a> {
+    /// The source.
+    pub source: &'a Source,
+    /// Its folder's parts, as [`nearness`] splits them.
+    folder: Vec<&'a str>,
+    container_id: usize,
+    folder_id: usize,
+    /// The number of [`Source::stem`].
+    pub stem_id: usize,
+}
+
+/// Numbers for the containers, folders and stems of places compared with each other.
+#[derive(Debug, Default)]
+pub struct Names {
+    ids: std::collections::HashMap<String, usize>,
+}
+
+impl Names {
+    fn id(&mut self, kind: u8, name: &str) -> usize {
+        let key = format!("{}{name}", kind as char);
+        let next = self.ids.len();
+        *self.ids.entry(key).or_insert(next)
+    }
+}
+
+impl<'a> Place<'a> {
+    /// The place of `source`, named in `names`.
+    pub fn new(source: &'a Source, names: &mut Names) -> Place<'a> {
+        Place {
+            source,
+            folder: folder_parts(source.folder()),
+            container_id: names.id(b'c', &source.container),
+            folder_id: names.id(b'f', source.folder()),
+            stem_id: names.id(b's', &source.stem()),
+        }
+    }
+
+    /// [`nearness`] of the two sources (both places named in the same [`Names`]).
+    pub fn nearness(&self, other: &Place<'_>) -> Nearness {
+        if self.container_id == other.container_id {
+            return Nearness {
+                steps: 0,
+                bytes: self.source.offset.abs_diff(other.source.offset),
+            };
+        }
+        if self.folder_id == other.folder_id {
+            return Nearness {
+                steps: 0,
+                bytes: u64::MAX,
+            };
+        }
+        folder_steps(&self.folder, &other.folder)
+    }
+}
+
+fn folder_parts(folder: &str) -> Vec<&str> {
+    folder
+        .split(['/', '\\', ':'])
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect()
+}
+
+fn folder_steps(fa: &[&str], fb: &[&str]) -> Nearness {
+    let common = fa.iter().zip(fb).take_while(|(x, y)| x == y).count();
+    Nearness {
+        steps: (fa.len() - common + fb.len() - common) as u32,
+        bytes: u64::MAX,
+    }
+}
+
 /// Folder steps past which two files are of different trees.
 pub const OTHER_TREE: u32 = 4;
 
@@ -62,18 +137,7 @@ pub fn nearness(a: &Source, b: &Source) -> Nearness {
             bytes: a.offset.abs_diff(b.offset),
         };
     }
-    let split = |s: &str| -> Vec<String> {
-        s.split(['/', '\\', ':'])
-            .filter(|p| !p.is_empty() && *p != ".")
-            .map(str::to_string)
-            .collect()
-    };
-    let (fa, fb) = (split(a.folder()), split(b.folder()));
-    let common = fa.iter().zip(&fb).take_while(|(x, y)| x == y).count();
-    Nearness {
-        steps: (fa.len() - common + fb.len() - common) as u32,
-        bytes: u64::MAX,
-    }
+    folder_steps(&folder_parts(a.folder()), &folder_parts(b.folder()))
 }
 
 /// The weight of place evidence, 0..1: 1 in the same container, 0.9 in the same folder, 0.7

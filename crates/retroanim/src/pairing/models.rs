@@ -15,7 +15,7 @@
 //! confidence of each is its score weighed by its lead over the best other
 //! ([`super::evidence::confidences`]). Below 0.5 a candidate is shown, never used.
 
-use super::evidence::{confidences, nearness, place_weight, Nearness, Source};
+use super::evidence::{confidences, place_weight, Names, Nearness, Place, Source};
 
 /// Most candidates kept per animation.
 pub const MAX_CANDIDATES: usize = 8;
@@ -54,29 +54,51 @@ pub struct Ranked {
 /// TOD with TMD IDs in the same folder (or container) takes with confidence ≥ 0.5 gets the
 /// 0.30 of the ID evidence, since such a TOD is played after that one on the same model.
 pub fn rank_all(tods: &[TodKey<'_>], tmds: &[TmdKey<'_>]) -> Vec<Vec<Ranked>> {
-    let first: Vec<Vec<Ranked>> = tods.iter().map(|t| rank(t, tmds)).collect();
-    tods.iter()
+    use rayon::prelude::*;
+    // Every TOD against every TMD: the places are worked out once, the TODs ranked in parallel.
+    let mut names = Names::default();
+    let tod_places: Vec<Place<'_>> = tods
+        .iter()
+        .map(|t| Place::new(t.source, &mut names))
+        .collect();
+    let tmd_places: Vec<Place<'_>> = tmds
+        .iter()
+        .map(|t| Place::new(t.source, &mut names))
+        .collect();
+    let first: Vec<Vec<Ranked>> = tods
+        .par_iter()
+        .zip(&tod_places)
+        .map(|(t, p)| rank_with(t, p, tmds, &tmd_places, &[]))
+        .collect();
+    tods.par_iter()
+        .zip(&tod_places)
         .enumerate()
-        .map(|(i, t)| {
+        .map(|(i, (t, p))| {
             if !t.ids.is_empty() {
                 return first[i].clone();
             }
             let boosted: Vec<usize> = tods
                 .iter()
+                .zip(&tod_places)
                 .zip(&first)
-                .filter(|(o, _)| !o.ids.is_empty() && nearness(t.source, o.source).steps == 0)
+                .filter(|((o, op), _)| !o.ids.is_empty() && p.nearness(op).steps == 0)
                 .filter_map(|(_, r)| r.first().filter(|b| b.confidence >= 0.5).map(|b| b.tmd))
                 .collect();
             if boosted.is_empty() {
                 return first[i].clone();
             }
-            rank_with(t, tmds, &boosted)
+            rank_with(t, p, tmds, &tmd_places, &boosted)
         })
         .collect()
 }
 
 /// The evidence score of `tmd` as `tod`'s model, or `None` when it lacks an object the TOD names.
 pub fn score(tod: &TodKey<'_>, tmd: &TmdKey<'_>, near: Nearness) -> Option<f64> {
+    score_of(tod, tmd, near, tod.source.stem() == tmd.source.stem())
+}
+
+/// [`score`], the name stems' comparison given.
+fn score_of(tod: &TodKey<'_>, tmd: &TmdKey<'_>, near: Nearness, same_stem: bool) -> Option<f64> {
     if !tod
         .ids
         .iter()
@@ -92,7 +114,7 @@ pub fn score(tod: &TodKey<'_>, tmd: &TmdKey<'_>, near: Nearness) -> Option<f64> 
         }
     }
     s += 0.45 * place_weight(near);
-    if tod.source.stem() == tmd.source.stem() {
+    if same_stem {
         s += 0.15;
     }
     Some(s)
@@ -100,18 +122,32 @@ pub fn score(tod: &TodKey<'_>, tmd: &TmdKey<'_>, near: Nearness) -> Option<f64> 
 
 /// The best [`MAX_CANDIDATES`] models for `tod`, best first.
 pub fn rank(tod: &TodKey<'_>, tmds: &[TmdKey<'_>]) -> Vec<Ranked> {
-    rank_with(tod, tmds, &[])
+    let mut names = Names::default();
+    let places: Vec<Place<'_>> = tmds
+        .iter()
+        .map(|t| Place::new(t.source, &mut names))
+        .collect();
+    rank_with(tod, &Place::new(tod.source, &mut names), tmds, &places, &[])
 }
 
-/// [`rank`], with 0.30 more for the TMDs in `sibling` (indices into `tmds`).
-fn rank_with(tod: &TodKey<'_>, tmds: &[TmdKey<'_>], sibling: &[usize]) -> Vec<Ranked> {
+/// [`rank`] (`place` is the TOD's, `places` the TMDs'), with 0.30 more for the TMDs in
+/// `sibling` (indices into `tmds`).
+fn rank_with(
+    tod: &TodKey<'_>,
+    place: &Place<'_>,
+    tmds: &[TmdKey<'_>],
+    places: &[Place<'_>],
+    sibling: &[usize],
+) -> Vec<Ranked> {
     type Entry<'b> = (f64, Nearness, &'b str, u64, usize);
     let mut c: Vec<Entry<'_>> = tmds
         .iter()
         .enumerate()
-        .filter_map(|(i, t)| {
-            let near = nearness(tod.source, t.source);
-            let s = score(tod, t, near)? + if sibling.contains(&i) { 0.30 } else { 0.0 };
+        .zip(places)
+        .filter_map(|((i, t), tp)| {
+            let near = place.nearness(tp);
+            let s = score_of(tod, t, near, place.stem_id == tp.stem_id)?
+                + if sibling.contains(&i) { 0.30 } else { 0.0 };
             Some((s, near, t.source.container.as_str(), t.source.offset, i))
         })
         .collect();

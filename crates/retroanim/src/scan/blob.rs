@@ -38,9 +38,14 @@ use crate::error::{Error, Result};
 use crate::formats::{hmd, p3d, tim, tmd, tod};
 use crate::{Format, Model, Severity};
 
-/// Bytes the candidate pass looks at per task.
-const CHUNK: u64 = 1 << 20;
-/// Bytes past a chunk's end its candidate tests may look at.
+/// Bytes the candidate pass looks at per task: large, so that few candidates' windows run past
+/// a chunk's end (whose bytes the next chunk's task reads again).
+const CHUNK: u64 = 4 << 20;
+/// The candidate tests of an offset look at the bytes up to [`HEAD`] past the end of the
+/// `TEST_BLOCK` (counted from the source's start) that holds it, wherever chunks end: what a
+/// test sees, and so the candidates counted, does not depend on the chunk size.
+const TEST_BLOCK: u64 = 1 << 20;
+/// Bytes past a test block's end its candidate tests may look at.
 const HEAD: u64 = 256;
 /// First window a candidate is read from.
 const FIRST_WINDOW: u64 = 64 * 1024;
@@ -275,32 +280,110 @@ fn own_size(m: &Model, len: u64, left: u64, at_start: bool) -> u64 {
     }
 }
 
+/// Bytes of a source from one offset on, held in memory and read further as candidates need
+/// them: a chunk's buffer that a candidate's window running past its end extends (only the
+/// bytes past the end are read), so the candidates after it in the chunk, and each larger
+/// window of one candidate, find their bytes in memory instead of reading them again.
+pub(crate) struct Near<'a> {
+    src: &'a dyn Source,
+    /// Source offset of `buf[0]`.
+    start: u64,
+    buf: &'a mut Vec<u8>,
+}
+
+impl<'a> Near<'a> {
+    /// `buf` holding the source's bytes from `start` on (any number of them).
+    pub(crate) fn new(src: &'a dyn Source, start: u64, buf: &'a mut Vec<u8>) -> Near<'a> {
+        Near { src, start, buf }
+    }
+
+    /// The source.
+    pub(crate) fn src(&self) -> &'a dyn Source {
+        self.src
+    }
+
+    /// The bytes from `offset` on that are in memory (none when it lies outside them).
+    pub(crate) fn at(&self, offset: u64) -> &[u8] {
+        self.index(offset)
+            .and_then(|d| self.buf.get(d..))
+            .unwrap_or(&[])
+    }
+
+    fn index(&self, offset: u64) -> Option<usize> {
+        usize::try_from(offset.checked_sub(self.start)?).ok()
+    }
+
+    /// The `len` bytes at `offset` (at or after the buffer's start), reading those past the
+    /// buffer's end into it.
+    pub(crate) fn window(&mut self, offset: u64, len: usize) -> Result<&[u8]> {
+        let outside = || {
+            Error::Io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{len} bytes at offset {offset}: before the buffered bytes"),
+            ))
+        };
+        let d = self.index(offset).ok_or_else(outside)?;
+        let end = d.checked_add(len).ok_or_else(outside)?;
+        let have = self.buf.len();
+        if end > have {
+            self.buf.resize(end, 0);
+            if let Err(e) = self
+                .src
+                .read_at(self.start + have as u64, &mut self.buf[have..])
+            {
+                self.buf.truncate(have);
+                return Err(e);
+            }
+        }
+        Ok(&self.buf[d..end])
+    }
+
+    /// Replaces the 4 bytes at `offset` (read into the buffer first), returning what they were:
+    /// a damaged length field read as the data shows it ([`super::lenient`]).
+    pub(crate) fn patch(&mut self, offset: u64, word: [u8; 4]) -> Result<[u8; 4]> {
+        let w = self.window(offset, 4)?;
+        let old = [w[0], w[1], w[2], w[3]];
+        self.put(offset, word);
+        Ok(old)
+    }
+
+    /// Writes back the bytes [`Near::patch`] returned.
+    pub(crate) fn put(&mut self, offset: u64, word: [u8; 4]) {
+        if let Some(b) = self
+            .index(offset)
+            .and_then(|d| self.buf.get_mut(d..d.checked_add(4)?))
+        {
+            b.copy_from_slice(&word);
+        }
+    }
+}
+
 /// Reads the candidate at `offset` fully; `None` when it is not an asset. `near` holds the
-/// source's bytes from `offset` on that are in memory already (any number of them): a window
-/// that fits in them is not read again.
+/// source's bytes from (at most) `offset` on that are in memory already, and reads further
+/// into itself as the candidate's windows need.
 ///
 /// A TIM whose block lengths disagree with their width × height, and a TMD whose object
 /// count runs into padding, are read as the data shows them ([`super::lenient`]).
 pub(crate) fn verify(
-    src: &dyn Source,
+    near: &mut Near<'_>,
     offset: u64,
     format: Format,
     opts: &ScanOptions,
-    near: &[u8],
 ) -> Result<Found, Reject> {
+    let src = near.src();
     match format {
         Format::Tim => {
-            if let Some(fix) = super::lenient::tim_fix(src, offset, near) {
-                return super::lenient::verify_fixed(src, offset, format, opts, fix);
+            if let Some(fix) = super::lenient::tim_fix(src, offset, near.at(offset)) {
+                return super::lenient::verify_fixed(near, offset, format, opts, fix);
             }
-            verify_strict(src, offset, format, opts, near)
+            verify_strict(near, offset, format, opts)
         }
-        Format::Tmd => match super::lenient::tmd_fix(src, offset, near) {
-            Some(fix) => super::lenient::verify_fixed(src, offset, format, opts, fix)
-                .or_else(|_| verify_strict(src, offset, format, opts, near)),
-            None => verify_strict(src, offset, format, opts, near),
+        Format::Tmd => match super::lenient::tmd_fix(src, offset, near.at(offset)) {
+            Some(fix) => super::lenient::verify_fixed(near, offset, format, opts, fix)
+                .or_else(|_| verify_strict(near, offset, format, opts)),
+            None => verify_strict(near, offset, format, opts),
         },
-        _ => verify_strict(src, offset, format, opts, near),
+        _ => verify_strict(near, offset, format, opts),
     }
 }
 
@@ -320,77 +403,37 @@ fn reject(reason: &'static str, detail: impl Into<String>) -> Reject {
 
 /// [`verify`] without leniency.
 pub(crate) fn verify_strict(
-    src: &dyn Source,
+    near: &mut Near<'_>,
     offset: u64,
     format: Format,
     opts: &ScanOptions,
-    near: &[u8],
 ) -> Result<Found, Reject> {
+    let src = near.src();
     let left = src.len() - offset;
     let cap = left.min(opts.max_asset);
-    let window = match format {
-        Format::Tim => tim_size(src, offset, near)
+    let mut window = match format {
+        Format::Tim => tim_size(src, offset, near.at(offset))
             .ok_or_else(|| reject("header past the end", "TIM block header"))?
             .min(cap),
         // An HMD at the start of its container is a file of its own: all of it is read.
         Format::Hmd if offset == 0 => cap,
         _ => FIRST_WINDOW.min(cap),
     };
-    WINDOW_BUF.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut buf) => verify_in(src, offset, format, opts, window, near, &mut buf),
-        Err(_) => verify_in(src, offset, format, opts, window, near, &mut Vec::new()),
-    })
-}
-
-thread_local! {
-    /// Each worker's candidate window, kept between candidates (at most `max_asset` bytes per
-    /// thread; it shrinks back after a window larger than [`KEEP_WINDOW`]).
-    static WINDOW_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Largest window buffer a thread keeps between candidates.
-const KEEP_WINDOW: usize = 4 << 20;
-
-fn verify_in(
-    src: &dyn Source,
-    offset: u64,
-    format: Format,
-    opts: &ScanOptions,
-    mut window: u64,
-    near: &[u8],
-    buf: &mut Vec<u8>,
-) -> Result<Found, Reject> {
-    let left = src.len() - offset;
-    let cap = left.min(opts.max_asset);
-    // Bytes of `buf` that hold the source's from `offset` on (a larger window reads only the
-    // bytes the last one did not have; those in `near` are copied, not read again).
-    let mut have = 0usize;
     // An HMD mapped in RAM is read as the file it was (its pointers turned back into offsets).
+    // Its block table is looked at in the first window (whatever else is in memory), so the
+    // answer does not depend on where chunks end.
     let mapped = match format {
-        Format::Hmd => super::ram::hmd_address(near, offset, opts.base),
+        Format::Hmd => match near.window(offset, FIRST_WINDOW.min(cap) as usize) {
+            Ok(first) => super::ram::hmd_address(first, offset, opts.base),
+            Err(e) => return Err(reject("unreadable", e.to_string())),
+        },
         _ => None,
     };
     let mut unmapped: Vec<u8>;
-    let found = loop {
-        let w = window as usize;
-        let data: &[u8] = match near.get(..w) {
-            Some(d) => d,
-            None => {
-                // The buffer only grows (zeroing only the new part) and every byte of the
-                // window is overwritten by the copy and the read.
-                if buf.len() < w {
-                    buf.resize(w, 0);
-                }
-                if have == 0 {
-                    have = near.len();
-                    buf[..have].copy_from_slice(near);
-                }
-                if let Err(e) = src.read_at(offset + have as u64, &mut buf[have..w]) {
-                    break Err(reject("unreadable", e.to_string()));
-                }
-                have = w;
-                &buf[..w]
-            }
+    loop {
+        let data = match near.window(offset, window as usize) {
+            Ok(d) => d,
+            Err(e) => return Err(reject("unreadable", e.to_string())),
         };
         let data: &[u8] = match mapped {
             Some(address) => match super::ram::unmap_hmd(data, address) {
@@ -399,7 +442,7 @@ fn verify_in(
                     &unmapped
                 }
                 None => {
-                    break Err(reject(
+                    return Err(reject(
                         "mapped pointer out of place",
                         format!("not an HMD mapped at 0x{address:08x}"),
                     ))
@@ -419,7 +462,7 @@ fn verify_in(
             }
             Ok(m) => {
                 let size = own_size(&m, window, left, offset == 0);
-                break accept(m, size, data, offset, format, left, opts).map(|mut f| {
+                return accept(m, size, data, offset, format, left, opts).map(|mut f| {
                     f.mapped_address = mapped;
                     f
                 });
@@ -429,13 +472,9 @@ fn verify_in(
             Err(e) if window < cap && (format == Format::Hmd || ran_out(&e, window)) => {
                 window = (window * 2).min(cap)
             }
-            Err(e) => break Err(reject("read error", e.to_string())),
+            Err(e) => return Err(reject("read error", e.to_string())),
         }
-    };
-    if buf.capacity() > KEEP_WINDOW {
-        *buf = Vec::new();
     }
-    found
 }
 
 /// True when an HMD read from a window shorter than the rest of its container ends well inside
@@ -557,8 +596,13 @@ fn tim_size(src: &dyn Source, offset: u64, near: &[u8]) -> Option<u64> {
     Some(at + word(at)? as u64)
 }
 
+/// Largest chunk buffer a thread keeps between chunks (a candidate's window can grow it up to
+/// `max_asset` past the chunk; a larger one shrinks back to a chunk).
+const KEEP_BUF: usize = 2 * CHUNK as usize + (4 << 20);
+
 thread_local! {
-    /// Each worker's chunk buffer, kept between chunks (one chunk plus its head per thread).
+    /// Each worker's chunk buffer, kept between chunks (one chunk plus its head per thread,
+    /// and the windows of candidates that ran past it).
     static CHUNK_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -589,7 +633,9 @@ fn candidates(buf: &[u8], start: u64, scan_len: usize, opts: &ScanOptions) -> Ve
     let mut fmts = Vec::new();
     let mut test = |p: usize, cands: &mut Vec<(u64, Format)>| {
         fmts.clear();
-        candidate(&buf[p..], &opts.formats, &mut fmts);
+        let at = start + p as u64;
+        let end = ((at / TEST_BLOCK + 1) * TEST_BLOCK + HEAD - start).min(buf.len() as u64);
+        candidate(&buf[p..end as usize], &opts.formats, &mut fmts);
         cands.extend(fmts.iter().map(|&f| (start + p as u64, f)));
     };
     if align == 4 && start % 4 == 0 {
@@ -667,10 +713,11 @@ fn scan_chunk(
             .fetch_add(cands.len() as u64, Ordering::Relaxed);
         let mut found = Vec::new();
         let mut rejected = Vec::new();
+        // A window that lies in the chunk is parsed where it is, not read again; one that runs
+        // past it extends the buffer for the candidates after it.
+        let mut near = Near::new(src, start, &mut buf);
         for (off, f) in cands {
-            // A window that lies in the chunk is parsed where it is, not read again.
-            let near = &buf[(off - start) as usize..];
-            match verify(src, off, f, opts, near) {
+            match verify(&mut near, off, f, opts) {
                 Ok(x) => found.push(x),
                 Err(r) => rejected.push(Rejection {
                     offset: off,
@@ -681,6 +728,11 @@ fn scan_chunk(
             }
         }
         stats.record(rejected);
+        if buf.capacity() > KEEP_BUF {
+            // Shrunk in place, not dropped: the next chunk's bytes need no zeroing again.
+            buf.truncate((CHUNK + HEAD) as usize);
+            buf.shrink_to((CHUNK + HEAD) as usize);
+        }
         stats
             .parse_ns
             .fetch_add(t1.elapsed().as_nanos() as u64, Ordering::Relaxed);

@@ -14,10 +14,9 @@
 
 use serde::Serialize;
 
-use super::blob::{verify_strict, Found, Reject};
+use super::blob::{verify_strict, Found, Near, Reject};
 use super::source::Source;
 use super::ScanOptions;
-use crate::error::Result;
 use crate::Format;
 
 /// A length field of a find replaced by what the data shows.
@@ -40,34 +39,6 @@ impl Fix {
         if let Some(b) = bytes.get_mut(at..at + 4) {
             b.copy_from_slice(&self.read_as.to_le_bytes());
         }
-    }
-}
-
-/// A source with one word replaced.
-#[derive(Debug)]
-struct Patched<'a> {
-    src: &'a dyn Source,
-    /// Absolute offset of the replaced word.
-    at: u64,
-    word: [u8; 4],
-}
-
-impl Source for Patched<'_> {
-    fn len(&self) -> u64 {
-        self.src.len()
-    }
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        self.src.read_at(offset, buf)?;
-        for (k, b) in self.word.iter().enumerate() {
-            let p = self.at + k as u64;
-            if p >= offset && p - offset < buf.len() as u64 {
-                buf[(p - offset) as usize] = *b;
-            }
-        }
-        Ok(())
-    }
-    fn image_offset(&self, offset: u64) -> Option<u64> {
-        self.src.image_offset(offset)
     }
 }
 
@@ -135,20 +106,25 @@ pub(crate) fn tmd_fix(src: &dyn Source, offset: u64, near: &[u8]) -> Option<Fix>
     })
 }
 
-/// Reads the candidate with `fix` applied, as [`verify_strict`] reads any other.
+/// Reads the candidate with `fix` applied, as [`verify_strict`] reads any other: the field is
+/// replaced in the bytes in memory while it is read, and put back after.
 pub(crate) fn verify_fixed(
-    src: &dyn Source,
+    near: &mut Near<'_>,
     offset: u64,
     format: Format,
     opts: &ScanOptions,
     fix: Fix,
 ) -> std::result::Result<Found, Reject> {
-    let patched = Patched {
-        src,
-        at: offset + fix.at as u64,
-        word: fix.read_as.to_le_bytes(),
-    };
-    let mut f = verify_strict(&patched, offset, format, opts, &[])?;
+    let at = offset + fix.at as u64;
+    let old = near
+        .patch(at, fix.read_as.to_le_bytes())
+        .map_err(|e| Reject {
+            reason: "unreadable",
+            detail: e.to_string(),
+        })?;
+    let found = verify_strict(near, offset, format, opts);
+    near.put(at, old);
+    let mut f = found?;
     f.warnings += 1;
     f.findings.push(crate::Issue {
         severity: crate::Severity::Warning,

@@ -11,9 +11,12 @@
 //! | PBO | an empty name and `Vers` at byte 0, or a `.pbo` extension | each entry, LZSS-packed ones unpacked ([`lzss`]); encrypted entries listed, skipped | [`pbo`] |
 //! | blob | anything else | every offset `align` allows | [`blob`] |
 //!
-//! Every byte is read through a [`Source`] a bounded number of bytes at a time (1 MiB chunks
-//! plus one candidate window of at most [`ScanOptions::max_asset`] per worker thread), so memory
-//! does not grow with the image. Files and chunks are scanned in parallel with rayon.
+//! Every byte is read through a [`Source`] a bounded number of bytes at a time (4 MiB chunks,
+//! whose buffer a candidate's window running past the chunk extends by at most
+//! [`ScanOptions::max_asset`], one per worker thread), so memory does not grow with the image;
+//! each byte is read about once (a window past a chunk's end is read again by the next chunk).
+//! The user data of raw sectors is scatter-read straight into the chunk (`preadv`). Files and
+//! chunks are scanned in parallel with rayon.
 //!
 //! Each find carries where it is (the input path, the container path inside it such as
 //! `disc.bin:/DATA/CHARA.BIN`, the offset in that file and in the raw image), its format, its size
@@ -391,6 +394,9 @@ impl Source for ImageRoot {
     }
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
         self.0.read_at(offset, buf)
+    }
+    fn read_vectored_at(&self, offset: u64, bufs: &mut [std::io::IoSliceMut<'_>]) -> Result<()> {
+        self.0.read_vectored_at(offset, bufs)
     }
     fn image_offset(&self, offset: u64) -> Option<u64> {
         Some(offset)

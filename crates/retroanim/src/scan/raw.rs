@@ -27,7 +27,7 @@
 //!   channel 0, a correct EDC and an **all-zero ECC**: emulators and `bchunk` read the user data
 //!   and ignore the ECC; a disc burner would recompute it.
 
-use std::io::{Read, Write};
+use std::io::{IoSliceMut, Read, Write};
 use std::sync::Arc;
 
 use super::source::Source;
@@ -121,6 +121,9 @@ impl Source for SectorView {
                 ),
             )));
         }
+        if buf.len() >= SCATTER_FROM && self.scatter_user_data(offset, buf)? {
+            return Ok(());
+        }
         RAW_BUF.with(|cell| match cell.try_borrow_mut() {
             Ok(mut raw) => {
                 raw.resize(BATCH as usize * RAW_SECTOR, 0);
@@ -160,7 +163,71 @@ thread_local! {
     static RAW_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// Reads of at least this many bytes are scatter reads ([`SectorView::scatter_user_data`]).
+const SCATTER_FROM: usize = 16 * USER_DATA;
+/// Raw sectors read by one scatter read (two buffers each, within the 1024 of one `preadv`).
+const SCATTER: u64 = 256;
+/// Bytes between two sectors' user data in a Mode 2 track: the EDC and ECC of one (280) and
+/// the sync, header and subheader of the next (24).
+const GAP: usize = RAW_SECTOR - USER_DATA;
+
 impl SectorView {
+    /// Fills `buf` with the user data from `offset` (checked to lie inside the track) as the
+    /// sectors were Mode 2 (user data at byte 24), [`SCATTER`] sectors per read straight into
+    /// `buf` ([`Source::read_vectored_at`]); the bytes around the user data go to a scratch
+    /// buffer, where each sector's mode byte is checked after the read. False when a sector is
+    /// Mode 1 (user data at byte 16): `buf` is then to be read the other way.
+    fn scatter_user_data(&self, offset: u64, buf: &mut [u8]) -> Result<bool> {
+        let mut head = [0u8; 24 + USER_DATA];
+        let mut gaps = vec![0u8; SCATTER as usize * GAP];
+        let mut done = 0usize;
+        while done < buf.len() {
+            let pos = offset + done as u64;
+            let first = pos / USER_DATA as u64;
+            let in_sector = (pos % USER_DATA as u64) as usize;
+            let needed = (in_sector as u64 + (buf.len() - done) as u64).div_ceil(USER_DATA as u64);
+            let n = SCATTER.min(needed).min(self.sectors - first) as usize;
+            let mut iov: Vec<IoSliceMut<'_>> = Vec::with_capacity(2 * n);
+            iov.push(IoSliceMut::new(&mut head[..24 + in_sector]));
+            let mut data: &mut [u8] = &mut buf[done..];
+            let mut gap = gaps.chunks_exact_mut(GAP);
+            let mut got = 0usize;
+            for i in 0..n {
+                if i > 0 {
+                    match gap.next() {
+                        Some(g) => iov.push(IoSliceMut::new(g)),
+                        None => return Ok(false),
+                    }
+                }
+                let room = if i == 0 {
+                    USER_DATA - in_sector
+                } else {
+                    USER_DATA
+                };
+                let take = room.min(data.len());
+                let (d, rest) = std::mem::take(&mut data).split_at_mut(take);
+                data = rest;
+                iov.push(IoSliceMut::new(d));
+                got += take;
+            }
+            self.inner
+                .read_vectored_at(self.start + first * RAW_SECTOR as u64, &mut iov)?;
+            drop(iov);
+            // Byte 15 of each sector: its mode (the first sector's header is in `head`, each
+            // other's 24 bytes from the end of its gap).
+            let mode1 = head[15] == 1
+                || gaps
+                    .chunks_exact(GAP)
+                    .take(n - 1)
+                    .any(|g| g[GAP - 24 + 15] == 1);
+            if mode1 {
+                return Ok(false);
+            }
+            done += got;
+        }
+        Ok(true)
+    }
+
     /// Fills `buf` with the user data from `offset` (checked to lie inside the track), reading
     /// [`BATCH`] raw sectors at a time into `raw`.
     fn copy_user_data(&self, offset: u64, buf: &mut [u8], raw: &mut [u8]) -> Result<()> {

@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::fs::File;
+use std::io::IoSliceMut;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -22,6 +23,19 @@ pub trait Source: Send + Sync + fmt::Debug {
 
     /// Fills `buf` with the bytes at `offset`; an error when they run past the end.
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()>;
+
+    /// Fills each of `bufs` in turn with the bytes from `offset` on: a scatter read, one
+    /// positioned read of the file where the system has one (`preadv`), so that the user data
+    /// of raw sectors lands where it belongs with no copy ([`super::raw::SectorView`]). An
+    /// error when the bytes run past the end.
+    fn read_vectored_at(&self, offset: u64, bufs: &mut [IoSliceMut<'_>]) -> Result<()> {
+        let mut at = offset;
+        for b in bufs.iter_mut() {
+            self.read_at(at, b)?;
+            at += b.len() as u64;
+        }
+        Ok(())
+    }
 
     /// Where byte `offset` of this source lies in the raw disc image it comes from, if any.
     fn image_offset(&self, offset: u64) -> Option<u64> {
@@ -122,6 +136,38 @@ impl Source for FileSource {
     fn next_data(&self, offset: u64) -> u64 {
         next_data(&self.file, offset, self.len)
     }
+
+    #[cfg(any(
+        target_os = "linux",
+        target_os = "android",
+        target_os = "macos",
+        target_os = "freebsd"
+    ))]
+    fn read_vectored_at(&self, offset: u64, bufs: &mut [IoSliceMut<'_>]) -> Result<()> {
+        let total = bufs.iter().map(|b| b.len()).sum::<usize>();
+        check_range(offset, total, self.len)?;
+        // At most IOV_MAX (1024) buffers per call.
+        let mut at = offset;
+        for group in bufs.chunks_mut(1024) {
+            let want = group.iter().map(|b| b.len()).sum::<usize>();
+            let got = rustix::io::preadv(&self.file, group, at).map_err(std::io::Error::from)?;
+            if got < want {
+                // A short read (a signal): the rest buffer by buffer.
+                let mut skip = got;
+                let mut pos = at;
+                for b in group.iter_mut() {
+                    let n = b.len();
+                    if skip < n {
+                        self.read_at(pos + skip as u64, &mut b[skip..])?;
+                    }
+                    skip = skip.saturating_sub(n);
+                    pos += n as u64;
+                }
+            }
+            at += want as u64;
+        }
+        Ok(())
+    }
 }
 
 /// `lseek(SEEK_DATA)` where the system has it (through `rustix`, no `unsafe` here): holes of a
@@ -204,6 +250,11 @@ impl Source for SubSource {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
         check_range(offset, buf.len(), self.len)?;
         self.inner.read_at(self.start + offset, buf)
+    }
+
+    fn read_vectored_at(&self, offset: u64, bufs: &mut [IoSliceMut<'_>]) -> Result<()> {
+        check_range(offset, bufs.iter().map(|b| b.len()).sum(), self.len)?;
+        self.inner.read_vectored_at(self.start + offset, bufs)
     }
 
     fn image_offset(&self, offset: u64) -> Option<u64> {

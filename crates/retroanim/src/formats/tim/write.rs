@@ -22,7 +22,9 @@ pub fn write(tim: &Tim) -> Result<Vec<u8>> {
             tim.pmode, tim.flags_reserved
         )));
     }
-    let mut w = Writer::le();
+    let size =
+        8 + tim.clut.as_ref().map_or(0, block_size) + block_size(&tim.image) + tim.trailing.len();
+    let mut w = Writer::with_capacity(size);
     w.u8(FILE_ID);
     w.u8(tim.version);
     w.u16(tim.id_reserved);
@@ -33,6 +35,11 @@ pub fn write(tim: &Tim) -> Result<Vec<u8>> {
     write_block(&mut w, &tim.image, "pixel block")?;
     w.bytes(&tim.trailing);
     Ok(w.into_vec())
+}
+
+/// The bytes a block takes when written.
+fn block_size(b: &Block) -> usize {
+    12 + 2 * b.data.len() + b.extra.len()
 }
 
 fn write_block(w: &mut Writer<Le>, b: &Block, what: &str) -> Result<()> {
@@ -52,7 +59,7 @@ fn write_block(w: &mut Writer<Le>, b: &Block, what: &str) -> Result<()> {
     w.u16(b.y);
     w.u16(b.width);
     w.u16(b.height);
-    b.data.iter().for_each(|&h| w.u16(h));
+    w.u16s(&b.data);
     w.bytes(&b.extra);
     Ok(())
 }
