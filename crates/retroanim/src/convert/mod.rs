@@ -426,18 +426,12 @@ pub fn convert_bytes(
         }
         _ => {}
     }
-    let from = from.or_else(|| crate::detect(data));
     let model = crate::read_as(data, from, &opts.limits)?;
-    if from == Some(Format::Json) {
-        // A JSON dump can hold arrays that disagree (a LOD list shortened by hand): a model
-        // that cannot be written back is refused as validate's `unwritable` error says.
-        refuse_unwritable(&model)?;
-    }
     convert(&model, target, opts)
 }
 
-/// Refuses a model its own writer cannot write, with validate's `unwritable` offset and
-/// message.
+/// Refuses a model its own writer cannot write (arrays that disagree, as a JSON dump edited by
+/// hand can hold), with validate's `unwritable` offset and message.
 fn refuse_unwritable(model: &Model) -> Result<()> {
     match model.write() {
         Ok(_) => Ok(()),

@@ -16,6 +16,9 @@ pub(super) fn convert(model: &Model, target: Format, opts: &Options) -> Result<C
     match model {
         Model::P3d(p) => {
             opts.check(from, target, &[O::Axes, O::Fps, O::Duration, O::Lod])?;
+            // A model whose own arrays disagree (its writer refuses it) is refused as validate
+            // says, before a LOD is looked for.
+            super::refuse_unwritable(model)?;
             from_p3d(p, target, opts)
         }
         Model::Mdd(_) | Model::Pc2(_) => {
