@@ -546,8 +546,11 @@ pub(super) fn build(
     notes: &mut Counts,
 ) -> Result<Option<AnimParts>> {
     let n = scene.nodes.len();
+    // Only coordinates (the first `parents.len()` nodes) have sequences.
     let moving = |a: &Animation, c: &crate::scene::Channel| {
-        c.node < n && !matches!(c.track, Track::Weights(_)) && !a.channels.is_empty()
+        c.node < parents.len().min(n)
+            && !matches!(c.track, Track::Weights(_))
+            && !a.channels.is_empty()
     };
     let morphed = |c: &crate::scene::Channel| {
         matches!(c.track, Track::Weights(_)) && morphs.iter().any(|m| m.0 == c.node)
