@@ -11,8 +11,11 @@
 //!   whose sequences never end, included: their loops are written as jumps); every coordinate
 //!   of the original within one unit of it for 240 updates, past the end of one cycle of a
 //!   looping sequence; the same coordinate list (count and parents: a mesh that is not its
-//!   coordinate's own, a camera or a light is drawn in a coordinate, not given one). Not yet
-//!   kept: loops of MIMe weights (three sequences, listed in `OVER_ONE_UNIT`).
+//!   coordinate's own, a camera or a light is drawn in a coordinate, not given one), cameras
+//!   and lights where they were; all sequences exported together, the same sequence table
+//!   (count, coordinate pointers in order, stream IDs, loop or END) for every file with one
+//!   pointer per coordinate. Not yet kept: several pointers on one coordinate (reported) and
+//!   loops of MIMe weights (three sequences, listed in `OVER_ONE_UNIT`).
 
 mod common;
 
@@ -250,6 +253,54 @@ mod hmd_structure {
 
     const FRAMES: usize = 240;
 
+    /// Where a sequence's control flow goes, followed from its start with its stream ID
+    /// (a jump is taken when its condition is 0 or the current stream ID; a destination
+    /// other than 0 sets the stream ID): `'L'` when it comes back to a descriptor (it loops),
+    /// `'E'` when it reaches END, `'-'` when it runs off the table.
+    fn flow(descriptors: &[hmd::SequenceDescriptor], start: usize, sid: u8) -> char {
+        let (mut at, mut sid) = (start, sid);
+        let mut seen = BTreeSet::new();
+        while let Some(d) = descriptors.get(at) {
+            if !seen.insert((at, sid)) {
+                return 'L';
+            }
+            match *d {
+                hmd::SequenceDescriptor::Jump {
+                    sid_dst,
+                    sid_cnd,
+                    seq_idx,
+                } if sid_cnd == 0 || sid_cnd == sid => {
+                    at = seq_idx as usize;
+                    if sid_dst != 0 {
+                        sid = sid_dst;
+                    }
+                }
+                hmd::SequenceDescriptor::Control { code, .. } if code == hmd::CONTROL_END => {
+                    return 'E';
+                }
+                _ => at += 1,
+            }
+        }
+        '-'
+    }
+
+    /// The sequence pointers that update a coordinate, in the file's order: (coordinate, per
+    /// sequence the stream ID it starts with and its [`flow`]).
+    fn coordinate_pointers(m: &Hmd) -> Vec<(usize, Vec<(u8, char)>)> {
+        m.animations()
+            .iter()
+            .flat_map(|a| a.sequences.iter().map(move |p| (a.descriptors, p)))
+            .filter(|(_, p)| p.update.section == 4)
+            .filter_map(|(d, p)| {
+                let seqs = std::iter::once((p.start_sid, p.start as usize))
+                    .chain(p.extra.iter().map(|e| (e.sid, e.start.max(0) as usize)))
+                    .map(|(sid, start)| (sid, flow(d, start, sid)))
+                    .collect();
+                Some((p.update.coordinate()?, seqs))
+            })
+            .collect()
+    }
+
     /// The cameras and lights of `old` whose rest position (world) or direction `new` does not
     /// keep: position within 1 unit, direction within 0.1°.
     fn moved_devices(old: &Hmd, new: &Hmd) -> (usize, Vec<String>) {
@@ -297,6 +348,7 @@ mod hmd_structure {
         let mut added = Vec::new();
         let mut devices_moved = Vec::new();
         let mut devices = 0usize;
+        let (mut tables, mut untabled, mut tabled) = (Vec::new(), Vec::new(), 0usize);
         let mut wrong = Vec::new();
         let mut report: Vec<(i64, String)> = Vec::new();
         for (name, path) in common::corpus_files("HMD") {
@@ -308,6 +360,28 @@ mod hmd_structure {
             let m = hmd::read(&bytes).unwrap();
             let count = hmd::sequence_count(&m);
             let old_parents = parents(&m);
+            if count > 0 {
+                // Every sequence at once: the same sequence count and coordinate pointers.
+                match back(&to_glb(&m, None)) {
+                    Ok(new) => {
+                        let (a, b) = (coordinate_pointers(&m), coordinate_pointers(&new));
+                        let mut on: Vec<usize> = a.iter().map(|p| p.0).collect();
+                        on.sort_unstable();
+                        on.dedup();
+                        // Kept: a file whose coordinates each have one pointer (the author
+                        // writes one pointer per coordinate).
+                        let one_each = !a.is_empty() && on.len() == a.len();
+                        tabled += usize::from(one_each);
+                        if (count, &a) != (hmd::sequence_count(&new), &b) {
+                            (if one_each { &mut tables } else { &mut untabled }).push(format!(
+                                "{name}: {count} sequences, pointers {a:?} → {} sequences, pointers {b:?}",
+                                hmd::sequence_count(&new)
+                            ));
+                        }
+                    }
+                    Err(e) => wrong.push(format!("{name} every sequence: {e}")),
+                }
+            }
             for k in 0..count.max(1) {
                 let seq = (count > 0).then_some(k);
                 let new = match back(&to_glb(&m, seq)) {
@@ -368,12 +442,22 @@ mod hmd_structure {
             eprintln!("{r}");
         }
         eprintln!(
-            "{files} HMDs, {sequences} sequences played {FRAMES} updates; {} within 1 unit, {} exact; {devices} cameras and lights; coordinates added: {added:?}",
+            "{files} HMDs, {sequences} sequences played {FRAMES} updates; {} within 1 unit, {} exact; {devices} cameras and lights; {tabled} sequence tables of one pointer per coordinate; coordinates added: {added:?}",
             report.iter().filter(|r| r.0 <= 1).count(),
             report.iter().filter(|r| r.0 == 0).count()
         );
         assert!(wrong.is_empty(), "{wrong:#?}");
         assert!(added.is_empty(), "{added:#?}");
+        // The sequence count, each coordinate pointer in the file's order, its stream IDs and
+        // how each sequence ends or loops.
+        for t in &untabled {
+            eprintln!("sequence table not kept (several pointers on one coordinate, or none): {t}");
+        }
+        assert!(tables.is_empty(), "{tables:#?}");
+        assert!(
+            tabled >= 14,
+            "{tabled} files with one pointer per coordinate"
+        );
         // Cameras and lights stay where they were, looking the same way.
         assert!(devices_moved.is_empty(), "{devices_moved:#?}");
         assert!(devices >= 1, "{devices} cameras and lights");

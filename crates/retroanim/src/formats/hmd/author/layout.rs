@@ -27,6 +27,8 @@ use crate::scene::extras;
 use crate::scene::sample::{local_matrix, mat_mul, Mat4};
 use crate::scene::Scene;
 
+use super::super::types::SequencePointer;
+
 /// Where one node of the prepared scene is drawn.
 #[derive(Debug, Clone)]
 pub(super) struct Place {
@@ -48,6 +50,25 @@ pub(super) struct Layout<'a> {
     pub coordinates: usize,
     /// Per node of `scene`.
     pub places: Vec<Place>,
+    /// The sequence pointers of the exported file that update a coordinate, in the file's
+    /// order (the scene's `retroanim.hmd.animations`; empty without coordinate tags).
+    pub pointers: Vec<SequencePointer>,
+}
+
+/// The recorded sequence pointers of `scene` that update one of `count` coordinates.
+fn recorded_pointers(scene: &Scene, count: usize) -> Vec<SequencePointer> {
+    let Some(list) = extras::get(&scene.extras, "hmd")
+        .and_then(|h| h.get("animations"))
+        .and_then(|a| a.as_array())
+    else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|a| a.get("pointers")?.as_array())
+        .flatten()
+        .filter_map(|p| serde_json::from_value::<SequencePointer>(p.clone()).ok())
+        .filter(|p| p.update.section == 4 && p.update.coordinate().is_some_and(|c| c < count))
+        .collect()
 }
 
 /// The layout of `scene` (module docs).
@@ -66,6 +87,7 @@ pub(super) fn plan(scene: &Scene) -> Layout<'_> {
                 block: i + 1,
             })
             .collect(),
+        pointers: Vec::new(),
     }
 }
 
@@ -211,6 +233,7 @@ fn tagged(scene: &Scene) -> Option<Layout<'static>> {
         })
         .collect();
     Some(Layout {
+        pointers: recorded_pointers(&out, count),
         scene: Cow::Owned(out),
         coordinates: count,
         places,

@@ -403,7 +403,15 @@ pub fn author(scene: &Scene, opts: &HmdAuthorOptions) -> Result<HmdAuthored> {
     let morphs = geo.morphs();
     mime::unwritten(scene, &geo.written(), &mut notes);
     let rest: Vec<gte::Mat> = coords.iter().map(|c| c.0).collect();
-    let anim = anim::build(scene, &conv, opts, (&parents, &rest), &morphs, &mut notes)?;
+    let anim = anim::build(
+        scene,
+        &conv,
+        opts,
+        (&parents, &rest),
+        &morphs,
+        &layout.pointers,
+        &mut notes,
+    )?;
     let devices = devices::build(scene, &conv, &layout.places, &mut notes);
     let hmd = geometry::assemble(&coords, geo, anim, devices, &layout.places)?;
     // Write and read back, so the model's offsets are the file's and the reader agrees.

@@ -222,7 +222,7 @@ pub(super) fn pointers(
                 &label,
             )?);
         }
-        Ok(super::pointer(
+        Ok(super::table::pointer(
             UpdateIndex {
                 section,
                 offset: offset as u32,
