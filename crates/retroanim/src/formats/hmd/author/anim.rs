@@ -718,6 +718,7 @@ pub(super) fn build(
         weights::Sources {
             morphs,
             axes: &axes_nodes,
+            loops: &loops,
         },
         (fps, usize::try_from(max_keys).unwrap_or(usize::MAX)),
         weights::Out {
