@@ -719,7 +719,12 @@ impl Hmd {
                     "fps": fps,
                     // An ended take stopped its pointers: nothing loops.
                     "coordinate_loops": if take.looped || take.cut {
-                        structure::coordinate_loops(&take.frames, take.after.as_ref(), &owners)
+                        structure::coordinate_loops(
+                            &take.frames,
+                            take.after.as_ref(),
+                            &owners,
+                            rest.coordinates.len(),
+                        )
                     } else {
                         Vec::new()
                     },

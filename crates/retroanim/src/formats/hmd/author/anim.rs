@@ -57,8 +57,8 @@ use crate::scene::sample::{local_at, Sampler, Trs};
 use crate::scene::{Animation, Interpolation, Scene, Track};
 
 use super::super::cat3_anim::{
-    ExtraSequence, InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer,
-    UpdateIndex, CONTROL_END,
+    InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer, UpdateIndex,
+    CONTROL_END,
 };
 use super::super::play::console_lerp;
 use super::geometry::AnimParts;
@@ -72,6 +72,7 @@ use reduce::{rewrap, simplify, split};
 mod axes;
 mod reduce;
 mod solve;
+mod table;
 mod weights;
 use solve::Ctx;
 
@@ -461,34 +462,6 @@ fn key_frame(track: &NodeTrack, i: usize) -> Option<KeyFrame> {
     })
 }
 
-/// The loops an export kept for animation `a` (`retroanim.hmd.coordinate_loops`:
-/// `[coordinate, start frame, period]`), by the node that is that coordinate (its
-/// `retroanim.hmd.coordinate` extras).
-fn kept_loops(scene: &Scene, a: &Animation) -> std::collections::BTreeMap<usize, (u32, u32)> {
-    use crate::scene::extras;
-    let node_of: std::collections::BTreeMap<u64, usize> = scene
-        .nodes
-        .iter()
-        .enumerate()
-        .filter_map(|(i, x)| Some((extras::get_u64(&x.extras, "hmd", "coordinate")?, i)))
-        .collect();
-    let Some(list) = extras::get(&a.extras, "hmd")
-        .and_then(|h| h.get("coordinate_loops"))
-        .and_then(|l| l.as_array())
-    else {
-        return Default::default();
-    };
-    list.iter()
-        .filter_map(|l| {
-            let node = *node_of.get(&l.get(0)?.as_u64()?)?;
-            let j = u32::try_from(l.get(1)?.as_u64()?).ok()?;
-            let p = u32::try_from(l.get(2)?.as_u64()?).ok().filter(|&p| p > 0)?;
-            j.checked_add(p)?;
-            Some((node, (j, p)))
-        })
-        .collect()
-}
-
 /// The last key once more (TFRAME 1), so that it is reached; then END.
 fn end_sequence(descriptors: &mut Vec<SequenceDescriptor>, type_idx: u8, last_param: u16) {
     descriptors.push(SequenceDescriptor::KeyFrame {
@@ -503,38 +476,6 @@ fn end_sequence(descriptors: &mut Vec<SequenceDescriptor>, type_idx: u8, last_pa
     });
 }
 
-/// A sequence pointer updating `update`, with the sequences starting at `starts` (descriptor,
-/// stream ID; one per animation, the first as START IDX, the others as extra sequences).
-fn pointer(update: UpdateIndex, starts: &[(u16, u8)]) -> SequencePointer {
-    let (first, more) = starts
-        .split_first()
-        .map_or(((0, 0), &[][..]), |(f, m)| (*f, m));
-    SequencePointer {
-        update,
-        num: starts.len() as u16,
-        intr_idx: 0xFFFF,
-        aframe: 0,
-        sid: first.1,
-        speed: 0x10,
-        src_intr_idx: 0xFFFF,
-        rframe: 0,
-        tframe: 0,
-        ctr_idx: 0,
-        tctr_idx: 0,
-        start: first.0,
-        start_sid: first.1,
-        traveling: 0,
-        extra: more
-            .iter()
-            .map(|&(start, sid)| ExtraSequence {
-                start: start as i16,
-                sid,
-                pad: 0,
-            })
-            .collect(),
-    }
-}
-
 /// The animation primitive for `scene`'s animations, or `None` when none moves a node.
 /// `parents` are the coordinates' parents as written, `rest` their matrices.
 pub(super) fn build(
@@ -543,11 +484,15 @@ pub(super) fn build(
     opts: &HmdAuthorOptions,
     (parents, rest): (&[Option<usize>], &[gte::Mat]),
     morphs: &[(usize, usize, Vec<i32>)],
+    recorded: &[SequencePointer],
     notes: &mut Counts,
 ) -> Result<Option<AnimParts>> {
     let n = scene.nodes.len();
+    // Only coordinates (the first `parents.len()` nodes) have sequences.
     let moving = |a: &Animation, c: &crate::scene::Channel| {
-        c.node < n && !matches!(c.track, Track::Weights(_)) && !a.channels.is_empty()
+        c.node < parents.len().min(n)
+            && !matches!(c.track, Track::Weights(_))
+            && !a.channels.is_empty()
     };
     let morphed = |c: &crate::scene::Channel| {
         matches!(c.track, Track::Weights(_)) && morphs.iter().any(|m| m.0 == c.node)
@@ -585,12 +530,11 @@ pub(super) fn build(
         60.0
     };
     let max_keys = opts.limits.max_items;
-    let mut nodes: Vec<usize> = anims
+    let moved = anims
         .iter()
-        .flat_map(|a| a.channels.iter().filter(|c| moving(a, c)).map(|c| c.node))
-        .collect();
-    nodes.sort_unstable();
-    nodes.dedup();
+        .flat_map(|a| a.channels.iter().filter(|c| moving(a, c)).map(|c| c.node));
+    let (nodes, pointer_nodes) = table::pointer_nodes(recorded, moved, parents.len().min(n));
+    let sid_of = table::stream_ids(recorded, &anims);
     let mut types: Vec<u32> = Vec::new();
     let mut descriptors: Vec<SequenceDescriptor> = Vec::new();
     let mut params: Vec<ParameterItem> = Vec::new();
@@ -615,7 +559,7 @@ pub(super) fn build(
     by_depth.sort_by_key(|&i| depth.get(i).copied().unwrap_or(n));
     // Each animation's loops (`docs/extras.md`): coordinate → (start frame, period), by node.
     let loops: Vec<std::collections::BTreeMap<usize, (u32, u32)>> =
-        anims.iter().map(|a| kept_loops(scene, a)).collect();
+        anims.iter().map(|a| table::kept_loops(scene, a)).collect();
     let mut taken = 0usize;
     for &node in &by_depth {
         // Per animation: what moves the node (its rest when the animation does not), and the
@@ -646,7 +590,7 @@ pub(super) fn build(
         .iter()
         .filter_map(|&node| axes::node_of(node, &ctx.tracks[node]))
         .collect();
-    for &node in &nodes {
+    for &node in &pointer_nodes {
         if axes_nodes.iter().any(|x| x.node == node) {
             continue;
         }
@@ -759,7 +703,7 @@ pub(super) fn build(
                     if k == 0 { "START IDX is 16 bits" } else { "an extra sequence's start is a signed 16-bit index" }
                 ))
             })?;
-            starts.push((start, (k + 1) as u8));
+            starts.push((start, sid_of(node, k)));
         }
         let offset = u32::try_from(1 + node * 20)
             .ok()
@@ -767,13 +711,14 @@ pub(super) fn build(
             .ok_or_else(|| {
                 unencodable(format!("node {node}: coordinate offset past 2^24 words"))
             })?;
-        pointers.push(pointer(UpdateIndex { section: 4, offset }, &starts));
+        pointers.push(table::pointer(UpdateIndex { section: 4, offset }, &starts));
     }
     pointers.extend(weights::pointers(
         &anims,
         weights::Sources {
             morphs,
             axes: &axes_nodes,
+            loops: &loops,
         },
         (fps, usize::try_from(max_keys).unwrap_or(usize::MAX)),
         weights::Out {

@@ -114,17 +114,22 @@ pub(super) fn build(
     scene: &Scene,
     opts: &HmdAuthorOptions,
     conv: &super::ToConsole,
+    places: &[super::layout::Place],
     notes: &mut Counts,
 ) -> Result<Geometry> {
     let shown: Vec<usize> = (0..scene.nodes.len())
         .filter(|&i| scene.nodes[i].mesh.is_some_and(|m| m < scene.meshes.len()))
         .collect();
+    // A node that is not a coordinate is drawn in its coordinate's space (`layout`); a skinned
+    // mesh ignores its node's transform.
     let instances: Vec<Instance> = shown
         .iter()
         .filter_map(|&i| {
-            scene.nodes[i]
-                .mesh
-                .map(|mesh| Instance { mesh, matrix: None })
+            let matrix = places
+                .get(i)
+                .and_then(|p| p.matrix)
+                .filter(|_| scene.nodes[i].skin.is_none());
+            scene.nodes[i].mesh.map(|mesh| Instance { mesh, matrix })
         })
         .collect();
     let mut blocks: Vec<Option<Block>> = (0..scene.nodes.len()).map(|_| None).collect();
@@ -336,8 +341,16 @@ pub(super) fn assemble(
     geo: Geometry,
     anim: Option<AnimParts>,
     devices: Vec<super::devices::Device>,
+    places: &[super::layout::Place],
 ) -> Result<Hmd> {
     let nblocks = coords.len() + 2;
+    let post_block = nblocks - 1;
+    // The block of node `i`'s primitives (`layout`).
+    let slot = |i: usize| {
+        places
+            .get(i)
+            .map_or(post_block, |p| p.block.min(post_block))
+    };
     let base = u32::try_from(4 + nblocks).map_err(|_| unencodable("too many coordinates"))?;
     // Headers: (entries as (section number | coordinate section)); sections numbered in order.
     enum Entry {
@@ -349,8 +362,11 @@ pub(super) fn assemble(
     let mut headers: Vec<Vec<Entry>> = Vec::new();
     let mut prims: Vec<(usize, Primitive)> = Vec::new(); // (header, primitive)
     let mut sections: Vec<RegionBody> = Vec::new();
-    let mut block_first: Vec<Option<usize>> = vec![None; nblocks]; // primitive index
+    // Per block, its primitives in drawing order (each `next` is the one after).
+    let mut chains: Vec<Vec<usize>> = vec![Vec::new(); nblocks];
+    // PRE-PROCESS: images, animation, joint MIMe, devices, then polygons.
     let mut pre: Vec<usize> = Vec::new();
+    let mut pre_polygons: Vec<usize> = Vec::new();
     // Vertex MIMe: one DIFF section for the file (`mime` submodule), (MIMe, reset) block
     // offsets per node; the MIMEPR sections in node order; chained primitives (from, to).
     let (diff, mut mime_at) = mime_diffs(&geo.blocks)?;
@@ -359,7 +375,6 @@ pub(super) fn assemble(
         sections.len() - 1
     });
     let mut mimepr: Vec<usize> = Vec::new();
-    let mut chained: Vec<(usize, usize)> = Vec::new();
     for (node, b) in geo.blocks.into_iter().enumerate() {
         let Some(b) = b else { continue };
         let mime = b.mime;
@@ -375,7 +390,11 @@ pub(super) fn assemble(
             Entry::Coords,
         ]);
         prims.push((headers.len() - 1, primitive(types)));
-        block_first[node + 1] = Some(prims.len() - 1);
+        let chain = match slot(node) {
+            0 => &mut pre_polygons,
+            b => &mut chains[b],
+        };
+        chain.push(prims.len() - 1);
         if let (Some(m), Some(d), Some((at, rst))) = (mime, diff_section, mime_at.remove(&node)) {
             let polygons = prims.len() - 1;
             let o = sections.len();
@@ -416,9 +435,12 @@ pub(super) fn assemble(
                 primitive(vec![data_section(0x0401_0028, 1, offsets(rst))?]),
             ));
             // MIMe → polygons → reset.
-            block_first[node + 1] = Some(prims.len() - 2);
-            chained.push((prims.len() - 2, polygons));
-            chained.push((polygons, prims.len() - 1));
+            let chain = match slot(node) {
+                0 => &mut pre_polygons,
+                b => &mut chains[b],
+            };
+            chain.pop();
+            chain.extend([prims.len() - 2, polygons, prims.len() - 1]);
         }
     }
     // Skinned meshes: per mesh one header and its five sections, a pre-calculation at the end
@@ -461,15 +483,9 @@ pub(super) fn assemble(
             ));
             let k = prims.len() - 1;
             // After whatever the joint's block already draws.
-            match block_first[j.node + 1] {
-                None => block_first[j.node + 1] = Some(k),
-                Some(first) => {
-                    let mut tail = first;
-                    while let Some(&(_, to)) = chained.iter().find(|c| c.0 == tail) {
-                        tail = to;
-                    }
-                    chained.push((tail, k));
-                }
+            match slot(j.node) {
+                0 => pre_polygons.push(k),
+                b => chains[b].push(k),
             }
         }
         prims.push((h, primitive(types)));
@@ -601,7 +617,10 @@ pub(super) fn assemble(
             SectionRole::DeviceParameters,
             SectionData::Devices(vec![d.parameters]),
         ));
-        headers.push(vec![Entry::Section(s0), Entry::Coord(d.node)]);
+        headers.push(match d.coordinate {
+            Some(c) => vec![Entry::Section(s0), Entry::Coord(c)],
+            None => vec![Entry::Section(s0)],
+        });
         let data = match d.light {
             Some(l) => data_section(d.type_code, 1, TypeData::Light(l))?,
             None => data_section(d.type_code, 0, TypeData::Raw(Vec::new()))?,
@@ -609,21 +628,16 @@ pub(super) fn assemble(
         prims.push((headers.len() - 1, primitive(vec![data])));
         pre.push(prims.len() - 1);
     }
-    // POST-PROCESS: the shared polygons, then the joint MIMe reset.
-    if let Some(&first) = post.first() {
-        block_first[nblocks - 1] = Some(first);
-        for w in post.windows(2) {
-            chained.push((w[0], w[1]));
-        }
-    }
-    // The chain of PRE-PROCESS primitives: primitive index → the next one's.
+    // POST-PROCESS: its own polygons, the shared polygons, then the joint MIMe reset.
+    chains[post_block].extend(post);
+    pre.extend(pre_polygons);
+    chains[0] = pre;
+    // Each block's first primitive; primitive index → the next one's.
     let mut next_of: Vec<Option<usize>> = vec![None; prims.len()];
-    for (from, to) in chained {
-        next_of[from] = Some(to);
-    }
-    if let Some(&first) = pre.first() {
-        block_first[0] = Some(first);
-        for w in pre.windows(2) {
+    let mut block_first: Vec<Option<usize>> = vec![None; nblocks];
+    for (b, chain) in chains.iter().enumerate() {
+        block_first[b] = chain.first().copied();
+        for w in chain.windows(2) {
             next_of[w[0]] = Some(w[1]);
         }
     }

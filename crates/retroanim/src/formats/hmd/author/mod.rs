@@ -5,8 +5,11 @@
 //! # Coordinates
 //! Every scene node becomes one GsCOORDUNIT, in node order, its `super` the node's parent (a
 //! parent pointer that would form a cycle, or name a node that does not exist, is dropped and
-//! counted in a note). Block *k* + 1 draws in coordinate *k*; block 0 (PRE-PROCESS) holds the
-//! image and animation primitives, the last block (POST-PROCESS) is empty. The node's rest
+//! counted in a note) — unless the scene's `retroanim` extras name the coordinates (a file
+//! exported from an HMD): then only those nodes are coordinates, in the file's order, and the
+//! others are drawn in a coordinate (the `layout` submodule). Block *k* + 1 draws in
+//! coordinate *k*; block 0 (PRE-PROCESS) holds the image and animation primitives, the last
+//! block (POST-PROCESS) the shared polygons. The node's rest
 //! TRS is brought into the console's axes as the bridge's inverse (`(x, y, z) → (x, −y, −z)`
 //! for [`Axes::YUp`], lengths divided by the scale, default 1/4096 m per unit): the rotation
 //! is stored as `rot` angles (4096 = 360°) in the rotation order that reproduces it best; for a
@@ -100,6 +103,7 @@
 mod anim;
 mod devices;
 mod geometry;
+mod layout;
 mod mime;
 mod skin;
 
@@ -334,13 +338,17 @@ pub(super) fn pose(conv: &ToConsole, trs: &Trs, order: u8) -> ConsolePose {
 pub fn author(scene: &Scene, opts: &HmdAuthorOptions) -> Result<HmdAuthored> {
     let conv = ToConsole::new(opts)?;
     let mut notes = crate::formats::tmd::author::Counts::default();
-    let n = scene.nodes.len();
-    if n == 0 {
+    if scene.nodes.is_empty() {
         return Err(Error::Unencodable {
             format: Format::Hmd,
             what: "the scene has no nodes: an HMD needs at least one coordinate".into(),
         });
     }
+    let layout = layout::plan(scene);
+    let scene: &Scene = &layout.scene;
+    let n = scene.nodes.len();
+    // The first `count` nodes are the coordinates (`layout`).
+    let count = layout.coordinates;
     // Parents: drop those that do not exist or form a cycle.
     let mut parents: Vec<Option<usize>> = scene.nodes.iter().map(|x| x.parent).collect();
     for i in 0..n {
@@ -370,8 +378,14 @@ pub fn author(scene: &Scene, opts: &HmdAuthorOptions) -> Result<HmdAuthored> {
         .filter(|c| !matches!(c.track, crate::scene::Track::Weights(_)))
         .map(|c| c.node)
         .collect();
-    let mut coords = Vec::with_capacity(n);
-    for (i, node) in scene.nodes.iter().enumerate() {
+    notes.add(
+        "animation-not-coordinate",
+        moved.iter().filter(|&&i| (count..n).contains(&i)).count(),
+        || "node(s) that are not coordinates (meshes, cameras, lights drawn in their coordinate ancestor's space): their own motion left out".into(),
+    );
+    let parents: Vec<Option<usize>> = parents[..count].to_vec();
+    let mut coords = Vec::with_capacity(count);
+    for (i, node) in scene.nodes[..count].iter().enumerate() {
         let trs = rest_trs(&node.transform);
         let r = conv.rotation(trs.rotation);
         let p = pose(&conv, &trs, best_order(&[r]));
@@ -385,13 +399,21 @@ pub fn author(scene: &Scene, opts: &HmdAuthorOptions) -> Result<HmdAuthored> {
         coords.push((m, p.rot, parents[i]));
     }
     settle_translations(scene, &conv, &mut coords);
-    let geo = geometry::build(scene, opts, &conv, &mut notes)?;
+    let geo = geometry::build(scene, opts, &conv, &layout.places, &mut notes)?;
     let morphs = geo.morphs();
     mime::unwritten(scene, &geo.written(), &mut notes);
     let rest: Vec<gte::Mat> = coords.iter().map(|c| c.0).collect();
-    let anim = anim::build(scene, &conv, opts, (&parents, &rest), &morphs, &mut notes)?;
-    let devices = devices::build(scene, &mut notes);
-    let hmd = geometry::assemble(&coords, geo, anim, devices)?;
+    let anim = anim::build(
+        scene,
+        &conv,
+        opts,
+        (&parents, &rest),
+        &morphs,
+        &layout.pointers,
+        &mut notes,
+    )?;
+    let devices = devices::build(scene, &conv, &layout.places, &mut notes);
+    let hmd = geometry::assemble(&coords, geo, anim, devices, &layout.places)?;
     // Write and read back, so the model's offsets are the file's and the reader agrees.
     let bytes = super::write(&hmd)?;
     let hmd = super::read(&bytes)?;

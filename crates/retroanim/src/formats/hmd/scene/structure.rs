@@ -48,35 +48,48 @@ pub(super) fn pointer_coordinates(hmd: &Hmd) -> Vec<Option<usize>> {
 /// Per coordinate with sequence pointers, the first frame `j` and period `p` with which the
 /// state of its pointers repeats (state at `j + p` = state at `j`) within `frames` and the frame
 /// that follows them (`after`, the repeated state that closed a looping take), as
-/// `[coordinate, j, p]`.
+/// `[coordinate, j, p]`. A coordinate without pointers of its own (of `coordinates`, moved by
+/// a joint axes MIMe whose weights other pointers drive) takes the loop of every pointer's
+/// state together, when there is one.
 pub(super) fn coordinate_loops(
     frames: &[Frame],
     after: Option<&Frame>,
     owners: &[Option<usize>],
+    coordinates: usize,
 ) -> Vec<[usize; 3]> {
     let coords: std::collections::BTreeSet<usize> = owners.iter().flatten().copied().collect();
     let all: Vec<&Frame> = frames.iter().chain(after).collect();
-    let mut out = Vec::new();
-    for c in coords {
+    let looped = |keep: &dyn Fn(&Option<usize>) -> bool| -> Option<(usize, usize)> {
         let mut seen = std::collections::HashMap::new();
         for (f, frame) in all.iter().enumerate() {
             let state: Vec<_> = frame
                 .sequences
                 .iter()
                 .zip(owners)
-                .filter(|(_, o)| **o == Some(c))
+                .filter(|(_, o)| keep(o))
                 .map(|(s, _)| (s.sid, s.ctr_idx, s.tctr_idx, s.rframe, s.tframe, s.aframe))
                 .collect();
             // A stopped pointer (AFRAME 0) repeats trivially: not a loop.
-            if state.iter().any(|s| s.5 == 0) {
-                break;
+            if state.is_empty() || state.iter().any(|s| s.5 == 0) {
+                return None;
             }
             if let Some(&j) = seen.get(&state) {
-                out.push([c, j, f - j]);
-                break;
+                return Some((j, f - j));
             }
             seen.insert(state, f);
         }
+        None
+    };
+    let mut out: Vec<[usize; 3]> = coords
+        .iter()
+        .filter_map(|&c| looped(&|o| *o == Some(c)).map(|(j, p)| [c, j, p]))
+        .collect();
+    if let Some((j, p)) = looped(&|_| true) {
+        out.extend(
+            (0..coordinates)
+                .filter(|c| !coords.contains(c))
+                .map(|c| [c, j, p]),
+        );
     }
     out
 }

@@ -8,7 +8,9 @@
 //! (time × fps) of the animation's weights channel, as a glTF client evaluates it (LINEAR,
 //! STEP and CUBICSPLINE alike), of which the keys the driver's own integer interpolation gives
 //! back are dropped; an animation without a weights channel for the node holds the rest
-//! weight. As for coordinates, the last key is repeated with TFRAME 1 before END.
+//! weight. As for coordinates, the last key is repeated with TFRAME 1 before END; a weight
+//! whose node the export found looping (`retroanim.hmd.coordinate_loops`) loops instead, with
+//! a jump back, as a coordinate's sequence does.
 
 use crate::error::Result;
 use crate::scene::sample::sample;
@@ -101,19 +103,37 @@ fn keys(s: &[i32]) -> Vec<usize> {
 }
 
 /// One weight's sequence for animation number `k` (samples `s` at frames 0, 1, …): its linear
-/// keys' descriptors (equal key values stored once), then END; returns its start and stream
-/// ID as a pointer names them.
+/// keys' descriptors (equal key values stored once), then END — or, when the sequence loops
+/// from frame `j` with period `p` (`looping`), the keys up to `j + p` with the key at `j` once
+/// more with TFRAME 0 after it, and a jump back to that key, as the coordinate pointers loop;
+/// returns its start and stream ID as a pointer names them.
 fn sequence(
     out: &mut Out,
     stored: &mut std::collections::HashMap<i32, u16>,
     (type_idx, words): (u8, usize),
-    (s, k): (&[i32], usize),
+    (s, k, looping): (&[i32], usize, Option<(u32, u32)>),
     what: &dyn Fn() -> String,
 ) -> Result<(u16, u8)> {
     let start = out.descriptors.len();
     let mut prev = 0usize;
     let mut param = 0u16;
-    for f in keys(s) {
+    // A loop: the samples up to j + p (the last one held past the end), keys on both sides of j.
+    let looping = looping.map(|(j, p)| (j as usize, j as usize + p as usize));
+    let held: Vec<i32>;
+    let (s, frames) = match looping {
+        Some((j, end)) => {
+            let last = s.last().copied().unwrap_or(0);
+            held = (0..=end)
+                .map(|f| s.get(f).copied().unwrap_or(last))
+                .collect();
+            let mut frames = keys(&held[..=j]);
+            frames.extend(keys(&held[j..]).into_iter().skip(1).map(|f| f + j));
+            (&held[..], frames)
+        }
+        None => (s, keys(s)),
+    };
+    let mut anchor = None;
+    for f in frames {
         param = match stored.get(&s[f]) {
             Some(&p) => p,
             None => {
@@ -142,8 +162,31 @@ fn sequence(
             param_idx: param,
         });
         prev = f;
+        if looping.is_some_and(|(j, end)| f == j && j < end) && anchor.is_none() {
+            anchor = Some(out.descriptors.len());
+            out.descriptors.push(SequenceDescriptor::KeyFrame {
+                type_idx,
+                tframe: 0,
+                param_idx: param,
+            });
+        }
     }
-    super::end_sequence(out.descriptors, type_idx, param);
+    match anchor {
+        Some(at) => {
+            let seq_idx = u16::try_from(at).map_err(|_| {
+                unencodable(format!(
+                    "{}: the loop starts at descriptor {at}, past 65535 (a jump's index is 16 bits)",
+                    what()
+                ))
+            })?;
+            out.descriptors.push(SequenceDescriptor::Jump {
+                sid_dst: 0,
+                sid_cnd: 0,
+                seq_idx,
+            });
+        }
+        None => super::end_sequence(out.descriptors, type_idx, param),
+    }
     // START IDX is 16 bits, an extra sequence's start a signed 16-bit value.
     let limit = if k == 0 { 0xFFFF } else { 0x7FFF };
     let start = u16::try_from(start)
@@ -165,6 +208,8 @@ fn sequence(
 pub(super) struct Sources<'a> {
     pub morphs: &'a [(usize, usize, Vec<i32>)],
     pub axes: &'a [super::axes::AxesNode],
+    /// Per animation, the loops the export kept, by node (`table::kept_loops`).
+    pub loops: &'a [std::collections::BTreeMap<usize, (u32, u32)>],
 }
 
 /// The sequence pointers of the MIMe weights of `src` under `anims`.
@@ -205,8 +250,9 @@ pub(super) fn pointers(
     };
     // One pointer per weight: word `offset` of MIMEPR section `section`, a sequence per
     // animation from `samples` (animation number, animation → that weight's samples).
+    let loops = src.loops;
     let mut pointer = |out: &mut Out,
-                       (section, offset): (u8, usize),
+                       (section, offset, node): (u8, usize, usize),
                        what: &dyn Fn(&Animation) -> String,
                        samples: &mut dyn FnMut(usize, &Animation) -> Result<Vec<i32>>|
      -> Result<SequencePointer> {
@@ -214,15 +260,16 @@ pub(super) fn pointers(
         for (k, a) in anims.iter().enumerate() {
             let s = samples(k, a)?;
             let label = || what(a);
+            let looping = loops.get(k).and_then(|l| l.get(&node)).copied();
             starts.push(sequence(
                 out,
                 &mut stored,
                 (type_idx, words),
-                (&s, k),
+                (&s, k, looping),
                 &label,
             )?);
         }
-        Ok(super::pointer(
+        Ok(super::table::pointer(
             UpdateIndex {
                 section,
                 offset: offset as u32,
@@ -236,7 +283,7 @@ pub(super) fn pointers(
             let rest_w = rest.get(t).copied().unwrap_or(0);
             pointers.push(pointer(
                 &mut out,
-                (section, t),
+                (section, t, *node),
                 &|a| format!("animation {:?}, node {node}", a.name),
                 &mut |_, a| samples(a, *node, t, rest_w, fps, max, &mut past),
             )?);
@@ -247,7 +294,7 @@ pub(super) fn pointers(
         for (t, x) in src.axes.iter().enumerate() {
             pointers.push(pointer(
                 &mut out,
-                (section, t),
+                (section, t, x.node),
                 &|a| format!("animation {:?}, node {} (joint axes MIMe)", a.name, x.node),
                 &mut |k, _| Ok(x.weights.get(k).cloned().unwrap_or_else(|| vec![0])),
             )?);

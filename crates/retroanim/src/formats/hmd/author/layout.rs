@@ -1,0 +1,260 @@
+//! Which scene nodes become GsCOORDUNITs, and where the others are drawn (`docs/extras.md`).
+//!
+//! A scene exported from an HMD tags the node of each GsCOORDUNIT with its index
+//! (`retroanim.hmd.coordinate`) and adds nodes that are not coordinates: a second mesh of a
+//! coordinate or a PRE-/POST-PROCESS mesh (`block B` nodes), ground and shared-polygon meshes,
+//! cameras, lights, and the common root of skin joints (`HMD root`). When the tagged nodes
+//! number 0..N−1 once each, every skin joint is one of them, and the nodes between a
+//! coordinate and its nearest tagged ancestor are untransformed, only the tagged nodes become
+//! coordinates, in their index order (a coordinate's parent is its nearest tagged ancestor);
+//! the other nodes are drawn in a coordinate:
+//!
+//! - a **mesh** in the block of its nearest coordinate ancestor (another primitive chained
+//!   after what that block already draws), its vertices moved into that coordinate's space when
+//!   the nodes between are transformed; a mesh tagged with block 0 (PRE-PROCESS) or with
+//!   the last block (POST-PROCESS) stays there, and a mesh without a coordinate ancestor goes
+//!   to POST-PROCESS, in world space (as the bridge reads those blocks);
+//! - a **camera or light** as a FIX device in its nearest coordinate ancestor (position and
+//!   point looked at in that coordinate's space), or as a WORLD device without one;
+//! - a node's **own motion** is left out (noted): only coordinates have sequences.
+//!
+//! Otherwise (a scene made from scratch, or one whose tags no longer fit) every node is one
+//! coordinate, in node order.
+
+use std::borrow::Cow;
+
+use crate::scene::extras;
+use crate::scene::sample::{local_matrix, mat_mul, Mat4};
+use crate::scene::Scene;
+
+use super::super::types::SequencePointer;
+
+/// Where one node of the prepared scene is drawn.
+#[derive(Debug, Clone)]
+pub(super) struct Place {
+    /// The coordinate (index) the node is drawn in: itself for a coordinate node, else its
+    /// nearest coordinate ancestor (`None`: world space).
+    pub coordinate: Option<usize>,
+    /// The node's space in that coordinate's (column-major, scene units); `None`: identity.
+    pub matrix: Option<Mat4>,
+    /// The block its mesh is drawn in.
+    pub block: usize,
+}
+
+/// The scene to author and its coordinates.
+pub(super) struct Layout<'a> {
+    /// The scene: its first `coordinates` nodes are the coordinates, in coordinate order,
+    /// each a child of a coordinate or a root; the other nodes follow.
+    pub scene: Cow<'a, Scene>,
+    /// The number of coordinates.
+    pub coordinates: usize,
+    /// Per node of `scene`.
+    pub places: Vec<Place>,
+    /// The sequence pointers of the exported file that update a coordinate, in the file's
+    /// order (the scene's `retroanim.hmd.animations`; empty without coordinate tags).
+    pub pointers: Vec<SequencePointer>,
+}
+
+/// The recorded sequence pointers of `scene` that update one of `count` coordinates.
+fn recorded_pointers(scene: &Scene, count: usize) -> Vec<SequencePointer> {
+    let Some(list) = extras::get(&scene.extras, "hmd")
+        .and_then(|h| h.get("animations"))
+        .and_then(|a| a.as_array())
+    else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|a| a.get("pointers")?.as_array())
+        .flatten()
+        .filter_map(|p| serde_json::from_value::<SequencePointer>(p.clone()).ok())
+        .filter(|p| p.update.section == 4 && p.update.coordinate().is_some_and(|c| c < count))
+        .collect()
+}
+
+/// The layout of `scene` (module docs).
+pub(super) fn plan(scene: &Scene) -> Layout<'_> {
+    if let Some(l) = tagged(scene) {
+        return l;
+    }
+    let n = scene.nodes.len();
+    Layout {
+        scene: Cow::Borrowed(scene),
+        coordinates: n,
+        places: (0..n)
+            .map(|i| Place {
+                coordinate: Some(i),
+                matrix: None,
+                block: i + 1,
+            })
+            .collect(),
+        pointers: Vec::new(),
+    }
+}
+
+fn is_identity(m: &Mat4) -> bool {
+    (0..16).all(|k| {
+        let want = if k % 5 == 0 { 1.0 } else { 0.0 };
+        (m[k] - want).abs() <= 1e-9
+    })
+}
+
+/// The layout the coordinate tags give, or `None` when they do not give one.
+fn tagged(scene: &Scene) -> Option<Layout<'static>> {
+    let n = scene.nodes.len();
+    let mut node_of: Vec<Option<usize>> = Vec::new();
+    for (i, node) in scene.nodes.iter().enumerate() {
+        let Some(k) = extras::get_u64(&node.extras, "hmd", "coordinate") else {
+            continue;
+        };
+        let k = usize::try_from(k).ok().filter(|&k| k < n)?;
+        if node_of.len() <= k {
+            node_of.resize(k + 1, None);
+        }
+        if node_of[k].replace(i).is_some() {
+            return None;
+        }
+    }
+    let order: Vec<usize> = node_of.into_iter().collect::<Option<Vec<_>>>()?;
+    let count = order.len();
+    if count == 0 {
+        return None;
+    }
+    let mut is_coord = vec![false; n];
+    for &i in &order {
+        is_coord[i] = true;
+    }
+    let parent = |i: usize| scene.nodes[i].parent.filter(|&p| p < n);
+    // Every chain ends (no cycles: the author's fallback notes those).
+    for i in 0..n {
+        let (mut at, mut steps) = (i, 0);
+        while let Some(p) = parent(at) {
+            steps += 1;
+            if steps > n {
+                return None;
+            }
+            at = p;
+        }
+    }
+    // Skin joints are coordinates.
+    if scene
+        .skins
+        .iter()
+        .flat_map(|s| &s.joints)
+        .any(|&j| j < n && !is_coord[j])
+    {
+        return None;
+    }
+    // The nearest coordinate ancestor of each node, and the nodes between untransformed for a
+    // coordinate.
+    let up = |i: usize| -> (Option<usize>, Mat4) {
+        let mut m = local_matrix(&scene.nodes[i].transform);
+        let mut at = parent(i);
+        while let Some(p) = at.filter(|&p| !is_coord[p]) {
+            m = mat_mul(&local_matrix(&scene.nodes[p].transform), &m);
+            at = parent(p);
+        }
+        (at, m)
+    };
+    for &i in &order {
+        let mut at = parent(i);
+        while let Some(p) = at.filter(|&p| !is_coord[p]) {
+            if !is_identity(&local_matrix(&scene.nodes[p].transform)) {
+                return None;
+            }
+            at = parent(p);
+        }
+    }
+    // The permutation: coordinates in index order, then the other nodes in node order.
+    let mut new_of = vec![0usize; n];
+    let others: Vec<usize> = (0..n).filter(|&i| !is_coord[i]).collect();
+    for (new, &old) in order.iter().chain(&others).enumerate() {
+        new_of[old] = new;
+    }
+    let mut out = scene.clone();
+    out.nodes = order
+        .iter()
+        .chain(&others)
+        .map(|&old| scene.nodes[old].clone())
+        .collect();
+    for (new, &old) in order.iter().chain(&others).enumerate() {
+        out.nodes[new].parent = if is_coord[old] {
+            up(old).0.map(|p| new_of[p])
+        } else {
+            parent(old).map(|p| new_of[p])
+        };
+    }
+    for a in &mut out.animations {
+        for c in &mut a.channels {
+            if c.node < n {
+                c.node = new_of[c.node];
+            }
+        }
+    }
+    for s in &mut out.skins {
+        for j in &mut s.joints {
+            if *j < n {
+                *j = new_of[*j];
+            }
+        }
+    }
+    let post = count + 1;
+    let places = order
+        .iter()
+        .chain(&others)
+        .map(|&old| {
+            if is_coord[old] {
+                let k = new_of[old];
+                return Place {
+                    coordinate: Some(k),
+                    matrix: None,
+                    block: k + 1,
+                };
+            }
+            let (coord, m) = up(old);
+            let coordinate = coord.map(|p| new_of[p]);
+            let tagged = extras::get_u64(&scene.nodes[old].extras, "hmd", "block");
+            let block = match (tagged, coordinate) {
+                (Some(0), _) => 0,
+                (Some(b), _) if b == post as u64 => post,
+                (_, Some(c)) => c + 1,
+                (_, None) => post,
+            };
+            Place {
+                // PRE-/POST-PROCESS polygons are drawn in world space.
+                coordinate: coordinate.filter(|_| block != 0 && block != post),
+                matrix: None,
+                block,
+            }
+            .with_matrix(if block == 0 || block == post {
+                world(scene, old)
+            } else {
+                m
+            })
+        })
+        .collect();
+    Some(Layout {
+        pointers: recorded_pointers(&out, count),
+        scene: Cow::Owned(out),
+        coordinates: count,
+        places,
+    })
+}
+
+impl Place {
+    fn with_matrix(mut self, m: Mat4) -> Place {
+        self.matrix = (!is_identity(&m)).then_some(m);
+        self
+    }
+}
+
+/// The rest world matrix of node `i` (the chains end: [`tagged`] checked).
+fn world(scene: &Scene, i: usize) -> Mat4 {
+    let n = scene.nodes.len();
+    let mut m = local_matrix(&scene.nodes[i].transform);
+    let mut at = scene.nodes[i].parent.filter(|&p| p < n);
+    while let Some(p) = at {
+        m = mat_mul(&local_matrix(&scene.nodes[p].transform), &m);
+        at = scene.nodes[p].parent.filter(|&p| p < n);
+    }
+    m
+}
