@@ -398,7 +398,7 @@ def render(input: Union[str, "os.PathLike[str]", bytes], output: Union[str, "os.
     its ``sequence`` from ``stream_id`` animated), a P3D LOD (``lod`` by resolution; animated
     when it has frames), a glTF/GLB (animated by its first animation), a TIM, or a raw 1 MB
     VRAM dump with ``vram=True``. The output's extension chooses the file: ``.png`` (animated
-    PNG), ``.gif`` (animated GIF) or ``.webp`` (still pictures only). ``yaw``/``pitch`` in
+    PNG), ``.gif`` (animated GIF) or ``.webp`` (lossless; animated WebP). ``yaw``/``pitch`` in
     degrees, ``distance`` a multiple of the framing distance, ``size=(w, h)``,
     ``background=(r, g, b)``. Options the input does not use raise :class:`OptionError`."""
     src = None if isinstance(input, (bytes, bytearray, memoryview)) else Path(input)

@@ -102,7 +102,7 @@ pub struct RenderArgs {
     /// dump (with --vram).
     pub file: PathBuf,
     /// The picture to write: .png (an animation becomes an animated PNG), .gif (animated GIF)
-    /// or .webp (still pictures only).
+    /// or .webp (lossless; an animation becomes an animated WebP).
     pub output: PathBuf,
     /// TIMs placed in VRAM at their own positions (repeatable).
     #[arg(long, value_name = "T.TIM")]

@@ -1,5 +1,5 @@
 //! Picture files from RGBA8 frames: PNG (APNG when animated), GIF (animated GIF) and WebP
-//! (still pictures only).
+//! (animated WebP when there is more than one frame).
 //!
 //! Frames are pulled one at a time from a callback and encoded as they come, so an animation
 //! never holds more than one frame in memory.
@@ -12,8 +12,12 @@
 //!   pictures) get the transparent index. Delays are whole hundredths of a second
 //!   (`round(100 / fps)`, at least 2: browsers slow shorter delays down to 1/10 s), looping
 //!   forever.
-//! - **WebP**: lossless, one frame. Animated WebP is refused (no permissive, maintained Rust
-//!   encoder writes it): the error names `.png` and `.gif`.
+//! - **WebP**: lossless (VP8L, `image-webp`'s encoder). More than one frame is an animated WebP
+//!   (the RIFF layout of Google's container specification: a `VP8X` chunk with the animation
+//!   and alpha flags, `ANIM` with a transparent background and loop count 0 = forever, then one
+//!   `ANMF` chunk per frame holding that frame's `VP8L` chunk, each frame the whole canvas,
+//!   drawn without blending onto the one before). Each frame lasts `round(1000 / fps)` ms, at
+//!   least 20 ms (browsers slow shorter frames down).
 
 use std::collections::HashMap;
 
@@ -39,22 +43,109 @@ pub fn encode_frames(
     match kind {
         OutputKind::Png => png_frames((width, height), count, fps, next),
         OutputKind::Gif => gif_frames((width, height), count, fps, next),
-        OutputKind::Webp if count > 1 => Err(Error::Parameter {
-            what: format!(
-                "{count} pictures: animated WebP is not written; name the output .png (animated PNG) or .gif"
-            ),
-        }),
-        OutputKind::Webp => {
-            let rgba = next(0)?;
-            let mut out = Vec::new();
-            image_webp::WebPEncoder::new(&mut out)
-                .encode(&rgba, width, height, image_webp::ColorType::Rgba8)
-                .map_err(|e| Error::Parameter {
-                    what: format!("WebP encoder: {e}"),
-                })?;
-            Ok(out)
-        }
+        OutputKind::Webp if count > 1 => webp_frames((width, height), count, fps, next),
+        OutputKind::Webp => webp_still(&next(0)?, width, height),
     }
+}
+
+/// One lossless WebP file.
+fn webp_still(rgba: &[u8], width: u32, height: u32) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    image_webp::WebPEncoder::new(&mut out)
+        .encode(rgba, width, height, image_webp::ColorType::Rgba8)
+        .map_err(|e| Error::Parameter {
+            what: format!("WebP encoder: {e}"),
+        })?;
+    Ok(out)
+}
+
+/// Appends a RIFF chunk (`fourcc`, little-endian size, payload, a pad byte to an even size).
+fn riff_chunk(out: &mut Vec<u8>, fourcc: &[u8; 4], payload: &[u8]) -> Result<()> {
+    let size = u32::try_from(payload.len()).map_err(|_| too_large())?;
+    out.extend_from_slice(fourcc);
+    out.extend_from_slice(&size.to_le_bytes());
+    out.extend_from_slice(payload);
+    if payload.len() % 2 == 1 {
+        out.push(0);
+    }
+    Ok(())
+}
+
+fn too_large() -> Error {
+    Error::Parameter {
+        what: "the animated WebP would pass 4 GiB (RIFF sizes are 32-bit); draw fewer frames or a smaller picture".into(),
+    }
+}
+
+/// A 24-bit little-endian field (WebP's canvas sizes, frame offsets and durations).
+fn u24(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes()[..3]);
+}
+
+/// The image chunks (`ALPH`, `VP8 `, `VP8L`) of a still WebP file, as they go into an `ANMF`.
+fn image_chunks(file: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut at = 12usize;
+    while let Some(head) = file.get(at..at + 8) {
+        let size = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
+        let end = at + 8 + size + size % 2;
+        let chunk = file.get(at..end.min(file.len())).unwrap_or(&[]);
+        if matches!(&head[..4], b"ALPH" | b"VP8 " | b"VP8L") {
+            out.extend_from_slice(chunk);
+        }
+        at = end;
+    }
+    if out.is_empty() {
+        return Err(Error::Parameter {
+            what: "WebP encoder: no image chunk in its output".into(),
+        });
+    }
+    Ok(out)
+}
+
+/// An animated WebP (module docs), frames encoded as they come.
+fn webp_frames(
+    (width, height): (u32, u32),
+    count: usize,
+    fps: f64,
+    mut next: impl FnMut(usize) -> Result<Vec<u8>>,
+) -> Result<Vec<u8>> {
+    // Canvas and frame sizes are 24-bit "minus one" fields.
+    if width == 0 || height == 0 || width > 1 << 24 || height > 1 << 24 {
+        return Err(Error::Parameter {
+            what: format!("{width}×{height}: a WebP canvas is 1..=16777216 pixels a side"),
+        });
+    }
+    let ms = (1000.0 / fps.max(1e-3))
+        .round()
+        .clamp(20.0, f64::from((1 << 24) - 1)) as u32;
+    let mut body = Vec::new();
+    body.extend_from_slice(b"WEBP");
+    let mut vp8x = vec![0x10 | 0x02, 0, 0, 0];
+    u24(&mut vp8x, width - 1);
+    u24(&mut vp8x, height - 1);
+    riff_chunk(&mut body, b"VP8X", &vp8x)?;
+    // Background transparent (B, G, R, A = 0), loop forever.
+    riff_chunk(&mut body, b"ANIM", &[0, 0, 0, 0, 0, 0])?;
+    for k in 0..count {
+        let still = webp_still(&next(k)?, width, height)?;
+        let mut frame = Vec::with_capacity(16 + still.len());
+        u24(&mut frame, 0);
+        u24(&mut frame, 0);
+        u24(&mut frame, width - 1);
+        u24(&mut frame, height - 1);
+        u24(&mut frame, ms);
+        // Bit 1 set: do not blend onto the frame before (each frame is the whole canvas).
+        frame.push(0x02);
+        frame.extend_from_slice(&image_chunks(&still)?);
+        riff_chunk(&mut body, b"ANMF", &frame)?;
+    }
+    let size = u32::try_from(body.len()).map_err(|_| too_large())?;
+    let mut out = Vec::with_capacity(8 + body.len());
+    out.extend_from_slice(b"RIFF");
+    out.extend_from_slice(&size.to_le_bytes());
+    out.extend_from_slice(&body);
+    Ok(out)
 }
 
 fn png_frames(
@@ -189,12 +280,24 @@ mod tests {
     }
 
     #[test]
-    fn webp_is_still_only() {
+    fn webp_is_still_for_one_frame_and_animated_for_several() {
         let one = encode_frames(OutputKind::Webp, (4, 4), 1, 30.0, frames(1)).unwrap();
         assert_eq!(&one[..4], b"RIFF");
         assert_eq!(&one[8..12], b"WEBP");
-        let e = encode_frames(OutputKind::Webp, (4, 4), 2, 30.0, frames(2)).unwrap_err();
-        let text = e.to_string();
-        assert!(text.contains(".png") && text.contains(".gif"), "{text}");
+        let d = image_webp::WebPDecoder::new(std::io::Cursor::new(&one[..])).unwrap();
+        assert!(!d.is_animated());
+
+        let bytes = encode_frames(OutputKind::Webp, (4, 4), 3, 30.0, frames(3)).unwrap();
+        let mut d = image_webp::WebPDecoder::new(std::io::Cursor::new(&bytes[..])).unwrap();
+        assert!(d.is_animated());
+        assert_eq!(d.dimensions(), (4, 4));
+        assert_eq!(d.num_frames(), 3);
+        let mut buf = vec![0u8; d.output_buffer_size().unwrap()];
+        let mut want = frames(3);
+        for k in 0..3 {
+            // Lossless: every frame comes back pixel for pixel, 33 ms each at 30 fps.
+            assert_eq!(d.read_frame(&mut buf).unwrap(), 33);
+            assert_eq!(buf, want(k).unwrap(), "frame {k}");
+        }
     }
 }

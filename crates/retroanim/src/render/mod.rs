@@ -15,7 +15,7 @@
 //!   rasterizer, its textures as [`Image15`] images ([`Texture::Image`]); HMD lit by its
 //!   normals, P3D and glTF flat-shaded by the fixed light. What each path draws and leaves
 //!   out: [`scene`] and `sources` (the table of inputs). Point caches are refused.
-//! - **Files written** ([`encode`]): PNG, animated PNG, GIF (animated), WebP (still only).
+//! - **Files written** ([`encode`]): PNG, animated PNG, GIF (animated), WebP (animated WebP).
 //!
 //! # The console's rules, and the readings taken
 //! - **Camera** ([`View`]): a libgs program with `GsSetProjection(H)`, H = the smaller side of
