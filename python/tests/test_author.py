@@ -72,11 +72,15 @@ def test_cli_options_reach_python_with_the_cli_bytes(tmp_path, cli):
     bytes the CLI's ``--resolution`` / ``--bpp --vram --clut X,Y`` give; where they do not
     apply they are refused by name."""
     glb = _glb(tmp_path)
-    by_cli = tmp_path / "r2.tod"
-    cli.run("convert", glb, by_cli, "--resolution", "2", "--tmd", SAMPLES / "link.tmd")
-    got = retroanim.convert(glb, "tod", resolution=2, tmd=SAMPLES / "link.tmd")
+    by_cli = tmp_path / "r1.tod"
+    cli.run("convert", glb, by_cli, "--resolution", "1", "--tmd", SAMPLES / "link.tmd")
+    got = retroanim.convert(glb, "tod", resolution=1, tmd=SAMPLES / "link.tmd")
     assert got.data == by_cli.read_bytes()
-    assert got.data != retroanim.convert(glb, "tod", tmd=SAMPLES / "link.tmd").data
+    # Without the option the GLB's extras give the TOD back its own resolution (2, bytes 2..3
+    # of the header); the option overrides them.
+    default = retroanim.convert(glb, "tod", tmd=SAMPLES / "link.tmd").data
+    assert default[2:4] == b"\x02\x00" and got.data[2:4] == b"\x01\x00"
+    assert got.data != default
 
     png = tmp_path / "checker.png"
     retroanim.convert(SAMPLES / "checker.tim", "png", png)
