@@ -125,24 +125,24 @@ pub(super) fn option(option: &'static str, what: impl Into<String>) -> Error {
     }
 }
 
+/// The options that do not apply to a picture shown as stored (a TIM, a VRAM dump): no model,
+/// no camera, no animation.
+const SHOWN_AS_STORED: &[&str] = &[
+    "tim",
+    "tmd",
+    "frames",
+    "fps",
+    "view",
+    "sequence",
+    "stream-id",
+    "lod",
+];
+
 /// Renders a file's bytes (see the module table).
 pub fn render_file(data: &[u8], opts: &RenderOptions) -> Result<Rendered> {
     check_size(opts)?;
     if opts.input == Input::VramDump {
-        refuse(
-            opts,
-            "a VRAM dump",
-            &[
-                "tim",
-                "tmd",
-                "frames",
-                "fps",
-                "view",
-                "sequence",
-                "stream-id",
-                "lod",
-            ],
-        )?;
+        refuse(opts, "a VRAM dump", SHOWN_AS_STORED)?;
         let vram = Vram::from_dump(data)?;
         return still(vram.to_rgba(), Vec::new(), opts);
     }
@@ -160,16 +160,7 @@ pub fn render_model(model: &Model, opts: &RenderOptions) -> Result<Rendered> {
             refuse(
                 opts,
                 "a TIM",
-                &[
-                    "tim",
-                    "tmd",
-                    "frames",
-                    "fps",
-                    "view",
-                    "sequence",
-                    "stream-id",
-                    "lod",
-                ],
+                SHOWN_AS_STORED,
             )?;
             still(t.to_rgba(&tim::DecodeOptions::default())?, Vec::new(), opts)
         }

@@ -382,6 +382,21 @@ pub fn to_scene(p3d: &P3d, lod: usize, axes: SceneAxes, duration: f32) -> Result
     ))
 }
 
+/// Every frame as an absolute morph target over all of the frame's points, in order.
+fn whole_frame_targets(
+    frames: &[FrameRef<'_>],
+    pos: &impl Fn([f32; 3]) -> [f32; 3],
+) -> Vec<MorphTarget> {
+    frames
+        .iter()
+        .map(|f| MorphTarget {
+            kind: MorphTargetKind::Absolute,
+            positions: f.positions.iter().map(|&p| pos(p)).collect(),
+            normals: Vec::new(),
+        })
+        .collect()
+}
+
 /// A LOD without faces (a memory LOD, a LOD of proxies): its points as a point primitive,
 /// frames as its morph targets; `None` without points.
 fn points_primitive(
@@ -396,14 +411,7 @@ fn points_primitive(
         mode: PrimitiveMode::Points,
         indices: (0..rest.len() as u32).collect(),
         positions: rest,
-        targets: frames
-            .iter()
-            .map(|f| MorphTarget {
-                kind: MorphTargetKind::Absolute,
-                positions: f.positions.iter().map(|&p| pos(p)).collect(),
-                normals: Vec::new(),
-            })
-            .collect(),
+        targets: whole_frame_targets(frames, &pos),
         ..Primitive::default()
     })
 }
@@ -761,14 +769,7 @@ fn odol_scene(p3d: &P3d, o: &Odol, lod: usize, axes: SceneAxes, duration: f32) -
                 positions: mesh.positions.iter().map(|&p| pos(p)).collect(),
                 uvs: mesh.uvs.clone(),
                 material: Some(materials.len() - 1),
-                targets: frames
-                    .iter()
-                    .map(|f| MorphTarget {
-                        kind: MorphTargetKind::Absolute,
-                        positions: f.positions.iter().map(|&p| pos(p)).collect(),
-                        normals: Vec::new(),
-                    })
-                    .collect(),
+                targets: whole_frame_targets(&frames, &pos),
                 ..Primitive::default()
             });
             prims.len() - 1
