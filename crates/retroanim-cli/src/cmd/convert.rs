@@ -334,16 +334,7 @@ fn options(args: &ConvertArgs) -> Result<Options> {
     o.tod.tmd = super::load_tmd(args.tmd.as_deref())?;
     o.tod.after = super::load_tods(&args.after)?;
     o.tod.resolution = args.resolution;
-    for path in &args.tim {
-        match super::load(path)? {
-            (_, Model::Tim(t)) => o.textures.tims.push(t),
-            (_, m) => bail!(
-                "{}: a {} file; --tim needs a TIM",
-                path.display(),
-                m.format()
-            ),
-        }
-    }
+    o.textures.tims = super::load_tims(&args.tim)?;
     match args.clut.as_deref() {
         None => {}
         Some(v) if v.contains(',') => o.textures.clut_at = Some(xy("--clut", v)?),

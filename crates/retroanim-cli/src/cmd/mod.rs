@@ -144,6 +144,21 @@ pub fn load_tmd(path: Option<&Path>) -> Result<Option<retroanim::formats::tmd::T
     }
 }
 
+/// Reads the TIMs named by `--tim`, in order.
+pub fn load_tims(paths: &[std::path::PathBuf]) -> Result<Vec<retroanim::formats::tim::Tim>> {
+    paths
+        .iter()
+        .map(|path| match load(path)? {
+            (_, Model::Tim(t)) => Ok(t),
+            (_, m) => anyhow::bail!(
+                "{}: a {} file; --tim needs a TIM",
+                path.display(),
+                m.format()
+            ),
+        })
+        .collect()
+}
+
 /// Reads the TODs named by `--after`, in order.
 pub fn load_tods(paths: &[std::path::PathBuf]) -> Result<Vec<retroanim::formats::tod::Tod>> {
     paths

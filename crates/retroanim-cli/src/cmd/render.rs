@@ -3,7 +3,6 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use retroanim::render::{Input, OutputKind, RenderOptions, View};
-use retroanim::Model;
 
 use crate::cli::RenderArgs;
 use crate::Outcome;
@@ -47,13 +46,7 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
                 .ok_or_else(|| anyhow!("--frames {f}: expected A..B, e.g. 0..60"))?,
         ),
     };
-    let mut tims = Vec::new();
-    for p in &args.tim {
-        match super::load(p)? {
-            (_, Model::Tim(t)) => tims.push(t),
-            (_, m) => bail!("{}: a {} file; --tim needs a TIM", p.display(), m.format()),
-        }
-    }
+    let tims = super::load_tims(&args.tim)?;
     let opts = RenderOptions {
         view,
         view_set: args.yaw.is_some()
