@@ -224,9 +224,9 @@ pub struct ScanArgs {
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
     /// Address of the first byte of each file scanned, for a RAM dump that does not start at
-    /// physical address 0 (hex with 0x, or decimal). Without it each file is taken to start at
-    /// physical address 0 (an HMD mapped in place by GsMapUnit is at its offset, in the segment
-    /// its pointers name); mapped HMDs of a dump that starts elsewhere are found only with it.
+    /// physical address 0 (hex with 0x, or decimal). Without it, where an HMD mapped in place
+    /// by GsMapUnit was is read from its own pointers, or else the file is taken to start at
+    /// physical address 0.
     #[arg(long, value_name = "ADDR", value_parser = parse_address)]
     pub base: Option<u64>,
     /// A VRAM dump (1 MiB: 1024 × 512 halfwords) to texture the models found: the pages and

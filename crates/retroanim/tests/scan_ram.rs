@@ -148,6 +148,15 @@ fn a_ram_image_that_starts_elsewhere_is_read_with_its_base() {
 }
 
 #[test]
+fn a_ram_image_that_starts_elsewhere_is_read_without_its_base() {
+    // A dump of RAM from 0x80030000 on, no --base: each HMD's address comes from where its
+    // pointers say its primitive header section is.
+    check_ram(0x8003_0000, &ScanOptions::default());
+    // KSEG1, not at a 64 KiB boundary.
+    check_ram(0xA001_2340, &ScanOptions::default());
+}
+
+#[test]
 fn mapping_then_unmapping_gives_the_file_back() {
     for (name, file) in common::disc::pick("HMD", 80) {
         let mapped = ram::map_hmd(&file, 0x8012_3450).unwrap();

@@ -23,10 +23,15 @@
 //!
 //! Addresses: a PS1 program runs in KSEG0 (`0x80000000` + physical address; KSEG1
 //! `0xA0000000` and KUSEG `0` map the same 2 MiB of RAM, mirrored up to 8 MiB). A dump is the
-//! RAM from physical address 0, so the address of a byte at dump offset `o` is inferred from
-//! the pointers' segment: `segment | o`, where `segment` is the top three bits of the
-//! primitive header section pointer. A dump that does not start at physical 0 gives its
-//! first byte's address as `--base` ([`super::ScanOptions::base`]).
+//! RAM from physical address 0, so the address of a byte at dump offset `o` is taken as
+//! `segment | o`, where `segment` is the top three bits of the primitive header section
+//! pointer — unless the pointers say otherwise: every HMD writer puts the primitive header
+//! section right after the header and the coordinate section, so the primitive header pointer
+//! minus that section's word offset is where the HMD was mapped. When that address differs
+//! from `segment | o` and every pointer turns back into an offset inside the HMD with it, the
+//! dump started elsewhere and the HMD is read at that address. A dump whose HMDs do not follow
+//! that layout and that does not start at physical 0 gives its first byte's address as
+//! `--base` ([`super::ScanOptions::base`]).
 
 /// True when the HMD header at the start of `b` holds mapped pointers: word 2 and every
 /// non-zero block pointer (those in `b`) with the MSB set. In a file they are word offsets
@@ -51,8 +56,8 @@ pub fn looks_mapped(b: &[u8]) -> bool {
 }
 
 /// The address of the first byte of an HMD at `offset` of its container: `base + offset` when
-/// the dump's base address is given, else from the segment of its primitive header section
-/// pointer (module docs). `None` when `b` does not look mapped.
+/// the dump's base address is given, else inferred from its pointers (module docs, "Addresses").
+/// `None` when `b` does not look mapped.
 pub fn hmd_address(b: &[u8], offset: u64, base: Option<u64>) -> Option<u32> {
     if !looks_mapped(b) {
         return None;
@@ -62,10 +67,44 @@ pub fn hmd_address(b: &[u8], offset: u64, base: Option<u64>) -> Option<u32> {
         None => {
             let segment = word(b, 2)? & 0xE000_0000;
             // Physical RAM is 2 MiB, mirrored up to 8 MiB.
-            let phys = u32::try_from(offset).ok().filter(|&o| o < 8 << 20)?;
-            Some(segment | phys)
+            let phys = u32::try_from(offset).ok().filter(|&o| o < 8 << 20);
+            let from_zero = phys.map(|p| segment | p);
+            match (from_zero, address_from_layout(b)) {
+                // The layout agrees with a dump from physical 0, or says nothing.
+                (Some(a), Some(l)) if a == l => Some(a),
+                (a, None) => a,
+                // The pointers say the HMD sits elsewhere: the dump starts past physical 0.
+                (_, Some(l)) => Some(l),
+            }
         }
     }
+}
+
+/// The address an HMD was mapped at, from where its primitive header section lies in the
+/// layout every HMD writer uses: the header, its block pointers, the coordinate section (a
+/// count word, never mapped, and 20 words per GsCOORDUNIT), then the primitive header section
+/// (so word 2 = address + 4 · (4 + blocks + 1 + 20 · coordinates)). Taken only when every
+/// mapped pointer then turns back into an offset inside the HMD and the address is word
+/// aligned in KSEG0/KSEG1 RAM (below 8 MiB); `None` otherwise.
+fn address_from_layout(b: &[u8]) -> Option<u32> {
+    let blocks = usize::try_from(word(b, 3)?).ok()?;
+    let header_end = 4usize.checked_add(blocks)?;
+    let coordinates = word(b, header_end)?;
+    if coordinates & 0x8000_0000 != 0 {
+        return None;
+    }
+    let phs = u32::try_from(
+        header_end
+            .checked_add(1)?
+            .checked_add(usize::try_from(coordinates).ok()?.checked_mul(20)?)?,
+    )
+    .ok()?;
+    let address = word(b, 2)?.checked_sub(phs.checked_mul(4)?)?;
+    let segment = address & 0xE000_0000;
+    let plausible = address % 4 == 0
+        && matches!(segment, 0x8000_0000 | 0xA000_0000)
+        && address & 0x1FFF_FFFF < 8 << 20;
+    (plausible && unmap_hmd(b, address).is_some()).then_some(address)
 }
 
 fn word(b: &[u8], i: usize) -> Option<u32> {
