@@ -5,7 +5,10 @@
 //!   offset 1 + 20·k). Animation 0 is the pointer's START IDX / START SID, animation *k* its
 //!   extra sequence *k*; stream IDs go in order, animation *k* has stream ID *k* + 1 (1..=127:
 //!   0 means "any" in jumps and END, so it is not used). A node an animation does not move
-//!   holds its rest pose in that sequence.
+//!   holds its rest pose in that sequence. With the export's recorded pointer table
+//!   (`docs/extras.md`), the pointers follow it: a coordinate whose recorded pointers set
+//!   different parts (rotation, translation, scale) gets one pointer per part set, each
+//!   keying only its parts (the `table` submodule).
 //! - **Keys**: a key frame at every frame (time × fps, rounded) where one of the node's channels
 //!   has a key, at frame 0, and where the interval to the next would pass TFRAME's 255 frames.
 //!   Each key holds the node's local TRS there (sampled as a glTF client does,
@@ -57,8 +60,7 @@ use crate::scene::sample::{local_at, Sampler, Trs};
 use crate::scene::{Animation, Interpolation, Scene, Track};
 
 use super::super::cat3_anim::{
-    InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer, UpdateIndex,
-    CONTROL_END,
+    InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, UpdateIndex, CONTROL_END,
 };
 use super::super::play::console_lerp;
 use super::geometry::AnimParts;
@@ -416,21 +418,23 @@ const RESCALE: f64 = 0.5;
 /// scaled gun 0.2–0.3 better.
 const RESCALE_GAIN: f64 = 0.1;
 
-fn key_frame(track: &NodeTrack, i: usize) -> Option<KeyFrame> {
+/// Key `i` of `track` as type `code` (the track's type, or the parts of it one of several
+/// pointers on the coordinate sets) lays it out.
+fn key_frame(track: &NodeTrack, i: usize, code: u32) -> Option<KeyFrame> {
     let k = &track.keys[i];
     let (p1, p2) = track.controls[i];
     let bez = |code: u32| code == BEZIER;
-    let t_code = track.code & 0xF;
-    let r_code = (track.code >> 4) & 0xF;
-    let s_code = (track.code >> 8) & 0xF;
+    let t_code = code & 0xF;
+    let r_code = (code >> 4) & 0xF;
+    let s_code = (code >> 8) & 0xF;
     let mut translation = ArrayVec::<i32, 9>::new();
     let mut rotation = ArrayVec::<i16, 9>::new();
     let mut scale = ArrayVec::<i16, 9>::new();
     let points = |code: u32| -> Vec<&[f64; 9]> {
-        if bez(code) {
-            vec![&k.pose, &p1, &p2]
-        } else {
-            vec![&k.pose]
+        match code {
+            0 => vec![],
+            _ if bez(code) => vec![&k.pose, &p1, &p2],
+            _ => vec![&k.pose],
         }
     };
     for p in points(t_code) {
@@ -462,6 +466,140 @@ fn key_frame(track: &NodeTrack, i: usize) -> Option<KeyFrame> {
     })
 }
 
+/// Where the sequences being written go.
+struct Out<'a> {
+    types: &'a mut Vec<u32>,
+    descriptors: &'a mut Vec<SequenceDescriptor>,
+    params: &'a mut Vec<ParameterItem>,
+    param_words: &'a mut usize,
+    /// Key frames already in the parameter section, by type and words.
+    stored: &'a mut std::collections::HashMap<(u32, Vec<u32>), u16>,
+}
+
+/// Writes the sequences of one pointer on coordinate `node`, one per animation that has a
+/// track for it, with the parts of each track's type word `keep` keeps; returns (animation,
+/// START IDX or extra sequence start) of each.
+fn sequences_of(
+    tracks: &[Option<NodeTrack>],
+    anims: &[&Animation],
+    (node, keep): (usize, u32),
+    out: &mut Out<'_>,
+) -> Result<Vec<(usize, u16)>> {
+    let mut starts: Vec<(usize, u16)> = Vec::with_capacity(anims.len());
+    for (k, a) in anims.iter().enumerate() {
+        let Some(Some(track)) = tracks.get(k) else {
+            continue;
+        };
+        let code = track.code & keep;
+        let type_idx = match out.types.iter().position(|&t| t == code) {
+            Some(i) => i,
+            None => {
+                out.types.push(code);
+                out.types.len() - 1
+            }
+        };
+        let type_idx = u8::try_from(type_idx)
+            .ok()
+            .filter(|&i| i < 0x80)
+            .ok_or_else(|| unencodable("more than 128 interpolation types"))?;
+        let layout = InterpolationType::from_code(code)
+            .layout()
+            .ok_or_else(|| unencodable(format!("type 0x{code:08x} has no layout")))?;
+        let start = out.descriptors.len();
+        let mut last_param = 0u16;
+        let mut anchor = None;
+        for i in 0..track.keys.len() {
+            let frame = key_frame(track, i, code).ok_or_else(|| {
+                unencodable(format!(
+                    "animation {:?}, node {node}: key {i} does not fit its layout",
+                    a.name
+                ))
+            })?;
+            // Equal key frames (of one type) are stored once.
+            let mut words = Vec::with_capacity(layout.words());
+            frame.encode(layout, &mut words).ok_or_else(|| {
+                unencodable(format!(
+                    "animation {:?}, node {node}: key {i} does not fit its layout",
+                    a.name
+                ))
+            })?;
+            let index = match out.stored.get(&(code, words.clone())) {
+                Some(&at) => at,
+                None => {
+                    let index = u16::try_from(*out.param_words).map_err(|_| {
+                        unencodable(format!(
+                            "animation {:?}, node {node}: the parameter section passes 65 535 words (PARAMETER IDX is 16 bits); fewer keys or nodes fit",
+                            a.name
+                        ))
+                    })?;
+                    *out.param_words += layout.words();
+                    out.params.push(ParameterItem::KeyFrame {
+                        index,
+                        type_code: code,
+                        frame,
+                    });
+                    out.stored.insert((code, words), index);
+                    index
+                }
+            };
+            let tframe = match i {
+                0 => 0,
+                _ if track.keys[i].instant => 0,
+                _ => track.keys[i].frame - track.keys[i - 1].frame,
+            };
+            out.descriptors.push(SequenceDescriptor::KeyFrame {
+                type_idx,
+                tframe: u8::try_from(tframe).unwrap_or(u8::MAX),
+                param_idx: index,
+            });
+            last_param = index;
+            // A loop's start: the same key once more with TFRAME 0, which the jump at the
+            // end returns to (reached at once, it sets the start's angles again, whatever
+            // turns the loop's angles added).
+            let loop_start = track.loop_from == Some(track.keys[i].frame)
+                && track
+                    .keys
+                    .get(i + 1)
+                    .map_or(true, |n| n.frame > track.keys[i].frame);
+            if loop_start && anchor.is_none() && i + 1 < track.keys.len() {
+                anchor = Some(out.descriptors.len());
+                out.descriptors.push(SequenceDescriptor::KeyFrame {
+                    type_idx,
+                    tframe: 0,
+                    param_idx: index,
+                });
+            }
+        }
+        match anchor {
+            Some(at) => {
+                let seq_idx = u16::try_from(at).map_err(|_| {
+                    unencodable(format!(
+                        "animation {:?}, node {node}: the loop starts at descriptor {at}, past 65535 (a jump's index is 16 bits)",
+                        a.name
+                    ))
+                })?;
+                out.descriptors.push(SequenceDescriptor::Jump {
+                    sid_dst: 0,
+                    sid_cnd: 0,
+                    seq_idx,
+                });
+            }
+            None => end_sequence(out.descriptors, type_idx, last_param),
+        }
+        // START IDX is 16 bits, an extra sequence's start a signed 16-bit value.
+        let limit = if k == 0 { 0xFFFF } else { 0x7FFF };
+        let start = u16::try_from(start).ok().filter(|&s| s <= limit).ok_or_else(|| {
+            unencodable(format!(
+                "animation {:?} (sequence {k}), node {node}: the sequence starts at descriptor {start}, past {limit} ({}); fewer keys or shorter animations fit",
+                a.name,
+                if k == 0 { "START IDX is 16 bits" } else { "an extra sequence's start is a signed 16-bit index" }
+            ))
+        })?;
+        starts.push((k, start));
+    }
+    Ok(starts)
+}
+
 /// The last key once more (TFRAME 1), so that it is reached; then END.
 fn end_sequence(descriptors: &mut Vec<SequenceDescriptor>, type_idx: u8, last_param: u16) {
     descriptors.push(SequenceDescriptor::KeyFrame {
@@ -484,7 +622,7 @@ pub(super) fn build(
     opts: &HmdAuthorOptions,
     (parents, rest): (&[Option<usize>], &[gte::Mat]),
     morphs: &[(usize, usize, Vec<i32>)],
-    recorded: &[SequencePointer],
+    recorded: &[super::layout::Recorded],
     notes: &mut Counts,
 ) -> Result<Option<AnimParts>> {
     let n = scene.nodes.len();
@@ -590,121 +728,38 @@ pub(super) fn build(
         .iter()
         .filter_map(|&node| axes::node_of(node, &ctx.tracks[node]))
         .collect();
+    // The pointers to write: those standing for recorded pointers in the recorded order, then
+    // the others in `pointer_nodes` order.
+    let mut jobs: Vec<(usize, Option<usize>, u32)> = Vec::new();
     for &node in &pointer_nodes {
         if axes_nodes.iter().any(|x| x.node == node) {
             continue;
         }
-        let mut starts: Vec<(u16, u8)> = Vec::with_capacity(anims.len());
-        for (k, a) in anims.iter().enumerate() {
-            let Some(Some(track)) = ctx.tracks[node].get(k) else {
-                continue;
-            };
-            let type_idx = match types.iter().position(|&t| t == track.code) {
-                Some(i) => i,
-                None => {
-                    types.push(track.code);
-                    types.len() - 1
-                }
-            };
-            let type_idx = u8::try_from(type_idx)
-                .ok()
-                .filter(|&i| i < 0x80)
-                .ok_or_else(|| unencodable("more than 128 interpolation types"))?;
-            let layout = InterpolationType::from_code(track.code)
-                .layout()
-                .ok_or_else(|| unencodable(format!("type 0x{:08x} has no layout", track.code)))?;
-            let start = descriptors.len();
-            let mut last_param = 0u16;
-            let mut anchor = None;
-            for i in 0..track.keys.len() {
-                let frame = key_frame(track, i).ok_or_else(|| {
-                    unencodable(format!(
-                        "animation {:?}, node {node}: key {i} does not fit its layout",
-                        a.name
-                    ))
-                })?;
-                // Equal key frames (of one type) are stored once.
-                let mut words = Vec::with_capacity(layout.words());
-                frame.encode(layout, &mut words).ok_or_else(|| {
-                    unencodable(format!(
-                        "animation {:?}, node {node}: key {i} does not fit its layout",
-                        a.name
-                    ))
-                })?;
-                let index = match stored.get(&(track.code, words.clone())) {
-                    Some(&at) => at,
-                    None => {
-                        let index = u16::try_from(param_words).map_err(|_| {
-                            unencodable(format!(
-                                "animation {:?}, node {node}: the parameter section passes 65 535 words (PARAMETER IDX is 16 bits); fewer keys or nodes fit",
-                                a.name
-                            ))
-                        })?;
-                        param_words += layout.words();
-                        params.push(ParameterItem::KeyFrame {
-                            index,
-                            type_code: track.code,
-                            frame,
-                        });
-                        stored.insert((track.code, words), index);
-                        index
-                    }
-                };
-                let tframe = match i {
-                    0 => 0,
-                    _ if track.keys[i].instant => 0,
-                    _ => track.keys[i].frame - track.keys[i - 1].frame,
-                };
-                descriptors.push(SequenceDescriptor::KeyFrame {
-                    type_idx,
-                    tframe: u8::try_from(tframe).unwrap_or(u8::MAX),
-                    param_idx: index,
-                });
-                last_param = index;
-                // A loop's start: the same key once more with TFRAME 0, which the jump at the
-                // end returns to (reached at once, it sets the start's angles again, whatever
-                // turns the loop's angles added).
-                let loop_start = track.loop_from == Some(track.keys[i].frame)
-                    && track
-                        .keys
-                        .get(i + 1)
-                        .map_or(true, |n| n.frame > track.keys[i].frame);
-                if loop_start && anchor.is_none() && i + 1 < track.keys.len() {
-                    anchor = Some(descriptors.len());
-                    descriptors.push(SequenceDescriptor::KeyFrame {
-                        type_idx,
-                        tframe: 0,
-                        param_idx: index,
-                    });
-                }
-            }
-            match anchor {
-                Some(at) => {
-                    let seq_idx = u16::try_from(at).map_err(|_| {
-                        unencodable(format!(
-                            "animation {:?}, node {node}: the loop starts at descriptor {at}, past 65535 (a jump's index is 16 bits)",
-                            a.name
-                        ))
-                    })?;
-                    descriptors.push(SequenceDescriptor::Jump {
-                        sid_dst: 0,
-                        sid_cnd: 0,
-                        seq_idx,
-                    });
-                }
-                None => end_sequence(&mut descriptors, type_idx, last_param),
-            }
-            // START IDX is 16 bits, an extra sequence's start a signed 16-bit value.
-            let limit = if k == 0 { 0xFFFF } else { 0x7FFF };
-            let start = u16::try_from(start).ok().filter(|&s| s <= limit).ok_or_else(|| {
-                unencodable(format!(
-                    "animation {:?} (sequence {k}), node {node}: the sequence starts at descriptor {start}, past {limit} ({}); fewer keys or shorter animations fit",
-                    a.name,
-                    if k == 0 { "START IDX is 16 bits" } else { "an extra sequence's start is a signed 16-bit index" }
-                ))
-            })?;
-            starts.push((start, sid_of(node, k)));
+        let used = ctx.tracks[node]
+            .iter()
+            .flatten()
+            .fold(0, |u, t| u | table::parts_of_code(t.code));
+        for (rec, keep) in table::pointers_of(recorded, node, used) {
+            jobs.push((node, rec, keep));
         }
+    }
+    jobs.sort_by_key(|&(_, rec, _)| rec.unwrap_or(usize::MAX));
+    for (node, rec, keep) in jobs {
+        let starts = sequences_of(
+            &ctx.tracks[node],
+            &anims,
+            (node, keep),
+            &mut Out {
+                types: &mut types,
+                descriptors: &mut descriptors,
+                params: &mut params,
+                param_words: &mut param_words,
+                stored: &mut stored,
+            },
+        )?
+        .into_iter()
+        .map(|(k, start)| (start, sid_of(rec, k)))
+        .collect::<Vec<_>>();
         let offset = u32::try_from(1 + node * 20)
             .ok()
             .filter(|&o| o < 1 << 24)

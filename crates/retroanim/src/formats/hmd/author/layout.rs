@@ -27,7 +27,51 @@ use crate::scene::extras;
 use crate::scene::sample::{local_matrix, mat_mul, Mat4};
 use crate::scene::Scene;
 
+use super::super::cat3_anim::{InterpolationType, SequenceDescriptor};
 use super::super::types::SequencePointer;
+
+/// A sequence pointer the export recorded, and the parts of its coordinate its key frames set
+/// (bits: 1 translation, 2 rotation, 4 scale), from the type of the first key frame its
+/// sequence reaches; `None` when that is not found or not a coordinate type.
+#[derive(Debug, Clone)]
+pub(super) struct Recorded {
+    /// The pointer as recorded.
+    pub pointer: SequencePointer,
+    /// Translation 1, rotation 2, scale 4.
+    pub parts: Option<u8>,
+}
+
+/// Most descriptors looked at for a pointer's first key frame.
+const FIRST_KEY_STEPS: usize = 256;
+
+/// The parts of a coordinate the key frames of `p` set ([`Recorded::parts`]).
+fn parts_of(p: &SequencePointer, descriptors: &[SequenceDescriptor], types: &[u32]) -> Option<u8> {
+    let mut at = p.start as usize;
+    for _ in 0..FIRST_KEY_STEPS {
+        match *descriptors.get(at)? {
+            SequenceDescriptor::KeyFrame { type_idx, .. } => {
+                return match InterpolationType::from_code(*types.get(type_idx as usize)?) {
+                    InterpolationType::Coordinate {
+                        scale,
+                        rotation,
+                        translation,
+                        ..
+                    } => Some(
+                        u8::from(translation != 0)
+                            | u8::from(rotation != 0) << 1
+                            | u8::from(scale != 0) << 2,
+                    ),
+                    _ => None,
+                }
+            }
+            SequenceDescriptor::Jump {
+                sid_cnd, seq_idx, ..
+            } if sid_cnd == 0 || sid_cnd == p.start_sid => at = seq_idx as usize,
+            _ => at += 1,
+        }
+    }
+    None
+}
 
 /// Where one node of the prepared scene is drawn.
 #[derive(Debug, Clone)]
@@ -52,23 +96,42 @@ pub(super) struct Layout<'a> {
     pub places: Vec<Place>,
     /// The sequence pointers of the exported file that update a coordinate, in the file's
     /// order (the scene's `retroanim.hmd.animations`; empty without coordinate tags).
-    pub pointers: Vec<SequencePointer>,
+    pub pointers: Vec<Recorded>,
 }
 
 /// The recorded sequence pointers of `scene` that update one of `count` coordinates.
-fn recorded_pointers(scene: &Scene, count: usize) -> Vec<SequencePointer> {
+fn recorded_pointers(scene: &Scene, count: usize) -> Vec<Recorded> {
     let Some(list) = extras::get(&scene.extras, "hmd")
         .and_then(|h| h.get("animations"))
         .and_then(|a| a.as_array())
     else {
         return Vec::new();
     };
-    list.iter()
-        .filter_map(|a| a.get("pointers")?.as_array())
-        .flatten()
-        .filter_map(|p| serde_json::from_value::<SequencePointer>(p.clone()).ok())
-        .filter(|p| p.update.section == 4 && p.update.coordinate().is_some_and(|c| c < count))
-        .collect()
+    let mut out = Vec::new();
+    for a in list {
+        let Some(pointers) = a.get("pointers").and_then(|p| p.as_array()) else {
+            continue;
+        };
+        let descriptors: Vec<SequenceDescriptor> = a
+            .get("descriptors")
+            .and_then(|d| serde_json::from_value(d.clone()).ok())
+            .unwrap_or_default();
+        let types: Vec<u32> = a
+            .get("interpolation_types")
+            .and_then(|t| serde_json::from_value(t.clone()).ok())
+            .unwrap_or_default();
+        for p in pointers {
+            let Ok(pointer) = serde_json::from_value::<SequencePointer>(p.clone()) else {
+                continue;
+            };
+            if pointer.update.section == 4 && pointer.update.coordinate().is_some_and(|c| c < count)
+            {
+                let parts = parts_of(&pointer, &descriptors, &types);
+                out.push(Recorded { pointer, parts });
+            }
+        }
+    }
+    out
 }
 
 /// The layout of `scene` (module docs).

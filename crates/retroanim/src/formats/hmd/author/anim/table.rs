@@ -5,18 +5,70 @@
 use crate::scene::{Animation, Scene};
 
 use super::super::super::types::{ExtraSequence, SequencePointer, UpdateIndex};
+use super::super::layout::Recorded;
+
+/// The type word's bits of each part ([`Recorded::parts`] bit 1 translation, 2 rotation,
+/// 4 scale); the other bits (rotation order, category) are every pointer's.
+const PART_BITS: [(u8, u32); 3] = [(1, 0x00F), (2, 0x0F0), (4, 0xF00)];
+
+/// The pointers written for coordinate `node`: (the recorded pointer it stands for, the mask
+/// of the type word it keeps). One per recorded pointer of the coordinate when it has several
+/// whose parts are known and disjoint and together cover `used` (the parts the node's key
+/// frames set); else one for all parts (standing for its first recorded pointer, if any).
+pub(super) fn pointers_of(
+    recorded: &[Recorded],
+    node: usize,
+    used: u8,
+) -> Vec<(Option<usize>, u32)> {
+    let mine: Vec<usize> = (0..recorded.len())
+        .filter(|&i| recorded[i].pointer.update.coordinate() == Some(node))
+        .collect();
+    let parts: Option<Vec<u8>> = mine.iter().map(|&i| recorded[i].parts).collect();
+    if let Some(parts) = parts.filter(|p| p.len() > 1) {
+        let disjoint = parts
+            .iter()
+            .enumerate()
+            .all(|(i, a)| *a != 0 && parts[..i].iter().all(|b| a & b == 0));
+        let union = parts.iter().fold(0, |u, p| u | p);
+        if disjoint && used & !union == 0 {
+            return mine
+                .iter()
+                .zip(&parts)
+                .map(|(&i, &p)| {
+                    let keep = PART_BITS
+                        .iter()
+                        .filter(|(bit, _)| p & bit != 0)
+                        .fold(0xFFFF_F000, |m, (_, bits)| m | bits);
+                    (Some(i), keep)
+                })
+                .collect();
+        }
+    }
+    vec![(mine.first().copied(), u32::MAX)]
+}
+
+/// The parts ([`Recorded::parts`] bits) a type word sets.
+pub(super) fn parts_of_code(code: u32) -> u8 {
+    PART_BITS
+        .iter()
+        .filter(|(_, bits)| code & bits != 0)
+        .fold(0, |u, (bit, _)| u | bit)
+}
 
 /// The nodes that get a sequence pointer, sorted, and the same in pointer order: the coordinates
 /// of the `recorded` pointers first, in the file's order (a coordinate no animation moves
 /// holds its rest pose), then the other `moved` nodes. Only nodes below `count` (the
 /// coordinates) count.
 pub(super) fn pointer_nodes(
-    recorded: &[SequencePointer],
+    recorded: &[Recorded],
     moved: impl Iterator<Item = usize>,
     count: usize,
 ) -> (Vec<usize>, Vec<usize>) {
     let mut order: Vec<usize> = Vec::new();
-    for c in recorded.iter().filter_map(|p| p.update.coordinate()) {
+    for c in recorded
+        .iter()
+        .filter_map(|p| p.pointer.update.coordinate())
+    {
         if c < count && !order.contains(&c) {
             order.push(c);
         }
@@ -33,14 +85,14 @@ pub(super) fn pointer_nodes(
     (nodes, order)
 }
 
-/// The stream ID node `node`'s pointer starts animation `k` of `anims` with: what the recorded
-/// pointer of that coordinate gives the sequence the animation was exported from
+/// The stream ID a pointer standing for recorded pointer `rec` starts animation `k` of `anims`
+/// with: what that pointer gives the sequence the animation was exported from
 /// (`retroanim.hmd.sequence`: START SID for 0, the extra sequence's SID after that), else
 /// `k + 1`.
 pub(super) fn stream_ids<'a>(
-    recorded: &'a [SequencePointer],
+    recorded: &'a [Recorded],
     anims: &[&Animation],
-) -> impl Fn(usize, usize) -> u8 + 'a {
+) -> impl Fn(Option<usize>, usize) -> u8 + 'a {
     let sequence_of: Vec<usize> = anims
         .iter()
         .enumerate()
@@ -50,14 +102,12 @@ pub(super) fn stream_ids<'a>(
                 .unwrap_or(k)
         })
         .collect();
-    move |node, k| {
+    move |rec, k| {
         let s = sequence_of.get(k).copied().unwrap_or(k);
-        recorded
-            .iter()
-            .find(|p| p.update.coordinate() == Some(node))
-            .and_then(|p| match s {
-                0 => Some(p.start_sid),
-                _ => p.extra.get(s - 1).map(|e| e.sid),
+        rec.and_then(|i| recorded.get(i))
+            .and_then(|r| match s {
+                0 => Some(r.pointer.start_sid),
+                _ => r.pointer.extra.get(s - 1).map(|e| e.sid),
             })
             .unwrap_or((k + 1) as u8)
     }
