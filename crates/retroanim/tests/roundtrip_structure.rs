@@ -459,7 +459,10 @@ mod hmd_structure {
             eprintln!("sequence table not kept (several pointers on one coordinate, or none): {t}");
         }
         assert!(tables.is_empty(), "{tables:#?}");
-        assert!(tabled >= 16, "{tabled} files with their sequence table kept");
+        assert!(
+            tabled >= 16,
+            "{tabled} files with their sequence table kept"
+        );
         // Cameras and lights stay where they were, looking the same way.
         assert!(devices_moved.is_empty(), "{devices_moved:#?}");
         assert!(devices >= 1, "{devices} cameras and lights");

@@ -89,9 +89,11 @@ impl Affine {
     }
 }
 
-/// The orthonormal factor of `m` (Newton iteration `R ← (R + R⁻ᵀ)/2`); `flip` negates the
-/// first column first so the result is a rotation when the determinant is negative (the
-/// scale along that axis then comes out negative).
+/// The orthonormal factor of `m` (Newton iteration `R ← (R + R⁻ᵀ)/2`, at most 12 steps, ended
+/// once a step moves no element by more than 1e-15: the iteration converges quadratically, so
+/// the steps left would move it by less than a rounding of the f32 values written from it);
+/// `flip` negates the first column first so the result is a rotation when the determinant is
+/// negative (the scale along that axis then comes out negative).
 fn polar(m: [[f64; 3]; 3], flip: bool) -> [[f64; 3]; 3] {
     let mut r = m;
     if flip {
@@ -109,7 +111,13 @@ fn polar(m: [[f64; 3]; 3], flip: bool) -> [[f64; 3]; 3] {
                 next[i][j] = 0.5 * (r[i][j] + inv.m[j][i]);
             }
         }
+        let moved = (0..9).fold(0.0f64, |d, k| {
+            d.max((next[k / 3][k % 3] - r[k / 3][k % 3]).abs())
+        });
         r = next;
+        if moved <= 1e-15 {
+            break;
+        }
     }
     r
 }

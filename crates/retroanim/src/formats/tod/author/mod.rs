@@ -404,10 +404,10 @@ pub fn author(
                     [0, 1, 2].map(|i| local[12 + i] * signs[i] * k),
                 );
                 let glb = Client {
-                    parent: scene.nodes[node]
+                    parent_inverse: scene.nodes[node]
                         .parent
                         .filter(|_| parent.is_some())
-                        .map(|p| worlds[p]),
+                        .and_then(|p| solve::affine(&worlds[p]).inverse()),
                     local,
                     signs,
                 };

@@ -322,10 +322,11 @@ pub(super) fn rst(a: &[[f64; 3]; 3], err: &dyn Fn(&Rows) -> (f64, f64)) -> Optio
 /// about 3 (its quaternion is orthonormal, the console's fixed-point matrix is not quite).
 pub(super) const RST_TOLERANCE: f64 = 4.0;
 
-/// How a glTF client sees a console world matrix: the scene's parent world (`None` for a
-/// root) and the node's local matrix as the file holds them, in the scene's axes.
+/// How a glTF client sees a console world matrix: the inverse of the scene's parent world
+/// (`None` for a root, or a singular parent) and the node's local matrix as the file holds
+/// them, in the scene's axes.
 pub(super) struct Client {
-    pub(super) parent: Option<Mat4>,
+    pub(super) parent_inverse: Option<Affine>,
     pub(super) local: Mat4,
     pub(super) signs: [f64; 3],
 }
@@ -343,7 +344,7 @@ impl Client {
             m: [0, 1, 2].map(|i| [0, 1, 2].map(|j| w.m[i][j] as f64 / 4096.0 * c[i] * c[j])),
             t: [0.0; 3],
         };
-        let local = match self.parent.and_then(|p| affine(&p).inverse()) {
+        let local = match &self.parent_inverse {
             Some(inv) => inv.mul(&world),
             None => world,
         };
