@@ -9,86 +9,11 @@ mod common;
 use std::sync::Arc;
 
 use common::disc::noise;
-use retroanim::assemble::{self, VramDump};
-use retroanim::convert::{self, Options};
+use common::ram::{glb, ram_image, relocate_tmd, textured_tmds, RAM};
+use retroanim::assemble::VramDump;
 use retroanim::scan::{self, ram, MemSource, ScanOptions, Source};
 use retroanim::vram::Vram;
-use retroanim::{Format, Model};
-
-const RAM: usize = 2 << 20;
-
-fn le(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
-}
-
-/// A TMD with its block pointers turned into addresses, as if its object table sat at
-/// `table` (FIXP = 1). `None` for a TMD already relocated.
-fn relocate_tmd(file: &[u8], table: u32) -> Option<Vec<u8>> {
-    if le(file, 4) & 1 != 0 {
-        return None;
-    }
-    let mut out = file.to_vec();
-    out[4..8].copy_from_slice(&1u32.to_le_bytes());
-    let n = le(file, 8) as usize;
-    for k in 0..n {
-        for field in [0usize, 2, 4] {
-            let at = 12 + 28 * k + 4 * field;
-            let p = le(file, at).wrapping_add(table);
-            out[at..at + 4].copy_from_slice(&p.to_le_bytes());
-        }
-    }
-    Some(out)
-}
-
-fn glb(bytes: &[u8], format: Format) -> Vec<u8> {
-    let model = retroanim::read_as(bytes, Some(format), &ScanOptions::default().limits).unwrap();
-    convert::convert(&model, Format::Glb, &Options::default())
-        .unwrap()
-        .bytes
-}
-
-struct Placed {
-    name: String,
-    offset: usize,
-    format: Format,
-    file: Vec<u8>,
-}
-
-/// The RAM image: noise, with the assets at word-aligned offsets. `base` is the address of its
-/// first byte.
-fn ram_image(base: u32) -> (Vec<u8>, Vec<Placed>) {
-    let mut ram = noise(77, RAM);
-    let mut placed = Vec::new();
-    let mut at = 0x1_0000usize;
-    let mut files: Vec<(String, Format, Vec<u8>)> = Vec::new();
-    for (n, d) in common::disc::pick("TMD", 40) {
-        files.push((n, Format::Tmd, d));
-    }
-    for (n, d) in common::disc::pick("HMD", 40) {
-        files.push((n, Format::Hmd, d));
-    }
-    for (i, (name, format, file)) in files.into_iter().enumerate() {
-        if at + file.len() + 4096 > RAM {
-            continue;
-        }
-        let addr = base + at as u32;
-        let bytes = match format {
-            Format::Tmd => relocate_tmd(&file, addr + 12),
-            _ => ram::map_hmd(&file, addr),
-        };
-        let Some(bytes) = bytes else { continue };
-        ram[at..at + bytes.len()].copy_from_slice(&bytes);
-        placed.push(Placed {
-            name,
-            offset: at,
-            format,
-            file,
-        });
-        at += bytes.len() + 64 + (i * 52) % 300;
-        at = at.next_multiple_of(4);
-    }
-    (ram, placed)
-}
+use retroanim::{assemble, Format, Model};
 
 fn check_ram(base: u32, opts: &ScanOptions) {
     let (ram, placed) = ram_image(base);
@@ -159,43 +84,6 @@ fn mapping_then_unmapping_gives_the_file_back() {
             "{name}"
         );
     }
-}
-
-/// Corpus folders' TMDs that their TIMs texture completely, with those TIMs.
-fn textured_tmds() -> Vec<(String, Vec<u8>, Vec<Vec<u8>>)> {
-    let mut out = Vec::new();
-    for (_, path) in common::corpus_files("TMD") {
-        let dir = path.parent().unwrap().to_path_buf();
-        if out
-            .iter()
-            .any(|(d, _, _): &(String, _, _)| *d == dir.display().to_string())
-        {
-            continue;
-        }
-        let a = assemble::from_paths(std::slice::from_ref(&dir));
-        for asset in &a.assets {
-            if asset.format != Format::Tmd || asset.textures.is_empty() || asset.untextured > 0 {
-                continue;
-            }
-            let Ok(Model::Tmd(_)) = a.read(&asset.source) else {
-                continue;
-            };
-            let tmd = std::fs::read(&asset.source.container).unwrap_or_default();
-            let tims: Vec<Vec<u8>> = asset
-                .textures
-                .iter()
-                .filter_map(|t| std::fs::read(&t.source.container).ok())
-                .collect();
-            if !tmd.is_empty() && tims.len() == asset.textures.len() && asset.source.offset == 0 {
-                out.push((dir.display().to_string(), tmd, tims));
-                break;
-            }
-        }
-        if out.len() >= 4 {
-            break;
-        }
-    }
-    out
 }
 
 #[test]

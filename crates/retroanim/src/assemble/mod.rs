@@ -158,7 +158,10 @@ pub fn add_savestate_vram(report: &mut crate::scan::Report) {
             continue;
         };
         // The finds of the same savestate's RAM (`STATE:/RAM`).
-        let ram = format!("{}RAM", v.container.strip_suffix("VRAM").unwrap_or_default());
+        let ram = format!(
+            "{}RAM",
+            v.container.strip_suffix("VRAM").unwrap_or_default()
+        );
         let own: Vec<Find> = report
             .finds
             .iter()

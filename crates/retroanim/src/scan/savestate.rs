@@ -85,7 +85,7 @@ pub enum Packing {
 }
 
 /// What a savestate holds for the scanner.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Savestate {
     /// How the file was stored.
     pub packing: Packing,
@@ -107,8 +107,22 @@ pub struct Savestate {
     pub vram: Vec<u8>,
 }
 
+impl std::fmt::Debug for Savestate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Savestate")
+            .field("packing", &self.packing)
+            .field("retroarch", &self.retroarch)
+            .field("header", &self.header)
+            .field("version", &self.version)
+            .field("registers", &self.registers)
+            .field("ram_offset", &self.ram_offset)
+            .field("vram_offset", &self.vram_offset)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The unpacked bytes of a file (at most `cap`), and why they end early when they do.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Unpacked {
     /// How the file was stored.
     pub packing: Packing,
@@ -117,6 +131,16 @@ pub struct Unpacked {
     /// What stopped the unpacking before the stream's end (a truncated or corrupt gzip or RZIP
     /// stream), when something did.
     pub stopped: Option<String>,
+}
+
+impl std::fmt::Debug for Unpacked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Unpacked")
+            .field("packing", &self.packing)
+            .field("bytes", &self.bytes.len())
+            .field("stopped", &self.stopped)
+            .finish()
+    }
 }
 
 fn err(offset: u64, what: String) -> Error {
@@ -241,18 +265,21 @@ fn unrzip(r: &mut impl Read, cap: usize, out: &mut Vec<u8>) -> Result<Option<Str
         }
         let mut data = Vec::with_capacity(csize as usize);
         r.take(u64::from(csize)).read_to_end(&mut data)?;
+        // A chunk cut short is unpacked as far as it goes.
+        let want = (chunk as usize).min(cap - out.len());
+        let inflated = flate2::read::ZlibDecoder::new(&data[..])
+            .take(want as u64)
+            .read_to_end(out);
         if data.len() < csize as usize {
             return Ok(Some(format!(
                 "the RZIP chunk at byte {at} has {csize} bytes, the file ends after {}",
                 data.len()
             )));
         }
-        let want = (chunk as usize).min(cap - out.len());
-        if let Err(e) = flate2::read::ZlibDecoder::new(&data[..])
-            .take(want as u64)
-            .read_to_end(out)
-        {
-            return Ok(Some(format!("the RZIP chunk at byte {at} breaks off ({e})")));
+        if let Err(e) = inflated {
+            return Ok(Some(format!(
+                "the RZIP chunk at byte {at} breaks off ({e})"
+            )));
         }
         at += 4 + u64::from(csize);
     }
@@ -323,8 +350,8 @@ pub fn parse(u: Unpacked) -> Result<Savestate> {
             ),
         ));
     }
-    let header = String::from_utf8_lossy(s[..HEADER].split(|&c| c == 0).next().unwrap_or(&[]))
-        .into_owned();
+    let header =
+        String::from_utf8_lossy(s[..HEADER].split(|&c| c == 0).next().unwrap_or(&[])).into_owned();
     let v4 = s.starts_with(b"STv4");
     let version = if v4 { u32_at(s, HEADER) } else { None };
     let skips: &[usize] = if v4 { &[5, 4] } else { &[0] };
