@@ -8,12 +8,10 @@ mod common;
 
 use std::sync::Arc;
 
-use common::disc::noise;
-use common::ram::{glb, ram_image, relocate_tmd, textured_tmds, RAM};
+use common::ram::{check_texels, glb, ram_image, textured_images, textured_tmds, TEXTURED_AT};
 use retroanim::assemble::VramDump;
 use retroanim::scan::{self, ram, MemSource, ScanOptions, Source};
-use retroanim::vram::Vram;
-use retroanim::{assemble, Format, Model};
+use retroanim::{assemble, Format};
 
 fn check_ram(base: u32, opts: &ScanOptions) {
     let (ram, placed) = ram_image(base);
@@ -94,53 +92,17 @@ fn a_vram_dump_built_from_corpus_tims_textures_the_tmds_of_a_ram_image() {
     }
     for (dir, tmd, tims) in sets {
         // The RAM: the TMD relocated; the VRAM: its TIMs loaded where their headers say.
-        let mut ram = noise(9, RAM);
-        let at = 0x4_0000usize;
-        let relocated = relocate_tmd(&tmd, 0x8000_0000 + at as u32 + 12).unwrap();
-        ram[at..at + relocated.len()].copy_from_slice(&relocated);
-        let mut vram = Vram::new();
-        for t in &tims {
-            vram.place_tim(&retroanim::formats::tim::read(t).unwrap());
-        }
-        let dump: Vec<u8> = vram
-            .halfwords()
-            .iter()
-            .flat_map(|h| h.to_le_bytes())
-            .collect();
+        let (ram, vram, dump) = textured_images(&tmd, &tims);
         let dump = VramDump::new("VRAM.BIN", &dump).unwrap();
         let src: Arc<dyn Source> = Arc::new(MemSource(ram.into()));
         let report = scan::scan_source(src, "RAM.BIN", &ScanOptions::default());
         let a = assemble::from_finds_with_vram(&report.finds, Some(&dump));
         let asset = a
-            .asset_at("RAM.BIN", at as u64)
+            .asset_at("RAM.BIN", TEXTURED_AT as u64)
             .unwrap_or_else(|| panic!("{dir}: the TMD is not found"));
-        assert!(!asset.textures.is_empty(), "{dir}: not textured");
-        assert_eq!(asset.untextured, 0, "{dir}: polygons left untextured");
         assert!(asset.textures.iter().all(|t| t.source.path == "VRAM.BIN"));
         // Every textured corner samples the texel the original TIMs give it.
-        let cut = a.tims_for(asset).unwrap();
-        let mut from_cut = Vram::new();
-        for t in &cut {
-            from_cut.place_tim(t);
-        }
-        let Model::Tmd(t) = a.read(&asset.source).unwrap() else {
-            panic!()
-        };
-        let mut corners = 0;
-        for tri in t.meshes().iter().flat_map(|m| &m.triangles) {
-            let Some([tsb, cba]) = tri.texture else {
-                continue;
-            };
-            for c in &tri.corners {
-                let [u, v] = c.uv.unwrap_or([0, 0]);
-                assert_eq!(
-                    from_cut.texel_at(tsb, cba, u, v),
-                    vram.texel_at(tsb, cba, u, v),
-                    "{dir}"
-                );
-                corners += 1;
-            }
-        }
+        let corners = check_texels(&a, asset, &vram, &dir);
         println!("{dir}: {corners} textured corners sample the dump's texels");
     }
 }

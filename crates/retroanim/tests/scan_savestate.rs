@@ -12,13 +12,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use common::disc::noise;
-use common::ram::{glb, ram_image, relocate_tmd, textured_tmds, RAM};
+use common::ram::{check_texels, glb, ram_image, textured_images, textured_tmds, RAM, TEXTURED_AT};
 use flate2::write::{GzEncoder, ZlibEncoder};
 use flate2::Compression;
 use retroanim::scan::savestate::{self, Packing, STREAM_CAP};
 use retroanim::scan::{self, ScanOptions};
-use retroanim::vram::Vram;
-use retroanim::{assemble, Format, Model};
+use retroanim::{assemble, Format};
 
 const VRAM: usize = 1 << 20;
 
@@ -229,19 +228,7 @@ fn a_savestates_vram_textures_the_tmds_of_its_ram() {
     }
     let t = tempfile::tempdir().unwrap();
     for (i, (dir, tmd, tims)) in sets.into_iter().enumerate() {
-        let mut ram = noise(9, RAM);
-        let at = 0x4_0000usize;
-        let relocated = relocate_tmd(&tmd, 0x8000_0000 + at as u32 + 12).unwrap();
-        ram[at..at + relocated.len()].copy_from_slice(&relocated);
-        let mut vram = Vram::new();
-        for t in &tims {
-            vram.place_tim(&retroanim::formats::tim::read(t).unwrap());
-        }
-        let dump: Vec<u8> = vram
-            .halfwords()
-            .iter()
-            .flat_map(|h| h.to_le_bytes())
-            .collect();
+        let (ram, vram, dump) = textured_images(&tmd, &tims);
         // RetroArch's RZIP for one, gzip for the others.
         let state = stream(&REARMED, &ram, &dump);
         let file = if i == 0 {
@@ -254,10 +241,8 @@ fn a_savestates_vram_textures_the_tmds_of_its_ram() {
         let name = path.display().to_string();
         let a = assemble::from_finds(&report.finds);
         let asset = a
-            .asset_at(&format!("{name}:/RAM"), at as u64)
+            .asset_at(&format!("{name}:/RAM"), TEXTURED_AT as u64)
             .unwrap_or_else(|| panic!("{dir}: the TMD is not found"));
-        assert!(!asset.textures.is_empty(), "{dir}: not textured");
-        assert_eq!(asset.untextured, 0, "{dir}: polygons left untextured");
         for t in &asset.textures {
             assert_eq!(t.source.path, name, "{dir}");
             assert!(
@@ -268,29 +253,7 @@ fn a_savestates_vram_textures_the_tmds_of_its_ram() {
                 t.source.container
             );
         }
-        let cut = a.tims_for(asset).unwrap();
-        let mut from_cut = Vram::new();
-        for t in &cut {
-            from_cut.place_tim(t);
-        }
-        let Model::Tmd(t) = a.read(&asset.source).unwrap() else {
-            panic!()
-        };
-        let mut corners = 0;
-        for tri in t.meshes().iter().flat_map(|m| &m.triangles) {
-            let Some([tsb, cba]) = tri.texture else {
-                continue;
-            };
-            for c in &tri.corners {
-                let [u, v] = c.uv.unwrap_or([0, 0]);
-                assert_eq!(
-                    from_cut.texel_at(tsb, cba, u, v),
-                    vram.texel_at(tsb, cba, u, v),
-                    "{dir}"
-                );
-                corners += 1;
-            }
-        }
+        let corners = check_texels(&a, asset, &vram, &dir);
         println!("{dir}: {corners} textured corners sample the savestate's VRAM");
     }
 }

@@ -4,6 +4,7 @@
 
 use retroanim::convert::{self, Options};
 use retroanim::scan::{ram, ScanOptions};
+use retroanim::vram::Vram;
 use retroanim::{assemble, Format, Model};
 
 use super::disc::noise;
@@ -126,4 +127,62 @@ pub fn textured_tmds() -> Vec<(String, Vec<u8>, Vec<Vec<u8>>)> {
         }
     }
     out
+}
+
+/// Where [`textured_images`] puts the TMD in RAM.
+pub const TEXTURED_AT: usize = 0x4_0000;
+
+/// A RAM image holding `tmd` relocated at [`TEXTURED_AT`] (KSEG0, in noise), and the VRAM its
+/// `tims` make when loaded where their headers say, as a VRAM and as the bytes of its dump.
+pub fn textured_images(tmd: &[u8], tims: &[Vec<u8>]) -> (Vec<u8>, Vram, Vec<u8>) {
+    let mut ram = noise(9, RAM);
+    let at = TEXTURED_AT;
+    let relocated = relocate_tmd(tmd, 0x8000_0000 + at as u32 + 12).unwrap();
+    ram[at..at + relocated.len()].copy_from_slice(&relocated);
+    let mut vram = Vram::new();
+    for t in tims {
+        vram.place_tim(&retroanim::formats::tim::read(t).unwrap());
+    }
+    let dump = vram
+        .halfwords()
+        .iter()
+        .flat_map(|h| h.to_le_bytes())
+        .collect();
+    (ram, vram, dump)
+}
+
+/// Checks that every textured corner of `asset` (a TMD) samples, through the TIMs the
+/// assembly matched to it, the texel `vram` gives it; the number of corners.
+pub fn check_texels(
+    a: &assemble::Assembly,
+    asset: &assemble::Asset,
+    vram: &Vram,
+    what: &str,
+) -> usize {
+    assert!(!asset.textures.is_empty(), "{what}: not textured");
+    assert_eq!(asset.untextured, 0, "{what}: polygons left untextured");
+    let cut = a.tims_for(asset).unwrap();
+    let mut from_cut = Vram::new();
+    for t in &cut {
+        from_cut.place_tim(t);
+    }
+    let Model::Tmd(t) = a.read(&asset.source).unwrap() else {
+        panic!("{what}: not a TMD")
+    };
+    let mut corners = 0;
+    for tri in t.meshes().iter().flat_map(|m| &m.triangles) {
+        let Some([tsb, cba]) = tri.texture else {
+            continue;
+        };
+        for c in &tri.corners {
+            let [u, v] = c.uv.unwrap_or([0, 0]);
+            assert_eq!(
+                from_cut.texel_at(tsb, cba, u, v),
+                vram.texel_at(tsb, cba, u, v),
+                "{what}"
+            );
+            corners += 1;
+        }
+    }
+    corners
 }
