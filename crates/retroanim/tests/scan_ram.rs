@@ -8,10 +8,12 @@ mod common;
 
 use std::sync::Arc;
 
-use common::ram::{check_texels, glb, ram_image, textured_images, textured_tmds, TEXTURED_AT};
+use common::ram::{
+    check_placed, check_texels, ram_image, textured_images, textured_tmds, TEXTURED_AT,
+};
+use retroanim::assemble;
 use retroanim::assemble::VramDump;
 use retroanim::scan::{self, ram, MemSource, ScanOptions, Source};
-use retroanim::{assemble, Format};
 
 fn check_ram(base: u32, opts: &ScanOptions) {
     let (ram, placed) = ram_image(base);
@@ -20,33 +22,7 @@ fn check_ram(base: u32, opts: &ScanOptions) {
     }
     let src: Arc<dyn Source> = Arc::new(MemSource(ram.into()));
     let report = scan::scan_source(src, "RAM.BIN", opts);
-    let mut bad = Vec::new();
-    let (mut tmds, mut hmds) = (0, 0);
-    for p in &placed {
-        let Some(f) = report
-            .finds
-            .iter()
-            .find(|f| f.offset == p.offset as u64 && f.format == p.format)
-        else {
-            bad.push(format!("{}: not found at {}", p.name, p.offset));
-            continue;
-        };
-        let bytes = f.bytes().unwrap();
-        if p.format == Format::Hmd {
-            hmds += 1;
-            assert_eq!(f.mapped_address, Some(base + p.offset as u32), "{}", p.name);
-            // The file it was (up to where its structure ends).
-            if !p.file.starts_with(&bytes) {
-                bad.push(format!("{}: not unmapped to the file", p.name));
-                continue;
-            }
-        } else {
-            tmds += 1;
-        }
-        if glb(&bytes, p.format) != glb(&p.file, p.format) {
-            bad.push(format!("{}: another GLB", p.name));
-        }
-    }
+    let (tmds, hmds, bad) = check_placed(&report.finds, &placed, base, None);
     println!(
         "base 0x{base:08x}: {tmds} TMDs, {hmds} HMDs of {} placed",
         placed.len()

@@ -12,12 +12,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use common::disc::noise;
-use common::ram::{check_texels, glb, ram_image, textured_images, textured_tmds, RAM, TEXTURED_AT};
+use common::ram::{
+    check_placed, check_texels, ram_image, textured_images, textured_tmds, RAM, TEXTURED_AT,
+};
 use flate2::write::{GzEncoder, ZlibEncoder};
 use flate2::Compression;
+use retroanim::assemble;
 use retroanim::scan::savestate::{self, Packing, STREAM_CAP};
 use retroanim::scan::{self, ScanOptions};
-use retroanim::{assemble, Format};
 
 const VRAM: usize = 1 << 20;
 
@@ -181,34 +183,11 @@ fn every_asset_in_a_savestates_ram_is_found_and_converts_as_its_file() {
         let report = scan_state(&path);
         assert!(report.errors.is_empty(), "{:?}", report.errors);
         let container = format!("{}:/RAM", path.display());
-        let mut bad = Vec::new();
-        let (mut tmds, mut hmds) = (0, 0);
-        for p in &placed {
-            let Some(f) = report
-                .finds
-                .iter()
-                .find(|f| f.container == container && f.offset == p.offset as u64)
-            else {
-                bad.push(format!("{}: not found at {container}@{}", p.name, p.offset));
-                continue;
-            };
-            assert_eq!(f.format, p.format, "{}", p.name);
-            assert_eq!(f.path, path.display().to_string());
-            let bytes = f.bytes().unwrap();
-            if p.format == Format::Hmd {
-                hmds += 1;
-                assert_eq!(f.mapped_address, Some(0x8000_0000 + p.offset as u32));
-                if !p.file.starts_with(&bytes) {
-                    bad.push(format!("{}: not unmapped to the file", p.name));
-                    continue;
-                }
-            } else {
-                tmds += 1;
-            }
-            if glb(&bytes, p.format) != glb(&p.file, p.format) {
-                bad.push(format!("{}: another GLB", p.name));
-            }
-        }
+        let (tmds, hmds, bad) = check_placed(&report.finds, &placed, 0x8000_0000, Some(&container));
+        assert!(report
+            .finds
+            .iter()
+            .all(|f| f.path == path.display().to_string()));
         println!(
             "{} savestate: {tmds} TMDs, {hmds} HMDs of {} placed, {} finds",
             l.name,

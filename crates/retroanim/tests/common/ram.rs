@@ -186,3 +186,46 @@ pub fn check_texels(
     }
     corners
 }
+
+/// Checks every placed asset against the finds of a scan of its RAM image (whose first byte is
+/// at `base`; only finds in `container`, when given): found at its offset as its format, an HMD
+/// at its mapped address and unmapped to its file, and converted to the same GLB as its file.
+/// The TMDs and HMDs found, and what went wrong.
+pub fn check_placed(
+    finds: &[retroanim::scan::Find],
+    placed: &[Placed],
+    base: u32,
+    container: Option<&str>,
+) -> (usize, usize, Vec<String>) {
+    let mut bad = Vec::new();
+    let (mut tmds, mut hmds) = (0, 0);
+    for p in placed {
+        let Some(f) = finds.iter().find(|f| {
+            f.offset == p.offset as u64
+                && f.format == p.format
+                && container.map_or(true, |c| f.container == c)
+        }) else {
+            bad.push(format!(
+                "{}: not found at {container:?}@{}",
+                p.name, p.offset
+            ));
+            continue;
+        };
+        let bytes = f.bytes().unwrap();
+        if p.format == Format::Hmd {
+            hmds += 1;
+            assert_eq!(f.mapped_address, Some(base + p.offset as u32), "{}", p.name);
+            // The file it was (up to where its structure ends).
+            if !p.file.starts_with(&bytes) {
+                bad.push(format!("{}: not unmapped to the file", p.name));
+                continue;
+            }
+        } else {
+            tmds += 1;
+        }
+        if glb(&bytes, p.format) != glb(&p.file, p.format) {
+            bad.push(format!("{}: another GLB", p.name));
+        }
+    }
+    (tmds, hmds, bad)
+}
