@@ -49,6 +49,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 pub use blob::{Rejection, Stats};
+pub use savestate::SavestateVram;
 pub use source::{FileSource, MemSource, Source, SubSource};
 
 use crate::error::{Error, Result};
@@ -309,17 +310,6 @@ pub struct Report {
     pub vram: Vec<SavestateVram>,
     /// Wall-clock seconds.
     pub seconds: f64,
-}
-
-/// The VRAM of a savestate that was scanned.
-#[derive(Debug, Clone)]
-pub struct SavestateVram {
-    /// The input path the savestate was found under.
-    pub path: String,
-    /// Its name as a container: `STATE:/VRAM`.
-    pub container: String,
-    /// The 1 MiB of VRAM (1024 × 512 halfwords), as a VRAM dump holds it.
-    pub bytes: Arc<[u8]>,
 }
 
 impl Report {
@@ -659,7 +649,7 @@ fn scan_cue(path: &Path, cx: &Ctx<'_>) -> Result<()> {
 fn walk(src: Arc<dyn Source>, name: &str, pbo_hint: bool, depth: usize, cx: &Ctx<'_>) {
     if depth <= MAX_DEPTH {
         if savestate::looks_like(src.as_ref()) {
-            return walk_savestate(src.as_ref(), name, cx);
+            return savestate::walk(src.as_ref(), name, cx);
         }
         if raw::looks_raw(src.as_ref()) {
             let sectors = src.len() / raw::RAW_SECTOR as u64;
@@ -742,26 +732,6 @@ fn walk_image(view: Arc<dyn Source>, name: &str, depth: usize, cx: &Ctx<'_>) {
             Err(e) => cx.sink.error(&fname, e),
         }
     });
-}
-
-/// A savestate: its RAM scanned as a RAM dump (`NAME:/RAM`), its VRAM kept for the caller.
-fn walk_savestate(src: &dyn Source, name: &str, cx: &Ctx<'_>) {
-    let state = match savestate::read(src) {
-        Ok(s) => s,
-        Err(e) => return cx.sink.error(name, e),
-    };
-    if let Ok(mut v) = cx.sink.vram.lock() {
-        v.push(SavestateVram {
-            path: cx.path.to_string(),
-            container: format!("{name}:/VRAM"),
-            bytes: state.vram.into(),
-        });
-    }
-    scan_blob(
-        Arc::new(MemSource(state.ram.into())),
-        &format!("{name}:/RAM"),
-        cx,
-    );
 }
 
 fn walk_pbo(src: Arc<dyn Source>, name: &str, depth: usize, cx: &Ctx<'_>) {

@@ -41,6 +41,7 @@
 //! holds (a gzip bomb stops there), and what lies past the VRAM is never read.
 
 use std::io::Read;
+use std::sync::Arc;
 
 use super::source::Source;
 use crate::error::{Error, Result};
@@ -72,6 +73,37 @@ const SPU_MAX: u32 = 4 << 20;
 const RZIP_MAX_CHUNK: u32 = 4 << 20;
 const RZIP_MAGIC: &[u8; 8] = b"#RZIPv\x01#";
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// The VRAM of a savestate that was scanned.
+#[derive(Debug, Clone)]
+pub struct SavestateVram {
+    /// The input path the savestate was found under.
+    pub path: String,
+    /// Its name as a container: `STATE:/VRAM`.
+    pub container: String,
+    /// The 1 MiB of VRAM (1024 × 512 halfwords), as a VRAM dump holds it.
+    pub bytes: Arc<[u8]>,
+}
+
+/// A savestate: its RAM scanned as a RAM dump (`NAME:/RAM`), its VRAM kept for the caller.
+pub(super) fn walk(src: &dyn Source, name: &str, cx: &super::Ctx<'_>) {
+    let state = match read(src) {
+        Ok(s) => s,
+        Err(e) => return cx.sink.error(name, e),
+    };
+    if let Ok(mut v) = cx.sink.vram.lock() {
+        v.push(SavestateVram {
+            path: cx.path.to_string(),
+            container: format!("{name}:/VRAM"),
+            bytes: state.vram.into(),
+        });
+    }
+    super::scan_blob(
+        Arc::new(super::MemSource(state.ram.into())),
+        &format!("{name}:/RAM"),
+        cx,
+    );
+}
 
 /// How a savestate's stream was stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
