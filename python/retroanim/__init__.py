@@ -430,8 +430,9 @@ def scan(paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[
          min_size: int = 0,
          report: Union[str, "os.PathLike[str]", None] = None) -> ScanReport:
     """Finds every TOD, HMD, TMD, TIM and P3D inside files, folders (recursively), disc images
-    (ISO 9660, raw 2352-byte ``.bin``, ``.cue``), PBO archives and blobs, as ``retroanim scan``
-    does. ``formats`` narrows the search (``["tod", "tmd"]``), ``align`` is the offset step in
+    (ISO 9660, raw 2352-byte ``.bin``, ``.cue``), PBO archives, emulator savestates
+    (PCSX-ReARMed, PCSX-R: their RAM is scanned as ``STATE:/RAM``, their VRAM textures the
+    models found there) and blobs, as ``retroanim scan`` does. ``formats`` narrows the search (``["tod", "tmd"]``), ``align`` is the offset step in
     blobs (4 by default, 1 for byte-packed archives), finds smaller than ``min_size`` bytes are
     dropped. Containers that cannot be walked do not raise: they are in ``summary["errors"]``
     with their byte offset, and the rest of the scan goes on. The scan runs without holding the

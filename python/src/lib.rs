@@ -812,7 +812,9 @@ fn scan(
     let opts = retroanim::scan::ScanOptions::new(&formats.unwrap_or_default(), align, min_size)
         .map_err(to_py)?;
     let (report, written) = py.detach(|| {
-        let found = retroanim::scan::scan_paths(&paths, &opts);
+        let mut found = retroanim::scan::scan_paths(&paths, &opts);
+        // A savestate's VRAM textures the models of its RAM, as in `retroanim scan`.
+        retroanim::assemble::add_savestate_vram(&mut found);
         let written = report.as_ref().map(|dir| {
             retroanim::gallery::write_report(
                 &found,

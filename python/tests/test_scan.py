@@ -12,7 +12,7 @@ import pytest
 
 import retroanim
 
-from conftest import corpus_files
+from conftest import REPO, corpus_files
 
 
 def _disc(tmp_path):
@@ -89,3 +89,42 @@ def test_scan_options_and_errors(tmp_path):
     report = retroanim.scan(bad)
     assert report.summary["errors"], report.summary
     assert report.summary["errors"][0]["offset"] is not None
+
+
+def _savestate(tmd: bytes) -> bytes:
+    """A gzip-compressed PCSX-ReARMed savestate (docs/scan-dumps.md, "Savestates") with ``tmd``
+    at RAM offset 0x10000."""
+    import gzip
+    import struct
+
+    ram = bytearray(2 << 20)
+    ram[0x10000:0x10000 + len(tmd)] = tmd
+    spu = 0x90000
+    stream = b"".join([
+        b"STv4 PCSXra r24".ljust(32, b"\0"),
+        struct.pack("<IB", 0x8B410006, 0),  # SaveVersion, HLE flag
+        bytes(128 * 96 * 3),  # thumbnail
+        bytes(ram),
+        bytes((512 << 10) + (64 << 10) + 792),  # BIOS, hardware and CPU registers
+        struct.pack("<I", 1), bytes(1028 + (1 << 20)),  # GPU section, VRAM
+        struct.pack("<I8sII", spu, b"PBOSP2", 5, spu), bytes(spu - 16),  # SPU section
+    ])
+    return gzip.compress(stream, compresslevel=1)
+
+
+def test_scan_reads_a_savestate_as_the_cli_does(cli, tmp_path):
+    tmd = (REPO / "samples" / "link.tmd").read_bytes()
+    state = tmp_path / "game.ss0"
+    state.write_bytes(_savestate(tmd))
+    report = retroanim.scan(state)
+    assert report.summary["errors"] == []
+    [found] = [f for f in report.finds if f.format == "tmd"]
+    assert (found.container, found.offset) == (f"{state}:/RAM", 0x10000)
+    assert found.data() == tmd
+    lines = [json.loads(l) for l in cli.run("scan", state, "--json").stdout.splitlines()]
+    assert [f.record() for f in report.finds] == lines[:-1]
+    # Cut short, it is an error naming the byte, not an exception.
+    state.write_bytes(_savestate(tmd)[:2000])
+    report = retroanim.scan(state)
+    [error] = report.summary["errors"]
+    assert error["error"].startswith("pcsx savestate: malformed at byte "), error

@@ -193,7 +193,7 @@ pub struct DisasmArgs {
 /// `retroanim scan`.
 #[derive(Debug, Args)]
 pub struct ScanArgs {
-    /// Files or folders (recursive): disc images, cue sheets, archives, anything.
+    /// Files or folders (recursive): disc images, cue sheets, archives, savestates, anything.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Print JSON Lines: one object per find (and per container that cannot be read), then a
@@ -230,7 +230,9 @@ pub struct ScanArgs {
     #[arg(long, value_name = "ADDR", value_parser = parse_address)]
     pub base: Option<u64>,
     /// A VRAM dump (1 MiB: 1024 × 512 halfwords) to texture the models found: the pages and
-    /// CLUTs they sample are cut from it as TIMs and listed as finds of it.
+    /// CLUTs they sample are cut from it as TIMs and listed as finds of it. A savestate
+    /// (PCSX-ReARMed, PCSX-R) needs none: its own VRAM textures the models of its RAM, and
+    /// --vram with one is an error.
     #[arg(long, value_name = "FILE")]
     pub vram: Option<PathBuf>,
 }

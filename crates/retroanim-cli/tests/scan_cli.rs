@@ -195,3 +195,76 @@ fn bad_options_and_bad_inputs_exit_2() {
         .assert()
         .code(2);
 }
+
+/// An uncompressed PCSX-ReARMed savestate (the stream its libretro core writes) with `tmd` at
+/// RAM offset 0x10000: header, version, HLE flag, thumbnail, RAM, BIOS, hardware and CPU
+/// registers (792 bytes), GPU section (freeze version 1) and VRAM, the SPU section's size twice.
+fn savestate(tmd: &[u8]) -> Vec<u8> {
+    let mut s = b"STv4 PCSXra r24".to_vec();
+    s.resize(32, 0);
+    s.extend(0x8b41_0006u32.to_le_bytes());
+    s.push(0);
+    s.resize(s.len() + 36_864, 0);
+    let ram = s.len();
+    s.resize(ram + (2 << 20) + (512 << 10) + (64 << 10) + 792, 0);
+    s[ram + 0x1_0000..][..tmd.len()].copy_from_slice(tmd);
+    s.extend(1u32.to_le_bytes());
+    s.resize(s.len() + 1028 + (1 << 20), 0);
+    let spu = 0x9_0000u32;
+    s.extend(spu.to_le_bytes());
+    s.extend(b"PBOSP2\0\0\x05\0\0\0");
+    s.extend(spu.to_le_bytes());
+    s.resize(s.len() + spu as usize - 16, 0);
+    s
+}
+
+#[test]
+fn a_savestate_is_scanned_as_its_ram_and_refuses_vram() {
+    let t = tempfile::tempdir().unwrap();
+    let state = t.path().join("game.state");
+    std::fs::write(
+        &state,
+        savestate(&std::fs::read(sample("link.tmd")).unwrap()),
+    )
+    .unwrap();
+    let out = retroanim()
+        .arg("scan")
+        .arg(&state)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let tmd = lines
+        .iter()
+        .find(|l| l["format"] == "tmd")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(tmd["container"], format!("{}:/RAM", state.display()));
+    assert_eq!(tmd["offset"], 0x1_0000);
+    assert_eq!(tmd["size"], 272);
+    // The savestate's own VRAM is the texture source: --vram does not apply.
+    let out = retroanim()
+        .arg("scan")
+        .arg(&state)
+        .arg("--vram")
+        .arg(sample("checker.tim"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("does not apply to a savestate"), "{err}");
+    // A savestate cut short is an error naming the byte.
+    let bytes = std::fs::read(&state).unwrap();
+    std::fs::write(&state, &bytes[..3_000_000]).unwrap();
+    let out = retroanim().arg("scan").arg(&state).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("pcsx savestate: malformed at byte 3000000"),
+        "{err}"
+    );
+}

@@ -8,87 +8,12 @@ mod common;
 
 use std::sync::Arc;
 
-use common::disc::noise;
-use retroanim::assemble::{self, VramDump};
-use retroanim::convert::{self, Options};
+use common::ram::{
+    check_placed, check_texels, ram_image, textured_images, textured_tmds, TEXTURED_AT,
+};
+use retroanim::assemble;
+use retroanim::assemble::VramDump;
 use retroanim::scan::{self, ram, MemSource, ScanOptions, Source};
-use retroanim::vram::Vram;
-use retroanim::{Format, Model};
-
-const RAM: usize = 2 << 20;
-
-fn le(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
-}
-
-/// A TMD with its block pointers turned into addresses, as if its object table sat at
-/// `table` (FIXP = 1). `None` for a TMD already relocated.
-fn relocate_tmd(file: &[u8], table: u32) -> Option<Vec<u8>> {
-    if le(file, 4) & 1 != 0 {
-        return None;
-    }
-    let mut out = file.to_vec();
-    out[4..8].copy_from_slice(&1u32.to_le_bytes());
-    let n = le(file, 8) as usize;
-    for k in 0..n {
-        for field in [0usize, 2, 4] {
-            let at = 12 + 28 * k + 4 * field;
-            let p = le(file, at).wrapping_add(table);
-            out[at..at + 4].copy_from_slice(&p.to_le_bytes());
-        }
-    }
-    Some(out)
-}
-
-fn glb(bytes: &[u8], format: Format) -> Vec<u8> {
-    let model = retroanim::read_as(bytes, Some(format), &ScanOptions::default().limits).unwrap();
-    convert::convert(&model, Format::Glb, &Options::default())
-        .unwrap()
-        .bytes
-}
-
-struct Placed {
-    name: String,
-    offset: usize,
-    format: Format,
-    file: Vec<u8>,
-}
-
-/// The RAM image: noise, with the assets at word-aligned offsets. `base` is the address of its
-/// first byte.
-fn ram_image(base: u32) -> (Vec<u8>, Vec<Placed>) {
-    let mut ram = noise(77, RAM);
-    let mut placed = Vec::new();
-    let mut at = 0x1_0000usize;
-    let mut files: Vec<(String, Format, Vec<u8>)> = Vec::new();
-    for (n, d) in common::disc::pick("TMD", 40) {
-        files.push((n, Format::Tmd, d));
-    }
-    for (n, d) in common::disc::pick("HMD", 40) {
-        files.push((n, Format::Hmd, d));
-    }
-    for (i, (name, format, file)) in files.into_iter().enumerate() {
-        if at + file.len() + 4096 > RAM {
-            continue;
-        }
-        let addr = base + at as u32;
-        let bytes = match format {
-            Format::Tmd => relocate_tmd(&file, addr + 12),
-            _ => ram::map_hmd(&file, addr),
-        };
-        let Some(bytes) = bytes else { continue };
-        ram[at..at + bytes.len()].copy_from_slice(&bytes);
-        placed.push(Placed {
-            name,
-            offset: at,
-            format,
-            file,
-        });
-        at += bytes.len() + 64 + (i * 52) % 300;
-        at = at.next_multiple_of(4);
-    }
-    (ram, placed)
-}
 
 fn check_ram(base: u32, opts: &ScanOptions) {
     let (ram, placed) = ram_image(base);
@@ -97,33 +22,7 @@ fn check_ram(base: u32, opts: &ScanOptions) {
     }
     let src: Arc<dyn Source> = Arc::new(MemSource(ram.into()));
     let report = scan::scan_source(src, "RAM.BIN", opts);
-    let mut bad = Vec::new();
-    let (mut tmds, mut hmds) = (0, 0);
-    for p in &placed {
-        let Some(f) = report
-            .finds
-            .iter()
-            .find(|f| f.offset == p.offset as u64 && f.format == p.format)
-        else {
-            bad.push(format!("{}: not found at {}", p.name, p.offset));
-            continue;
-        };
-        let bytes = f.bytes().unwrap();
-        if p.format == Format::Hmd {
-            hmds += 1;
-            assert_eq!(f.mapped_address, Some(base + p.offset as u32), "{}", p.name);
-            // The file it was (up to where its structure ends).
-            if !p.file.starts_with(&bytes) {
-                bad.push(format!("{}: not unmapped to the file", p.name));
-                continue;
-            }
-        } else {
-            tmds += 1;
-        }
-        if glb(&bytes, p.format) != glb(&p.file, p.format) {
-            bad.push(format!("{}: another GLB", p.name));
-        }
-    }
+    let (tmds, hmds, bad) = check_placed(&report.finds, &placed, base, None);
     println!(
         "base 0x{base:08x}: {tmds} TMDs, {hmds} HMDs of {} placed",
         placed.len()
@@ -170,43 +69,6 @@ fn mapping_then_unmapping_gives_the_file_back() {
     }
 }
 
-/// Corpus folders' TMDs that their TIMs texture completely, with those TIMs.
-fn textured_tmds() -> Vec<(String, Vec<u8>, Vec<Vec<u8>>)> {
-    let mut out = Vec::new();
-    for (_, path) in common::corpus_files("TMD") {
-        let dir = path.parent().unwrap().to_path_buf();
-        if out
-            .iter()
-            .any(|(d, _, _): &(String, _, _)| *d == dir.display().to_string())
-        {
-            continue;
-        }
-        let a = assemble::from_paths(std::slice::from_ref(&dir));
-        for asset in &a.assets {
-            if asset.format != Format::Tmd || asset.textures.is_empty() || asset.untextured > 0 {
-                continue;
-            }
-            let Ok(Model::Tmd(_)) = a.read(&asset.source) else {
-                continue;
-            };
-            let tmd = std::fs::read(&asset.source.container).unwrap_or_default();
-            let tims: Vec<Vec<u8>> = asset
-                .textures
-                .iter()
-                .filter_map(|t| std::fs::read(&t.source.container).ok())
-                .collect();
-            if !tmd.is_empty() && tims.len() == asset.textures.len() && asset.source.offset == 0 {
-                out.push((dir.display().to_string(), tmd, tims));
-                break;
-            }
-        }
-        if out.len() >= 4 {
-            break;
-        }
-    }
-    out
-}
-
 #[test]
 fn a_vram_dump_built_from_corpus_tims_textures_the_tmds_of_a_ram_image() {
     let sets = textured_tmds();
@@ -215,53 +77,17 @@ fn a_vram_dump_built_from_corpus_tims_textures_the_tmds_of_a_ram_image() {
     }
     for (dir, tmd, tims) in sets {
         // The RAM: the TMD relocated; the VRAM: its TIMs loaded where their headers say.
-        let mut ram = noise(9, RAM);
-        let at = 0x4_0000usize;
-        let relocated = relocate_tmd(&tmd, 0x8000_0000 + at as u32 + 12).unwrap();
-        ram[at..at + relocated.len()].copy_from_slice(&relocated);
-        let mut vram = Vram::new();
-        for t in &tims {
-            vram.place_tim(&retroanim::formats::tim::read(t).unwrap());
-        }
-        let dump: Vec<u8> = vram
-            .halfwords()
-            .iter()
-            .flat_map(|h| h.to_le_bytes())
-            .collect();
+        let (ram, vram, dump) = textured_images(&tmd, &tims);
         let dump = VramDump::new("VRAM.BIN", &dump).unwrap();
         let src: Arc<dyn Source> = Arc::new(MemSource(ram.into()));
         let report = scan::scan_source(src, "RAM.BIN", &ScanOptions::default());
         let a = assemble::from_finds_with_vram(&report.finds, Some(&dump));
         let asset = a
-            .asset_at("RAM.BIN", at as u64)
+            .asset_at("RAM.BIN", TEXTURED_AT as u64)
             .unwrap_or_else(|| panic!("{dir}: the TMD is not found"));
-        assert!(!asset.textures.is_empty(), "{dir}: not textured");
-        assert_eq!(asset.untextured, 0, "{dir}: polygons left untextured");
         assert!(asset.textures.iter().all(|t| t.source.path == "VRAM.BIN"));
         // Every textured corner samples the texel the original TIMs give it.
-        let cut = a.tims_for(asset).unwrap();
-        let mut from_cut = Vram::new();
-        for t in &cut {
-            from_cut.place_tim(t);
-        }
-        let Model::Tmd(t) = a.read(&asset.source).unwrap() else {
-            panic!()
-        };
-        let mut corners = 0;
-        for tri in t.meshes().iter().flat_map(|m| &m.triangles) {
-            let Some([tsb, cba]) = tri.texture else {
-                continue;
-            };
-            for c in &tri.corners {
-                let [u, v] = c.uv.unwrap_or([0, 0]);
-                assert_eq!(
-                    from_cut.texel_at(tsb, cba, u, v),
-                    vram.texel_at(tsb, cba, u, v),
-                    "{dir}"
-                );
-                corners += 1;
-            }
-        }
+        let corners = check_texels(&a, asset, &vram, &dir);
         println!("{dir}: {corners} textured corners sample the dump's texels");
     }
 }

@@ -52,6 +52,13 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
         b.finish_and_clear();
     }
     if let Some(path) = &args.vram {
+        if let Some(state) = report.vram.first() {
+            bail!(
+                "--vram {}: does not apply to a savestate ({} is one, and its own VRAM is the texture source); scan the savestate alone, or the RAM dump with --vram",
+                path.display(),
+                escape(&state.path)
+            );
+        }
         let bytes =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         let dump = retroanim::assemble::VramDump::new(path.display().to_string(), &bytes)
@@ -59,6 +66,8 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
         let cut = pool.install(|| retroanim::assemble::vram_finds(&report.finds, &dump));
         report.finds.extend(cut);
     }
+    // A savestate's VRAM textures the models of its RAM.
+    pool.install(|| retroanim::assemble::add_savestate_vram(&mut report));
     let mut converted = Conversions::default();
     let mut not_extracted = 0;
     if let Some(dir) = &args.extract {

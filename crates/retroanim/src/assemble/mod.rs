@@ -142,8 +142,35 @@ pub fn source_of(f: &Find) -> Source {
 /// Scans `paths` (files, folders, disc images, archives; as `retroanim scan` with its default
 /// options) and assembles what it finds.
 pub fn from_paths(paths: &[PathBuf]) -> Assembly {
-    let report = crate::scan::scan_paths(paths, &crate::scan::ScanOptions::default());
+    let mut report = crate::scan::scan_paths(paths, &crate::scan::ScanOptions::default());
+    add_savestate_vram(&mut report);
     from_finds(&report.finds)
+}
+
+/// Adds to `report`'s finds the TIMs cut from the VRAM of each savestate it scanned
+/// ([`crate::scan::Report::vram`]) for the pages and CLUTs the models found in that savestate
+/// sample, as [`vram_finds`] cuts a VRAM dump (container `STATE:/VRAM:/PAGE_…TIM`, the input
+/// path the savestate's). What `retroanim scan` does before it prints, extracts or reports.
+pub fn add_savestate_vram(report: &mut crate::scan::Report) {
+    let mut cut = Vec::new();
+    for v in &report.vram {
+        let Ok(dump) = VramDump::new(v.container.clone(), &v.bytes) else {
+            continue;
+        };
+        // The finds of the same savestate's RAM (`STATE:/RAM`).
+        let ram = format!(
+            "{}RAM",
+            v.container.strip_suffix("VRAM").unwrap_or_default()
+        );
+        let own: Vec<Find> = report
+            .finds
+            .iter()
+            .filter(|f| f.path == v.path && f.container == ram)
+            .cloned()
+            .collect();
+        cut.extend(vram_finds_as(&own, &dump, &v.path));
+    }
+    report.finds.extend(cut);
 }
 
 /// Assembles `finds` with a VRAM dump as one more texture source: [`vram_finds`] join the
@@ -162,6 +189,11 @@ pub fn from_finds_with_vram(finds: &[Find], vram: Option<&VramDump>) -> Assembly
 /// The TIMs cut from a VRAM dump for the pages and CLUTs the models among `finds` sample
 /// ([`vram_source`]), as finds of the dump (container `DUMP:/PAGE_…TIM`, offset 0).
 pub fn vram_finds(finds: &[Find], dump: &VramDump) -> Vec<Find> {
+    vram_finds_as(finds, dump, &dump.name)
+}
+
+/// [`vram_finds`], the finds listed under the input path `path`.
+fn vram_finds_as(finds: &[Find], dump: &VramDump, path: &str) -> Vec<Find> {
     let groups: Vec<textures::Group> = finds
         .par_iter()
         .filter(|f| matches!(f.format, Format::Tmd | Format::Hmd))
@@ -173,7 +205,7 @@ pub fn vram_finds(finds: &[Find], dump: &VramDump) -> Vec<Find> {
         .collect();
     dump.cut(&groups)
         .into_iter()
-        .filter_map(|(name, bytes)| Find::from_bytes(&dump.name, &name, bytes).ok())
+        .filter_map(|(name, bytes)| Find::from_bytes(path, &name, bytes).ok())
         .collect()
 }
 

@@ -9,6 +9,7 @@
 //! | raw CD image | sync pattern at byte 0, a whole number of 2352-byte sectors | the 2048-byte user data of each sector, as one run | [`raw`] |
 //! | ISO 9660 | `CD001` at sector 16 (of the raw user data or the file) | each file; Form 2 / interleaved files listed, skipped | [`iso`] |
 //! | PBO | an empty name and `Vers` at byte 0, or a `.pbo` extension | each entry, LZSS-packed ones unpacked ([`lzss`]); encrypted entries listed, skipped | [`pbo`] |
+//! | PCSX savestate | `STv4 PCSX` at byte 0, inside gzip or RetroArch's RZIP / `RASTATE` too | its RAM as a RAM dump (`STATE:/RAM`); its VRAM kept in [`Report::vram`] | [`savestate`] |
 //! | blob | anything else | every offset `align` allows | [`blob`] |
 //!
 //! Every byte is read through a [`Source`] a bounded number of bytes at a time (4 MiB chunks,
@@ -36,6 +37,7 @@ pub mod lzss;
 pub mod pbo;
 pub mod ram;
 pub mod raw;
+pub mod savestate;
 pub mod source;
 
 use std::collections::HashSet;
@@ -47,6 +49,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 pub use blob::{Rejection, Stats};
+pub use savestate::SavestateVram;
 pub use source::{FileSource, MemSource, Source, SubSource};
 
 use crate::error::{Error, Result};
@@ -301,6 +304,10 @@ pub struct Report {
     pub errors: Vec<ContainerError>,
     /// Counters.
     pub stats: Stats,
+    /// The VRAM of each savestate scanned (its RAM is scanned as `STATE:/RAM`): a texture
+    /// source for the models found there, as `retroanim scan --vram` makes a VRAM dump one
+    /// (`crate::assemble::add_savestate_vram` cuts it into TIM finds).
+    pub vram: Vec<SavestateVram>,
     /// Wall-clock seconds.
     pub seconds: f64,
 }
@@ -361,6 +368,7 @@ struct Sink {
     finds: Mutex<Vec<Find>>,
     skipped: Mutex<Vec<Skipped>>,
     errors: Mutex<Vec<ContainerError>>,
+    vram: Mutex<Vec<SavestateVram>>,
 }
 
 impl Sink {
@@ -508,10 +516,13 @@ fn finish(sink: Sink, stats: Stats, start: Instant) -> Report {
     skipped.sort_by(|a, b| a.container.cmp(&b.container));
     let mut errors = sink.errors.into_inner().unwrap_or_default();
     errors.sort_by(|a, b| a.container.cmp(&b.container));
+    let mut vram = sink.vram.into_inner().unwrap_or_default();
+    vram.sort_by(|a, b| a.container.cmp(&b.container));
     Report {
         finds,
         skipped,
         errors,
+        vram,
         stats,
         seconds: start.elapsed().as_secs_f64(),
     }
@@ -637,6 +648,9 @@ fn scan_cue(path: &Path, cx: &Ctx<'_>) -> Result<()> {
 /// Walks a source as whatever container it is.
 fn walk(src: Arc<dyn Source>, name: &str, pbo_hint: bool, depth: usize, cx: &Ctx<'_>) {
     if depth <= MAX_DEPTH {
+        if savestate::looks_like(src.as_ref()) {
+            return savestate::walk(src.as_ref(), name, cx);
+        }
         if raw::looks_raw(src.as_ref()) {
             let sectors = src.len() / raw::RAW_SECTOR as u64;
             let root: Arc<dyn Source> = if depth == 0 {

@@ -8,6 +8,7 @@ pub mod gltf_read;
 pub mod hmd_anim;
 pub mod hmd_asm;
 pub mod psx_fixtures;
+pub mod ram;
 pub mod samples;
 
 use std::path::{Path, PathBuf};
