@@ -124,7 +124,7 @@ fn main() {
             Err(e) => failed.push(format!("{name}: author: {e}")),
         }
     }
-    rows.sort_by(|a, b| b.0.cmp(&a.0));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.0));
     for (d, name) in &rows {
         println!("{:8.3} s  {name}", d.as_secs_f64());
     }
