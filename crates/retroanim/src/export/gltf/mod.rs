@@ -193,9 +193,18 @@ fn build(scene: &Scene) -> Result<(json::Root, Vec<u8>)> {
         };
         b.root.push(node);
     }
+    // The animations' own `retroanim` extras also in the scene's: Blender keeps those.
+    let written = anims.iter().filter(|a| {
+        a.channels
+            .iter()
+            .any(|c| !matches!(c.track, Track::Visibility(_)))
+    });
     let scene_index = b.root.push(json::Scene {
         extensions: None,
-        extras: extras(&scene.extras),
+        extras: extras(&crate::scene::extras::with_animation_records(
+            &scene.extras,
+            written,
+        )),
         name: scene.name.clone(),
         nodes: roots,
     });
