@@ -151,6 +151,7 @@ pub fn read(data: &[u8], limits: &Limits) -> Result<Imported> {
         scene.animations.push(animation(&ctx, i, a, &mut notes)?);
     }
     blender::restore_animation_extras(&mut scene);
+    blender::restore_rests(&mut scene);
     if !root.extensions_used.is_empty() {
         for e in &root.extensions_used {
             if e != "KHR_materials_unlit" && e != "KHR_lights_punctual" {

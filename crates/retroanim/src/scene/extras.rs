@@ -143,3 +143,53 @@ pub fn animation_records(scene_extras: &Value) -> Vec<(String, Value)> {
         })
         .collect()
 }
+
+/// The member of a node's namespace that records its rest transform.
+pub const REST: &str = "rest";
+
+/// `extras` with the node's rest transform recorded in its namespace, as
+/// `rest: {"translation": […], "rotation": […], "scale": […]}`, when `extras` has a namespace
+/// (a node of a console file's structure); else `extras` as it is. Blender has no rest pose
+/// for an animated object: its exporter writes the pose at the current frame as the node's
+/// transform (`docs/blender.md`).
+pub fn with_rest(
+    extras: &Value,
+    translation: [f32; 3],
+    rotation: [f32; 4],
+    scale: [f32; 3],
+) -> Value {
+    let mut out = extras.clone();
+    if namespace(&out).is_some() {
+        out[KEY][REST] = json!({
+            "translation": translation,
+            "rotation": rotation,
+            "scale": scale,
+        });
+    }
+    out
+}
+
+/// The rest transform a node's `extras` record ([`with_rest`]): (translation, rotation,
+/// scale), each `None` when missing or not a list of that many finite numbers.
+#[allow(clippy::type_complexity)]
+pub fn rest(extras: &Value) -> (Option<[f32; 3]>, Option<[f32; 4]>, Option<[f32; 3]>) {
+    let Some(r) = namespace(extras).and_then(|ns| ns.get(REST)) else {
+        return (None, None, None);
+    };
+    fn floats<const N: usize>(v: Option<&Value>) -> Option<[f32; N]> {
+        let list = v?.as_array()?;
+        if list.len() != N {
+            return None;
+        }
+        let mut out = [0.0f32; N];
+        for (o, x) in out.iter_mut().zip(list) {
+            *o = x.as_f64().filter(|f| f.is_finite())? as f32;
+        }
+        Some(out)
+    }
+    (
+        floats(r.get("translation")),
+        floats(r.get("rotation")),
+        floats(r.get("scale")),
+    )
+}

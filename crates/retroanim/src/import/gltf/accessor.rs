@@ -95,18 +95,19 @@ impl Ctx<'_> {
                     format!("{here}.sparse: {n} elements of an accessor of {count} (1..={count} allowed)"),
                 ));
             }
-            let size =
-                match sparse.indices.component_type {
-                    Checked::Valid(json::accessor::IndexComponentType(C::U8)) => 1,
-                    Checked::Valid(json::accessor::IndexComponentType(C::U16)) => 2,
-                    Checked::Valid(json::accessor::IndexComponentType(C::U32)) => 4,
-                    _ => return Err(malformed(
+            let size = match sparse.indices.component_type {
+                Checked::Valid(json::accessor::IndexComponentType(C::U8)) => 1,
+                Checked::Valid(json::accessor::IndexComponentType(C::U16)) => 2,
+                Checked::Valid(json::accessor::IndexComponentType(C::U32)) => 4,
+                _ => {
+                    return Err(malformed(
                         0,
                         format!(
                             "{here}.sparse.indices: the component type must be an unsigned integer"
                         ),
-                    )),
-                };
+                    ))
+                }
+            };
             let (bytes, _) = self.view(sparse.indices.buffer_view.value(), &here)?;
             let indices = read_indices(
                 bytes,

@@ -22,6 +22,13 @@
 //!   ([`crate::scene::Channel::is_still`]); the HMD author gives no sequence pointer to a node
 //!   that only such channels key.
 //!
+//! - **Rest poses.** Blender has no rest pose for an animated object: its exporter writes the
+//!   pose at the current frame as the node's transform. The export records the rest of every
+//!   node an animation moves in its `retroanim` extras (`rest`); for the properties
+//!   (translation, rotation, scale) an animation keys, the recorded rest is the node's again
+//!   ([`restore_rests`]). A joint axes MIMe turns its coordinate's rest matrix, so the rest
+//!   must be the file's.
+//!
 //! Nodes are never matched by name or order: the authors find coordinates, objects, cameras and
 //! lights by their `retroanim` extras, and Blender's own nodes (an armature over skin joints,
 //! bone-parented mesh nodes) carry none.
@@ -29,7 +36,7 @@
 use serde_json::{Map, Number, Value};
 
 use crate::scene::extras;
-use crate::scene::Scene;
+use crate::scene::{Scene, Track, Transform};
 
 /// Nesting depth a Python literal may reach (a deeper one is not read).
 const MAX_DEPTH: usize = 64;
@@ -298,4 +305,41 @@ fn disjoint(scene: &Scene, a: usize, b: usize) -> bool {
         .channels
         .iter()
         .all(|c| !of_a.contains(&key(c)))
+}
+
+/// For each node with a recorded rest (module docs), the recorded translation, rotation and
+/// scale where an animation keys that property; the others stay as the file gives them.
+pub(super) fn restore_rests(scene: &mut Scene) {
+    let n = scene.nodes.len();
+    let mut keyed = vec![[false; 3]; n];
+    for c in scene.animations.iter().flat_map(|a| &a.channels) {
+        let Some(k) = keyed.get_mut(c.node) else {
+            continue;
+        };
+        match c.track {
+            Track::Translation(_) => k[0] = true,
+            Track::Rotation(_) => k[1] = true,
+            Track::Scale(_) | Track::Visibility(_) => k[2] = true,
+            Track::Weights(_) => {}
+        }
+    }
+    for (node, k) in scene.nodes.iter_mut().zip(keyed) {
+        let (t, r, s) = extras::rest(&node.extras);
+        if let Transform::Trs {
+            translation,
+            rotation,
+            scale,
+        } = &mut node.transform
+        {
+            if let (true, Some(t)) = (k[0], t) {
+                *translation = t;
+            }
+            if let (true, Some(r)) = (k[1], r) {
+                *rotation = r;
+            }
+            if let (true, Some(s)) = (k[2], s) {
+                *scale = s;
+            }
+        }
+    }
 }
