@@ -235,15 +235,21 @@ pub fn author(
         .collect();
     let res = opts.resolution.max(1);
     let header_resolution = opts.resolution;
-    let duration = anim.map_or(0.0, sample::duration) as f64;
-    let last_frame = ((duration * 60.0 / res as f64) - 1e-6).ceil().max(0.0);
+    let key_end = anim.map_or(0.0, sample::duration);
+    let duration = key_end as f64;
+    let last_frame = (duration * 60.0 / res as f64).ceil().max(0.0);
     if !last_frame.is_finite() || last_frame > u32::MAX as f64 / res as f64 {
         return Err(Error::Unencodable {
             format: Format::Tod,
             what: format!("an animation of {duration} s"),
         });
     }
-    let last_frame = last_frame as u64;
+    // The first frame whose sample time reaches the last key: a key time rounded to the
+    // nearest f32 (Blender's exporter) may lie a fraction of an ULP after its frame.
+    let mut last_frame = last_frame as u64;
+    while last_frame > 0 && sample_time((last_frame - 1) * res as u64, 60.0) >= key_end {
+        last_frame -= 1;
+    }
     opts.limits.steps(
         None,
         "TOD frames × nodes to sample",
