@@ -521,6 +521,7 @@ fn is_holder(scene: &Scene, anim: Option<&Animation>, i: usize, children: usize)
         return false;
     }
     let on_off = |v: &[f32; 3]| v.iter().all(|&s| s == 0.0) || v.iter().all(|&s| s == 1.0);
+    let rest_trs = sample::rest_trs(&x.transform);
     anim.map_or(true, |a| {
         a.channels
             .iter()
@@ -529,7 +530,8 @@ fn is_holder(scene: &Scene, anim: Option<&Animation>, i: usize, children: usize)
                 // Weights are left out (noted) whatever the node becomes.
                 Track::Visibility(_) | Track::Weights(_) => true,
                 Track::Scale(v) => v.iter().all(on_off),
-                _ => false,
+                // A channel that holds the rest moves nothing (Blender's exporter writes some).
+                _ => c.is_still(&rest_trs),
             })
     })
 }
