@@ -18,7 +18,9 @@
 //! the same object IDs, resolution and, at every frame, the same objects, parents, TMD IDs,
 //! attribute words and world matrices; the HMDs (SWITCH: joint axes MIMe and shared polygons;
 //! AMMONITE: vertex MIMe) have the same coordinates, sequence pointers and, for 240 updates,
-//! the same world matrices and MIMe vertices as the HMD authored from the untouched GLB.
+//! the same world matrices and MIMe vertices as the HMD authored from the untouched GLB. A
+//! sparse accessor replaces its elements, and one whose indices do not increase or pass its
+//! count is an error naming it.
 
 mod common;
 
@@ -373,4 +375,55 @@ fn python_text_blender_stores_reads_back() {
         .scene;
     assert_eq!(scene.nodes[0].extras["retroanim"], v);
     assert_eq!(scene.nodes[0].extras["other"], "kept");
+}
+
+/// A sparse POSITION accessor: base zeros, `indices` replaced by (i, i, i) each.
+fn sparse_triangle(indices: &[u32]) -> Vec<u8> {
+    let mut bin: Vec<u8> = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+    let values: Vec<f32> = indices.iter().flat_map(|&i| [i as f32; 3]).collect();
+    let at = bin.len();
+    bin.extend(common::glb::f32s(&values));
+    let doc = json!({
+        "asset": { "version": "2.0" },
+        "scene": 0,
+        "scenes": [{ "nodes": [0] }],
+        "nodes": [{ "mesh": 0 }],
+        "meshes": [{ "primitives": [{ "attributes": { "POSITION": 0 } }] }],
+        "accessors": [{
+            "componentType": 5126, "count": 3, "type": "VEC3",
+            "sparse": {
+                "count": indices.len(),
+                "indices": { "bufferView": 0, "componentType": 5125 },
+                "values": { "bufferView": 1 }
+            }
+        }],
+        "bufferViews": [
+            { "buffer": 0, "byteLength": at },
+            { "buffer": 0, "byteOffset": at, "byteLength": values.len() * 4 }
+        ],
+        "buffers": [{ "byteLength": bin.len() }]
+    });
+    common::glb::glb(&doc, &bin)
+}
+
+#[test]
+fn sparse_accessors_replace_their_elements_and_are_checked() {
+    let limits = retroanim::Limits::default();
+    let read = |idx: &[u32]| retroanim::import::gltf::read(&sparse_triangle(idx), &limits);
+    let scene = read(&[0, 2]).unwrap().scene;
+    assert_eq!(
+        scene.meshes[0].primitives[0].positions,
+        vec![[0.0; 3], [0.0; 3], [2.0; 3]]
+    );
+    for (bad, why) in [
+        (&[2u32, 1][..], "must increase"),
+        (&[0, 3][..], "element 3 of an accessor of 3"),
+        (&[0, 1, 2, 2][..], "4 elements of an accessor of 3"),
+    ] {
+        let e = read(bad).unwrap_err().to_string();
+        assert!(
+            e.contains("accessors[0].sparse") && e.contains(why),
+            "{bad:?}: {e}"
+        );
+    }
 }

@@ -174,6 +174,29 @@ pub fn sample_time(numerator: u64, denominator: f64) -> f32 {
     }
 }
 
+/// Equal within float32 noise (a millionth, relative to values past 1).
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Every key of `values` is `rest` (a rotation, normalised, also as −`rest`) and, for a
+/// CUBICSPLINE channel, every tangent is zero.
+fn still<const N: usize>(values: &[[f32; N]], rest: [f64; N], cubic: bool, rotation: bool) -> bool {
+    let is = |v: &[f64; N], r: [f64; N]| (0..N).all(|k| close(v[k], r[k]));
+    values.iter().enumerate().all(|(i, v)| {
+        let v = v.map(f64::from);
+        if cubic && i % 3 != 1 {
+            return is(&v, [0.0; N]);
+        }
+        if !rotation {
+            return is(&v, rest);
+        }
+        let len = v.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-12);
+        let unit = v.map(|x| x / len);
+        is(&unit, rest) || is(&unit, rest.map(|x| -x))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::{key_time, sample_time};
@@ -219,27 +242,4 @@ mod tests {
         assert_eq!(key_time(0, 60.0), 0.0);
         assert_eq!(key_time(60, 60.0), 1.0);
     }
-}
-
-/// Equal within float32 noise (a millionth, relative to values past 1).
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
-}
-
-/// Every key of `values` is `rest` (a rotation, normalised, also as −`rest`) and, for a
-/// CUBICSPLINE channel, every tangent is zero.
-fn still<const N: usize>(values: &[[f32; N]], rest: [f64; N], cubic: bool, rotation: bool) -> bool {
-    let is = |v: &[f64; N], r: [f64; N]| (0..N).all(|k| close(v[k], r[k]));
-    values.iter().enumerate().all(|(i, v)| {
-        let v = v.map(f64::from);
-        if cubic && i % 3 != 1 {
-            return is(&v, [0.0; N]);
-        }
-        if !rotation {
-            return is(&v, rest);
-        }
-        let len = v.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-12);
-        let unit = v.map(|x| x / len);
-        is(&unit, rest) || is(&unit, rest.map(|x| -x))
-    })
 }

@@ -343,3 +343,63 @@ pub(super) fn restore_rests(scene: &mut Scene) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn python_literals_read_as_json() {
+        let text = r#"{'a': [1, -2, 2147483648, 1.5, 1e-05, -inf, nan], 'b': (None, True, False),
+            "c'": 'it\'s \\ \n \x41\u00e9\U0001F600', 3: [], 'd': {}, 'e': (1,), }"#;
+        assert_eq!(
+            python_literal(text),
+            Some(json!({
+                "a": [1, -2, 2147483648u64, 1.5, 1e-05, null, null],
+                "b": [null, true, false],
+                "c'": "it's \\ \n Aé😀",
+                "3": [],
+                "d": {},
+                "e": [1],
+            }))
+        );
+        for bad in [
+            "",
+            "{",
+            "{'a' 1}",
+            "[1 2]",
+            "'open",
+            "Nonesuch",
+            "{'a': 1} x",
+            "[1,,]",
+            "'\\q'",
+            "{[1]: 2}",
+        ] {
+            assert_eq!(python_literal(bad), None, "{bad:?}");
+        }
+        let deep = "[".repeat(MAX_DEPTH + 2) + &"]".repeat(MAX_DEPTH + 2);
+        assert_eq!(python_literal(&deep), None);
+        let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        assert!(python_literal(&ok).is_some());
+    }
+
+    #[test]
+    fn only_a_retroanim_member_in_python_text_is_read_back() {
+        let e = recover(
+            json!({ "retroanim": "{'version': 1, 'tod': {'lives': [[0, None]]}}",
+                                "other": "{'x': 1}" }),
+        );
+        assert_eq!(e["retroanim"]["tod"]["lives"], json!([[0, null]]));
+        assert_eq!(e["other"], "{'x': 1}");
+        // Text that is no dict stays as it is.
+        assert_eq!(recover(json!({ "retroanim": "[1]" }))["retroanim"], "[1]");
+    }
+
+    #[test]
+    fn blender_suffixes_come_off() {
+        assert_eq!(without_suffix("sequence 0 sid 0.001"), "sequence 0 sid 0");
+        assert_eq!(without_suffix("take.12"), "take.12");
+        assert_eq!(without_suffix("a.b.0004"), "a.b.0004");
+    }
+}
