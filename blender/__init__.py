@@ -18,8 +18,11 @@ scene's range, becomes the LOD frames of a base P3D (via a PC2 point cache and
 ``retroanim.convert(..., base=...)``), written atomically.
 
 File → Export → "PlayStation TOD/HMD/TMD (retroanim)": the scene (or the selected objects) goes
-through Blender's own glTF exporter (one animation of every object's active action, shape keys as
-morph targets) and ``retroanim.convert`` (the library's glTF → console authoring). The file's
+through Blender's own glTF exporter (:func:`export_glb`: custom properties as extras, cameras,
+lights, shape keys as morph targets, one animation per clip) and ``retroanim.convert`` (the
+library's glTF → console authoring). A scene imported from a retroanim export keeps its console
+structure (TOD object IDs, HMD coordinates and sequence table) through its custom properties:
+see docs/blender.md, "The round trip through Blender". The file's
 extension picks the target: ``.tod`` writes the TOD with its TMD model and TIM textures beside it
 (``x.tod`` → ``x.tmd``, ``x_0.tim``), ``.hmd`` one HMD holding model, images and animation,
 ``.tmd`` the model and its TIMs. Every file is written atomically; what the console format cannot
