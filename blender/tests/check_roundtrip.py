@@ -14,7 +14,6 @@ step; exits 1 on the first failure.
 """
 
 import ast
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -22,24 +21,12 @@ from pathlib import Path
 import bpy
 
 import retroanim
-
-HERE = Path(__file__).resolve().parent
+from check_addon import load_addon  # this folder is the script's: first on sys.path
 
 
 def fail(msg):
     print(f"check_roundtrip: FAIL: {msg}", file=sys.stderr)
     sys.exit(1)
-
-
-def load_addon():
-    spec = importlib.util.spec_from_file_location(
-        "retroanim_blender", HERE.parent / "__init__.py",
-        submodule_search_locations=[str(HERE.parent)])
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["retroanim_blender"] = mod
-    spec.loader.exec_module(mod)
-    mod.register()
-    return mod
 
 
 def tag(owner, fmt):

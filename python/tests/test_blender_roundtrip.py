@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 
 import retroanim
-from conftest import REPO, corpus_files, require_corpus
+from conftest import REPO, corpus_file, require_blender
 
 #: A world matrix within this of the original: the largest difference of a translation (units)
 #: or a rotation element (4096ths).
@@ -50,15 +50,8 @@ HMD = "psyq/psx/data/HMD/SCEI/"
 JANKEN = "addons/graphics/TOD/JANKEN"
 
 
-def _bpy_available() -> bool:
-    return subprocess.run([sys.executable, "-c", "import bpy"], capture_output=True).returncode == 0
-
-
 def _one(kind, suffix):
-    for name, path in corpus_files(kind):
-        if name.endswith(suffix):
-            return str(path)
-    raise AssertionError(f"the corpus has no {kind} ending in {suffix}")
+    return str(corpus_file(kind, suffix))
 
 
 def _cases():
@@ -82,13 +75,8 @@ def _cases():
 
 @pytest.fixture(scope="module")
 def through_blender(tmp_path_factory):
-    """Runs the Blender side once: (cases by name, results by name)."""
-    if not _bpy_available():
-        why = f"{sys.executable} cannot import bpy (pip install -r tests/blender/requirements.txt)"
-        if require_corpus():
-            pytest.fail(f"RETROANIM_REQUIRE_CORPUS=1 but Blender cannot run: {why}")
-        print(f"\n*** SKIPPING the Blender round-trip test: {why} ***\n", file=sys.stderr)
-        pytest.skip(why)
+    """Runs the Blender side once: (cases by name, results by name, the output folder)."""
+    require_blender("the Blender round-trip test")
     out = tmp_path_factory.mktemp("blender_roundtrip")
     cases = _cases()
     for c in cases:

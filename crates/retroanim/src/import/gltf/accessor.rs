@@ -46,15 +46,20 @@ impl Ctx<'_> {
         ))
     }
 
-    /// Accessor `a` as `count` rows of `width` floats (normalised integers scaled to 0..1 or
-    /// −1..1, other integers as their value); a sparse accessor's elements replace its base's.
-    pub(super) fn floats(&self, a: usize, width: usize, path: &str) -> Result<Vec<Vec<f32>>> {
+    /// Accessor `a` (that `path` names) and its glTF path.
+    fn accessor(&self, a: usize, path: &str) -> Result<(&json::Accessor, String)> {
         let acc = self
             .root
             .accessors
             .get(a)
             .ok_or_else(|| malformed(0, format!("{path}: accessor {a} does not exist")))?;
-        let here = format!("accessors[{a}]");
+        Ok((acc, format!("accessors[{a}]")))
+    }
+
+    /// Accessor `a` as `count` rows of `width` floats (normalised integers scaled to 0..1 or
+    /// −1..1, other integers as their value); a sparse accessor's elements replace its base's.
+    pub(super) fn floats(&self, a: usize, width: usize, path: &str) -> Result<Vec<Vec<f32>>> {
+        let (acc, here) = self.accessor(a, path)?;
         let comps = match acc.type_ {
             Checked::Valid(t) => t.multiplicity(),
             Checked::Invalid => return Err(malformed(0, format!("{here}: unknown type"))),
@@ -142,12 +147,7 @@ impl Ctx<'_> {
 
     /// Accessor `a` as indices (exact integers: a float would round indices past 2^24).
     pub(super) fn indices(&self, a: usize, path: &str) -> Result<Vec<u32>> {
-        let acc = self
-            .root
-            .accessors
-            .get(a)
-            .ok_or_else(|| malformed(0, format!("{path}: accessor {a} does not exist")))?;
-        let here = format!("accessors[{a}]");
+        let (acc, here) = self.accessor(a, path)?;
         let size = match acc.component_type {
             Checked::Valid(json::accessor::GenericComponentType(C::U8)) => 1,
             Checked::Valid(json::accessor::GenericComponentType(C::U16)) => 2,
