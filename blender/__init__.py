@@ -18,8 +18,11 @@ scene's range, becomes the LOD frames of a base P3D (via a PC2 point cache and
 ``retroanim.convert(..., base=...)``), written atomically.
 
 File → Export → "PlayStation TOD/HMD/TMD (retroanim)": the scene (or the selected objects) goes
-through Blender's own glTF exporter (one animation of every object's active action, shape keys as
-morph targets) and ``retroanim.convert`` (the library's glTF → console authoring). The file's
+through Blender's own glTF exporter (:func:`export_glb`: custom properties as extras, cameras,
+lights, shape keys as morph targets, one animation per clip) and ``retroanim.convert`` (the
+library's glTF → console authoring). A scene imported from a retroanim export keeps its console
+structure (TOD object IDs, HMD coordinates and sequence table) through its custom properties:
+see docs/blender.md, "The round trip through Blender". The file's
 extension picks the target: ``.tod`` writes the TOD with its TMD model and TIM textures beside it
 (``x.tod`` → ``x.tmd``, ``x_0.tim``), ``.hmd`` one HMD holding model, images and animation,
 ``.tmd`` the model and its TIMs. Every file is written atomically; what the console format cannot
@@ -137,7 +140,13 @@ def import_psx(context, filepath: str, *, tmd: str = "", tims: str = "", sequenc
     if set_fps and model.format in ("tod", "hmd"):
         context.scene.render.fps = 60
         context.scene.render.fps_base = 1.0
-    return _import_glb(context, result.data), found + list(result.notes)
+    before = set(bpy.data.actions)
+    objects = _import_glb(context, result.data)
+    ends = [a.frame_range[1] for a in bpy.data.actions if a not in before]
+    if set_fps and ends:
+        # The scene shows the whole animation (keys sit a float step before their frame).
+        context.scene.frame_start, context.scene.frame_end = 0, round(max(ends))
+    return objects, found + list(result.notes)
 
 
 def _pc2_frames(data: bytes):
@@ -287,28 +296,84 @@ def _glb_node_names(data: bytes) -> list:
     return [n.get("name", "") for n in doc.get("nodes", [])]
 
 
+def _animation_mode(context) -> str:
+    """``ACTIONS`` (one glTF animation per action) when the scene holds several clips: actions
+    on NLA tracks (Blender's glTF importer stashes every glTF animation there, one action for
+    all the objects it moves) besides the active ones; else ``ACTIVE_ACTIONS`` (every object's
+    active action in one animation: a scene keyed object by object)."""
+    active, stashed = set(), set()
+    for obj in context.scene.objects:
+        for owner in (obj, getattr(obj.data, "shape_keys", None)):
+            ad = getattr(owner, "animation_data", None)
+            if ad is None:
+                continue
+            if ad.action is not None:
+                active.add(ad.action.name)
+            for track in ad.nla_tracks:
+                stashed.update(s.action.name for s in track.strips if s.action is not None)
+    return "ACTIONS" if len(active | stashed) > 1 and stashed - active else "ACTIVE_ACTIONS"
+
+
+class _WholeFrameRanges:
+    """Blender's glTF importer puts a key at ``time × fps`` in float32, often a float step
+    before its frame, and its exporter ends an action at the whole frame at or below its last
+    key: the last frame would be lost. While exporting, an action whose range ends within
+    1/1000 frame below a whole frame gets that frame as its manual range end (restored
+    afterwards; no key moves)."""
+
+    def __enter__(self):
+        self.saved = []
+        for a in bpy.data.actions:
+            start, end = a.frame_range
+            whole = round(end)
+            if 0 < whole - end < 1e-3:
+                self.saved.append((a, a.use_frame_range, a.frame_start, a.frame_end))
+                a.use_frame_range = True
+                a.frame_start, a.frame_end = start, whole
+        return self
+
+    def __exit__(self, *exc):
+        for a, used, start, end in self.saved:
+            a.frame_start, a.frame_end = start, end
+            a.use_frame_range = used
+        return False
+
+
+def export_glb(context, *, selection_only: bool = False) -> bytes:
+    """The scene (or the selected objects) through Blender's own glTF exporter, as the PlayStation
+    export hands it to the library: custom properties as extras (so a scene imported from a
+    retroanim export keeps its console structure), cameras and lights, shape keys as morph
+    targets, every action over its own keys (not the scene's frame range), one animation per
+    clip (:func:`_animation_mode`)."""
+    fd, tmp = tempfile.mkstemp(suffix=".glb")
+    os.close(fd)
+    try:
+        with _WholeFrameRanges():
+            bpy.ops.export_scene.gltf(
+                filepath=tmp, export_format="GLB", use_selection=selection_only,
+                export_animations=True, export_morph=True, export_yup=True, export_apply=False,
+                export_extras=True, export_cameras=True, export_lights=True,
+                export_frame_range=False, export_animation_mode=_animation_mode(context))
+        with open(tmp, "rb") as f:
+            return f.read()
+    finally:
+        os.unlink(tmp)
+
+
 def export_psx(context, filepath: str, *, selection_only: bool = False, scale: float = 0.0,
                axes: str = "default", fps: float = 0.0):
     """Writes the scene (or the selected objects) as a TOD (+ TMD + TIMs), HMD or TMD, chosen by
     ``filepath``'s extension; returns (the :class:`retroanim.Conversion`, the glTF node names in
-    order: TOD object k is node k - 1, HMD coordinate k is node k)."""
+    order: for a scene made in Blender, TOD object k is node k - 1 and HMD coordinate k is
+    node k; a scene imported from a retroanim export keeps its own numbering, read from the
+    custom properties)."""
     ra = _retroanim()
     target = PSX_TARGETS.get(Path(filepath).suffix.lower())
     if target is None:
         raise ra.OptionError(f"{filepath}: name a .tod, .hmd or .tmd file")
     if fps > 0 and target != "hmd":
         raise ra.OptionError("the frame rate is for HMD (a TOD runs in 1/60 s ticks)")
-    fd, tmp = tempfile.mkstemp(suffix=".glb")
-    os.close(fd)
-    try:
-        bpy.ops.export_scene.gltf(
-            filepath=tmp, export_format="GLB", use_selection=selection_only,
-            export_animations=True, export_morph=True, export_yup=True, export_apply=False,
-            export_frame_range=True, export_animation_mode="ACTIVE_ACTIONS")
-        with open(tmp, "rb") as f:
-            data = f.read()
-    finally:
-        os.unlink(tmp)
+    data = export_glb(context, selection_only=selection_only)
     opts = {}
     if scale > 0:
         opts["scale"] = scale

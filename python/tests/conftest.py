@@ -52,6 +52,26 @@ def corpus_files(kind: str) -> List[Tuple[str, Path]]:
     return sorted(out)
 
 
+def corpus_file(kind: str, suffix: str) -> Path:
+    """The first corpus file of a manifest ``kind`` whose manifest path ends in ``suffix``."""
+    for name, path in corpus_files(kind):
+        if name.endswith(suffix):
+            return path
+    raise AssertionError(f"the corpus has no {kind} ending in {suffix}")
+
+
+def require_blender(what: str) -> None:
+    """Skips the calling test loudly when this Python cannot import ``bpy`` (fails it instead
+    with RETROANIM_REQUIRE_CORPUS=1); ``what`` names the test in the message."""
+    if subprocess.run([sys.executable, "-c", "import bpy"], capture_output=True).returncode == 0:
+        return
+    why = f"{sys.executable} cannot import bpy (pip install -r tests/blender/requirements.txt)"
+    if require_corpus():
+        pytest.fail(f"RETROANIM_REQUIRE_CORPUS=1 but Blender cannot run: {why}")
+    print(f"\n*** SKIPPING {what}: {why} ***\n", file=sys.stderr)
+    pytest.skip(why)
+
+
 def cli_path() -> Path:
     env = os.environ.get("RETROANIM_CLI")
     if env:

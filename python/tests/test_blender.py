@@ -13,27 +13,15 @@ import sys
 
 import pytest
 
-from conftest import REPO, corpus_files, require_corpus
-
-
-def _bpy_available() -> bool:
-    return subprocess.run([sys.executable, "-c", "import bpy"], capture_output=True).returncode == 0
+from conftest import REPO, corpus_file, require_blender
 
 
 def _one(kind, suffix):
-    for name, path in corpus_files(kind):
-        if name.endswith(suffix):
-            return path
-    raise AssertionError(f"the corpus has no {kind} ending in {suffix}")
+    return corpus_file(kind, suffix)
 
 
 def test_addon_imports_and_exports_in_blender(cli, tmp_path):
-    if not _bpy_available():
-        why = f"{sys.executable} cannot import bpy (pip install -r tests/blender/requirements.txt)"
-        if require_corpus():
-            pytest.fail(f"RETROANIM_REQUIRE_CORPUS=1 but Blender cannot run: {why}")
-        print(f"\n*** SKIPPING the Blender add-on test: {why} ***\n", file=sys.stderr)
-        pytest.skip(why)
+    require_blender("the Blender add-on test")
     janken = "addons/graphics/TOD/JANKEN"
     args = [
         tmp_path,

@@ -24,7 +24,9 @@ use json::validation::Checked;
 
 use crate::error::{Error, Result};
 
+mod accessor;
 mod animation;
+mod blender;
 mod punctual;
 use crate::scene::{
     AlphaMode, Animation, Camera, Channel, Interpolation, Light, LightKind, Material, Mesh,
@@ -148,6 +150,8 @@ pub fn read(data: &[u8], limits: &Limits) -> Result<Imported> {
     for (i, a) in root.animations.iter().enumerate() {
         scene.animations.push(animation(&ctx, i, a, &mut notes)?);
     }
+    blender::restore_animation_extras(&mut scene);
+    blender::restore_rests(&mut scene);
     if !root.extensions_used.is_empty() {
         for e in &root.extensions_used {
             if e != "KHR_materials_unlit" && e != "KHR_lights_punctual" {
@@ -170,7 +174,7 @@ pub fn read(data: &[u8], limits: &Limits) -> Result<Imported> {
 pub(crate) fn extras_value(e: &json::Extras) -> serde_json::Value {
     e.as_ref()
         .and_then(|raw| serde_json::from_str(raw.get()).ok())
-        .unwrap_or(serde_json::Value::Null)
+        .map_or(serde_json::Value::Null, blender::recover)
 }
 
 /// What was left out, counted per kind.
@@ -289,200 +293,6 @@ fn load_buffers(root: &json::Root, bin: Option<&[u8]>, limits: &Limits) -> Resul
         out.push(data);
     }
     Ok(out)
-}
-
-impl Ctx<'_> {
-    /// The bytes of buffer view `v`, checked.
-    fn view(&self, v: usize, path: &str) -> Result<(&[u8], Option<usize>)> {
-        let view = self
-            .root
-            .buffer_views
-            .get(v)
-            .ok_or_else(|| malformed(0, format!("{path}: bufferView {v} does not exist")))?;
-        let buf = self.buffers.get(view.buffer.value()).ok_or_else(|| {
-            malformed(
-                0,
-                format!(
-                    "bufferViews[{v}]: buffer {} does not exist",
-                    view.buffer.value()
-                ),
-            )
-        })?;
-        let start = view.byte_offset.map_or(0, |o| o.0);
-        let end = start
-            .checked_add(view.byte_length.0)
-            .filter(|&e| e <= buf.len() as u64);
-        let end = end.ok_or_else(|| {
-            malformed(
-                0,
-                format!(
-                    "bufferViews[{v}]: bytes {start}+{} lie outside its buffer of {}",
-                    view.byte_length.0,
-                    buf.len()
-                ),
-            )
-        })?;
-        Ok((
-            &buf[start as usize..end as usize],
-            view.byte_stride.map(|s| s.0),
-        ))
-    }
-
-    /// Accessor `a` as `count` rows of `width` floats (normalised integers scaled to 0..1 or
-    /// −1..1, other integers as their value).
-    fn floats(&self, a: usize, width: usize, path: &str) -> Result<Vec<Vec<f32>>> {
-        let acc = self
-            .root
-            .accessors
-            .get(a)
-            .ok_or_else(|| malformed(0, format!("{path}: accessor {a} does not exist")))?;
-        let here = format!("accessors[{a}]");
-        if acc.sparse.is_some() {
-            return Err(Error::Unsupported {
-                format: Format::Gltf,
-                offset: 0,
-                feature: format!("{here}: sparse accessors"),
-            });
-        }
-        let comps = match acc.type_ {
-            Checked::Valid(t) => t.multiplicity(),
-            Checked::Invalid => return Err(malformed(0, format!("{here}: unknown type"))),
-        };
-        if comps != width {
-            return Err(malformed(
-                0,
-                format!("{here}: {comps} components where {path} needs {width}"),
-            ));
-        }
-        let ct = match acc.component_type {
-            Checked::Valid(json::accessor::GenericComponentType(c)) => c,
-            Checked::Invalid => {
-                return Err(malformed(0, format!("{here}: unknown component type")))
-            }
-        };
-        let count = acc.count.0;
-        self.limits.items(None, &format!("{here}.count"), count)?;
-        let Some(view) = acc.buffer_view else {
-            return Ok(vec![vec![0.0; width]; count as usize]);
-        };
-        let (bytes, stride) = self.view(view.value(), &here)?;
-        let size = ct.size();
-        let elem = size * width;
-        let stride = stride.unwrap_or(elem).max(elem) as u64;
-        let offset = acc.byte_offset.map_or(0, |o| o.0);
-        if count > 0 {
-            let last = offset
-                .checked_add((count - 1).saturating_mul(stride))
-                .and_then(|x| x.checked_add(elem as u64));
-            if last.map_or(true, |l| l > bytes.len() as u64) {
-                return Err(malformed(0, format!("{here}: {count} elements of {elem} bytes every {stride} from {offset} run past its bufferView of {}", bytes.len())));
-            }
-        }
-        let mut out = Vec::with_capacity(count as usize);
-        for i in 0..count {
-            let start = offset + i * stride;
-            let mut row = Vec::with_capacity(width);
-            for k in 0..width as u64 {
-                let p = start + k * size as u64;
-                use json::accessor::ComponentType as C;
-                let v = match ct {
-                    C::F32 => f32::from_le_bytes(at(bytes, p)?),
-                    C::U8 => scale(at::<1>(bytes, p)?[0] as f32, 255.0, acc.normalized),
-                    C::I8 => scale(at::<1>(bytes, p)?[0] as i8 as f32, 127.0, acc.normalized),
-                    C::U16 => scale(
-                        u16::from_le_bytes(at(bytes, p)?) as f32,
-                        65535.0,
-                        acc.normalized,
-                    ),
-                    C::I16 => scale(
-                        i16::from_le_bytes(at(bytes, p)?) as f32,
-                        32767.0,
-                        acc.normalized,
-                    ),
-                    C::U32 => u32::from_le_bytes(at(bytes, p)?) as f32,
-                };
-                if !v.is_finite() {
-                    return Err(malformed(
-                        0,
-                        format!("{here}: element {i} is not a finite number"),
-                    ));
-                }
-                row.push(v);
-            }
-            out.push(row);
-        }
-        Ok(out)
-    }
-
-    /// Accessor `a` as indices (exact integers: a float would round indices past 2^24).
-    fn indices(&self, a: usize, path: &str) -> Result<Vec<u32>> {
-        let acc = self
-            .root
-            .accessors
-            .get(a)
-            .ok_or_else(|| malformed(0, format!("{path}: accessor {a} does not exist")))?;
-        let here = format!("accessors[{a}]");
-        use json::accessor::ComponentType as C;
-        let size = match acc.component_type {
-            Checked::Valid(json::accessor::GenericComponentType(C::U8)) => 1,
-            Checked::Valid(json::accessor::GenericComponentType(C::U16)) => 2,
-            Checked::Valid(json::accessor::GenericComponentType(C::U32)) => 4,
-            _ => {
-                return Err(malformed(
-                    0,
-                    format!("{path}: indices ({here}) must be unsigned integers"),
-                ))
-            }
-        };
-        if !matches!(acc.type_, Checked::Valid(json::accessor::Type::Scalar))
-            || acc.sparse.is_some()
-        {
-            return Err(malformed(
-                0,
-                format!("{path}: indices ({here}) must be a dense SCALAR accessor"),
-            ));
-        }
-        let count = acc.count.0;
-        self.limits.items(None, &format!("{here}.count"), count)?;
-        let view = acc
-            .buffer_view
-            .ok_or_else(|| malformed(0, format!("{here}: indices without a bufferView")))?;
-        let (bytes, _) = self.view(view.value(), &here)?;
-        let offset = acc.byte_offset.map_or(0, |o| o.0);
-        let end = count
-            .checked_mul(size)
-            .and_then(|n| n.checked_add(offset))
-            .filter(|&e| e <= bytes.len() as u64)
-            .ok_or_else(|| {
-                malformed(
-                    0,
-                    format!(
-                        "{here}: {count} indices of {size} bytes from {offset} run past its bufferView of {}",
-                        bytes.len()
-                    ),
-                )
-            })?;
-        let data = &bytes[offset as usize..end as usize];
-        Ok(match size {
-            1 => data.iter().map(|&b| u32::from(b)).collect(),
-            2 => data
-                .chunks_exact(2)
-                .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
-                .collect(),
-            _ => data
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect(),
-        })
-    }
-}
-
-fn scale(v: f32, max: f32, normalized: bool) -> f32 {
-    if normalized {
-        (v / max).max(-1.0)
-    } else {
-        v
-    }
 }
 
 fn arr<const N: usize>(rows: Vec<Vec<f32>>) -> Vec<[f32; N]> {

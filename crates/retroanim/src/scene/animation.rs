@@ -43,6 +43,22 @@ pub struct Channel {
 }
 
 impl Channel {
+    /// The channel moves nothing: every key is `rest`'s value of its property (a rotation
+    /// also as the negated quaternion, the same rotation; keys compared normalised), within
+    /// float32 noise (a millionth, relative to values past 1), and for
+    /// [`Interpolation::Cubicspline`] every tangent is zero. Weights and visibility channels
+    /// are never still. Blender's glTF exporter keys every bone of an animated armature, also
+    /// the bones a clip leaves at rest: such channels are still.
+    pub fn is_still(&self, rest: &super::sample::Trs) -> bool {
+        let cubic = self.interpolation == Interpolation::Cubicspline;
+        match &self.track {
+            Track::Translation(v) => still(v, rest.translation, cubic, false),
+            Track::Scale(v) => still(v, rest.scale, cubic, false),
+            Track::Rotation(v) => still(v, rest.rotation, cubic, true),
+            Track::Weights(_) | Track::Visibility(_) => false,
+        }
+    }
+
     /// A weights channel that plays morph targets one after the other, one target per key:
     /// at `times[i]` target i has weight 1 and all others 0 — how a point cache (one target
     /// per frame) becomes a glTF animation. With [`Interpolation::Linear`] neighbouring frames
@@ -156,6 +172,29 @@ pub fn sample_time(numerator: u64, denominator: f64) -> f32 {
     } else {
         t
     }
+}
+
+/// Equal within float32 noise (a millionth, relative to values past 1).
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Every key of `values` is `rest` (a rotation, normalised, also as −`rest`) and, for a
+/// CUBICSPLINE channel, every tangent is zero.
+fn still<const N: usize>(values: &[[f32; N]], rest: [f64; N], cubic: bool, rotation: bool) -> bool {
+    let is = |v: &[f64; N], r: [f64; N]| (0..N).all(|k| close(v[k], r[k]));
+    values.iter().enumerate().all(|(i, v)| {
+        let v = v.map(f64::from);
+        if cubic && i % 3 != 1 {
+            return is(&v, [0.0; N]);
+        }
+        if !rotation {
+            return is(&v, rest);
+        }
+        let len = v.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-12);
+        let unit = v.map(|x| x / len);
+        is(&unit, rest) || is(&unit, rest.map(|x| -x))
+    })
 }
 
 #[cfg(test)]

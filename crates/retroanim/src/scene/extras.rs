@@ -72,3 +72,124 @@ pub fn frame_values(extras: &Value, format: &str, field: &str) -> Vec<(u64, u64)
 pub fn value_at(list: &[(u64, u64)], frame: u64) -> Option<u64> {
     list.iter().take_while(|p| p.0 <= frame).last().map(|p| p.1)
 }
+
+/// The namespace of `extras` when it has the version this library reads.
+pub fn namespace(extras: &Value) -> Option<&serde_json::Map<String, Value>> {
+    let ns = extras.get(KEY)?;
+    (ns.get("version")?.as_u64()? == VERSION)
+        .then(|| ns.as_object())
+        .flatten()
+}
+
+/// The member of the scene's namespace that records each animation's own namespace.
+pub const ANIMATIONS: &str = "animations";
+
+/// `scene_extras` with the `retroanim` namespace of each of `animations` recorded in the
+/// scene's namespace, as `animations: [{"name": …, "hmd": {…}}, …]` (the animation's name and
+/// its format members), for clients that keep a scene's extras but drop an animation's
+/// (Blender: `docs/blender.md`). Animations without a namespace are not listed; without any,
+/// `scene_extras` is returned as it is.
+pub fn with_animation_records<'a>(
+    scene_extras: &Value,
+    animations: impl IntoIterator<Item = &'a super::Animation>,
+) -> Value {
+    let list: Vec<Value> = animations
+        .into_iter()
+        .filter_map(|a| {
+            let ns = namespace(&a.extras)?;
+            let mut entry = serde_json::Map::new();
+            entry.insert("name".into(), json!(a.name));
+            for (k, v) in ns.iter().filter(|(k, _)| k.as_str() != "version") {
+                entry.insert(k.clone(), v.clone());
+            }
+            Some(Value::Object(entry))
+        })
+        .collect();
+    let mut out = scene_extras.clone();
+    if list.is_empty() {
+        return out;
+    }
+    if !out.is_object() {
+        out = json!({});
+    }
+    let ns = &mut out[KEY];
+    if !ns.is_object() {
+        *ns = json!({ "version": VERSION });
+    }
+    ns["version"] = json!(VERSION);
+    ns[ANIMATIONS] = Value::Array(list);
+    out
+}
+
+/// What [`with_animation_records`] recorded in a scene's `extras`: (name, the animation's extras
+/// with its namespace), in order; entries that are not objects with a string name are skipped.
+pub fn animation_records(scene_extras: &Value) -> Vec<(String, Value)> {
+    let Some(list) = namespace(scene_extras)
+        .and_then(|ns| ns.get(ANIMATIONS))
+        .and_then(|v| v.as_array())
+    else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|e| {
+            let e = e.as_object()?;
+            let name = e.get("name")?.as_str()?.to_string();
+            let mut ns = serde_json::Map::new();
+            ns.insert("version".into(), json!(VERSION));
+            for (k, v) in e.iter().filter(|(k, _)| k.as_str() != "name") {
+                ns.insert(k.clone(), v.clone());
+            }
+            Some((name, json!({ KEY: Value::Object(ns) })))
+        })
+        .collect()
+}
+
+/// The member of a node's namespace that records its rest transform.
+pub const REST: &str = "rest";
+
+/// `extras` with the node's rest transform recorded in its namespace, as
+/// `rest: {"translation": […], "rotation": […], "scale": […]}`, when `extras` has a namespace
+/// (a node of a console file's structure); else `extras` as it is. Blender has no rest pose
+/// for an animated object: its exporter writes the pose at the current frame as the node's
+/// transform (`docs/blender.md`).
+pub fn with_rest(
+    extras: &Value,
+    translation: [f32; 3],
+    rotation: [f32; 4],
+    scale: [f32; 3],
+) -> Value {
+    let mut out = extras.clone();
+    if namespace(&out).is_some() {
+        out[KEY][REST] = json!({
+            "translation": translation,
+            "rotation": rotation,
+            "scale": scale,
+        });
+    }
+    out
+}
+
+/// The rest transform a node's `extras` record ([`with_rest`]): (translation, rotation,
+/// scale), each `None` when missing or not a list of that many finite numbers.
+#[allow(clippy::type_complexity)]
+pub fn rest(extras: &Value) -> (Option<[f32; 3]>, Option<[f32; 4]>, Option<[f32; 3]>) {
+    let Some(r) = namespace(extras).and_then(|ns| ns.get(REST)) else {
+        return (None, None, None);
+    };
+    fn floats<const N: usize>(v: Option<&Value>) -> Option<[f32; N]> {
+        let list = v?.as_array()?;
+        if list.len() != N {
+            return None;
+        }
+        let mut out = [0.0f32; N];
+        for (o, x) in out.iter_mut().zip(list) {
+            *o = x.as_f64().filter(|f| f.is_finite())? as f32;
+        }
+        Some(out)
+    }
+    (
+        floats(r.get("translation")),
+        floats(r.get("rotation")),
+        floats(r.get("scale")),
+    )
+}

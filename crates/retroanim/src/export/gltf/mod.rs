@@ -165,9 +165,24 @@ fn build(scene: &Scene) -> Result<(json::Root, Vec<u8>)> {
             None => roots.push(Index::new(i as u32)),
         }
     }
+    // Nodes an animation moves record their rest in their `retroanim` extras (Blender writes
+    // an animated object's current pose as its transform).
+    let mut animated = vec![false; scene.nodes.len()];
+    for c in anims.iter().flat_map(|a| &a.channels) {
+        if !matches!(c.track, Track::Weights(_)) {
+            if let Some(x) = animated.get_mut(c.node) {
+                *x = true;
+            }
+        }
+    }
     for (i, n) in scene.nodes.iter().enumerate() {
         let (t, r, s) = transform::trs(&n.transform);
         let s = if n.hidden { [0.0; 3] } else { s };
+        let node_extras = if animated[i] {
+            crate::scene::extras::with_rest(&n.extras, t, r, s)
+        } else {
+            n.extras.clone()
+        };
         let ext = n
             .light
             .and_then(|l| lights[l])
@@ -181,7 +196,7 @@ fn build(scene: &Scene) -> Result<(json::Root, Vec<u8>)> {
             camera: n.camera.and_then(|c| cameras[c]),
             children: (!children[i].is_empty()).then(|| children[i].clone()),
             extensions: ext,
-            extras: extras(&n.extras),
+            extras: extras(&node_extras),
             matrix: None,
             mesh: n.mesh.and_then(|m| meshes[m]),
             name: name(&n.name),
@@ -193,9 +208,18 @@ fn build(scene: &Scene) -> Result<(json::Root, Vec<u8>)> {
         };
         b.root.push(node);
     }
+    // The animations' own `retroanim` extras also in the scene's: Blender keeps those.
+    let written = anims.iter().filter(|a| {
+        a.channels
+            .iter()
+            .any(|c| !matches!(c.track, Track::Visibility(_)))
+    });
     let scene_index = b.root.push(json::Scene {
         extensions: None,
-        extras: extras(&scene.extras),
+        extras: extras(&crate::scene::extras::with_animation_records(
+            &scene.extras,
+            written,
+        )),
         name: scene.name.clone(),
         nodes: roots,
     });

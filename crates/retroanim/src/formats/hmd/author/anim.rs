@@ -627,10 +627,18 @@ pub(super) fn build(
 ) -> Result<Option<AnimParts>> {
     let n = scene.nodes.len();
     // Only coordinates (the first `parents.len()` nodes) have sequences.
+    // A channel that holds its node's rest (Blender keys every bone of an animated armature)
+    // moves nothing: no pointer for it.
+    let rests: Vec<_> = scene
+        .nodes
+        .iter()
+        .map(|x| crate::scene::sample::rest_trs(&x.transform))
+        .collect();
     let moving = |a: &Animation, c: &crate::scene::Channel| {
         c.node < parents.len().min(n)
             && !matches!(c.track, Track::Weights(_))
             && !a.channels.is_empty()
+            && !rests.get(c.node).is_some_and(|r| c.is_still(r))
     };
     let morphed = |c: &crate::scene::Channel| {
         matches!(c.track, Track::Weights(_)) && morphs.iter().any(|m| m.0 == c.node)

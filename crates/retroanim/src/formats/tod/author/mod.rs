@@ -235,15 +235,21 @@ pub fn author(
         .collect();
     let res = opts.resolution.max(1);
     let header_resolution = opts.resolution;
-    let duration = anim.map_or(0.0, sample::duration) as f64;
-    let last_frame = ((duration * 60.0 / res as f64) - 1e-6).ceil().max(0.0);
+    let key_end = anim.map_or(0.0, sample::duration);
+    let duration = key_end as f64;
+    let last_frame = (duration * 60.0 / res as f64).ceil().max(0.0);
     if !last_frame.is_finite() || last_frame > u32::MAX as f64 / res as f64 {
         return Err(Error::Unencodable {
             format: Format::Tod,
             what: format!("an animation of {duration} s"),
         });
     }
-    let last_frame = last_frame as u64;
+    // The first frame whose sample time reaches the last key: a key time rounded to the
+    // nearest f32 (Blender's exporter) may lie a fraction of an ULP after its frame.
+    let mut last_frame = last_frame as u64;
+    while last_frame > 0 && sample_time((last_frame - 1) * res as u64, 60.0) >= key_end {
+        last_frame -= 1;
+    }
     opts.limits.steps(
         None,
         "TOD frames × nodes to sample",
@@ -515,6 +521,7 @@ fn is_holder(scene: &Scene, anim: Option<&Animation>, i: usize, children: usize)
         return false;
     }
     let on_off = |v: &[f32; 3]| v.iter().all(|&s| s == 0.0) || v.iter().all(|&s| s == 1.0);
+    let rest_trs = sample::rest_trs(&x.transform);
     anim.map_or(true, |a| {
         a.channels
             .iter()
@@ -523,7 +530,8 @@ fn is_holder(scene: &Scene, anim: Option<&Animation>, i: usize, children: usize)
                 // Weights are left out (noted) whatever the node becomes.
                 Track::Visibility(_) | Track::Weights(_) => true,
                 Track::Scale(v) => v.iter().all(on_off),
-                _ => false,
+                // A channel that holds the rest moves nothing (Blender's exporter writes some).
+                _ => c.is_still(&rest_trs),
             })
     })
 }

@@ -179,14 +179,25 @@ impl Rig {
 }
 
 /// The camera or light numbers (`what`: `"camera"`, `"light"`) of `nodes`: the number a node's
-/// extras keep (`docs/extras.md`) when no earlier node took it, else the smallest free one.
+/// extras keep (`docs/extras.md`) when no earlier node took it, else the smallest free one. A
+/// node without the number takes its parent's when the parent shows no camera or light of its
+/// own: the camera sits in a child node (the bridge's raw-axes "lens", or a node Blender's
+/// importer split off).
 fn kept_numbers(scene: &Scene, nodes: impl Iterator<Item = usize>, what: &str) -> Vec<u16> {
     let nodes: Vec<usize> = nodes.collect();
     let mut taken = std::collections::BTreeSet::new();
+    let number = |i: usize| crate::scene::extras::get_u64(&scene.nodes[i].extras, "tod", what);
     let kept: Vec<Option<u16>> = nodes
         .iter()
         .map(|&i| {
-            crate::scene::extras::get_u64(&scene.nodes[i].extras, "tod", what)
+            number(i)
+                .or_else(|| {
+                    let p = scene.nodes[i].parent?;
+                    let parent = scene.nodes.get(p)?;
+                    (parent.camera.is_none() && parent.light.is_none())
+                        .then(|| number(p))
+                        .flatten()
+                })
                 .and_then(|v| u16::try_from(v).ok())
                 .filter(|&v| taken.insert(v))
         })
