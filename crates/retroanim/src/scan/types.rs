@@ -26,7 +26,7 @@ pub struct ScanOptions {
     /// Limits for the readers.
     pub limits: Limits,
     /// Address of the first byte of each container scanned, for memory dumps that do not start
-    /// at physical address 0 (`scan --base`); `None`: inferred ([`ram`]).
+    /// at physical address 0 (`scan --base`); `None`: inferred ([`super::ram`]).
     pub base: Option<u64>,
     /// Called with the number of bytes each finished chunk covered (for a progress bar).
     pub progress: Arc<dyn Fn(u64) + Send + Sync>,
