@@ -69,12 +69,12 @@ pub fn hmd_address(b: &[u8], offset: u64, base: Option<u64>) -> Option<u32> {
             // Physical RAM is 2 MiB, mirrored up to 8 MiB.
             let phys = u32::try_from(offset).ok().filter(|&o| o < 8 << 20);
             let from_zero = phys.map(|p| segment | p);
-            match (from_zero, address_from_layout(b)) {
+            match address_from_layout(b) {
+                // The pointers say the HMD sits elsewhere (the dump starts past physical 0):
+                // taken when every pointer turns back into an offset with it.
+                Some(l) if Some(l) != from_zero => unmap_hmd(b, l).map(|_| l).or(from_zero),
                 // The layout agrees with a dump from physical 0, or says nothing.
-                (Some(a), Some(l)) if a == l => Some(a),
-                (a, None) => a,
-                // The pointers say the HMD sits elsewhere: the dump starts past physical 0.
-                (_, Some(l)) => Some(l),
+                _ => from_zero,
             }
         }
     }
@@ -83,9 +83,9 @@ pub fn hmd_address(b: &[u8], offset: u64, base: Option<u64>) -> Option<u32> {
 /// The address an HMD was mapped at, from where its primitive header section lies in the
 /// layout every HMD writer uses: the header, its block pointers, the coordinate section (a
 /// count word, never mapped, and 20 words per GsCOORDUNIT), then the primitive header section
-/// (so word 2 = address + 4 · (4 + blocks + 1 + 20 · coordinates)). Taken only when every
-/// mapped pointer then turns back into an offset inside the HMD and the address is word
-/// aligned in KSEG0/KSEG1 RAM (below 8 MiB); `None` otherwise.
+/// (so word 2 = address + 4 · (4 + blocks + 1 + 20 · coordinates)), when that address is word
+/// aligned in KSEG0/KSEG1 RAM (below 8 MiB); `None` otherwise. The caller checks that the
+/// pointers turn back into offsets with it only when it differs from a dump from physical 0.
 fn address_from_layout(b: &[u8]) -> Option<u32> {
     let blocks = usize::try_from(word(b, 3)?).ok()?;
     let header_end = 4usize.checked_add(blocks)?;
@@ -104,7 +104,7 @@ fn address_from_layout(b: &[u8]) -> Option<u32> {
     let plausible = address % 4 == 0
         && matches!(segment, 0x8000_0000 | 0xA000_0000)
         && address & 0x1FFF_FFFF < 8 << 20;
-    (plausible && unmap_hmd(b, address).is_some()).then_some(address)
+    plausible.then_some(address)
 }
 
 fn word(b: &[u8], i: usize) -> Option<u32> {
