@@ -77,7 +77,7 @@ pub fn rank_all(tods: &[TodKey<'_>], tmds: &[TmdKey<'_>]) -> Vec<Vec<Ranked>> {
             if !t.ids.is_empty() {
                 return first[i].clone();
             }
-            let boosted: Vec<usize> = tods
+            let mut boosted: Vec<usize> = tods
                 .iter()
                 .zip(&tod_places)
                 .zip(&first)
@@ -87,6 +87,8 @@ pub fn rank_all(tods: &[TodKey<'_>], tmds: &[TmdKey<'_>]) -> Vec<Vec<Ranked>> {
             if boosted.is_empty() {
                 return first[i].clone();
             }
+            boosted.sort_unstable();
+            boosted.dedup();
             rank_with(t, p, tmds, &tmd_places, &boosted)
         })
         .collect()
@@ -131,7 +133,7 @@ pub fn rank(tod: &TodKey<'_>, tmds: &[TmdKey<'_>]) -> Vec<Ranked> {
 }
 
 /// [`rank`] (`place` is the TOD's, `places` the TMDs'), with 0.30 more for the TMDs in
-/// `sibling` (indices into `tmds`).
+/// `sibling` (indices into `tmds`, sorted).
 fn rank_with(
     tod: &TodKey<'_>,
     place: &Place<'_>,
@@ -147,7 +149,11 @@ fn rank_with(
         .filter_map(|((i, t), tp)| {
             let near = place.nearness(tp);
             let s = score_of(tod, t, near, place.stem_id == tp.stem_id)?
-                + if sibling.contains(&i) { 0.30 } else { 0.0 };
+                + if sibling.binary_search(&i).is_ok() {
+                    0.30
+                } else {
+                    0.0
+                };
             Some((s, near, t.source.container.as_str(), t.source.offset, i))
         })
         .collect();
