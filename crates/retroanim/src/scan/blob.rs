@@ -40,7 +40,7 @@ use crate::{Format, Model, Severity};
 
 /// Bytes the candidate pass looks at per task: large, so that few candidates' windows run past
 /// a chunk's end (whose bytes the next chunk's task reads again).
-const CHUNK: u64 = 4 << 20;
+const CHUNK: u64 = 8 << 20;
 /// The candidate tests of an offset look at the bytes up to [`HEAD`] past the end of the
 /// `TEST_BLOCK` (counted from the source's start) that holds it, wherever chunks end: what a
 /// test sees, and so the candidates counted, does not depend on the chunk size.
