@@ -239,8 +239,18 @@ fn read_model(format: Format, data: &[u8], opts: &ScanOptions) -> Result<Model> 
     }
 }
 
-/// The asset's own size inside a window of `len` bytes it was read from.
-fn own_size(m: &Model, len: u64, left: u64, at_start: bool) -> u64 {
+/// [`hmd::structural_len`] of an HMD model (`None` for other formats): worked out once per
+/// model read and handed to what needs it.
+fn hmd_len(m: &Model) -> Option<u64> {
+    match m {
+        Model::Hmd(h) => hmd::structural_len(h),
+        _ => None,
+    }
+}
+
+/// The asset's own size inside a window of `len` bytes it was read from (`hmd_len`: its
+/// [`hmd_len`]).
+fn own_size(m: &Model, hmd_len: Option<u64>, len: u64, left: u64, at_start: bool) -> u64 {
     match m {
         Model::Tim(t) => len - t.trailing.len() as u64,
         Model::Tod(t) => len - t.trailing.len() as u64,
@@ -262,7 +272,7 @@ fn own_size(m: &Model, len: u64, left: u64, at_start: bool) -> u64 {
         // included (sample files keep normals no polygon uses).
         Model::Hmd(_) if at_start && len == left => len,
         // Embedded: where its structure ends, where that is known.
-        Model::Hmd(h) => match hmd::structural_len(h) {
+        Model::Hmd(h) => match hmd_len {
             Some(s) => s.min(len),
             None if len == left => len,
             None => {
@@ -471,12 +481,14 @@ pub(crate) fn verify_strict(
             {
                 window = (window * 2).min(cap)
             }
-            Ok(Model::Hmd(h)) if window < cap && !hmd_ends_inside(&h, window) => {
-                window = (window * 2).min(cap)
-            }
             Ok(m) => {
-                let size = own_size(&m, window, left, offset == 0);
-                return accept(m, size, data, offset, format, left, opts).map(|mut f| {
+                let hl = hmd_len(&m);
+                if matches!(m, Model::Hmd(_)) && window < cap && !hmd_ends_inside(hl, window) {
+                    window = (window * 2).min(cap);
+                    continue;
+                }
+                let size = own_size(&m, hl, window, left, offset == 0);
+                return accept(m, hl, size, data, offset, format, left, opts).map(|mut f| {
                     f.mapped_address = mapped;
                     f
                 });
@@ -497,13 +509,16 @@ pub(crate) fn verify_strict(
 /// it points before that half, and the next window (twice as large) is read where it does not.
 /// An HMD whose end its structure does not give is read on to the end of its container, as
 /// before windows. The accepted bytes are read again on their own and must end there too.
-fn hmd_ends_inside(h: &hmd::Hmd, window: u64) -> bool {
-    hmd::structural_len(h).is_some_and(|s| s <= window / 2)
+fn hmd_ends_inside(structural_len: Option<u64>, window: u64) -> bool {
+    structural_len.is_some_and(|s| s <= window / 2)
 }
 
-/// Checks a model read from `data` (a window at `offset`) whose own size is `size`.
+/// Checks a model read from `data` (a window at `offset`) whose own size is `size` (`hl`: its
+/// [`hmd_len`]).
+#[allow(clippy::too_many_arguments)]
 fn accept(
     model: Model,
+    hl: Option<u64>,
     size: u64,
     data: &[u8],
     offset: u64,
@@ -525,13 +540,15 @@ fn accept(
             "ODOL v7 not at the end of its container",
         ));
     }
-    let model = if size < window {
-        trim(model, format, &data[..size as usize], opts)
-            .ok_or_else(|| reject("does not read alone", format!("its own {size} bytes")))?
+    let (model, hl) = if size < window {
+        let m = trim(model, format, &data[..size as usize], opts)
+            .ok_or_else(|| reject("does not read alone", format!("its own {size} bytes")))?;
+        let hl = hmd_len(&m);
+        (m, hl)
     } else {
-        model
+        (model, hl)
     };
-    if own_size(&model, size, left, offset == 0) != size {
+    if own_size(&model, hl, size, left, offset == 0) != size {
         return Err(reject(
             "size does not hold",
             format!("read alone, its {size} bytes give another size"),
@@ -542,7 +559,7 @@ fn accept(
         return Err(reject("validation error", e.to_string()));
     }
     let size_exact = match &model {
-        Model::Hmd(h) => (offset == 0 && size == left) || hmd::structural_len(h).is_some(),
+        Model::Hmd(_) => (offset == 0 && size == left) || hl.is_some(),
         _ => true,
     };
     Ok(Found {
