@@ -313,8 +313,7 @@ fn node_track(
         }
         // Each key against the console's parent world (a STEP change's old value, shown only
         // on the way to its frame, keeps its sampled values).
-        let mut worst = 0.0f64;
-        let mut prev = None;
+        let (mut worst, mut prev) = (0.0f64, None);
         for i in 0..keys.len() {
             let left = keys
                 .get(i + 1)
