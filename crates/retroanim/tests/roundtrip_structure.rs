@@ -17,8 +17,7 @@
 //!   pointer per coordinate, and for the files whose coordinates have several pointers that
 //!   set different parts (Sony's UFO and YESNO5: a rotation and a translation pointer). Not
 //!   yet kept: several animation primitives (TRI), several pointers setting the same parts
-//!   (CUBE0), coordinates without pointers (AMMONITE) — reported; one sequence is over 1 unit
-//!   (`OVER_ONE_UNIT`).
+//!   (CUBE0), coordinates without pointers (AMMONITE) — reported.
 
 mod common;
 
@@ -466,15 +465,14 @@ mod hmd_structure {
         // Cameras and lights stay where they were, looking the same way.
         assert!(devices_moved.is_empty(), "{devices_moved:#?}");
         assert!(devices >= 1, "{devices} cameras and lights");
+        // Measured December 2026: all 24 within 1 unit in 240 updates, 20 exact (SNAKE
+        // 04_2's 25-level chain included: its translation keys, shown again in later loop
+        // cycles under other parents, keep the file's integers; SWITCH's and AMMONITE's joint
+        // axes MIMe loop as their files do).
         let over: Vec<_> = report.iter().filter(|r| r.0 > 1).collect();
-        assert!(over.len() <= OVER_ONE_UNIT, "{over:#?}");
+        assert!(over.is_empty(), "{over:#?}");
         assert!(sequences >= 24, "{sequences} sequences");
     }
-
-    /// Sequences over 1 unit in 240 updates, measured December 2026: SNAKE 04_2 (2 units, the
-    /// depth of its chain: see the HMD author's module docs). The other 23 of 24 are within
-    /// 1 unit, 19 exact (SWITCH's and AMMONITE's joint axes MIMe loop as their files do).
-    const OVER_ONE_UNIT: usize = 1;
 
     /// A scene with more animations than TRI.HMD has sequence pointers (37): each becomes one
     /// sequence of the same pointers, and each plays its own motion.
