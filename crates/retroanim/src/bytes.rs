@@ -127,16 +127,16 @@ impl<'a> Reader<'a, Le> {
             .checked_mul(2)
             .ok_or_else(|| self.malformed(format!("{what}: {n} halfwords")))?;
         let b = self.bytes(len, what)?;
+        // On a little-endian machine, halfword-aligned bytes are copied as they are (one
+        // memcpy); otherwise each halfword is put together.
         if cfg!(target_endian = "little") {
-            // A zeroed allocation (fresh pages from the system for large ones) and one copy.
-            let mut v = vec![0u16; n];
-            bytemuck::cast_slice_mut::<u16, u8>(&mut v).copy_from_slice(b);
-            Ok(v)
-        } else {
-            Ok(b.chunks_exact(2)
-                .map(|h| u16::from_le_bytes([h[0], h[1]]))
-                .collect())
+            if let Ok(h) = bytemuck::try_cast_slice::<u8, u16>(b) {
+                return Ok(h.to_vec());
+            }
         }
+        Ok(b.chunks_exact(2)
+            .map(|h| u16::from_le_bytes([h[0], h[1]]))
+            .collect())
     }
 }
 
