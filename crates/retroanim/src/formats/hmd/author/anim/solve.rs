@@ -288,6 +288,25 @@ impl Ctx<'_> {
         world
     }
 
+    /// Whether `node` holding its rest matrix at every frame up to `last` of animation `k`
+    /// (`a`) stays on the file's world there: translation within [`REST_UNITS`], matrix
+    /// within [`REST_MATRIX`] 4096ths, under its parent's console world.
+    pub(super) fn rest_fits(&self, a: &Animation, k: usize, node: usize, last: u32) -> bool {
+        let Some(rest) = self.rest.get(node) else {
+            return false;
+        };
+        (0..=last).all(|f| {
+            let parent = self.parents[node].map(|p| self.console_world(p, k, f));
+            let g = placed(parent.as_ref(), rest);
+            let want = self.target_world(a, node, f as f64);
+            (0..3).all(|i| {
+                (g.t[i] as f64 - want.t[i]).abs() <= REST_UNITS
+                    && (0..3)
+                        .all(|j| (g.m[i][j] as f64 - want.m[i][j] * 4096.0).abs() <= REST_MATRIX)
+            })
+        })
+    }
+
     /// The judge of a candidate local matrix of `node` at `frame` of animation `k` (`a`): its
     /// console world under the parent's, written back as the exporter writes a glTF local,
     /// against the file's local (largest element and sum of squares, 4096ths; as
@@ -563,6 +582,14 @@ impl Ctx<'_> {
         best.0 .0
     }
 }
+
+/// How far (units) a coordinate's world may be from the file's for its rest to stand for it
+/// ([`Ctx::rest_fits`]): the console's rounding of its parent's world moves a child by up to
+/// a unit and a half.
+const REST_UNITS: f64 = 1.5;
+
+/// How far (4096ths) its world matrix may be ([`Ctx::rest_fits`]).
+const REST_MATRIX: f64 = 2.0;
 
 /// `m` composed under `parent` (the console's `CompMatrix`), or `m` for a root.
 pub(super) fn placed(parent: Option<&Mat>, m: &Mat) -> Mat {

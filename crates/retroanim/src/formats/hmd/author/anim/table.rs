@@ -85,15 +85,10 @@ pub(super) fn pointer_nodes(
     (nodes, order)
 }
 
-/// The stream ID a pointer standing for recorded pointer `rec` starts animation `k` of `anims`
-/// with: what that pointer gives the sequence the animation was exported from
-/// (`retroanim.hmd.sequence`: START SID for 0, the extra sequence's SID after that), else
-/// `k + 1`.
-pub(super) fn stream_ids<'a>(
-    recorded: &'a [Recorded],
-    anims: &[&Animation],
-) -> impl Fn(Option<usize>, usize) -> u8 + 'a {
-    let sequence_of: Vec<usize> = anims
+/// The sequence each animation of `anims` was exported from (`retroanim.hmd.sequence`; its
+/// position without one).
+pub(super) fn sequence_indices(anims: &[&Animation]) -> Vec<usize> {
+    anims
         .iter()
         .enumerate()
         .map(|(k, a)| {
@@ -101,16 +96,53 @@ pub(super) fn stream_ids<'a>(
                 .and_then(|s| usize::try_from(s).ok())
                 .unwrap_or(k)
         })
+        .collect()
+}
+
+/// The animations (indices into the scene's written animations, exported from the sequences
+/// `sequence_of`) a pointer standing for recorded pointer `rec` has sequences for: those
+/// exported from a sequence the recorded pointer has (START, extra sequence 1, …), in
+/// animation order. All of them without a recorded pointer, or when it has none of them
+/// (a scene exported with one sequence the pointer does not have).
+pub(super) fn sequences_for(
+    recorded: &[Recorded],
+    rec: Option<usize>,
+    sequence_of: &[usize],
+) -> Vec<usize> {
+    let all: Vec<usize> = (0..sequence_of.len()).collect();
+    let Some(r) = rec.and_then(|i| recorded.get(i)) else {
+        return all;
+    };
+    let has = 1 + r.pointer.extra.len();
+    let mine: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|&k| sequence_of[k] < has)
         .collect();
-    move |rec, k| {
-        let s = sequence_of.get(k).copied().unwrap_or(k);
-        rec.and_then(|i| recorded.get(i))
-            .and_then(|r| match s {
-                0 => Some(r.pointer.start_sid),
-                _ => r.pointer.extra.get(s - 1).map(|e| e.sid),
-            })
-            .unwrap_or((k + 1) as u8)
+    if mine.is_empty() {
+        all
+    } else {
+        mine
     }
+}
+
+/// The stream ID a pointer standing for recorded pointer `rec` starts animation `k` with (of
+/// the animations exported from the sequences `sequence_of`): what that pointer gives the
+/// sequence the animation was exported from (START SID for 0, the extra sequence's SID after
+/// that), else `k + 1`.
+pub(super) fn stream_id(
+    recorded: &[Recorded],
+    sequence_of: &[usize],
+    rec: Option<usize>,
+    k: usize,
+) -> u8 {
+    let s = sequence_of.get(k).copied().unwrap_or(k);
+    rec.and_then(|i| recorded.get(i))
+        .and_then(|r| match s {
+            0 => Some(r.pointer.start_sid),
+            _ => r.pointer.extra.get(s - 1).map(|e| e.sid),
+        })
+        .unwrap_or((k + 1) as u8)
 }
 
 /// The loops an export kept for animation `a` (`retroanim.hmd.coordinate_loops`:
@@ -144,19 +176,33 @@ pub(super) fn kept_loops(
         .collect()
 }
 
+/// SPEED at the console's own rate (1×; a file's 0 plays so as well).
+const SPEED_1X: i8 = 0x10;
+
 /// A sequence pointer updating `update`, with the sequences starting at `starts` (descriptor,
 /// stream ID; one per animation, the first as START IDX, the others as extra sequences).
-pub(super) fn pointer(update: UpdateIndex, starts: &[(u16, u8)]) -> SequencePointer {
+/// INTR IDX, AFRAME and SPEED are the `recorded` pointer's; SPEED only when it plays at the
+/// console's rate (0 or 0x10: the exported keys hold the effect of any other rate, which
+/// would then play twice), else 0x10. Without a recorded pointer: no INTR IDX (0xFFFF),
+/// AFRAME 0, SPEED 0x10.
+pub(super) fn pointer(
+    update: UpdateIndex,
+    starts: &[(u16, u8)],
+    recorded: Option<&SequencePointer>,
+) -> SequencePointer {
     let (first, more) = starts
         .split_first()
         .map_or(((0, 0), &[][..]), |(f, m)| (*f, m));
     SequencePointer {
         update,
         num: starts.len() as u16,
-        intr_idx: 0xFFFF,
-        aframe: 0,
+        intr_idx: recorded.map_or(0xFFFF, |r| r.intr_idx),
+        aframe: recorded.map_or(0, |r| r.aframe),
         sid: first.1,
-        speed: 0x10,
+        speed: recorded
+            .map(|r| r.speed)
+            .filter(|&s| s == 0 || s == SPEED_1X)
+            .unwrap_or(SPEED_1X),
         src_intr_idx: 0xFFFF,
         rframe: 0,
         tframe: 0,
