@@ -728,6 +728,11 @@ impl Hmd {
                     } else {
                         Vec::new()
                     },
+                    "pointer_loops": if take.looped || take.cut {
+                        structure::pointer_loops(&take.frames, take.after.as_ref(), &owners)
+                    } else {
+                        Vec::new()
+                    },
                 }),
             );
             scene.animations.push(Animation {

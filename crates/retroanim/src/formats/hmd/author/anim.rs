@@ -510,6 +510,8 @@ pub(super) fn build(
     // Each animation's loops (`docs/extras.md`): coordinate → (start frame, period), by node.
     let loops: Vec<std::collections::BTreeMap<usize, (u32, u32)>> =
         anims.iter().map(|a| table::kept_loops(scene, a)).collect();
+    // Each animation's loops of the recorded pointers, by pointer index.
+    let pointer_loops: Vec<_> = anims.iter().map(|a| table::kept_pointer_loops(a)).collect();
     let mut taken = 0usize;
     for &node in &by_depth {
         // Per animation: what moves the node (its rest when the animation does not), and the
@@ -574,10 +576,29 @@ pub(super) fn build(
     }
     jobs.sort_by_key(|&(_, rec, _)| rec.unwrap_or(usize::MAX));
     for (node, rec, keep) in jobs {
-        // The sequences the recorded pointer has (all without one).
+        // The sequences the recorded pointer has (all without one). Where the pointer's own
+        // loop is not its coordinate's (another pointer on it repeats with another period),
+        // its track is made again with the pointer's loop.
+        let index = rec.and_then(|i| recorded.get(i)).map(|r| r.index);
+        let mut own: Vec<(usize, NodeTrack)> = Vec::new();
+        for k in table::sequences_for(recorded, rec, &sequence_of) {
+            let Some(loops_k) = index.and(pointer_loops[k].as_ref()) else {
+                continue;
+            };
+            let looping = index.and_then(|i| loops_k.get(&i)).copied();
+            if looping != loops[k].get(&node).copied() {
+                let a = anims[k];
+                let moves = ctx.channels(a, node).any(|c| moving(a, c));
+                let src = if moves { a } else { &rest_anim };
+                own.push((k, node_track(&ctx, (src, k, a), node, max_keys, looping)?));
+            }
+        }
         let which: Vec<(usize, &NodeTrack)> = table::sequences_for(recorded, rec, &sequence_of)
             .into_iter()
-            .filter_map(|k| Some((k, ctx.tracks[node].get(k)?.as_ref()?)))
+            .filter_map(|k| match own.iter().find(|o| o.0 == k) {
+                Some((_, t)) => Some((k, t)),
+                None => Some((k, ctx.tracks[node].get(k)?.as_ref()?)),
+            })
             .collect();
         let starts = sequences_of(
             &which,

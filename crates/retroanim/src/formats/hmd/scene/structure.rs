@@ -59,26 +59,8 @@ pub(super) fn coordinate_loops(
 ) -> Vec<[usize; 3]> {
     let coords: std::collections::BTreeSet<usize> = owners.iter().flatten().copied().collect();
     let all: Vec<&Frame> = frames.iter().chain(after).collect();
-    let looped = |keep: &dyn Fn(&Option<usize>) -> bool| -> Option<(usize, usize)> {
-        let mut seen = std::collections::HashMap::new();
-        for (f, frame) in all.iter().enumerate() {
-            let state: Vec<_> = frame
-                .sequences
-                .iter()
-                .zip(owners)
-                .filter(|(_, o)| keep(o))
-                .map(|(s, _)| (s.sid, s.ctr_idx, s.tctr_idx, s.rframe, s.tframe, s.aframe))
-                .collect();
-            // A stopped pointer (AFRAME 0) repeats trivially: not a loop.
-            if state.is_empty() || state.iter().any(|s| s.5 == 0) {
-                return None;
-            }
-            if let Some(&j) = seen.get(&state) {
-                return Some((j, f - j));
-            }
-            seen.insert(state, f);
-        }
-        None
+    let looped = |keep: &dyn Fn(&Option<usize>) -> bool| {
+        repeat(&all, &|i| owners.get(i).is_some_and(|o| keep(o)))
     };
     let mut out: Vec<[usize; 3]> = coords
         .iter()
@@ -92,6 +74,47 @@ pub(super) fn coordinate_loops(
         );
     }
     out
+}
+
+/// Per sequence pointer that updates a coordinate (its index in the order of `owners`, the
+/// player's), the first frame `j` and period `p` with which its own state repeats within
+/// `frames` and `after` (as [`coordinate_loops`]), as `[pointer, j, p]`: a coordinate with
+/// several pointers whose periods differ (CUBE0's translation every 500 updates, rotation
+/// every 251) repeats only when all do, each pointer on its own.
+pub(super) fn pointer_loops(
+    frames: &[Frame],
+    after: Option<&Frame>,
+    owners: &[Option<usize>],
+) -> Vec<[usize; 3]> {
+    let all: Vec<&Frame> = frames.iter().chain(after).collect();
+    (0..owners.len())
+        .filter(|&i| owners[i].is_some())
+        .filter_map(|i| repeat(&all, &|x| x == i).map(|(j, p)| [i, j, p]))
+        .collect()
+}
+
+/// The first frame `j` and period `p` with which the state of the sequence pointers `keep`
+/// takes (by index) repeats in `frames`; `None` when it does not, or when one of them has
+/// stopped (AFRAME 0 repeats trivially).
+fn repeat(frames: &[&Frame], keep: &dyn Fn(usize) -> bool) -> Option<(usize, usize)> {
+    let mut seen = std::collections::HashMap::new();
+    for (f, frame) in frames.iter().enumerate() {
+        let state: Vec<_> = frame
+            .sequences
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| keep(*i))
+            .map(|(_, s)| (s.sid, s.ctr_idx, s.tctr_idx, s.rframe, s.tframe, s.aframe))
+            .collect();
+        if state.is_empty() || state.iter().any(|s| s.5 == 0) {
+            return None;
+        }
+        if let Some(&j) = seen.get(&state) {
+            return Some((j, f - j));
+        }
+        seen.insert(state, f);
+    }
+    None
 }
 
 /// The extras of coordinate node `index`.

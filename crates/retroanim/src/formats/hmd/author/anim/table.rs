@@ -179,6 +179,29 @@ pub(super) fn kept_loops(
 /// SPEED at the console's own rate (1×; a file's 0 plays so as well).
 const SPEED_1X: i8 = 0x10;
 
+/// The loops an export kept for each of the file's sequence pointers in animation `a`
+/// (`retroanim.hmd.pointer_loops`: `[pointer, start frame, period]`, the pointer by its index
+/// among all the file's pointers, [`Recorded::index`]); `None` when the animation records none
+/// (an export that did not write them: the coordinates' loops stand for their pointers').
+pub(super) fn kept_pointer_loops(
+    a: &Animation,
+) -> Option<std::collections::BTreeMap<usize, (u32, u32)>> {
+    let list = crate::scene::extras::get(&a.extras, "hmd")?
+        .get("pointer_loops")?
+        .as_array()?;
+    Some(
+        list.iter()
+            .filter_map(|l| {
+                let i = usize::try_from(l.get(0)?.as_u64()?).ok()?;
+                let j = u32::try_from(l.get(1)?.as_u64()?).ok()?;
+                let p = u32::try_from(l.get(2)?.as_u64()?).ok().filter(|&p| p > 0)?;
+                j.checked_add(p)?;
+                Some((i, (j, p)))
+            })
+            .collect(),
+    )
+}
+
 /// A sequence pointer updating `update`, with the sequences starting at `starts` (descriptor,
 /// stream ID; one per animation, the first as START IDX, the others as extra sequences).
 /// INTR IDX, AFRAME and SPEED are the `recorded` pointer's; SPEED only when it plays at the
