@@ -287,21 +287,24 @@ mod hmd_structure {
         '-'
     }
 
-    /// The sequence pointers that update a coordinate, in the file's order: (coordinate, per
+    /// The sequence pointers that update a coordinate (through the header word that points at
+    /// the coordinate section: 4, or AMMONITE's 5), in the file's order: (coordinate, per
     /// sequence the stream ID it starts with and its [`flow`]).
     fn coordinate_pointers(m: &Hmd) -> Vec<(usize, Vec<(u8, char)>)> {
-        m.animations()
-            .iter()
-            .flat_map(|a| a.sequences.iter().map(move |p| (a.descriptors, p)))
-            .filter(|(_, p)| p.update.section == 4)
-            .filter_map(|(d, p)| {
+        let mut out = Vec::new();
+        for a in m.animations() {
+            for p in &a.sequences {
+                let Some(c) = m.updated_coordinate(&a, p.update) else {
+                    continue;
+                };
                 let seqs = std::iter::once((p.start_sid, p.start as usize))
                     .chain(p.extra.iter().map(|e| (e.sid, e.start.max(0) as usize)))
-                    .map(|(sid, start)| (sid, flow(d, start, sid)))
+                    .map(|(sid, start)| (sid, flow(a.descriptors, start, sid)))
                     .collect();
-                Some((p.update.coordinate()?, seqs))
-            })
-            .collect()
+                out.push((c, seqs));
+            }
+        }
+        out
     }
 
     /// The cameras and lights of `old` whose rest position (world) or direction `new` does not

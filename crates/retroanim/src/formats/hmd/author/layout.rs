@@ -134,12 +134,15 @@ fn recorded_table(scene: &Scene, count: usize) -> Table {
             .get("interpolation_types")
             .and_then(|t| serde_json::from_value(t.clone()).ok())
             .unwrap_or_default();
+        // The header word that points at the coordinate section (4 where not recorded).
+        let section = a.get("coordinate_section").map_or(Some(4), |s| s.as_u64());
         for p in pointers {
             index += 1;
             let Ok(pointer) = serde_json::from_value::<SequencePointer>(p.clone()) else {
                 continue;
             };
-            if pointer.update.section == 4 && pointer.update.coordinate().is_some_and(|c| c < count)
+            if Some(u64::from(pointer.update.section)) == section
+                && pointer.update.coordinate().is_some_and(|c| c < count)
             {
                 let parts = parts_of(&pointer, &descriptors, &types);
                 out.push(Recorded {

@@ -19,6 +19,7 @@ pub(super) fn scene_member(hmd: &Hmd, coordinates: usize) -> Value {
                 "interpolation_types": a.interpolation_types,
                 "descriptors": a.descriptors,
                 "pointers": a.sequences,
+                "coordinate_section": hmd.coordinate_section(a),
             })
         })
         .collect();
@@ -31,16 +32,16 @@ pub(super) fn scene_member(hmd: &Hmd, coordinates: usize) -> Value {
 }
 
 /// The coordinate each sequence pointer of the file updates (`None`: another target), in the
-/// order the player reports them ([`Frame::sequences`]): an update index into section 4 (the
-/// coordinate section) at word 1 + 20·k is coordinate k.
+/// order the player reports them ([`Frame::sequences`]): an update index into the coordinate
+/// section ([`Hmd::coordinate_section`]) at word 1 + 20·k is coordinate k.
 pub(super) fn pointer_coordinates(hmd: &Hmd) -> Vec<Option<usize>> {
     hmd.animations()
         .iter()
         .flat_map(|a| {
-            a.sequences.iter().map(|s| {
-                let o = s.update.offset as usize;
-                (s.update.section == 4 && o >= 1 && (o - 1) % 20 == 0).then(|| (o - 1) / 20)
-            })
+            a.sequences
+                .iter()
+                .map(|s| hmd.updated_coordinate(a, s.update))
+                .collect::<Vec<_>>()
         })
         .collect()
 }
