@@ -287,10 +287,14 @@ mod hmd_structure {
         '-'
     }
 
+    /// A sequence pointer's coordinate, its INTR IDX, AFRAME and SPEED (a SPEED other than the
+    /// console's 1× rate, 0 or 0x10, as 0x10: the exported keys hold its effect), and per
+    /// sequence the stream ID it starts with and its [`flow`].
+    type CoordinatePointer = (usize, (u16, u16, i8), Vec<(u8, char)>);
+
     /// The sequence pointers that update a coordinate (through the header word that points at
-    /// the coordinate section: 4, or AMMONITE's 5), in the file's order: (coordinate, per
-    /// sequence the stream ID it starts with and its [`flow`]).
-    fn coordinate_pointers(m: &Hmd) -> Vec<(usize, Vec<(u8, char)>)> {
+    /// the coordinate section: 4, or AMMONITE's 5), in the file's order.
+    fn coordinate_pointers(m: &Hmd) -> Vec<CoordinatePointer> {
         let mut out = Vec::new();
         for a in m.animations() {
             for p in &a.sequences {
@@ -301,7 +305,8 @@ mod hmd_structure {
                     .chain(p.extra.iter().map(|e| (e.sid, e.start.max(0) as usize)))
                     .map(|(sid, start)| (sid, flow(a.descriptors, start, sid)))
                     .collect();
-                out.push((c, seqs));
+                let speed = if p.speed == 0 { 0 } else { 0x10 };
+                out.push((c, (p.intr_idx, p.aframe, speed), seqs));
             }
         }
         out
@@ -354,7 +359,7 @@ mod hmd_structure {
         let mut added = Vec::new();
         let mut devices_moved = Vec::new();
         let mut devices = 0usize;
-        let (mut tables, mut untabled, mut tabled) = (Vec::new(), Vec::new(), 0usize);
+        let (mut tables, mut tabled) = (Vec::new(), 0usize);
         let mut wrong = Vec::new();
         let mut report: Vec<(i64, String)> = Vec::new();
         for (name, path) in common::corpus_files("HMD") {
@@ -371,17 +376,10 @@ mod hmd_structure {
                 match back(&to_glb(&m, None)) {
                     Ok(new) => {
                         let (a, b) = (coordinate_pointers(&m), coordinate_pointers(&new));
-                        let mut on: Vec<usize> = a.iter().map(|p| p.0).collect();
-                        on.sort_unstable();
-                        on.dedup();
-                        // Kept: a file whose coordinates each have one pointer, and one
-                        // whose coordinates have several that set different parts (a rotation
-                        // pointer and a translation pointer).
-                        let one_each = !a.is_empty() && on.len() == a.len();
                         let same = (count, &a) == (hmd::sequence_count(&new), &b);
                         tabled += usize::from(!a.is_empty() && same);
                         if !same {
-                            (if one_each { &mut tables } else { &mut untabled }).push(format!(
+                            tables.push(format!(
                                 "{name}: {count} sequences, pointers {a:?} → {} sequences, pointers {b:?}",
                                 hmd::sequence_count(&new)
                             ));
@@ -456,14 +454,11 @@ mod hmd_structure {
         );
         assert!(wrong.is_empty(), "{wrong:#?}");
         assert!(added.is_empty(), "{added:#?}");
-        // The sequence count, each coordinate pointer in the file's order, its stream IDs and
-        // how each sequence ends or loops.
-        for t in &untabled {
-            eprintln!("sequence table not kept (several pointers on one coordinate, or none): {t}");
-        }
+        // The sequence count, each coordinate pointer in the file's order with its INTR IDX,
+        // AFRAME and SPEED, its stream IDs and how each sequence ends or loops: every file.
         assert!(tables.is_empty(), "{tables:#?}");
         assert!(
-            tabled >= 16,
+            tabled >= 18,
             "{tabled} files with their sequence table kept"
         );
         // Cameras and lights stay where they were, looking the same way.

@@ -530,11 +530,7 @@ pub(super) fn build(
         }
         // Keys that miss the file: a rotation about one axis may be a joint axes MIMe's.
         if taken < super::mime::MAX_KEYS {
-            let unpointed = table.present
-                && !recorded
-                    .iter()
-                    .any(|r| r.pointer.update.coordinate() == Some(node));
-            if let Some(fits) = axes::choose(&ctx, &sources, node, &tracks, unpointed) {
+            if let Some(fits) = axes::choose(&ctx, &sources, node, &tracks) {
                 tracks = fits;
                 taken += 1;
             }

@@ -221,20 +221,17 @@ pub(super) fn fit(
 }
 
 /// The joint axes MIMe tracks of `node` in place of its RPY `tracks` (one per animation of
-/// `sources`: (what moves the node, the animation moving its ancestors)), when every
-/// animation fits one axis (the same difference) and either its keys miss the file by more
-/// than [`TRY_OVER`] and the MIMe comes back closer, or the file had no sequence pointer for
-/// the node (`unpointed`: the export's sequence table gives it none, so a MIMe moved it) and
-/// the MIMe comes back within [`TRY_OVER`] or as close as the keys.
+/// `sources`: (what moves the node, the animation moving its ancestors)), when its keys miss
+/// the file by more than [`TRY_OVER`], every animation fits one axis (the same difference),
+/// and the MIMe comes back closer.
 pub(super) fn choose(
     ctx: &Ctx,
     sources: &[(&Animation, &Animation)],
     node: usize,
     tracks: &[NodeTrack],
-    unpointed: bool,
 ) -> Option<Vec<NodeTrack>> {
     let worst = tracks.iter().map(|t| t.worst).fold(0.0, f64::max);
-    if worst <= TRY_OVER && !unpointed {
+    if worst <= TRY_OVER {
         return None;
     }
     let fits: Vec<AxesMime> = sources
@@ -245,9 +242,7 @@ pub(super) fn choose(
             fit(ctx, (own, k, a), node, last)
         })
         .collect::<Option<_>>()?;
-    let fit_worst = fits.iter().map(|x| x.worst).fold(0.0, f64::max);
-    let better =
-        fit_worst < worst - super::RESCALE_GAIN || (unpointed && fit_worst <= worst.max(TRY_OVER));
+    let better = fits.iter().map(|x| x.worst).fold(0.0, f64::max) < worst - super::RESCALE_GAIN;
     let turns = fits.iter().any(|x| x.weights.iter().any(|&w| w != 0));
     let one_axis = fits.iter().all(|x| x.dv == fits[0].dv);
     (better && turns && one_axis).then(|| {
