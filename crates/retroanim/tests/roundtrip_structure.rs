@@ -12,12 +12,15 @@
 //!   of the original within one unit of it for 240 updates, past the end of one cycle of a
 //!   looping sequence; the same coordinate list (count and parents: a mesh that is not its
 //!   coordinate's own, a camera or a light is drawn in a coordinate, not given one), cameras
-//!   and lights where they were; all sequences exported together, the same sequence table
-//!   (count, coordinate pointers in order, stream IDs, loop or END) for every file with one
-//!   pointer per coordinate, and for the files whose coordinates have several pointers that
-//!   set different parts (Sony's UFO and YESNO5: a rotation and a translation pointer). Not
-//!   yet kept: several animation primitives (TRI), several pointers setting the same parts
-//!   (CUBE0), coordinates without pointers (AMMONITE) — reported; one sequence is over 1 unit
+//!   and lights where they were; all sequences exported together, the same sequence table for
+//!   every file with coordinate pointers (18): the sequence count, the coordinate pointers in
+//!   the file's order (a coordinate pointer is one into the header word that points at the
+//!   coordinate section: 4, or AMMONITE's 5), each with its INTR IDX, AFRAME and SPEED (0 kept,
+//!   any other rate written as 0x10) and, per sequence it has, its stream ID and loop or END.
+//!   That includes coordinates with several pointers (UFO, YESNO5, TRI3's TRI.HMD: a rotation
+//!   and a translation pointer each; CUBE0: pointers with 5 and 3 sequences that loop with
+//!   periods of 500 and 251 updates) and coordinates the file has no pointer for (CUBE0's
+//!   faces, TRI's coordinate 17: none is written). One sequence is over 1 unit
 //!   (`OVER_ONE_UNIT`).
 
 mod common;

@@ -6,9 +6,12 @@
 //!   extra sequence *k*; stream IDs go in order, animation *k* has stream ID *k* + 1 (1..=127:
 //!   0 means "any" in jumps and END, so it is not used). A node an animation does not move
 //!   holds its rest pose in that sequence. With the export's recorded pointer table
-//!   (`docs/extras.md`), the pointers follow it: a coordinate whose recorded pointers set
-//!   different parts (rotation, translation, scale) gets one pointer per part set, each
-//!   keying only its parts (the `table` submodule).
+//!   (`docs/extras.md`), the pointers follow it (the `table` submodule): a coordinate whose
+//!   recorded pointers set different parts (rotation, translation, scale) gets one pointer per
+//!   part set, each keying only its parts; each has the sequences its recorded pointer has,
+//!   with its stream IDs, INTR IDX, AFRAME and (1×) SPEED, and loops with its own recorded
+//!   loop; a coordinate the table gives no pointer gets none while its rest stays on the
+//!   file's world. The sequences are written by the `write` submodule.
 //! - **Keys**: a key frame at every frame (time × fps, rounded) where one of the node's channels
 //!   has a key, at frame 0, and where the interval to the next would pass TFRAME's 255 frames.
 //!   Each key holds the node's local TRS there (sampled as a glTF client does,

@@ -60,9 +60,8 @@ pub(super) fn coordinate_loops(
 ) -> Vec<[usize; 3]> {
     let coords: std::collections::BTreeSet<usize> = owners.iter().flatten().copied().collect();
     let all: Vec<&Frame> = frames.iter().chain(after).collect();
-    let looped = |keep: &dyn Fn(&Option<usize>) -> bool| {
-        repeat(&all, &|i| owners.get(i).is_some_and(|o| keep(o)))
-    };
+    let looped =
+        |keep: &dyn Fn(&Option<usize>) -> bool| repeat(&all, &|i| owners.get(i).is_some_and(keep));
     let mut out: Vec<[usize; 3]> = coords
         .iter()
         .filter_map(|&c| looped(&|o| *o == Some(c)).map(|(j, p)| [c, j, p]))
@@ -75,6 +74,23 @@ pub(super) fn coordinate_loops(
         );
     }
     out
+}
+
+/// The animation member's `coordinate_loops` and `pointer_loops` of a take's `frames` and
+/// `after` ([`coordinate_loops`], [`pointer_loops`]); empty unless the take `repeats` (looped,
+/// or cut: an ended take stopped its pointers, so nothing loops).
+pub(super) fn loops(
+    (frames, after, repeats): (&[Frame], Option<&Frame>, bool),
+    owners: &[Option<usize>],
+    coordinates: usize,
+) -> (Vec<[usize; 3]>, Vec<[usize; 3]>) {
+    if !repeats {
+        return (Vec::new(), Vec::new());
+    }
+    (
+        coordinate_loops(frames, after, owners, coordinates),
+        pointer_loops(frames, after, owners),
+    )
 }
 
 /// Per sequence pointer that updates a coordinate (its index in the order of `owners`, the
