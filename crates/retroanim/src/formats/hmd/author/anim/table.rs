@@ -159,21 +159,31 @@ pub(super) fn kept_loops(
         .enumerate()
         .filter_map(|(i, x)| Some((extras::get_u64(&x.extras, "hmd", "coordinate")?, i)))
         .collect();
-    let Some(list) = extras::get(&a.extras, "hmd")
-        .and_then(|h| h.get("coordinate_loops"))
-        .and_then(|l| l.as_array())
-    else {
-        return Default::default();
-    };
-    list.iter()
-        .filter_map(|l| {
-            let node = *node_of.get(&l.get(0)?.as_u64()?)?;
-            let j = u32::try_from(l.get(1)?.as_u64()?).ok()?;
-            let p = u32::try_from(l.get(2)?.as_u64()?).ok().filter(|&p| p > 0)?;
-            j.checked_add(p)?;
-            Some((node, (j, p)))
-        })
+    loops_of(a, "coordinate_loops")
+        .into_iter()
+        .flatten()
+        .filter_map(|(c, l)| Some((*node_of.get(&c)?, l)))
         .collect()
+}
+
+/// The `[what, start frame, period]` triples of animation `a`'s loop member `key`, as
+/// (what, (start, period)) with a period over 0 and an end within 32 bits; `None` without the
+/// member.
+fn loops_of(a: &Animation, key: &str) -> Option<Vec<(u64, (u32, u32))>> {
+    let list = crate::scene::extras::get(&a.extras, "hmd")?
+        .get(key)?
+        .as_array()?;
+    Some(
+        list.iter()
+            .filter_map(|l| {
+                let what = l.get(0)?.as_u64()?;
+                let j = u32::try_from(l.get(1)?.as_u64()?).ok()?;
+                let p = u32::try_from(l.get(2)?.as_u64()?).ok().filter(|&p| p > 0)?;
+                j.checked_add(p)?;
+                Some((what, (j, p)))
+            })
+            .collect(),
+    )
 }
 
 /// SPEED at the console's own rate (1×; a file's 0 plays so as well).
@@ -186,18 +196,10 @@ const SPEED_1X: i8 = 0x10;
 pub(super) fn kept_pointer_loops(
     a: &Animation,
 ) -> Option<std::collections::BTreeMap<usize, (u32, u32)>> {
-    let list = crate::scene::extras::get(&a.extras, "hmd")?
-        .get("pointer_loops")?
-        .as_array()?;
     Some(
-        list.iter()
-            .filter_map(|l| {
-                let i = usize::try_from(l.get(0)?.as_u64()?).ok()?;
-                let j = u32::try_from(l.get(1)?.as_u64()?).ok()?;
-                let p = u32::try_from(l.get(2)?.as_u64()?).ok().filter(|&p| p > 0)?;
-                j.checked_add(p)?;
-                Some((i, (j, p)))
-            })
+        loops_of(a, "pointer_loops")?
+            .into_iter()
+            .filter_map(|(i, l)| Some((usize::try_from(i).ok()?, l)))
             .collect(),
     )
 }
