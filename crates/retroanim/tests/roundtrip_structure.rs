@@ -12,16 +12,19 @@
 //!   of the original within one unit of it for 240 updates, past the end of one cycle of a
 //!   looping sequence; the same coordinate list (count and parents: a mesh that is not its
 //!   coordinate's own, a camera or a light is drawn in a coordinate, not given one), cameras
-//!   and lights where they were; all sequences exported together, the same sequence table for
-//!   every file with coordinate pointers (18): the sequence count, the coordinate pointers in
+//!   and lights where they were; all sequences exported together, each played as the original
+//!   (within the same bounds), and the same sequence table for every file with coordinate
+//!   pointers but TRI3's TRI.HMD (17 of 18): the sequence count, the coordinate pointers in
 //!   the file's order (a coordinate pointer is one into the header word that points at the
 //!   coordinate section: 4, or AMMONITE's 5), each with its INTR IDX, AFRAME and SPEED (0 kept,
 //!   any other rate written as 0x10) and, per sequence it has, its stream ID and loop or END.
-//!   That includes coordinates with several pointers (UFO, YESNO5, TRI3's TRI.HMD: a rotation
-//!   and a translation pointer each; CUBE0: pointers with 5 and 3 sequences that loop with
-//!   periods of 500 and 251 updates) and coordinates the file has no pointer for (CUBE0's
-//!   faces, TRI's coordinate 17: none is written). One sequence is over 1 unit
-//!   (`OVER_ONE_UNIT`).
+//!   That includes coordinates with several pointers (UFO, YESNO5: a rotation and a
+//!   translation pointer each; CUBE0: pointers with 5 and 3 sequences that loop with periods
+//!   of 500 and 251 updates) and coordinates the file has no pointer for (CUBE0's faces: none
+//!   is written). TRI's differs in 3 of its 37 pointers (reported): the translation pointers
+//!   of coordinates 11–13 have one sequence in the file, and get a second, since their first
+//!   sequence's keys, solved under sequence 0's parents, would play sequence 1 3 units off.
+//!   One sequence is over 1 unit (`OVER_ONE_UNIT`).
 
 mod common;
 
@@ -362,7 +365,8 @@ mod hmd_structure {
         let mut added = Vec::new();
         let mut devices_moved = Vec::new();
         let mut devices = 0usize;
-        let (mut tables, mut tabled) = (Vec::new(), 0usize);
+        let (mut tables, mut untabled, mut tabled) = (Vec::new(), Vec::new(), 0usize);
+        let mut all_over = Vec::new();
         let mut wrong = Vec::new();
         let mut report: Vec<(i64, String)> = Vec::new();
         for (name, path) in common::corpus_files("HMD") {
@@ -379,13 +383,45 @@ mod hmd_structure {
                 match back(&to_glb(&m, None)) {
                     Ok(new) => {
                         let (a, b) = (coordinate_pointers(&m), coordinate_pointers(&new));
+                        let mut on: Vec<usize> = a.iter().map(|p| p.0).collect();
+                        on.sort_unstable();
+                        on.dedup();
+                        // Kept in every file whose coordinates each have one pointer; reported
+                        // where they have several.
+                        let one_each = !a.is_empty() && on.len() == a.len();
                         let same = (count, &a) == (hmd::sequence_count(&new), &b);
                         tabled += usize::from(!a.is_empty() && same);
                         if !same {
-                            tables.push(format!(
+                            (if one_each { &mut tables } else { &mut untabled }).push(format!(
                                 "{name}: {count} sequences, pointers {a:?} → {} sequences, pointers {b:?}",
                                 hmd::sequence_count(&new)
                             ));
+                        }
+                        // The file of every sequence plays each as the original does.
+                        for k in 0..count {
+                            let play = |h| {
+                                Player::new(
+                                    h,
+                                    &PlayOptions {
+                                        sequence: Some(k),
+                                        ..PlayOptions::default()
+                                    },
+                                )
+                            };
+                            let (mut x, mut y) = (play(&m), play(&new));
+                            let mut worst = 0i64;
+                            for _ in 0..FRAMES {
+                                x.step().unwrap();
+                                y.step().unwrap();
+                                for (c, p) in x.frame().coordinates.iter().enumerate() {
+                                    if let Some(q) = y.frame().coordinates.get(c) {
+                                        worst = worst.max(distance(&p.world, &q.world));
+                                    }
+                                }
+                            }
+                            if worst > 1 {
+                                all_over.push(format!("{name} sequence {k} of all: {worst}"));
+                            }
                         }
                     }
                     Err(e) => wrong.push(format!("{name} every sequence: {e}")),
@@ -458,12 +494,16 @@ mod hmd_structure {
         assert!(wrong.is_empty(), "{wrong:#?}");
         assert!(added.is_empty(), "{added:#?}");
         // The sequence count, each coordinate pointer in the file's order with its INTR IDX,
-        // AFRAME and SPEED, its stream IDs and how each sequence ends or loops: every file.
+        // AFRAME and SPEED, its stream IDs and how each sequence ends or loops.
+        for t in &untabled {
+            eprintln!("sequence table not kept (several pointers on one coordinate): {t}");
+        }
         assert!(tables.is_empty(), "{tables:#?}");
         assert!(
-            tabled >= 18,
+            tabled >= 17,
             "{tabled} files with their sequence table kept"
         );
+        assert!(all_over.len() <= OVER_ONE_UNIT, "{all_over:#?}");
         // Cameras and lights stay where they were, looking the same way.
         assert!(devices_moved.is_empty(), "{devices_moved:#?}");
         assert!(devices >= 1, "{devices} cameras and lights");

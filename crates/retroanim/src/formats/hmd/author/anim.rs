@@ -8,9 +8,10 @@
 //!   holds its rest pose in that sequence. With the export's recorded pointer table
 //!   (`docs/extras.md`), the pointers follow it (the `table` submodule): a coordinate whose
 //!   recorded pointers set different parts (rotation, translation, scale) gets one pointer per
-//!   part set, each keying only its parts; each has the sequences its recorded pointer has,
-//!   with its stream IDs, INTR IDX, AFRAME and (1×) SPEED, and loops with its own recorded
-//!   loop; a coordinate the table gives no pointer gets none while its rest stays on the
+//!   part set, each keying only its parts; each has the sequences its recorded pointer has
+//!   (and one for each it lacks where its START sequence's keys would not play that the
+//!   same), with its stream IDs, INTR IDX, AFRAME and (1×) SPEED, and loops with its own
+//!   recorded loop; a coordinate the table gives no pointer gets none while its rest stays on the
 //!   file's world. The sequences are written by the `write` submodule.
 //! - **Keys**: a key frame at every frame (time × fps, rounded) where one of the node's channels
 //!   has a key, at frame 0, and where the interval to the next would pass TFRAME's 255 frames.
@@ -582,9 +583,12 @@ pub(super) fn build(
         // The sequences the recorded pointer has (all without one). Where the pointer's own
         // loop is not its coordinate's (another pointer on it repeats with another period),
         // its track is made again with the pointer's loop.
+        // The pointer's track in each animation: its coordinate's, or made again with the
+        // pointer's own loop where that is not its coordinate's (another pointer on it repeats
+        // with another period).
         let index = rec.and_then(|i| recorded.get(i)).map(|r| r.index);
         let mut own: Vec<(usize, NodeTrack)> = Vec::new();
-        for k in table::sequences_for(recorded, rec, &sequence_of) {
+        for k in 0..anims.len() {
             let Some(loops_k) = index.and(pointer_loops[k].as_ref()) else {
                 continue;
             };
@@ -596,12 +600,29 @@ pub(super) fn build(
                 own.push((k, node_track(&ctx, (src, k, a), node, max_keys, looping)?));
             }
         }
-        let which: Vec<(usize, &NodeTrack)> = table::sequences_for(recorded, rec, &sequence_of)
+        let track_of = |k: usize| match own.iter().find(|o| o.0 == k) {
+            Some((_, t)) => Some(t),
+            None => ctx.tracks[node].get(k)?.as_ref(),
+        };
+        // The sequences the recorded pointer has (all without one). One it lacks plays its
+        // START sequence: left out only where that gives the console the same values (the
+        // pointer's parts move the same, and its ancestors' motion did not make the solved
+        // keys differ).
+        let mut wanted = table::sequences_for(recorded, rec, &sequence_of);
+        let start = wanted.iter().copied().find(|&k| sequence_of[k] == 0);
+        for k in 0..anims.len() {
+            let same = start.is_some_and(|s| match (track_of(k), track_of(s)) {
+                (Some(a), Some(b)) => table::same_values(a, b, keep),
+                _ => false,
+            });
+            if !wanted.contains(&k) && !same {
+                wanted.push(k);
+            }
+        }
+        wanted.sort_unstable();
+        let which: Vec<(usize, &NodeTrack)> = wanted
             .into_iter()
-            .filter_map(|k| match own.iter().find(|o| o.0 == k) {
-                Some((_, t)) => Some((k, t)),
-                None => Some((k, ctx.tracks[node].get(k)?.as_ref()?)),
-            })
+            .filter_map(|k| Some((k, track_of(k)?)))
             .collect();
         let starts = sequences_of(
             &which,

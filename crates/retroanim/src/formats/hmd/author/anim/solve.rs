@@ -124,7 +124,7 @@ fn distance(a: [[f64; 3]; 3], b: [[f64; 3]; 3]) -> (f64, f64) {
 
 impl NodeTrack {
     /// The values the driver gives the coordinate at frame `f` (the player's frame count).
-    fn values_at(&self, f: u32) -> [i32; 9] {
+    pub(super) fn values_at(&self, f: u32) -> [i32; 9] {
         // A looping track repeats its keys from `loop_from` on (its jump back): a child's keys
         // past the end of its parent's loop are solved against the parent's next cycle.
         let f = match (self.loop_from, self.keys.last()) {

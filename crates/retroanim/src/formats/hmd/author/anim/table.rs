@@ -6,6 +6,7 @@ use crate::scene::{Animation, Scene};
 
 use super::super::super::types::{ExtraSequence, SequencePointer, UpdateIndex};
 use super::super::layout::Recorded;
+use super::NodeTrack;
 
 /// The type word's bits of each part ([`Recorded::parts`] bit 1 translation, 2 rotation,
 /// 4 scale); the other bits (rotation order, category) are every pointer's.
@@ -124,6 +125,27 @@ pub(super) fn sequences_for(
     } else {
         mine
     }
+}
+
+/// Whether tracks `a` and `b` give the console the same values of the parts the type word
+/// `keep` keeps at every frame up to twice the later one's last key (a loop's second cycle).
+pub(super) fn same_values(a: &NodeTrack, b: &NodeTrack, keep: u32) -> bool {
+    let parts = |t: &NodeTrack| t.code & keep & 0xFFF;
+    let order = |t: &NodeTrack| (t.code >> 12) & 0xF;
+    let last = |t: &NodeTrack| t.keys.last().map_or(0, |k| k.frame);
+    let end = last(a).max(last(b)).saturating_mul(2).saturating_add(1);
+    let kept: Vec<usize> = (0..9)
+        .filter(|q| keep >> (4 * (q / 3)) & 0xF != 0)
+        .collect();
+    a.axes.is_none()
+        && b.axes.is_none()
+        && parts(a) == parts(b)
+        && (keep & 0xF0 == 0 || order(a) == order(b))
+        && (keep & 0xF00 == 0 || a.scaled == b.scaled)
+        && (0..=end).all(|f| {
+            let (x, y) = (a.values_at(f), b.values_at(f));
+            kept.iter().all(|&q| x[q] == y[q])
+        })
 }
 
 /// The stream ID a pointer standing for recorded pointer `rec` starts animation `k` with (of
