@@ -127,11 +127,16 @@ impl<'a> Reader<'a, Le> {
             .checked_mul(2)
             .ok_or_else(|| self.malformed(format!("{what}: {n} halfwords")))?;
         let b = self.bytes(len, what)?;
-        // One pass over the bytes into an allocation that is not zeroed first (the loop
-        // vectorises to a plain copy on a little-endian machine).
-        let mut v = Vec::with_capacity(n);
-        v.extend(b.chunks_exact(2).map(|h| u16::from_le_bytes([h[0], h[1]])));
-        Ok(v)
+        if cfg!(target_endian = "little") {
+            // A zeroed allocation (fresh pages from the system for large ones) and one copy.
+            let mut v = vec![0u16; n];
+            bytemuck::cast_slice_mut::<u16, u8>(&mut v).copy_from_slice(b);
+            Ok(v)
+        } else {
+            Ok(b.chunks_exact(2)
+                .map(|h| u16::from_le_bytes([h[0], h[1]]))
+                .collect())
+        }
     }
 }
 

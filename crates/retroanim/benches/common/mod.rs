@@ -22,3 +22,14 @@ pub fn peak_rss_kb() -> u64 {
         })
         .unwrap_or(0)
 }
+
+/// This thread's time on a CPU and time waiting for one while runnable, so far (nanoseconds,
+/// `/proc/thread-self/schedstat`; `None` without it). The wait is what other processes' load
+/// adds to wall time.
+pub fn thread_sched_ns() -> Option<(u64, u64)> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let mut f = s.split_whitespace().map(|v| v.parse::<u64>().ok());
+    Some((f.next()??, f.next()??))
+}
+
+pub mod author;

@@ -77,7 +77,7 @@ pub fn rank_all(tods: &[TodKey<'_>], tmds: &[TmdKey<'_>]) -> Vec<Vec<Ranked>> {
             if !t.ids.is_empty() {
                 return first[i].clone();
             }
-            let boosted: Vec<usize> = tods
+            let mut boosted: Vec<usize> = tods
                 .iter()
                 .zip(&tod_places)
                 .zip(&first)
@@ -87,6 +87,8 @@ pub fn rank_all(tods: &[TodKey<'_>], tmds: &[TmdKey<'_>]) -> Vec<Vec<Ranked>> {
             if boosted.is_empty() {
                 return first[i].clone();
             }
+            boosted.sort_unstable();
+            boosted.dedup();
             rank_with(t, p, tmds, &tmd_places, &boosted)
         })
         .collect()
@@ -99,10 +101,9 @@ pub fn score(tod: &TodKey<'_>, tmd: &TmdKey<'_>, near: Nearness) -> Option<f64> 
 
 /// [`score`], the name stems' comparison given.
 fn score_of(tod: &TodKey<'_>, tmd: &TmdKey<'_>, near: Nearness, same_stem: bool) -> Option<f64> {
-    if !tod
-        .ids
-        .iter()
-        .all(|&id| id >= 1 && id as usize <= tmd.objects)
+    // The IDs are sorted: the first and the last bound them all.
+    if tod.ids.first().is_some_and(|&id| id < 1)
+        || tod.ids.last().is_some_and(|&id| id as usize > tmd.objects)
     {
         return None;
     }
@@ -131,7 +132,7 @@ pub fn rank(tod: &TodKey<'_>, tmds: &[TmdKey<'_>]) -> Vec<Ranked> {
 }
 
 /// [`rank`] (`place` is the TOD's, `places` the TMDs'), with 0.30 more for the TMDs in
-/// `sibling` (indices into `tmds`).
+/// `sibling` (indices into `tmds`, sorted).
 fn rank_with(
     tod: &TodKey<'_>,
     place: &Place<'_>,
@@ -140,29 +141,34 @@ fn rank_with(
     sibling: &[usize],
 ) -> Vec<Ranked> {
     type Entry<'b> = (f64, Nearness, &'b str, u64, usize);
-    let mut c: Vec<Entry<'_>> = tmds
-        .iter()
-        .enumerate()
-        .zip(places)
-        .filter_map(|((i, t), tp)| {
-            let near = place.nearness(tp);
-            let s = score_of(tod, t, near, place.stem_id == tp.stem_id)?
-                + if sibling.contains(&i) { 0.30 } else { 0.0 };
-            Some((s, near, t.source.container.as_str(), t.source.offset, i))
-        })
-        .collect();
     let order = |a: &Entry<'_>, b: &Entry<'_>| {
         b.0.total_cmp(&a.0)
             .then(a.1.cmp(&b.1))
             .then(a.2.cmp(b.2))
             .then(a.3.cmp(&b.3))
+            .then(a.4.cmp(&b.4))
     };
-    // A disc holds thousands: partition, then sort the few kept.
-    if c.len() > MAX_CANDIDATES {
-        c.select_nth_unstable_by(MAX_CANDIDATES - 1, order);
+    // A disc holds thousands: only the best few are kept, in order, as they come (most are
+    // turned away by one comparison with the worst kept).
+    let mut c: Vec<Entry<'_>> = Vec::with_capacity(MAX_CANDIDATES + 1);
+    for ((i, t), tp) in tmds.iter().enumerate().zip(places) {
+        let near = place.nearness(tp);
+        let Some(s) = score_of(tod, t, near, place.stem_id == tp.stem_id) else {
+            continue;
+        };
+        let s = s + if sibling.binary_search(&i).is_ok() {
+            0.30
+        } else {
+            0.0
+        };
+        let e = (s, near, t.source.container.as_str(), t.source.offset, i);
+        if c.len() == MAX_CANDIDATES && c.last().is_some_and(|w| order(&e, w).is_ge()) {
+            continue;
+        }
+        let at = c.partition_point(|k| order(k, &e).is_le());
+        c.insert(at, e);
         c.truncate(MAX_CANDIDATES);
     }
-    c.sort_by(order);
     let scores: Vec<f64> = c.iter().map(|e| e.0).collect();
     let conf = confidences(&scores);
     c.iter()

@@ -40,7 +40,7 @@ use crate::{Format, Model, Severity};
 
 /// Bytes the candidate pass looks at per task: large, so that few candidates' windows run past
 /// a chunk's end (whose bytes the next chunk's task reads again).
-const CHUNK: u64 = 4 << 20;
+const CHUNK: u64 = 8 << 20;
 /// The candidate tests of an offset look at the bytes up to [`HEAD`] past the end of the
 /// `TEST_BLOCK` (counted from the source's start) that holds it, wherever chunks end: what a
 /// test sees, and so the candidates counted, does not depend on the chunk size.
@@ -239,8 +239,18 @@ fn read_model(format: Format, data: &[u8], opts: &ScanOptions) -> Result<Model> 
     }
 }
 
-/// The asset's own size inside a window of `len` bytes it was read from.
-fn own_size(m: &Model, len: u64, left: u64, at_start: bool) -> u64 {
+/// [`hmd::structural_len`] of an HMD model (`None` for other formats): worked out once per
+/// model read and handed to what needs it.
+fn hmd_len(m: &Model) -> Option<u64> {
+    match m {
+        Model::Hmd(h) => hmd::structural_len(h),
+        _ => None,
+    }
+}
+
+/// The asset's own size inside a window of `len` bytes it was read from (`hmd_len`: its
+/// [`hmd_len`]).
+fn own_size(m: &Model, hmd_len: Option<u64>, len: u64, left: u64, at_start: bool) -> u64 {
     match m {
         Model::Tim(t) => len - t.trailing.len() as u64,
         Model::Tod(t) => len - t.trailing.len() as u64,
@@ -262,7 +272,7 @@ fn own_size(m: &Model, len: u64, left: u64, at_start: bool) -> u64 {
         // included (sample files keep normals no polygon uses).
         Model::Hmd(_) if at_start && len == left => len,
         // Embedded: where its structure ends, where that is known.
-        Model::Hmd(h) => match hmd::structural_len(h) {
+        Model::Hmd(h) => match hmd_len {
             Some(s) => s.min(len),
             None if len == left => len,
             None => {
@@ -288,13 +298,28 @@ pub(crate) struct Near<'a> {
     src: &'a dyn Source,
     /// Source offset of `buf[0]`.
     start: u64,
+    /// The bytes `buf[..have]` hold the source's; those after them are left from earlier use
+    /// (kept so that extending the window does not zero memory again).
     buf: &'a mut Vec<u8>,
+    have: usize,
 }
 
 impl<'a> Near<'a> {
-    /// `buf` holding the source's bytes from `start` on (any number of them).
-    pub(crate) fn new(src: &'a dyn Source, start: u64, buf: &'a mut Vec<u8>) -> Near<'a> {
-        Near { src, start, buf }
+    /// `buf[..have]` holding the source's bytes from `start` on (any number of them; what
+    /// follows in `buf` is scratch space).
+    pub(crate) fn new(
+        src: &'a dyn Source,
+        start: u64,
+        buf: &'a mut Vec<u8>,
+        have: usize,
+    ) -> Near<'a> {
+        let have = have.min(buf.len());
+        Near {
+            src,
+            start,
+            buf,
+            have,
+        }
     }
 
     /// The source.
@@ -305,7 +330,7 @@ impl<'a> Near<'a> {
     /// The bytes from `offset` on that are in memory (none when it lies outside them).
     pub(crate) fn at(&self, offset: u64) -> &[u8] {
         self.index(offset)
-            .and_then(|d| self.buf.get(d..))
+            .and_then(|d| self.buf[..self.have].get(d..))
             .unwrap_or(&[])
     }
 
@@ -324,16 +349,14 @@ impl<'a> Near<'a> {
         };
         let d = self.index(offset).ok_or_else(outside)?;
         let end = d.checked_add(len).ok_or_else(outside)?;
-        let have = self.buf.len();
+        let have = self.have;
         if end > have {
-            self.buf.resize(end, 0);
-            if let Err(e) = self
-                .src
-                .read_at(self.start + have as u64, &mut self.buf[have..])
-            {
-                self.buf.truncate(have);
-                return Err(e);
+            if end > self.buf.len() {
+                self.buf.resize(end, 0);
             }
+            self.src
+                .read_at(self.start + have as u64, &mut self.buf[have..end])?;
+            self.have = end;
         }
         Ok(&self.buf[d..end])
     }
@@ -349,9 +372,10 @@ impl<'a> Near<'a> {
 
     /// Writes back the bytes [`Near::patch`] returned.
     pub(crate) fn put(&mut self, offset: u64, word: [u8; 4]) {
+        let have = self.have;
         if let Some(b) = self
             .index(offset)
-            .and_then(|d| self.buf.get_mut(d..d.checked_add(4)?))
+            .and_then(|d| self.buf[..have].get_mut(d..d.checked_add(4)?))
         {
             b.copy_from_slice(&word);
         }
@@ -457,12 +481,14 @@ pub(crate) fn verify_strict(
             {
                 window = (window * 2).min(cap)
             }
-            Ok(Model::Hmd(h)) if window < cap && !hmd_ends_inside(&h, window) => {
-                window = (window * 2).min(cap)
-            }
             Ok(m) => {
-                let size = own_size(&m, window, left, offset == 0);
-                return accept(m, size, data, offset, format, left, opts).map(|mut f| {
+                let hl = hmd_len(&m);
+                if matches!(m, Model::Hmd(_)) && window < cap && !hmd_ends_inside(hl, window) {
+                    window = (window * 2).min(cap);
+                    continue;
+                }
+                let size = own_size(&m, hl, window, left, offset == 0);
+                return accept(m, hl, size, data, offset, format, left, opts).map(|mut f| {
                     f.mapped_address = mapped;
                     f
                 });
@@ -483,13 +509,16 @@ pub(crate) fn verify_strict(
 /// it points before that half, and the next window (twice as large) is read where it does not.
 /// An HMD whose end its structure does not give is read on to the end of its container, as
 /// before windows. The accepted bytes are read again on their own and must end there too.
-fn hmd_ends_inside(h: &hmd::Hmd, window: u64) -> bool {
-    hmd::structural_len(h).is_some_and(|s| s <= window / 2)
+fn hmd_ends_inside(structural_len: Option<u64>, window: u64) -> bool {
+    structural_len.is_some_and(|s| s <= window / 2)
 }
 
-/// Checks a model read from `data` (a window at `offset`) whose own size is `size`.
+/// Checks a model read from `data` (a window at `offset`) whose own size is `size` (`hl`: its
+/// [`hmd_len`]).
+#[allow(clippy::too_many_arguments)]
 fn accept(
     model: Model,
+    hl: Option<u64>,
     size: u64,
     data: &[u8],
     offset: u64,
@@ -511,24 +540,26 @@ fn accept(
             "ODOL v7 not at the end of its container",
         ));
     }
-    let model = if size < window {
-        trim(model, format, &data[..size as usize], opts)
-            .ok_or_else(|| reject("does not read alone", format!("its own {size} bytes")))?
+    let (model, hl) = if size < window {
+        let m = trim(model, format, &data[..size as usize], opts)
+            .ok_or_else(|| reject("does not read alone", format!("its own {size} bytes")))?;
+        let hl = hmd_len(&m);
+        (m, hl)
     } else {
-        model
+        (model, hl)
     };
-    if own_size(&model, size, left, offset == 0) != size {
+    if own_size(&model, hl, size, left, offset == 0) != size {
         return Err(reject(
             "size does not hold",
             format!("read alone, its {size} bytes give another size"),
         ));
     }
-    let issues = model.validate();
+    let issues = model.validate_read();
     if let Some(e) = issues.iter().find(|i| i.severity == Severity::Error) {
         return Err(reject("validation error", e.to_string()));
     }
     let size_exact = match &model {
-        Model::Hmd(h) => (offset == 0 && size == left) || hmd::structural_len(h).is_some(),
+        Model::Hmd(_) => (offset == 0 && size == left) || hl.is_some(),
         _ => true,
     };
     Ok(Found {
@@ -606,18 +637,17 @@ thread_local! {
     static CHUNK_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// True when the little-endian word `w` can open a candidate of any format: byte 0 is a PS1
-/// file ID (TIM 0x10, TMD 0x41, TOD/HMD 0x50) and bits 12..15 are clear (TIM, TMD and HMD
-/// open with the whole word 0x10 / 0x41 / 0x50; a TOD's version byte is below 16), or the
-/// word is `MLOD` / `ODOL`. A superset of [`candidate`]'s tests, cheap enough to vectorise.
+/// True when the little-endian word `w` can open a candidate of any format: the whole word is
+/// a TIM (0x10), TMD (0x41) or HMD (0x50) ID, or byte 0 is the TOD ID 0x50 with a version byte
+/// below 16 (bits 12..15 clear; the resolution above it is free), or the word is `MLOD` /
+/// `ODOL`. A superset of [`candidate`]'s tests, cheap enough to vectorise.
 #[inline(always)]
 fn may_open(w: u32) -> bool {
-    // `&` and `|`, not `&&` and `||`: no branches, so the block loop vectorises.
-    // Byte 0 and bits 12..15 at once: the three IDs have those bits clear.
-    let t = w & 0xF0FF;
-    (t == 0x10)
-        | (t == 0x41)
-        | (t == 0x50)
+    // `&` and `|`, not `&&` and `||`: no branches, so the block loop vectorises. The HMD ID
+    // word passes the TOD test.
+    (w == 0x10)
+        | (w == 0x41)
+        | (w & 0xF0FF == 0x50)
         | (w == u32::from_le_bytes(*b"MLOD"))
         | (w == u32::from_le_bytes(*b"ODOL"))
 }
@@ -640,7 +670,7 @@ fn candidates(buf: &[u8], start: u64, scan_len: usize, opts: &ScanOptions) -> Ve
     };
     if align == 4 && start % 4 == 0 {
         // Word-at-a-time: a block of words is tested with one branch (the loop vectorises);
-        // random data has a word that passes `may_open` about once per 1,400.
+        // random data has a word that passes `may_open` about once per 4,000.
         let whole = scan_len / (4 * BLOCK_WORDS) * (4 * BLOCK_WORDS);
         for (bi, block) in buf[..whole].chunks_exact(4 * BLOCK_WORDS).enumerate() {
             // A fixed-size array of words: the tests below run on all 16 lanes at once.
@@ -700,10 +730,14 @@ fn scan_chunk(
     }
     let found = CHUNK_BUF.with(|cell| -> Result<Vec<Found>> {
         let mut buf = cell.borrow_mut();
-        // Every byte is overwritten by the read: no need to zero the buffer again.
-        buf.resize((scan_len + HEAD).min(len - start) as usize, 0);
-        src.read_at(start, &mut buf)?;
-        let cands = candidates(&buf, start, scan_len as usize, opts);
+        // Every byte up to `n` is overwritten by the read: the buffer is only grown (zeroed
+        // once), never cut to the chunk and grown again.
+        let n = (scan_len + HEAD).min(len - start) as usize;
+        if buf.len() < n {
+            buf.resize(n, 0);
+        }
+        src.read_at(start, &mut buf[..n])?;
+        let cands = candidates(&buf[..n], start, scan_len as usize, opts);
         let t1 = Instant::now();
         stats
             .candidate_ns
@@ -715,7 +749,7 @@ fn scan_chunk(
         let mut rejected = Vec::new();
         // A window that lies in the chunk is parsed where it is, not read again; one that runs
         // past it extends the buffer for the candidates after it.
-        let mut near = Near::new(src, start, &mut buf);
+        let mut near = Near::new(src, start, &mut buf, n);
         for (off, f) in cands {
             match verify(&mut near, off, f, opts) {
                 Ok(x) => found.push(x),

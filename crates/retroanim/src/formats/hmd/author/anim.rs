@@ -316,15 +316,16 @@ fn node_track(
         }
         // Each key against the console's parent world (a STEP change's old value, shown only
         // on the way to its frame, keeps its sampled values).
-        let mut worst = 0.0f64;
+        let (mut worst, mut prev) = (0.0f64, None);
         for i in 0..keys.len() {
             let left = keys
                 .get(i + 1)
                 .is_some_and(|n| n.instant && n.frame == keys[i].frame);
             if !left {
                 let f = keys[i].frame;
-                let e = ctx.solve(world, k, node, order, scaled, f, &mut keys[i].pose);
+                let e = ctx.solve(world, k, node, order, scaled, f, &mut keys[i].pose, prev);
                 worst = worst.max(e);
+                prev = Some([0, 1, 2].map(|q| keys[i].pose[q]));
             }
         }
         (keys, worst)

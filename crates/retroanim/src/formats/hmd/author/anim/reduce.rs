@@ -7,15 +7,19 @@ use super::*;
 /// (integer for integer, with the driver's arithmetic), so a sampled animation keeps only the
 /// keys it needs (and a file's parameter section its 16-bit PARAMETER IDX). The key at frame
 /// `keep` (a loop's start, which a jump returns to) is kept.
+///
+/// A run of droppable keys is checked again whole at each key it grows by (quadratic in its
+/// length, at most 255 frames), so the keys' integers are rounded once beforehand.
 pub(super) fn simplify(keys: &[Key], scaled: bool, keep: Option<u32>) -> Vec<Key> {
     let used = if scaled { 9 } else { 6 };
-    let exact = |a: &Key, b: &Key, m: &Key| {
-        let t = ((b.frame - a.frame) * 16) as i32;
-        let r = ((b.frame - m.frame) * 16) as i32;
-        (0..used).all(|q| {
-            let v = console_lerp(a.pose[q].round() as i32, b.pose[q].round() as i32, r, t);
-            v == m.pose[q].round() as i32
-        })
+    let ints: Vec<[i32; 9]> = keys
+        .iter()
+        .map(|k| k.pose.map(|v| v.round() as i32))
+        .collect();
+    let exact = |a: usize, b: usize, m: usize| {
+        let t = ((keys[b].frame - keys[a].frame) * 16) as i32;
+        let r = ((keys[b].frame - keys[m].frame) * 16) as i32;
+        (0..used).all(|q| console_lerp(ints[a][q], ints[b][q], r, t) == ints[m][q])
     };
     let mut out = Vec::with_capacity(keys.len());
     let Some(first) = keys.first() else {
@@ -30,7 +34,7 @@ pub(super) fn simplify(keys: &[Key], scaled: bool, keep: Option<u32>) -> Vec<Key
             && !keys[e + 1].instant
             && Some(keys[e].frame) != keep
             && keys[e + 1].frame - keys[i].frame <= 255
-            && (i + 1..=e).all(|m| exact(&keys[i], &keys[e + 1], &keys[m]))
+            && (i + 1..=e).all(|m| exact(i, e + 1, m))
         {
             e += 1;
         }
