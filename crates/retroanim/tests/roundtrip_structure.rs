@@ -12,12 +12,16 @@
 //!   of the original within one unit of it for 240 updates, past the end of one cycle of a
 //!   looping sequence; the same coordinate list (count and parents: a mesh that is not its
 //!   coordinate's own, a camera or a light is drawn in a coordinate, not given one), cameras
-//!   and lights where they were; all sequences exported together, the same sequence table
-//!   (count, coordinate pointers in order, stream IDs, loop or END) for every file with one
-//!   pointer per coordinate, and for the files whose coordinates have several pointers that
-//!   set different parts (Sony's UFO and YESNO5: a rotation and a translation pointer). Not
-//!   yet kept: several animation primitives (TRI), several pointers setting the same parts
-//!   (CUBE0), coordinates without pointers (AMMONITE) — reported.
+//!   and lights where they were; all sequences exported together, each played as the original
+//!   (within the same bounds), and the same sequence table for every file with coordinate
+//!   pointers (18): the sequence count, the coordinate pointers in the file's order (a
+//!   coordinate pointer is one into the header word that points at the coordinate section: 4,
+//!   or AMMONITE's 5), each with its INTR IDX, AFRAME and SPEED (0 kept, any other rate
+//!   written as 0x10) and, per sequence it has, its stream ID and loop or END. That includes
+//!   coordinates with several pointers (UFO, YESNO5, TRI3's TRI.HMD: a rotation and a
+//!   translation pointer each, TRI's with 1 or 2 sequences; CUBE0: pointers with 5 and 3
+//!   sequences that loop with periods of 500 and 251 updates) and coordinates the file has no
+//!   pointer for (CUBE0's faces, TRI's coordinate 17: none is written).
 
 mod common;
 
@@ -286,21 +290,29 @@ mod hmd_structure {
         '-'
     }
 
-    /// The sequence pointers that update a coordinate, in the file's order: (coordinate, per
-    /// sequence the stream ID it starts with and its [`flow`]).
-    fn coordinate_pointers(m: &Hmd) -> Vec<(usize, Vec<(u8, char)>)> {
-        m.animations()
-            .iter()
-            .flat_map(|a| a.sequences.iter().map(move |p| (a.descriptors, p)))
-            .filter(|(_, p)| p.update.section == 4)
-            .filter_map(|(d, p)| {
+    /// A sequence pointer's coordinate, its INTR IDX, AFRAME and SPEED (a SPEED other than the
+    /// console's 1× rate, 0 or 0x10, as 0x10: the exported keys hold its effect), and per
+    /// sequence the stream ID it starts with and its [`flow`].
+    type CoordinatePointer = (usize, (u16, u16, i8), Vec<(u8, char)>);
+
+    /// The sequence pointers that update a coordinate (through the header word that points at
+    /// the coordinate section: 4, or AMMONITE's 5), in the file's order.
+    fn coordinate_pointers(m: &Hmd) -> Vec<CoordinatePointer> {
+        let mut out = Vec::new();
+        for a in m.animations() {
+            for p in &a.sequences {
+                let Some(c) = m.updated_coordinate(&a, p.update) else {
+                    continue;
+                };
                 let seqs = std::iter::once((p.start_sid, p.start as usize))
                     .chain(p.extra.iter().map(|e| (e.sid, e.start.max(0) as usize)))
-                    .map(|(sid, start)| (sid, flow(d, start, sid)))
+                    .map(|(sid, start)| (sid, flow(a.descriptors, start, sid)))
                     .collect();
-                Some((p.update.coordinate()?, seqs))
-            })
-            .collect()
+                let speed = if p.speed == 0 { 0 } else { 0x10 };
+                out.push((c, (p.intr_idx, p.aframe, speed), seqs));
+            }
+        }
+        out
     }
 
     /// The cameras and lights of `old` whose rest position (world) or direction `new` does not
@@ -351,6 +363,7 @@ mod hmd_structure {
         let mut devices_moved = Vec::new();
         let mut devices = 0usize;
         let (mut tables, mut untabled, mut tabled) = (Vec::new(), Vec::new(), 0usize);
+        let mut all_over = Vec::new();
         let mut wrong = Vec::new();
         let mut report: Vec<(i64, String)> = Vec::new();
         for (name, path) in common::corpus_files("HMD") {
@@ -370,9 +383,8 @@ mod hmd_structure {
                         let mut on: Vec<usize> = a.iter().map(|p| p.0).collect();
                         on.sort_unstable();
                         on.dedup();
-                        // Kept: a file whose coordinates each have one pointer, and one
-                        // whose coordinates have several that set different parts (a rotation
-                        // pointer and a translation pointer).
+                        // Kept in every file whose coordinates each have one pointer; reported
+                        // where they have several.
                         let one_each = !a.is_empty() && on.len() == a.len();
                         let same = (count, &a) == (hmd::sequence_count(&new), &b);
                         tabled += usize::from(!a.is_empty() && same);
@@ -381,6 +393,32 @@ mod hmd_structure {
                                 "{name}: {count} sequences, pointers {a:?} → {} sequences, pointers {b:?}",
                                 hmd::sequence_count(&new)
                             ));
+                        }
+                        // The file of every sequence plays each as the original does.
+                        for k in 0..count {
+                            let play = |h| {
+                                Player::new(
+                                    h,
+                                    &PlayOptions {
+                                        sequence: Some(k),
+                                        ..PlayOptions::default()
+                                    },
+                                )
+                            };
+                            let (mut x, mut y) = (play(&m), play(&new));
+                            let mut worst = 0i64;
+                            for _ in 0..FRAMES {
+                                x.step().unwrap();
+                                y.step().unwrap();
+                                for (c, p) in x.frame().coordinates.iter().enumerate() {
+                                    if let Some(q) = y.frame().coordinates.get(c) {
+                                        worst = worst.max(distance(&p.world, &q.world));
+                                    }
+                                }
+                            }
+                            if worst > 1 {
+                                all_over.push(format!("{name} sequence {k} of all: {worst}"));
+                            }
                         }
                     }
                     Err(e) => wrong.push(format!("{name} every sequence: {e}")),
@@ -452,16 +490,17 @@ mod hmd_structure {
         );
         assert!(wrong.is_empty(), "{wrong:#?}");
         assert!(added.is_empty(), "{added:#?}");
-        // The sequence count, each coordinate pointer in the file's order, its stream IDs and
-        // how each sequence ends or loops.
+        // The sequence count, each coordinate pointer in the file's order with its INTR IDX,
+        // AFRAME and SPEED, its stream IDs and how each sequence ends or loops.
         for t in &untabled {
-            eprintln!("sequence table not kept (several pointers on one coordinate, or none): {t}");
+            eprintln!("sequence table not kept (several pointers on one coordinate): {t}");
         }
         assert!(tables.is_empty(), "{tables:#?}");
         assert!(
-            tabled >= 16,
+            tabled >= 18,
             "{tabled} files with their sequence table kept"
         );
+        assert!(all_over.is_empty(), "{all_over:#?}");
         // Cameras and lights stay where they were, looking the same way.
         assert!(devices_moved.is_empty(), "{devices_moved:#?}");
         assert!(devices >= 1, "{devices} cameras and lights");

@@ -416,4 +416,23 @@ impl Hmd {
         }
         out
     }
+
+    /// The section number (header word) of animation primitive `a` that points at the
+    /// coordinate section (usually 4; AMMONITE's is 5), if one does.
+    pub fn coordinate_section(&self, a: &Animation<'_>) -> Option<usize> {
+        let at = self
+            .regions
+            .iter()
+            .find(|r| matches!(r.body, RegionBody::Coordinates(_)))?
+            .offset;
+        a.sections.iter().position(|&s| s == Some(at))
+    }
+
+    /// The coordinate (GsCOORDUNIT index) update index `update` of animation primitive `a`
+    /// updates: one into its [`Hmd::coordinate_section`] at word 1 + 20·k is coordinate k.
+    pub fn updated_coordinate(&self, a: &Animation<'_>, update: UpdateIndex) -> Option<usize> {
+        (Some(update.section as usize) == self.coordinate_section(a))
+            .then(|| update.coordinate())
+            .flatten()
+    }
 }

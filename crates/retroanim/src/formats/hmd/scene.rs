@@ -702,6 +702,11 @@ impl Hmd {
                 continue;
             }
             let sid = take.frames[0].sequences.first().map(|s| s.sid).unwrap_or(0);
+            let (coordinate_loops, pointer_loops) = structure::loops(
+                (&take.frames, take.after.as_ref(), take.looped || take.cut),
+                &owners,
+                rest.coordinates.len(),
+            );
             let mut extras = serde_json::json!({
                 "sequence": k,
                 "stream_id": sid,
@@ -717,17 +722,8 @@ impl Hmd {
                     "loop": take.looped,
                     "frames": take.frames.len(),
                     "fps": fps,
-                    // An ended take stopped its pointers: nothing loops.
-                    "coordinate_loops": if take.looped || take.cut {
-                        structure::coordinate_loops(
-                            &take.frames,
-                            take.after.as_ref(),
-                            &owners,
-                            rest.coordinates.len(),
-                        )
-                    } else {
-                        Vec::new()
-                    },
+                    "coordinate_loops": coordinate_loops,
+                    "pointer_loops": pointer_loops,
                 }),
             );
             scene.animations.push(Animation {

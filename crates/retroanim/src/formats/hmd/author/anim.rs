@@ -6,9 +6,13 @@
 //!   extra sequence *k*; stream IDs go in order, animation *k* has stream ID *k* + 1 (1..=127:
 //!   0 means "any" in jumps and END, so it is not used). A node an animation does not move
 //!   holds its rest pose in that sequence. With the export's recorded pointer table
-//!   (`docs/extras.md`), the pointers follow it: a coordinate whose recorded pointers set
-//!   different parts (rotation, translation, scale) gets one pointer per part set, each
-//!   keying only its parts (the `table` submodule).
+//!   (`docs/extras.md`), the pointers follow it (the `table` submodule): a coordinate whose
+//!   recorded pointers set different parts (rotation, translation, scale) gets one pointer per
+//!   part set, each keying only its parts; each has the sequences its recorded pointer has
+//!   (and one for each it lacks where its START sequence's keys would not play that the
+//!   same), with its stream IDs, INTR IDX, AFRAME and (1×) SPEED, and loops with its own
+//!   recorded loop; a coordinate the table gives no pointer gets none while its rest stays on the
+//!   file's world. The sequences are written by the `write` submodule.
 //! - **Keys**: a key frame at every frame (time × fps, rounded) where one of the node's channels
 //!   has a key, at frame 0, and where the interval to the next would pass TFRAME's 255 frames.
 //!   Each key holds the node's local TRS there (sampled as a glTF client does,
@@ -59,16 +63,13 @@ use crate::formats::tmd::author::Counts;
 use crate::scene::sample::{local_at, Sampler, Trs};
 use crate::scene::{Animation, Interpolation, Scene, Track};
 
-use super::super::cat3_anim::{
-    InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, UpdateIndex, CONTROL_END,
-};
+use super::super::cat3_anim::{ParameterItem, SequenceDescriptor, UpdateIndex};
 use super::super::play::console_lerp;
 use super::geometry::AnimParts;
 use super::{
     best_order, check_translation, euler, pose, unencodable, ConsolePose, HmdAuthorOptions,
     ToConsole,
 };
-use arrayvec::ArrayVec;
 use reduce::{rewrap, simplify, split};
 
 mod axes;
@@ -76,7 +77,9 @@ mod reduce;
 mod solve;
 mod table;
 mod weights;
+mod write;
 use solve::Ctx;
+use write::{end_sequence, sequences_of, Out};
 
 /// Channel method codes of the type word.
 const LINEAR: u32 = 1;
@@ -419,202 +422,6 @@ const RESCALE: f64 = 0.5;
 /// scaled gun 0.2–0.3 better.
 const RESCALE_GAIN: f64 = 0.1;
 
-/// Key `i` of `track` as type `code` (the track's type, or the parts of it one of several
-/// pointers on the coordinate sets) lays it out.
-fn key_frame(track: &NodeTrack, i: usize, code: u32) -> Option<KeyFrame> {
-    let k = &track.keys[i];
-    let (p1, p2) = track.controls[i];
-    let bez = |code: u32| code == BEZIER;
-    let t_code = code & 0xF;
-    let r_code = (code >> 4) & 0xF;
-    let s_code = (code >> 8) & 0xF;
-    let mut translation = ArrayVec::<i32, 9>::new();
-    let mut rotation = ArrayVec::<i16, 9>::new();
-    let mut scale = ArrayVec::<i16, 9>::new();
-    let points = |code: u32| -> Vec<&[f64; 9]> {
-        match code {
-            0 => vec![],
-            _ if bez(code) => vec![&k.pose, &p1, &p2],
-            _ => vec![&k.pose],
-        }
-    };
-    for p in points(t_code) {
-        for q in 0..3 {
-            translation.try_push(p[q].round() as i32).ok()?;
-        }
-    }
-    for p in points(r_code) {
-        for q in 3..6 {
-            rotation
-                .try_push(p[q].round().clamp(-32768.0, 32767.0) as i16)
-                .ok()?;
-        }
-    }
-    if track.scaled {
-        for p in points(s_code) {
-            for q in 6..9 {
-                scale
-                    .try_push(p[q].round().clamp(-32768.0, 32767.0) as i16)
-                    .ok()?;
-            }
-        }
-    }
-    Some(KeyFrame::Coordinate {
-        translation,
-        rotation,
-        scale,
-        pad: 0,
-    })
-}
-
-/// Where the sequences being written go.
-struct Out<'a> {
-    types: &'a mut Vec<u32>,
-    descriptors: &'a mut Vec<SequenceDescriptor>,
-    params: &'a mut Vec<ParameterItem>,
-    param_words: &'a mut usize,
-    /// Key frames already in the parameter section, by type and words.
-    stored: &'a mut std::collections::HashMap<(u32, Vec<u32>), u16>,
-}
-
-/// Writes the sequences of one pointer on coordinate `node`, one per animation that has a
-/// track for it, with the parts of each track's type word `keep` keeps; returns (animation,
-/// START IDX or extra sequence start) of each.
-fn sequences_of(
-    tracks: &[Option<NodeTrack>],
-    anims: &[&Animation],
-    (node, keep): (usize, u32),
-    out: &mut Out<'_>,
-) -> Result<Vec<(usize, u16)>> {
-    let mut starts: Vec<(usize, u16)> = Vec::with_capacity(anims.len());
-    for (k, a) in anims.iter().enumerate() {
-        let Some(Some(track)) = tracks.get(k) else {
-            continue;
-        };
-        let code = track.code & keep;
-        let type_idx = match out.types.iter().position(|&t| t == code) {
-            Some(i) => i,
-            None => {
-                out.types.push(code);
-                out.types.len() - 1
-            }
-        };
-        let type_idx = u8::try_from(type_idx)
-            .ok()
-            .filter(|&i| i < 0x80)
-            .ok_or_else(|| unencodable("more than 128 interpolation types"))?;
-        let layout = InterpolationType::from_code(code)
-            .layout()
-            .ok_or_else(|| unencodable(format!("type 0x{code:08x} has no layout")))?;
-        let start = out.descriptors.len();
-        let mut last_param = 0u16;
-        let mut anchor = None;
-        for i in 0..track.keys.len() {
-            let frame = key_frame(track, i, code).ok_or_else(|| {
-                unencodable(format!(
-                    "animation {:?}, node {node}: key {i} does not fit its layout",
-                    a.name
-                ))
-            })?;
-            // Equal key frames (of one type) are stored once.
-            let mut words = Vec::with_capacity(layout.words());
-            frame.encode(layout, &mut words).ok_or_else(|| {
-                unencodable(format!(
-                    "animation {:?}, node {node}: key {i} does not fit its layout",
-                    a.name
-                ))
-            })?;
-            let index = match out.stored.get(&(code, words.clone())) {
-                Some(&at) => at,
-                None => {
-                    let index = u16::try_from(*out.param_words).map_err(|_| {
-                        unencodable(format!(
-                            "animation {:?}, node {node}: the parameter section passes 65 535 words (PARAMETER IDX is 16 bits); fewer keys or nodes fit",
-                            a.name
-                        ))
-                    })?;
-                    *out.param_words += layout.words();
-                    out.params.push(ParameterItem::KeyFrame {
-                        index,
-                        type_code: code,
-                        frame,
-                    });
-                    out.stored.insert((code, words), index);
-                    index
-                }
-            };
-            let tframe = match i {
-                0 => 0,
-                _ if track.keys[i].instant => 0,
-                _ => track.keys[i].frame - track.keys[i - 1].frame,
-            };
-            out.descriptors.push(SequenceDescriptor::KeyFrame {
-                type_idx,
-                tframe: u8::try_from(tframe).unwrap_or(u8::MAX),
-                param_idx: index,
-            });
-            last_param = index;
-            // A loop's start: the same key once more with TFRAME 0, which the jump at the
-            // end returns to (reached at once, it sets the start's angles again, whatever
-            // turns the loop's angles added).
-            let loop_start = track.loop_from == Some(track.keys[i].frame)
-                && track
-                    .keys
-                    .get(i + 1)
-                    .map_or(true, |n| n.frame > track.keys[i].frame);
-            if loop_start && anchor.is_none() && i + 1 < track.keys.len() {
-                anchor = Some(out.descriptors.len());
-                out.descriptors.push(SequenceDescriptor::KeyFrame {
-                    type_idx,
-                    tframe: 0,
-                    param_idx: index,
-                });
-            }
-        }
-        match anchor {
-            Some(at) => {
-                let seq_idx = u16::try_from(at).map_err(|_| {
-                    unencodable(format!(
-                        "animation {:?}, node {node}: the loop starts at descriptor {at}, past 65535 (a jump's index is 16 bits)",
-                        a.name
-                    ))
-                })?;
-                out.descriptors.push(SequenceDescriptor::Jump {
-                    sid_dst: 0,
-                    sid_cnd: 0,
-                    seq_idx,
-                });
-            }
-            None => end_sequence(out.descriptors, type_idx, last_param),
-        }
-        // START IDX is 16 bits, an extra sequence's start a signed 16-bit value.
-        let limit = if k == 0 { 0xFFFF } else { 0x7FFF };
-        let start = u16::try_from(start).ok().filter(|&s| s <= limit).ok_or_else(|| {
-            unencodable(format!(
-                "animation {:?} (sequence {k}), node {node}: the sequence starts at descriptor {start}, past {limit} ({}); fewer keys or shorter animations fit",
-                a.name,
-                if k == 0 { "START IDX is 16 bits" } else { "an extra sequence's start is a signed 16-bit index" }
-            ))
-        })?;
-        starts.push((k, start));
-    }
-    Ok(starts)
-}
-
-/// The last key once more (TFRAME 1), so that it is reached; then END.
-fn end_sequence(descriptors: &mut Vec<SequenceDescriptor>, type_idx: u8, last_param: u16) {
-    descriptors.push(SequenceDescriptor::KeyFrame {
-        type_idx,
-        tframe: 1,
-        param_idx: last_param,
-    });
-    descriptors.push(SequenceDescriptor::Control {
-        code: CONTROL_END,
-        p1: 0,
-        p2: 0,
-    });
-}
-
 /// The animation primitive for `scene`'s animations, or `None` when none moves a node.
 /// `parents` are the coordinates' parents as written, `rest` their matrices.
 pub(super) fn build(
@@ -623,9 +430,10 @@ pub(super) fn build(
     opts: &HmdAuthorOptions,
     (parents, rest): (&[Option<usize>], &[gte::Mat]),
     morphs: &[(usize, usize, Vec<i32>)],
-    recorded: &[super::layout::Recorded],
+    table: &super::layout::Table,
     notes: &mut Counts,
 ) -> Result<Option<AnimParts>> {
+    let recorded = &table.pointers[..];
     let n = scene.nodes.len();
     // Only coordinates (the first `parents.len()` nodes) have sequences.
     // A channel that holds its node's rest (Blender keys every bone of an animated armature)
@@ -681,7 +489,7 @@ pub(super) fn build(
         .iter()
         .flat_map(|a| a.channels.iter().filter(|c| moving(a, c)).map(|c| c.node));
     let (nodes, pointer_nodes) = table::pointer_nodes(recorded, moved, parents.len().min(n));
-    let sid_of = table::stream_ids(recorded, &anims);
+    let sequence_of = table::sequence_indices(&anims);
     let mut types: Vec<u32> = Vec::new();
     let mut descriptors: Vec<SequenceDescriptor> = Vec::new();
     let mut params: Vec<ParameterItem> = Vec::new();
@@ -707,6 +515,8 @@ pub(super) fn build(
     // Each animation's loops (`docs/extras.md`): coordinate → (start frame, period), by node.
     let loops: Vec<std::collections::BTreeMap<usize, (u32, u32)>> =
         anims.iter().map(|a| table::kept_loops(scene, a)).collect();
+    // Each animation's loops of the recorded pointers, by pointer index.
+    let pointer_loops: Vec<_> = anims.iter().map(|a| table::kept_pointer_loops(a)).collect();
     let mut taken = 0usize;
     for &node in &by_depth {
         // Per animation: what moves the node (its rest when the animation does not), and the
@@ -738,10 +548,27 @@ pub(super) fn build(
         .filter_map(|&node| axes::node_of(node, &ctx.tracks[node]))
         .collect();
     // The pointers to write: those standing for recorded pointers in the recorded order, then
-    // the others in `pointer_nodes` order.
+    // the others in `pointer_nodes` order. With a recorded table, a coordinate it gives no
+    // pointer gets none either when its rest matrix under its parent's console world stays
+    // on the file's world (the export's locals differ from the rest by the console's rounding
+    // of the parent's world only: the file did not move it).
     let mut jobs: Vec<(usize, Option<usize>, u32)> = Vec::new();
     for &node in &pointer_nodes {
         if axes_nodes.iter().any(|x| x.node == node) {
+            continue;
+        }
+        let unrecorded = !recorded
+            .iter()
+            .any(|r| r.pointer.update.coordinate() == Some(node));
+        if table.present
+            && unrecorded
+            && ctx.tracks[node].iter().enumerate().all(|(k, t)| {
+                t.as_ref().map_or(true, |t| {
+                    let last = t.keys.last().map_or(0, |x| x.frame);
+                    ctx.rest_fits(anims[k], k, node, last)
+                })
+            })
+        {
             continue;
         }
         let used = ctx.tracks[node]
@@ -754,8 +581,52 @@ pub(super) fn build(
     }
     jobs.sort_by_key(|&(_, rec, _)| rec.unwrap_or(usize::MAX));
     for (node, rec, keep) in jobs {
+        // The sequences the recorded pointer has (all without one). Where the pointer's own
+        // loop is not its coordinate's (another pointer on it repeats with another period),
+        // its track is made again with the pointer's loop.
+        // The pointer's track in each animation: its coordinate's, or made again with the
+        // pointer's own loop where that is not its coordinate's (another pointer on it repeats
+        // with another period).
+        let index = rec.and_then(|i| recorded.get(i)).map(|r| r.index);
+        let mut own: Vec<(usize, NodeTrack)> = Vec::new();
+        for k in 0..anims.len() {
+            let Some(loops_k) = index.and(pointer_loops[k].as_ref()) else {
+                continue;
+            };
+            let looping = index.and_then(|i| loops_k.get(&i)).copied();
+            if looping != loops[k].get(&node).copied() {
+                let a = anims[k];
+                let moves = ctx.channels(a, node).any(|c| moving(a, c));
+                let src = if moves { a } else { &rest_anim };
+                own.push((k, node_track(&ctx, (src, k, a), node, max_keys, looping)?));
+            }
+        }
+        let track_of = |k: usize| match own.iter().find(|o| o.0 == k) {
+            Some((_, t)) => Some(t),
+            None => ctx.tracks[node].get(k)?.as_ref(),
+        };
+        // The sequences the recorded pointer has (all without one). One it lacks plays its
+        // START sequence: left out only where that gives the console the same values (the
+        // pointer's parts move the same, and its ancestors' motion did not make the solved
+        // keys differ).
+        let mut wanted = table::sequences_for(recorded, rec, &sequence_of);
+        let start = wanted.iter().copied().find(|&k| sequence_of[k] == 0);
+        for k in 0..anims.len() {
+            let same = start.is_some_and(|s| match (track_of(k), track_of(s)) {
+                (Some(a), Some(b)) => table::same_values(a, b, keep),
+                _ => false,
+            });
+            if !wanted.contains(&k) && !same {
+                wanted.push(k);
+            }
+        }
+        wanted.sort_unstable();
+        let which: Vec<(usize, &NodeTrack)> = wanted
+            .into_iter()
+            .filter_map(|k| Some((k, track_of(k)?)))
+            .collect();
         let starts = sequences_of(
-            &ctx.tracks[node],
+            &which,
             &anims,
             (node, keep),
             &mut Out {
@@ -767,7 +638,7 @@ pub(super) fn build(
             },
         )?
         .into_iter()
-        .map(|(k, start)| (start, sid_of(rec, k)))
+        .map(|(k, start)| (start, table::stream_id(recorded, &sequence_of, rec, k)))
         .collect::<Vec<_>>();
         let offset = u32::try_from(1 + node * 20)
             .ok()
@@ -775,7 +646,12 @@ pub(super) fn build(
             .ok_or_else(|| {
                 unencodable(format!("node {node}: coordinate offset past 2^24 words"))
             })?;
-        pointers.push(table::pointer(UpdateIndex { section: 4, offset }, &starts));
+        let from = rec.and_then(|i| recorded.get(i)).map(|r| &r.pointer);
+        pointers.push(table::pointer(
+            UpdateIndex { section: 4, offset },
+            &starts,
+            from,
+        ));
     }
     pointers.extend(weights::pointers(
         &anims,

@@ -39,6 +39,18 @@ pub(super) struct Recorded {
     pub pointer: SequencePointer,
     /// Translation 1, rotation 2, scale 4.
     pub parts: Option<u8>,
+    /// The pointer's index among all the file's sequence pointers (every animation primitive's,
+    /// in file order), as the animations' `pointer_loops` name it.
+    pub index: usize,
+}
+
+/// The sequence table the export recorded (the scene's `retroanim.hmd.animations`).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Table {
+    /// Whether the scene records one (a scene exported from an HMD).
+    pub present: bool,
+    /// Its sequence pointers that update a coordinate, in the file's order.
+    pub pointers: Vec<Recorded>,
 }
 
 /// Most descriptors looked at for a pointer's first key frame.
@@ -94,20 +106,22 @@ pub(super) struct Layout<'a> {
     pub coordinates: usize,
     /// Per node of `scene`.
     pub places: Vec<Place>,
-    /// The sequence pointers of the exported file that update a coordinate, in the file's
-    /// order (the scene's `retroanim.hmd.animations`; empty without coordinate tags).
-    pub pointers: Vec<Recorded>,
+    /// The sequence table of the exported file (the scene's `retroanim.hmd.animations`; none
+    /// without coordinate tags).
+    pub table: Table,
 }
 
-/// The recorded sequence pointers of `scene` that update one of `count` coordinates.
-fn recorded_pointers(scene: &Scene, count: usize) -> Vec<Recorded> {
+/// The recorded sequence table of `scene`, with the pointers that update one of `count`
+/// coordinates.
+fn recorded_table(scene: &Scene, count: usize) -> Table {
     let Some(list) = extras::get(&scene.extras, "hmd")
         .and_then(|h| h.get("animations"))
         .and_then(|a| a.as_array())
     else {
-        return Vec::new();
+        return Table::default();
     };
     let mut out = Vec::new();
+    let mut index = 0usize;
     for a in list {
         let Some(pointers) = a.get("pointers").and_then(|p| p.as_array()) else {
             continue;
@@ -120,18 +134,29 @@ fn recorded_pointers(scene: &Scene, count: usize) -> Vec<Recorded> {
             .get("interpolation_types")
             .and_then(|t| serde_json::from_value(t.clone()).ok())
             .unwrap_or_default();
+        // The header word that points at the coordinate section (4 where not recorded).
+        let section = a.get("coordinate_section").map_or(Some(4), |s| s.as_u64());
         for p in pointers {
+            index += 1;
             let Ok(pointer) = serde_json::from_value::<SequencePointer>(p.clone()) else {
                 continue;
             };
-            if pointer.update.section == 4 && pointer.update.coordinate().is_some_and(|c| c < count)
+            if Some(u64::from(pointer.update.section)) == section
+                && pointer.update.coordinate().is_some_and(|c| c < count)
             {
                 let parts = parts_of(&pointer, &descriptors, &types);
-                out.push(Recorded { pointer, parts });
+                out.push(Recorded {
+                    pointer,
+                    parts,
+                    index: index - 1,
+                });
             }
         }
     }
-    out
+    Table {
+        present: true,
+        pointers: out,
+    }
 }
 
 /// The layout of `scene` (module docs).
@@ -150,7 +175,7 @@ pub(super) fn plan(scene: &Scene) -> Layout<'_> {
                 block: i + 1,
             })
             .collect(),
-        pointers: Vec::new(),
+        table: Table::default(),
     }
 }
 
@@ -296,7 +321,7 @@ fn tagged(scene: &Scene) -> Option<Layout<'static>> {
         })
         .collect();
     Some(Layout {
-        pointers: recorded_pointers(&out, count),
+        table: recorded_table(&out, count),
         scene: Cow::Owned(out),
         coordinates: count,
         places,

@@ -414,7 +414,7 @@ pub fn author(scene: &Scene, opts: &HmdAuthorOptions) -> Result<HmdAuthored> {
         opts,
         (&parents, &rest),
         &morphs,
-        &layout.pointers,
+        &layout.table,
         &mut notes,
     )?;
     let devices = devices::build(scene, &conv, &layout.places, &mut notes);

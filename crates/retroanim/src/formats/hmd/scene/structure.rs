@@ -19,6 +19,7 @@ pub(super) fn scene_member(hmd: &Hmd, coordinates: usize) -> Value {
                 "interpolation_types": a.interpolation_types,
                 "descriptors": a.descriptors,
                 "pointers": a.sequences,
+                "coordinate_section": hmd.coordinate_section(a),
             })
         })
         .collect();
@@ -31,16 +32,16 @@ pub(super) fn scene_member(hmd: &Hmd, coordinates: usize) -> Value {
 }
 
 /// The coordinate each sequence pointer of the file updates (`None`: another target), in the
-/// order the player reports them ([`Frame::sequences`]): an update index into section 4 (the
-/// coordinate section) at word 1 + 20·k is coordinate k.
+/// order the player reports them ([`Frame::sequences`]): an update index into the coordinate
+/// section ([`Hmd::coordinate_section`]) at word 1 + 20·k is coordinate k.
 pub(super) fn pointer_coordinates(hmd: &Hmd) -> Vec<Option<usize>> {
     hmd.animations()
         .iter()
         .flat_map(|a| {
-            a.sequences.iter().map(|s| {
-                let o = s.update.offset as usize;
-                (s.update.section == 4 && o >= 1 && (o - 1) % 20 == 0).then(|| (o - 1) / 20)
-            })
+            a.sequences
+                .iter()
+                .map(|s| hmd.updated_coordinate(a, s.update))
+                .collect::<Vec<_>>()
         })
         .collect()
 }
@@ -59,27 +60,8 @@ pub(super) fn coordinate_loops(
 ) -> Vec<[usize; 3]> {
     let coords: std::collections::BTreeSet<usize> = owners.iter().flatten().copied().collect();
     let all: Vec<&Frame> = frames.iter().chain(after).collect();
-    let looped = |keep: &dyn Fn(&Option<usize>) -> bool| -> Option<(usize, usize)> {
-        let mut seen = std::collections::HashMap::new();
-        for (f, frame) in all.iter().enumerate() {
-            let state: Vec<_> = frame
-                .sequences
-                .iter()
-                .zip(owners)
-                .filter(|(_, o)| keep(o))
-                .map(|(s, _)| (s.sid, s.ctr_idx, s.tctr_idx, s.rframe, s.tframe, s.aframe))
-                .collect();
-            // A stopped pointer (AFRAME 0) repeats trivially: not a loop.
-            if state.is_empty() || state.iter().any(|s| s.5 == 0) {
-                return None;
-            }
-            if let Some(&j) = seen.get(&state) {
-                return Some((j, f - j));
-            }
-            seen.insert(state, f);
-        }
-        None
-    };
+    let looped =
+        |keep: &dyn Fn(&Option<usize>) -> bool| repeat(&all, &|i| owners.get(i).is_some_and(keep));
     let mut out: Vec<[usize; 3]> = coords
         .iter()
         .filter_map(|&c| looped(&|o| *o == Some(c)).map(|(j, p)| [c, j, p]))
@@ -92,6 +74,64 @@ pub(super) fn coordinate_loops(
         );
     }
     out
+}
+
+/// The animation member's `coordinate_loops` and `pointer_loops` of a take's `frames` and
+/// `after` ([`coordinate_loops`], [`pointer_loops`]); empty unless the take `repeats` (looped,
+/// or cut: an ended take stopped its pointers, so nothing loops).
+pub(super) fn loops(
+    (frames, after, repeats): (&[Frame], Option<&Frame>, bool),
+    owners: &[Option<usize>],
+    coordinates: usize,
+) -> (Vec<[usize; 3]>, Vec<[usize; 3]>) {
+    if !repeats {
+        return (Vec::new(), Vec::new());
+    }
+    (
+        coordinate_loops(frames, after, owners, coordinates),
+        pointer_loops(frames, after, owners),
+    )
+}
+
+/// Per sequence pointer that updates a coordinate (its index in the order of `owners`, the
+/// player's), the first frame `j` and period `p` with which its own state repeats within
+/// `frames` and `after` (as [`coordinate_loops`]), as `[pointer, j, p]`: a coordinate with
+/// several pointers whose periods differ (CUBE0's translation every 500 updates, rotation
+/// every 251) repeats only when all do, each pointer on its own.
+pub(super) fn pointer_loops(
+    frames: &[Frame],
+    after: Option<&Frame>,
+    owners: &[Option<usize>],
+) -> Vec<[usize; 3]> {
+    let all: Vec<&Frame> = frames.iter().chain(after).collect();
+    (0..owners.len())
+        .filter(|&i| owners[i].is_some())
+        .filter_map(|i| repeat(&all, &|x| x == i).map(|(j, p)| [i, j, p]))
+        .collect()
+}
+
+/// The first frame `j` and period `p` with which the state of the sequence pointers `keep`
+/// takes (by index) repeats in `frames`; `None` when it does not, or when one of them has
+/// stopped (AFRAME 0 repeats trivially).
+fn repeat(frames: &[&Frame], keep: &dyn Fn(usize) -> bool) -> Option<(usize, usize)> {
+    let mut seen = std::collections::HashMap::new();
+    for (f, frame) in frames.iter().enumerate() {
+        let state: Vec<_> = frame
+            .sequences
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| keep(*i))
+            .map(|(_, s)| (s.sid, s.ctr_idx, s.tctr_idx, s.rframe, s.tframe, s.aframe))
+            .collect();
+        if state.is_empty() || state.iter().any(|s| s.5 == 0) {
+            return None;
+        }
+        if let Some(&j) = seen.get(&state) {
+            return Some((j, f - j));
+        }
+        seen.insert(state, f);
+    }
+    None
 }
 
 /// The extras of coordinate node `index`.

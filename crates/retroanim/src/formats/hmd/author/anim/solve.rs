@@ -132,7 +132,7 @@ fn distance(a: [[f64; 3]; 3], b: [[f64; 3]; 3]) -> (f64, f64) {
 
 impl NodeTrack {
     /// The values the driver gives the coordinate at frame `f` (the player's frame count).
-    fn values_at(&self, f: u32) -> [i32; 9] {
+    pub(super) fn values_at(&self, f: u32) -> [i32; 9] {
         // A looping track repeats its keys from `loop_from` on (its jump back): a child's keys
         // past the end of its parent's loop are solved against the parent's next cycle.
         let f = match (self.loop_from, self.keys.last()) {
@@ -294,6 +294,25 @@ impl Ctx<'_> {
             memo.insert(key(c), world);
         }
         world
+    }
+
+    /// Whether `node` holding its rest matrix at every frame up to `last` of animation `k`
+    /// (`a`) stays on the file's world there: translation within [`REST_UNITS`], matrix
+    /// within [`REST_MATRIX`] 4096ths, under its parent's console world.
+    pub(super) fn rest_fits(&self, a: &Animation, k: usize, node: usize, last: u32) -> bool {
+        let Some(rest) = self.rest.get(node) else {
+            return false;
+        };
+        (0..=last).all(|f| {
+            let parent = self.parents[node].map(|p| self.console_world(p, k, f));
+            let g = placed(parent.as_ref(), rest);
+            let want = self.target_world(a, node, f as f64);
+            (0..3).all(|i| {
+                (g.t[i] as f64 - want.t[i]).abs() <= REST_UNITS
+                    && (0..3)
+                        .all(|j| (g.m[i][j] as f64 - want.m[i][j] * 4096.0).abs() <= REST_MATRIX)
+            })
+        })
     }
 
     /// The judge of a candidate local matrix of `node` at `frame` of animation `k` (`a`): its
@@ -578,6 +597,14 @@ impl Ctx<'_> {
         best.0 .0
     }
 }
+
+/// How far (units) a coordinate's world may be from the file's for its rest to stand for it
+/// ([`Ctx::rest_fits`]): the console's rounding of its parent's world moves a child by up to
+/// a unit and a half.
+const REST_UNITS: f64 = 1.5;
+
+/// How far (4096ths) its world matrix may be ([`Ctx::rest_fits`]).
+const REST_MATRIX: f64 = 2.0;
 
 /// `m` composed under `parent` (the console's `CompMatrix`), or `m` for a root.
 pub(super) fn placed(parent: Option<&Mat>, m: &Mat) -> Mat {

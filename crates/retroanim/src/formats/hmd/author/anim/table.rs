@@ -6,6 +6,7 @@ use crate::scene::{Animation, Scene};
 
 use super::super::super::types::{ExtraSequence, SequencePointer, UpdateIndex};
 use super::super::layout::Recorded;
+use super::NodeTrack;
 
 /// The type word's bits of each part ([`Recorded::parts`] bit 1 translation, 2 rotation,
 /// 4 scale); the other bits (rotation order, category) are every pointer's.
@@ -85,15 +86,10 @@ pub(super) fn pointer_nodes(
     (nodes, order)
 }
 
-/// The stream ID a pointer standing for recorded pointer `rec` starts animation `k` of `anims`
-/// with: what that pointer gives the sequence the animation was exported from
-/// (`retroanim.hmd.sequence`: START SID for 0, the extra sequence's SID after that), else
-/// `k + 1`.
-pub(super) fn stream_ids<'a>(
-    recorded: &'a [Recorded],
-    anims: &[&Animation],
-) -> impl Fn(Option<usize>, usize) -> u8 + 'a {
-    let sequence_of: Vec<usize> = anims
+/// The sequence each animation of `anims` was exported from (`retroanim.hmd.sequence`; its
+/// position without one).
+pub(super) fn sequence_indices(anims: &[&Animation]) -> Vec<usize> {
+    anims
         .iter()
         .enumerate()
         .map(|(k, a)| {
@@ -101,16 +97,74 @@ pub(super) fn stream_ids<'a>(
                 .and_then(|s| usize::try_from(s).ok())
                 .unwrap_or(k)
         })
+        .collect()
+}
+
+/// The animations (indices into the scene's written animations, exported from the sequences
+/// `sequence_of`) a pointer standing for recorded pointer `rec` has sequences for: those
+/// exported from a sequence the recorded pointer has (START, extra sequence 1, …), in
+/// animation order. All of them without a recorded pointer, or when it has none of them
+/// (a scene exported with one sequence the pointer does not have).
+pub(super) fn sequences_for(
+    recorded: &[Recorded],
+    rec: Option<usize>,
+    sequence_of: &[usize],
+) -> Vec<usize> {
+    let all: Vec<usize> = (0..sequence_of.len()).collect();
+    let Some(r) = rec.and_then(|i| recorded.get(i)) else {
+        return all;
+    };
+    let has = 1 + r.pointer.extra.len();
+    let mine: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|&k| sequence_of[k] < has)
         .collect();
-    move |rec, k| {
-        let s = sequence_of.get(k).copied().unwrap_or(k);
-        rec.and_then(|i| recorded.get(i))
-            .and_then(|r| match s {
-                0 => Some(r.pointer.start_sid),
-                _ => r.pointer.extra.get(s - 1).map(|e| e.sid),
-            })
-            .unwrap_or((k + 1) as u8)
+    if mine.is_empty() {
+        all
+    } else {
+        mine
     }
+}
+
+/// Whether tracks `a` and `b` give the console the same values of the parts the type word
+/// `keep` keeps at every frame up to twice the later one's last key (a loop's second cycle).
+pub(super) fn same_values(a: &NodeTrack, b: &NodeTrack, keep: u32) -> bool {
+    let parts = |t: &NodeTrack| t.code & keep & 0xFFF;
+    let order = |t: &NodeTrack| (t.code >> 12) & 0xF;
+    let last = |t: &NodeTrack| t.keys.last().map_or(0, |k| k.frame);
+    let end = last(a).max(last(b)).saturating_mul(2).saturating_add(1);
+    let kept: Vec<usize> = (0..9)
+        .filter(|q| keep >> (4 * (q / 3)) & 0xF != 0)
+        .collect();
+    a.axes.is_none()
+        && b.axes.is_none()
+        && parts(a) == parts(b)
+        && (keep & 0xF0 == 0 || order(a) == order(b))
+        && (keep & 0xF00 == 0 || a.scaled == b.scaled)
+        && (0..=end).all(|f| {
+            let (x, y) = (a.values_at(f), b.values_at(f));
+            kept.iter().all(|&q| x[q] == y[q])
+        })
+}
+
+/// The stream ID a pointer standing for recorded pointer `rec` starts animation `k` with (of
+/// the animations exported from the sequences `sequence_of`): what that pointer gives the
+/// sequence the animation was exported from (START SID for 0, the extra sequence's SID after
+/// that), else `k + 1`.
+pub(super) fn stream_id(
+    recorded: &[Recorded],
+    sequence_of: &[usize],
+    rec: Option<usize>,
+    k: usize,
+) -> u8 {
+    let s = sequence_of.get(k).copied().unwrap_or(k);
+    rec.and_then(|i| recorded.get(i))
+        .and_then(|r| match s {
+            0 => Some(r.pointer.start_sid),
+            _ => r.pointer.extra.get(s - 1).map(|e| e.sid),
+        })
+        .unwrap_or((k + 1) as u8)
 }
 
 /// The loops an export kept for animation `a` (`retroanim.hmd.coordinate_loops`:
@@ -127,36 +181,75 @@ pub(super) fn kept_loops(
         .enumerate()
         .filter_map(|(i, x)| Some((extras::get_u64(&x.extras, "hmd", "coordinate")?, i)))
         .collect();
-    let Some(list) = extras::get(&a.extras, "hmd")
-        .and_then(|h| h.get("coordinate_loops"))
-        .and_then(|l| l.as_array())
-    else {
-        return Default::default();
-    };
-    list.iter()
-        .filter_map(|l| {
-            let node = *node_of.get(&l.get(0)?.as_u64()?)?;
-            let j = u32::try_from(l.get(1)?.as_u64()?).ok()?;
-            let p = u32::try_from(l.get(2)?.as_u64()?).ok().filter(|&p| p > 0)?;
-            j.checked_add(p)?;
-            Some((node, (j, p)))
-        })
+    loops_of(a, "coordinate_loops")
+        .into_iter()
+        .flatten()
+        .filter_map(|(c, l)| Some((*node_of.get(&c)?, l)))
         .collect()
+}
+
+/// The `[what, start frame, period]` triples of animation `a`'s loop member `key`, as
+/// (what, (start, period)) with a period over 0 and an end within 32 bits; `None` without the
+/// member.
+fn loops_of(a: &Animation, key: &str) -> Option<Vec<(u64, (u32, u32))>> {
+    let list = crate::scene::extras::get(&a.extras, "hmd")?
+        .get(key)?
+        .as_array()?;
+    Some(
+        list.iter()
+            .filter_map(|l| {
+                let what = l.get(0)?.as_u64()?;
+                let j = u32::try_from(l.get(1)?.as_u64()?).ok()?;
+                let p = u32::try_from(l.get(2)?.as_u64()?).ok().filter(|&p| p > 0)?;
+                j.checked_add(p)?;
+                Some((what, (j, p)))
+            })
+            .collect(),
+    )
+}
+
+/// SPEED at the console's own rate (1×; a file's 0 plays so as well).
+const SPEED_1X: i8 = 0x10;
+
+/// The loops an export kept for each of the file's sequence pointers in animation `a`
+/// (`retroanim.hmd.pointer_loops`: `[pointer, start frame, period]`, the pointer by its index
+/// among all the file's pointers, [`Recorded::index`]); `None` when the animation records none
+/// (an export that did not write them: the coordinates' loops stand for their pointers').
+pub(super) fn kept_pointer_loops(
+    a: &Animation,
+) -> Option<std::collections::BTreeMap<usize, (u32, u32)>> {
+    Some(
+        loops_of(a, "pointer_loops")?
+            .into_iter()
+            .filter_map(|(i, l)| Some((usize::try_from(i).ok()?, l)))
+            .collect(),
+    )
 }
 
 /// A sequence pointer updating `update`, with the sequences starting at `starts` (descriptor,
 /// stream ID; one per animation, the first as START IDX, the others as extra sequences).
-pub(super) fn pointer(update: UpdateIndex, starts: &[(u16, u8)]) -> SequencePointer {
+/// INTR IDX, AFRAME and SPEED are the `recorded` pointer's; SPEED only when it plays at the
+/// console's rate (0 or 0x10: the exported keys hold the effect of any other rate, which
+/// would then play twice), else 0x10. Without a recorded pointer: no INTR IDX (0xFFFF),
+/// AFRAME 0, SPEED 0x10.
+pub(super) fn pointer(
+    update: UpdateIndex,
+    starts: &[(u16, u8)],
+    recorded: Option<&SequencePointer>,
+) -> SequencePointer {
     let (first, more) = starts
         .split_first()
         .map_or(((0, 0), &[][..]), |(f, m)| (*f, m));
     SequencePointer {
         update,
         num: starts.len() as u16,
-        intr_idx: 0xFFFF,
-        aframe: 0,
+        intr_idx: recorded.map_or(0xFFFF, |r| r.intr_idx),
+        aframe: recorded.map_or(0, |r| r.aframe),
         sid: first.1,
-        speed: 0x10,
+        speed: recorded
+            .map(|r| r.speed)
+            .filter(|&s| s == 0 || s == SPEED_1X)
+            .unwrap_or(SPEED_1X),
         src_intr_idx: 0xFFFF,
         rframe: 0,
         tframe: 0,

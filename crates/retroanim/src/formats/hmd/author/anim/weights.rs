@@ -275,6 +275,7 @@ pub(super) fn pointers(
                 offset: offset as u32,
             },
             &starts,
+            None,
         ))
     };
     for (j, (node, num, rest)) in src.morphs.iter().enumerate() {
