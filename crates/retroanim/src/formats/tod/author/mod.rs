@@ -319,134 +319,156 @@ pub fn author(
             }
         }
         let mut per: Vec<Vec<Packet>> = vec![Vec::new(); objects.len()];
-        for &o in &order {
-            if !kept[o].alive(f) {
-                continue;
-            }
-            let born = kept[o].born_at(f);
-            let node = objects[o];
-            let id = ids[o];
-            let x = &scene.nodes[node];
-            let out = &mut per[o];
-            // The model shown now: the node's own mesh, or a visible holder's.
-            let (model, show) = match x.mesh {
-                Some(m) => (Some(m), visible[node]),
-                None if holders[node].is_empty() => (None, visible[node]),
-                None => match holders[node].iter().find(|&&h| visible[h]) {
-                    Some(&h) => (scene.nodes[h].mesh, true),
-                    None => (None, false),
-                },
+        // The coordinates of one hierarchy level are solved in parallel (each needs only its
+        // parent's world, from the level above); packets are then made in object order.
+        for level in order.chunk_by(|&a, &b| depth[a] == depth[b]) {
+            let pre: Vec<Option<Result<solve::Solved>>> = {
+                use rayon::prelude::*;
+                let world = &world;
+                level
+                    .par_iter()
+                    .map(|&o| {
+                        if !kept[o].alive(f) {
+                            return None;
+                        }
+                        let node = objects[o];
+                        // Coordinates: a zero scale keeps the last one (the object is hidden).
+                        if locals[node].scale.iter().any(|s| s.abs() < 1e-9) {
+                            return None;
+                        }
+                        let parent = parent_obj[o].map(|p| world[p]);
+                        let w = &worlds[node];
+                        let wm = console_matrix(w, signs);
+                        let wt = [0, 1, 2].map(|i| w[12 + i] * signs[i] * k);
+                        if wt.iter().any(|v| v.is_nan() || v.abs() >= 2.1e9) {
+                            return Some(Err(out_of_range(node, &scene.nodes[node].name, f, wt)));
+                        }
+                        let local = locals[node].matrix();
+                        let fallback = (
+                            console_matrix(&local, signs),
+                            [0, 1, 2].map(|i| local[12 + i] * signs[i] * k),
+                        );
+                        let glb = Client {
+                            parent_inverse: scene.nodes[node]
+                                .parent
+                                .filter(|_| parent.is_some())
+                                .and_then(|p| solve::affine(&worlds[p]).inverse()),
+                            local,
+                            signs,
+                        };
+                        Some(Ok(solve(&wm, wt, parent.as_ref(), fallback, &glb)))
+                    })
+                    .collect()
             };
-            let from_mesh = model.map(|m| tmd_ids.get(m).copied().flatten());
-            if from_mesh == Some(None) && f == 0 {
-                missing_model += 1;
-            }
-            // The model's TMD ID, else the one the export kept for the object at this frame.
-            let want = from_mesh.flatten().or_else(|| kept[o].tmd_id_at(f));
-            {
-                if let Some(w) = want.filter(|&w| Some(w) != tmd_of[o]) {
-                    tmd_of[o] = want;
-                    out.push(Packet::new(
-                        id,
-                        PacketData::TmdId(IdValue {
-                            id: w as u16,
-                            pad: (w >> 16) as u16,
-                        }),
-                    ));
+            for (&o, pre) in level.iter().zip(pre) {
+                if !kept[o].alive(f) {
+                    continue;
                 }
-            }
-            if born {
-                if let Some(p) = parent_obj[o] {
-                    out.push(Packet::new(id, PacketData::Parent(IdValue::new(ids[p]))));
+                let born = kept[o].born_at(f);
+                let node = objects[o];
+                let id = ids[o];
+                let x = &scene.nodes[node];
+                let out = &mut per[o];
+                // The model shown now: the node's own mesh, or a visible holder's.
+                let (model, show) = match x.mesh {
+                    Some(m) => (Some(m), visible[node]),
+                    None if holders[node].is_empty() => (None, visible[node]),
+                    None => match holders[node].iter().find(|&&h| visible[h]) {
+                        Some(&h) => (scene.nodes[h].mesh, true),
+                        None => (None, false),
+                    },
+                };
+                let from_mesh = model.map(|m| tmd_ids.get(m).copied().flatten());
+                if from_mesh == Some(None) && f == 0 {
+                    missing_model += 1;
                 }
-            }
-            match kept[o].attribute_at(f) {
-                // The whole attribute word the export kept, hidden also where the scene hides
-                // the object.
-                Some(a) => {
-                    let a = if show { a } else { a | 0x8000_0000 };
-                    if a != attr_of[o] {
-                        attr_of[o] = a;
-                        shown[o] = show;
+                // The model's TMD ID, else the one the export kept for the object at this frame.
+                let want = from_mesh.flatten().or_else(|| kept[o].tmd_id_at(f));
+                {
+                    if let Some(w) = want.filter(|&w| Some(w) != tmd_of[o]) {
+                        tmd_of[o] = want;
                         out.push(Packet::new(
                             id,
-                            PacketData::Attribute(Attribute { mask: 0, value: a }),
+                            PacketData::TmdId(IdValue {
+                                id: w as u16,
+                                pad: (w >> 16) as u16,
+                            }),
                         ));
                     }
                 }
-                None if show != shown[o] => {
-                    shown[o] = show;
-                    attr_of[o] = (attr_of[o] & !0x8000_0000) | if show { 0 } else { 0x8000_0000 };
-                    out.push(Packet::new(
-                        id,
-                        PacketData::Attribute(Attribute {
-                            mask: !0x8000_0000,
-                            value: if show { 0 } else { 0x8000_0000 },
-                        }),
-                    ));
+                if born {
+                    if let Some(p) = parent_obj[o] {
+                        out.push(Packet::new(id, PacketData::Parent(IdValue::new(ids[p]))));
+                    }
                 }
-                None => {}
-            }
-            let parent = parent_obj[o].map(|p| world[p]);
-            // Coordinates: a zero scale keeps the last one (the object is hidden).
-            let degenerate = locals[node].scale.iter().any(|s| s.abs() < 1e-9);
-            if !degenerate {
-                let w = &worlds[node];
-                let wm = console_matrix(w, signs);
-                let wt = [0, 1, 2].map(|i| w[12 + i] * signs[i] * k);
-                if wt.iter().any(|v| v.is_nan() || v.abs() >= 2.1e9) {
-                    return Err(Error::Unencodable {
-                        format: Format::Tod,
-                        what: format!(
-                            "node {node} ({}) at frame {f}: it lies {:.0} console units out, past int32",
-                            x.name,
-                            wt.iter().fold(0.0f64, |a, v| a.max(v.abs()))
-                        ),
-                    });
+                match kept[o].attribute_at(f) {
+                    // The whole attribute word the export kept, hidden also where the scene hides
+                    // the object.
+                    Some(a) => {
+                        let a = if show { a } else { a | 0x8000_0000 };
+                        if a != attr_of[o] {
+                            attr_of[o] = a;
+                            shown[o] = show;
+                            out.push(Packet::new(
+                                id,
+                                PacketData::Attribute(Attribute { mask: 0, value: a }),
+                            ));
+                        }
+                    }
+                    None if show != shown[o] => {
+                        shown[o] = show;
+                        attr_of[o] =
+                            (attr_of[o] & !0x8000_0000) | if show { 0 } else { 0x8000_0000 };
+                        out.push(Packet::new(
+                            id,
+                            PacketData::Attribute(Attribute {
+                                mask: !0x8000_0000,
+                                value: if show { 0 } else { 0x8000_0000 },
+                            }),
+                        ));
+                    }
+                    None => {}
                 }
-                let local = locals[node].matrix();
-                let fallback = (
-                    console_matrix(&local, signs),
-                    [0, 1, 2].map(|i| local[12 + i] * signs[i] * k),
-                );
-                let glb = Client {
-                    parent_inverse: scene.nodes[node]
-                        .parent
-                        .filter(|_| parent.is_some())
-                        .and_then(|p| solve::affine(&worlds[p]).inverse()),
-                    local,
-                    signs,
+                let parent = parent_obj[o].map(|p| world[p]);
+                if let Some(solved) = pre {
+                    let solved = solved?;
+                    clamped += usize::from(solved.clamped);
+                    if parent.is_some() && solved.coord.t.iter().any(|&v| i16::try_from(v).is_err())
+                    {
+                        cut += 1;
+                    }
+                    if let Some(mut p) = coordinate_packet(&written[o], &solved.written) {
+                        if matches!(solved.written, Written::Matrix(_)) {
+                            matrix_packets += 1;
+                        }
+                        if opts.differential && kept[o].one_life() {
+                            p = diff::smaller(
+                                &sim[o],
+                                p,
+                                &solved.written,
+                                &solved.coord,
+                                scale_set[o],
+                            );
+                        }
+                        scale_set[o] |= matches!(
+                            p,
+                            PacketData::Coordinate(Coordinate {
+                                differential: false,
+                                scale: Some(_),
+                                ..
+                            })
+                        );
+                        sim[o] = diff::after(&sim[o], &p);
+                        out.push(Packet::new(id, p));
+                    }
+                    written[o] = solved.written;
+                    coord[o] = solved.coord;
+                }
+                world[o] = match &parent {
+                    Some(p) => gte::compose(p, &coord[o]),
+                    None => coord[o],
                 };
-                let solved = solve(&wm, wt, parent.as_ref(), fallback, &glb);
-                clamped += usize::from(solved.clamped);
-                if parent.is_some() && solved.coord.t.iter().any(|&v| i16::try_from(v).is_err()) {
-                    cut += 1;
-                }
-                if let Some(mut p) = coordinate_packet(&written[o], &solved.written) {
-                    if matches!(solved.written, Written::Matrix(_)) {
-                        matrix_packets += 1;
-                    }
-                    if opts.differential && kept[o].one_life() {
-                        p = diff::smaller(&sim[o], p, &solved.written, &solved.coord, scale_set[o]);
-                    }
-                    scale_set[o] |= matches!(
-                        p,
-                        PacketData::Coordinate(Coordinate {
-                            differential: false,
-                            scale: Some(_),
-                            ..
-                        })
-                    );
-                    sim[o] = diff::after(&sim[o], &p);
-                    out.push(Packet::new(id, p));
-                }
-                written[o] = solved.written;
-                coord[o] = solved.coord;
             }
-            world[o] = match &parent {
-                Some(p) => gte::compose(p, &coord[o]),
-                None => coord[o],
-            };
         }
         packets.extend(per.into_iter().flatten());
         rig.packets(&worlds, f, &mut packets)?;
@@ -494,6 +516,17 @@ pub fn author(
         ids,
         notes: notes.finish(),
     })
+}
+
+/// The error for node `node` lying past int32 at frame `f` (`wt`: its console translation).
+fn out_of_range(node: usize, name: &str, f: u64, wt: [f64; 3]) -> Error {
+    let far = wt.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    Error::Unencodable {
+        format: Format::Tod,
+        what: format!(
+            "node {node} ({name}) at frame {f}: it lies {far:.0} console units out, past int32"
+        ),
+    }
 }
 
 /// Whether node `i` only holds a mesh for its parent (see the module docs).
