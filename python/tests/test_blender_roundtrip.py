@@ -15,8 +15,9 @@ key moved. Checked here against the original files with `retroanim.play`:
   that loops, its repeats) are unchanged within 1 unit; the moved object is elsewhere at the
   key's frame.
 
-The sequence table an HMD cannot keep even without Blender (`TABLE_NOT_KEPT`) is compared with
-the direct round trip's (GLB → HMD without Blender) instead. Skipped loudly without `bpy` unless
+Every one of these HMDs comes back with its file's own sequence table (coordinate pointers found
+through the header word that points at the coordinate section: AMMONITE's is word 5, and
+SWITCH's word 4 points at MIMe weights). Skipped loudly without `bpy` unless
 RETROANIM_REQUIRE_CORPUS=1.
 """
 
@@ -41,10 +42,6 @@ MOVED = 100
 FRAMES = 240
 #: Console `CONTROL_END` (a sequence descriptor's END).
 CONTROL_END = 1
-#: Files whose sequence table the direct round trip does not keep either (docs/extras.md, "Not
-#: kept"): AMMONITE's joint axes MIMe coordinates get key-frame pointers, CUBE0's coordinate
-#: with several pointers gets one.
-TABLE_NOT_KEPT = {"ammonite", "cube0"}
 
 HMD = "psyq/psx/data/HMD/SCEI/"
 JANKEN = "addons/graphics/TOD/JANKEN"
@@ -154,8 +151,9 @@ def _model(path):
 
 
 def _sections(model):
-    """(animation primitives as (sequence pointers, descriptors), primitive header words by
-    offset)."""
+    """Each animation primitive as (sequence pointers, descriptors, the number of its header
+    word that points at the coordinate section: an update into it at word 1 + 20·k updates
+    coordinate k)."""
     regions = {r["offset"]: r["body"] for r in model["regions"]}
     headers = {}
     for body in regions.values():
@@ -175,7 +173,12 @@ def _sections(model):
             section = regions.get(control, {}).get("section", {})
             if section.get("role") != "sequence_control":
                 raise AssertionError(f"no sequence descriptors for the animation at {prim}")
-            anims.append((t["data"]["sequences"], section["data"]["sequence_control"]))
+            coords = next((at for at, b in regions.items() if "coordinates" in b), None)
+            coordinate_section = next(
+                (i for i, w in enumerate(words) if coords is not None and w.get("pointer") == coords),
+                None)
+            anims.append((t["data"]["sequences"], section["data"]["sequence_control"],
+                          coordinate_section))
     return anims
 
 
@@ -202,13 +205,13 @@ def _flow(descriptors, start, sid):
 def _table(path):
     """(sequence count, the coordinate pointers in order: (coordinate, [(stream ID, flow)]))."""
     count, pointers = 0, []
-    for seqs, descriptors in _sections(_model(path)):
+    for seqs, descriptors, coordinate_section in _sections(_model(path)):
         for p in seqs:
             starts = [(p["start_sid"], p["start"])] + [(e["sid"], max(e["start"], 0))
                                                          for e in p.get("extra", [])]
             count = max(count, len(starts))
             off = p["update"]["offset"] - 1
-            if p["update"]["section"] == 4 and off >= 0 and off % 20 == 0:
+            if p["update"]["section"] == coordinate_section and off >= 0 and off % 20 == 0:
                 pointers.append((off // 20, [(sid, _flow(descriptors, s, sid))
                                              for sid, s in starts]))
     return count, pointers
@@ -231,17 +234,12 @@ def _hmd_worlds(path, sequence):
 
 
 @pytest.mark.parametrize("name", ["ammonite", "switch", "pyramid5", "star09", "snowman", "cube0"])
-def test_hmd_comes_back_through_blender(through_blender, name, tmp_path):
-    cases, results, out = through_blender
+def test_hmd_comes_back_through_blender(through_blender, name):
+    cases, results, _ = through_blender
     source, hmd = cases[name]["source"], results[name]["same"][0]
     old0, new0 = retroanim.play(source, frames=0), retroanim.play(hmd, frames=0)
     assert old0.parents[0].tolist() == new0.parents[0].tolist(), "coordinates and parents"
-    if name in TABLE_NOT_KEPT:
-        direct = tmp_path / "direct.hmd"
-        retroanim.convert((out / f"{name}.glb").read_bytes(), "hmd", direct)
-        want = _table(direct)
-    else:
-        want = _table(source)
+    want = _table(source)
     assert _table(hmd) == want, "sequence count and coordinate pointers"
     count = want[0]
     old_dev, new_dev = _devices(source), _devices(hmd)
