@@ -26,7 +26,6 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 
 use retroanim::convert::{self, Options, TodInput};
 use retroanim::formats::{tmd, tod};
@@ -38,30 +37,6 @@ use common::mat_distance as distance;
 /// (as `tod_author_corpus.rs`: a zero-scaled glTF node is authored as a hidden object).
 fn in_view(o: &tod::ObjectPose) -> bool {
     o.visible && o.world.m.iter().flatten().any(|&v| v.abs() > 1)
-}
-
-/// The TMD a TOD animates: the one TMD of its directory, or of a sibling `TMD` directory
-/// (the janken layout), that holds every TMD ID the TOD uses.
-fn model_for(tod_path: &Path, anim: &tod::Tod, tmds: &[(String, PathBuf)]) -> Option<tmd::Tmd> {
-    let dir = tod_path.parent()?;
-    let sibling = dir.parent().map(|p| p.join("TMD"));
-    let near: Vec<&PathBuf> = tmds
-        .iter()
-        .map(|(_, p)| p)
-        .filter(|p| p.parent() == Some(dir) || p.parent() == sibling.as_deref())
-        .collect();
-    let want = retroanim::assemble::tmd_ids(anim)
-        .into_iter()
-        .max()
-        .unwrap_or(0);
-    let models: Vec<tmd::Tmd> = near
-        .iter()
-        .filter_map(|p| tmd::read(&std::fs::read(p).ok()?).ok())
-        .filter(|m| m.objects.len() as u32 >= want)
-        .collect();
-    (models.len() == 1)
-        .then(|| models.into_iter().next())
-        .flatten()
 }
 
 /// The structure of one tick: per live object ID (parent ID, TMD ID, attribute, seen).
@@ -95,7 +70,8 @@ fn every_corpus_tod_comes_back_with_its_ids_lives_tmd_ids_and_resolution() {
             continue;
         }
         let anim = tod::read(&bytes).unwrap();
-        let model = model_for(&path, &anim, &tmds);
+        let model =
+            common::tod_model::model_for(&path, &anim, tmds.iter().map(|(_, p)| p.as_path()));
         paired += usize::from(model.is_some());
         let opts = Options {
             tod: TodInput {

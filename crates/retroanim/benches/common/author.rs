@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use retroanim::convert::{self, Options, TodInput};
-use retroanim::formats::{tmd, tod};
 use retroanim::{Format, Model};
+
+#[path = "../../tests/common/tod_model.rs"]
+mod tod_model;
 
 /// One corpus file exported to GLB.
 pub struct Case {
@@ -40,26 +42,6 @@ pub fn files(dir: &Path, kind: &str) -> Vec<(PathBuf, String)> {
         .collect()
 }
 
-/// The one TMD of the TOD's folder or of a sibling `TMD` folder that has every TMD ID it uses.
-fn model_for(path: &Path, anim: &tod::Tod, tmds: &[(PathBuf, String)]) -> Option<tmd::Tmd> {
-    let dir = path.parent()?;
-    let sibling = dir.parent().map(|p| p.join("TMD"));
-    let want = retroanim::assemble::tmd_ids(anim)
-        .into_iter()
-        .max()
-        .unwrap_or(0);
-    let models: Vec<tmd::Tmd> = tmds
-        .iter()
-        .map(|(p, _)| p)
-        .filter(|p| p.parent() == Some(dir) || p.parent() == sibling.as_deref())
-        .filter_map(|p| tmd::read(&std::fs::read(p).ok()?).ok())
-        .filter(|m| m.objects.len() as u32 >= want)
-        .collect();
-    (models.len() == 1)
-        .then(|| models.into_iter().next())
-        .flatten()
-}
-
 /// Exports every distinct corpus TOD, then HMD, whose path holds `only`, handing each export to
 /// `each` (one at a time: only what `each` keeps stays in memory). Returns the export failures.
 pub fn for_each_case(dir: &Path, only: &str, mut each: impl FnMut(Case)) -> Vec<String> {
@@ -83,7 +65,7 @@ pub fn for_each_case(dir: &Path, only: &str, mut each: impl FnMut(Case)) -> Vec<
             .to_string();
         let (model, to, what) = match retroanim::read_any(&bytes) {
             Ok(Model::Tod(t)) => {
-                let tmd = model_for(&path, &t, &tmds);
+                let tmd = tod_model::model_for(&path, &t, tmds.iter().map(|(p, _)| p.as_path()));
                 let what = if tmd.is_some() { "TOD+TMD" } else { "TOD" };
                 let opts = Options {
                     tod: TodInput {

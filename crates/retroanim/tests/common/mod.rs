@@ -10,6 +10,7 @@ pub mod hmd_asm;
 pub mod psx_fixtures;
 pub mod ram;
 pub mod samples;
+pub mod tod_model;
 
 use std::path::{Path, PathBuf};
 

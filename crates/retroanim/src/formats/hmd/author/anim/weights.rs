@@ -223,17 +223,7 @@ pub(super) fn pointers(
     if (src.morphs.is_empty() && src.axes.is_empty()) || anims.is_empty() {
         return Ok(pointers);
     }
-    let type_idx = match out.types.iter().position(|&t| t == WEIGHT_TYPE) {
-        Some(i) => i,
-        None => {
-            out.types.push(WEIGHT_TYPE);
-            out.types.len() - 1
-        }
-    };
-    let type_idx = u8::try_from(type_idx)
-        .ok()
-        .filter(|&i| i < 0x80)
-        .ok_or_else(|| unencodable("more than 128 interpolation types"))?;
+    let type_idx = super::write::type_index(out.types, WEIGHT_TYPE)?;
     let words = InterpolationType::from_code(WEIGHT_TYPE)
         .layout()
         .ok_or_else(|| unencodable("the weights type has no layout"))?

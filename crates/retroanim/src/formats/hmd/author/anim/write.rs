@@ -86,17 +86,7 @@ pub(super) fn sequences_of(
             continue;
         };
         let code = track.code & keep;
-        let type_idx = match out.types.iter().position(|&t| t == code) {
-            Some(i) => i,
-            None => {
-                out.types.push(code);
-                out.types.len() - 1
-            }
-        };
-        let type_idx = u8::try_from(type_idx)
-            .ok()
-            .filter(|&i| i < 0x80)
-            .ok_or_else(|| unencodable("more than 128 interpolation types"))?;
+        let type_idx = type_index(out.types, code)?;
         let layout = InterpolationType::from_code(code)
             .layout()
             .ok_or_else(|| unencodable(format!("type 0x{code:08x} has no layout")))?;
@@ -193,6 +183,22 @@ pub(super) fn sequences_of(
         starts.push((k, start));
     }
     Ok(starts)
+}
+
+/// The index of interpolation type `code` in `types` (appended when it is not there yet): a
+/// key frame's TYPE IDX is 7 bits, so at most 128 types.
+pub(super) fn type_index(types: &mut Vec<u32>, code: u32) -> Result<u8> {
+    let i = match types.iter().position(|&t| t == code) {
+        Some(i) => i,
+        None => {
+            types.push(code);
+            types.len() - 1
+        }
+    };
+    u8::try_from(i)
+        .ok()
+        .filter(|&i| i < 0x80)
+        .ok_or_else(|| unencodable("more than 128 interpolation types"))
 }
 
 /// The last key once more (TFRAME 1), so that it is reached; then END.
