@@ -73,6 +73,7 @@ use super::{
 use reduce::{rewrap, simplify, split};
 
 mod axes;
+mod kept;
 mod reduce;
 mod solve;
 mod table;
@@ -473,6 +474,11 @@ pub(super) fn build(
     if anims.is_empty() {
         return Ok(None);
     }
+    notes.add(
+        "animation-primitives-merged",
+        if table.primitives > 1 { table.primitives } else { 0 },
+        || "recorded animation primitives written as one: every sequence pointer in one primitive, in the recorded order (each plays as it did; a program that finds a primitive by its place sees one)".into(),
+    );
     if anims.len() > 127 {
         return Err(unencodable(format!(
             "{} animations: stream IDs 1..=127 number at most 127 sequences",
@@ -580,6 +586,13 @@ pub(super) fn build(
         }
     }
     jobs.sort_by_key(|&(_, rec, _)| rec.unwrap_or(usize::MAX));
+    let mut out = Out {
+        types: &mut types,
+        descriptors: &mut descriptors,
+        params: &mut params,
+        param_words: &mut param_words,
+        stored: &mut stored,
+    };
     for (node, rec, keep) in jobs {
         // The sequences the recorded pointer has (all without one). Where the pointer's own
         // loop is not its coordinate's (another pointer on it repeats with another period),
@@ -609,6 +622,38 @@ pub(super) fn build(
         // START sequence: left out only where that gives the console the same values (the
         // pointer's parts move the same, and its ancestors' motion did not make the solved
         // keys differ).
+        let r = rec.and_then(|i| recorded.get(i));
+        // The recorded control flow, where the scene's keys still fit it.
+        let kept = match r {
+            Some(r) => {
+                let per_sequence: Vec<Option<&NodeTrack>> = (0..=r.pointer.extra.len())
+                    .map(|j| {
+                        let k = (0..anims.len()).find(|&k| sequence_of[k] == j)?;
+                        track_of(k)
+                    })
+                    .collect();
+                kept::write(r, &per_sequence, (keep, &ctx.rest[node]), &mut out)?
+            }
+            None => None,
+        };
+        if let (Some(r), None) = (r, &kept) {
+            let switches = r.flow.switches(&r.pointer);
+            notes.add(
+                "sequence-control-flow-rewritten",
+                usize::from(switches),
+                || "recorded sequence pointer(s) with stream-ID jumps or control descriptors other than END written as the author's own sequences (Bezier or B-spline keys, several key types in one pointer's sequences, or keys that no longer fall on the file's): each sequence plays from its start as exported, but a program that switches stream IDs mid-play does not switch as it did".into(),
+            );
+            notes.add(
+                "sequence-keys-rewritten",
+                usize::from(!switches),
+                || "recorded sequence pointer(s) written with the author's own key frames instead of the file's (Bezier or B-spline keys, several key types in one pointer's sequences, or keys that no longer fall on the file's): they play as exported at the file's rate, but at another SPEED their interpolation differs".into(),
+            );
+            notes.add(
+                "sequence-speed-rewritten",
+                usize::from(!matches!(r.pointer.speed, 0 | 0x10)),
+                || "recorded sequence pointer(s) with a SPEED other than 1× written at SPEED 0x10 with the rate in their key frames: they play as exported, but a program that changes SPEED sees other rates".into(),
+            );
+        }
         let mut wanted = table::sequences_for(recorded, rec, &sequence_of);
         let start = wanted.iter().copied().find(|&k| sequence_of[k] == 0);
         for k in 0..anims.len() {
@@ -621,36 +666,33 @@ pub(super) fn build(
             }
         }
         wanted.sort_unstable();
+        // With the recorded flow kept, its sequences stand for the animations exported from
+        // them; the others follow.
+        let has = kept.as_ref().map_or(0, Vec::len);
         let which: Vec<(usize, &NodeTrack)> = wanted
             .into_iter()
+            .filter(|&k| kept.is_none() || sequence_of[k] >= has)
             .filter_map(|k| Some((k, track_of(k)?)))
             .collect();
-        let starts = sequences_of(
-            &which,
-            &anims,
-            (node, keep),
-            &mut Out {
-                types: &mut types,
-                descriptors: &mut descriptors,
-                params: &mut params,
-                param_words: &mut param_words,
-                stored: &mut stored,
-            },
-        )?
-        .into_iter()
-        .map(|(k, start)| (start, table::stream_id(recorded, &sequence_of, rec, k)))
-        .collect::<Vec<_>>();
+        let more = sequences_of(&which, &anims, (node, keep), &mut out)?
+            .into_iter()
+            .map(|(k, start)| (start, table::stream_id(recorded, &sequence_of, rec, k)));
+        let starts: Vec<(u16, u8)> = kept
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .chain(more)
+            .collect();
         let offset = u32::try_from(1 + node * 20)
             .ok()
             .filter(|&o| o < 1 << 24)
             .ok_or_else(|| {
                 unencodable(format!("node {node}: coordinate offset past 2^24 words"))
             })?;
-        let from = rec.and_then(|i| recorded.get(i)).map(|r| &r.pointer);
         pointers.push(table::pointer(
             UpdateIndex { section: 4, offset },
             &starts,
-            from,
+            r.map(|r| (&r.pointer, kept.is_some())),
         ));
     }
     pointers.extend(weights::pointers(

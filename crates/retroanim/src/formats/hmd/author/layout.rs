@@ -27,7 +27,7 @@ use crate::scene::extras;
 use crate::scene::sample::{local_matrix, mat_mul, Mat4};
 use crate::scene::Scene;
 
-use super::super::cat3_anim::{InterpolationType, SequenceDescriptor};
+use super::super::cat3_anim::{InterpolationType, SequenceDescriptor, CONTROL_END};
 use super::super::types::SequencePointer;
 
 /// A sequence pointer the export recorded, and the parts of its coordinate its key frames set
@@ -42,6 +42,18 @@ pub(super) struct Recorded {
     /// The pointer's index among all the file's sequence pointers (every animation primitive's,
     /// in file order), as the animations' `pointer_loops` name it.
     pub index: usize,
+    /// The descriptors and interpolation types of the pointer's animation primitive, as
+    /// recorded: its control flow, which the author writes back where it can.
+    pub flow: std::sync::Arc<Flow>,
+}
+
+/// An animation primitive's sequence descriptors and interpolation types, as recorded.
+#[derive(Debug, Default)]
+pub(super) struct Flow {
+    /// The descriptors (`retroanim.hmd.animations[].descriptors`).
+    pub descriptors: Vec<SequenceDescriptor>,
+    /// The type words (`interpolation_types`).
+    pub types: Vec<u32>,
 }
 
 /// The sequence table the export recorded (the scene's `retroanim.hmd.animations`).
@@ -51,6 +63,61 @@ pub(super) struct Table {
     pub present: bool,
     /// Its sequence pointers that update a coordinate, in the file's order.
     pub pointers: Vec<Recorded>,
+    /// The animation primitives it records sequence pointers for (the author writes one).
+    pub primitives: usize,
+}
+
+impl Flow {
+    /// The descriptors the driver can reach from `starts` under any stream ID, as a flag per
+    /// descriptor and one more for "past the table" (which plays as END). The driver walks a
+    /// start that is not a key frame from the descriptor after it.
+    pub fn reachable(&self, starts: &[usize]) -> Vec<bool> {
+        let d = &self.descriptors[..];
+        let n = d.len();
+        let mut seen = vec![false; n + 1];
+        // A start that is not a key frame is kept too (its index is the sequence's start).
+        let mut stack: Vec<usize> = starts.iter().flat_map(|&s| [s, s + 1]).collect();
+        while let Some(i) = stack.pop() {
+            let i = i.min(n);
+            if std::mem::replace(&mut seen[i], true) {
+                continue;
+            }
+            match d.get(i) {
+                None => {}
+                Some(&SequenceDescriptor::Jump {
+                    sid_cnd, seq_idx, ..
+                }) => {
+                    stack.push(seq_idx as usize);
+                    if sid_cnd != 0 {
+                        stack.push(i + 1);
+                    }
+                }
+                Some(&SequenceDescriptor::Control { code, p1, .. })
+                    if code == CONTROL_END && p1 == 0 => {}
+                Some(_) => stack.push(i + 1),
+            }
+        }
+        seen
+    }
+
+    /// Whether the sequences of `p` can reach a stream-ID jump (a condition or a destination)
+    /// or a control descriptor other than END: control flow the author's own sequences do not
+    /// have.
+    pub fn switches(&self, p: &SequencePointer) -> bool {
+        let starts: Vec<usize> = std::iter::once(p.start as usize)
+            .chain(p.extra.iter().map(|e| e.start.max(0) as usize))
+            .collect();
+        let seen = self.reachable(&starts);
+        self.descriptors.iter().zip(&seen).any(|(x, &s)| {
+            s && match *x {
+                SequenceDescriptor::Jump {
+                    sid_dst, sid_cnd, ..
+                } => sid_dst != 0 || sid_cnd != 0,
+                SequenceDescriptor::Control { code, .. } => code != CONTROL_END,
+                SequenceDescriptor::KeyFrame { .. } => false,
+            }
+        })
+    }
 }
 
 /// Most descriptors looked at for a pointer's first key frame.
@@ -121,19 +188,22 @@ fn recorded_table(scene: &Scene, count: usize) -> Table {
         return Table::default();
     };
     let mut out = Vec::new();
-    let mut index = 0usize;
+    let (mut index, mut primitives) = (0usize, 0usize);
     for a in list {
         let Some(pointers) = a.get("pointers").and_then(|p| p.as_array()) else {
             continue;
         };
-        let descriptors: Vec<SequenceDescriptor> = a
-            .get("descriptors")
-            .and_then(|d| serde_json::from_value(d.clone()).ok())
-            .unwrap_or_default();
-        let types: Vec<u32> = a
-            .get("interpolation_types")
-            .and_then(|t| serde_json::from_value(t.clone()).ok())
-            .unwrap_or_default();
+        primitives += usize::from(!pointers.is_empty());
+        let flow = std::sync::Arc::new(Flow {
+            descriptors: a
+                .get("descriptors")
+                .and_then(|d| serde_json::from_value(d.clone()).ok())
+                .unwrap_or_default(),
+            types: a
+                .get("interpolation_types")
+                .and_then(|t| serde_json::from_value(t.clone()).ok())
+                .unwrap_or_default(),
+        });
         // The header word that points at the coordinate section (4 where not recorded).
         let section = a.get("coordinate_section").map_or(Some(4), |s| s.as_u64());
         for p in pointers {
@@ -144,11 +214,12 @@ fn recorded_table(scene: &Scene, count: usize) -> Table {
             if Some(u64::from(pointer.update.section)) == section
                 && pointer.update.coordinate().is_some_and(|c| c < count)
             {
-                let parts = parts_of(&pointer, &descriptors, &types);
+                let parts = parts_of(&pointer, &flow.descriptors, &flow.types);
                 out.push(Recorded {
                     pointer,
                     parts,
                     index: index - 1,
+                    flow: flow.clone(),
                 });
             }
         }
@@ -156,6 +227,7 @@ fn recorded_table(scene: &Scene, count: usize) -> Table {
     Table {
         present: true,
         pointers: out,
+        primitives,
     }
 }
 

@@ -133,6 +133,12 @@ fn distance(a: [[f64; 3]; 3], b: [[f64; 3]; 3]) -> (f64, f64) {
 impl NodeTrack {
     /// The values the driver gives the coordinate at frame `f` (the player's frame count).
     pub(super) fn values_at(&self, f: u32) -> [i32; 9] {
+        self.values_on(f, false)
+    }
+
+    /// [`Self::values_at`], or with `left` the values a STEP change at `f` leaves (the
+    /// interval to `f` ends on them; the change itself is a TFRAME 0 key at `f`).
+    pub(super) fn values_on(&self, f: u32, left: bool) -> [i32; 9] {
         // A looping track repeats its keys from `loop_from` on (its jump back): a child's keys
         // past the end of its parent's loop are solved against the parent's next cycle.
         let f = match (self.loop_from, self.keys.last()) {
@@ -141,10 +147,15 @@ impl NodeTrack {
             }
             _ => f,
         };
-        let Some(i) = self.keys.iter().rposition(|k| k.frame <= f).or(
-            // Before the first key (not reached: key 0 is at frame 0).
-            (!self.keys.is_empty()).then_some(0),
-        ) else {
+        let Some(i) = self
+            .keys
+            .iter()
+            .rposition(|k| k.frame <= f && !(left && k.instant && k.frame == f))
+            .or(
+                // Before the first key (not reached: key 0 is at frame 0).
+                (!self.keys.is_empty()).then_some(0),
+            )
+        else {
             return [0, 0, 0, 0, 0, 0, 4096, 4096, 4096];
         };
         let k = &self.keys[i];

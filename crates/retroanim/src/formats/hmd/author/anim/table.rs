@@ -228,15 +228,16 @@ pub(super) fn kept_pointer_loops(
 
 /// A sequence pointer updating `update`, with the sequences starting at `starts` (descriptor,
 /// stream ID; one per animation, the first as START IDX, the others as extra sequences).
-/// INTR IDX, AFRAME and SPEED are the `recorded` pointer's; SPEED only when it plays at the
-/// console's rate (0 or 0x10: the exported keys hold the effect of any other rate, which
-/// would then play twice), else 0x10. Without a recorded pointer: no INTR IDX (0xFFFF),
-/// AFRAME 0, SPEED 0x10.
+/// INTR IDX, AFRAME and SPEED are the `recorded` pointer's; SPEED only when its recorded
+/// control flow was kept (its TFRAMEs: the `kept` flag) or it plays at the console's rate (0
+/// or 0x10: the author's own keys hold the effect of any other rate, which would then play
+/// twice), else 0x10; RFRAME (the phase the first interval starts in) only when kept. Without a recorded pointer: no INTR IDX (0xFFFF), AFRAME 0, SPEED 0x10.
 pub(super) fn pointer(
     update: UpdateIndex,
     starts: &[(u16, u8)],
-    recorded: Option<&SequencePointer>,
+    recorded: Option<(&SequencePointer, bool)>,
 ) -> SequencePointer {
+    let (recorded, kept) = recorded.map_or((None, false), |(r, k)| (Some(r), k));
     let (first, more) = starts
         .split_first()
         .map_or(((0, 0), &[][..]), |(f, m)| (*f, m));
@@ -248,10 +249,11 @@ pub(super) fn pointer(
         sid: first.1,
         speed: recorded
             .map(|r| r.speed)
-            .filter(|&s| s == 0 || s == SPEED_1X)
+            .filter(|&s| kept || s == 0 || s == SPEED_1X)
             .unwrap_or(SPEED_1X),
         src_intr_idx: 0xFFFF,
-        rframe: 0,
+        // The phase the recorded flow starts in (SNAKE's segments each start further on).
+        rframe: recorded.filter(|_| kept).map_or(0, |r| r.rframe),
         tframe: 0,
         ctr_idx: 0,
         tctr_idx: 0,

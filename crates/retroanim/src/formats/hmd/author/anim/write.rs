@@ -16,8 +16,17 @@ use arrayvec::ArrayVec;
 /// Key `i` of `track` as type `code` (the track's type, or the parts of it one of several
 /// pointers on the coordinate sets) lays it out.
 fn key_frame(track: &NodeTrack, i: usize, code: u32) -> Option<KeyFrame> {
-    let k = &track.keys[i];
-    let (p1, p2) = track.controls[i];
+    let code = if track.scaled { code } else { code & !0xF00 };
+    key_frame_of(&track.keys[i].pose, &track.controls[i], code)
+}
+
+/// A key frame of type `code` holding `pose` (translation, angles, scale ×4096) and, for a
+/// Bezier part, the control points `p1`, `p2`; `None` when a value does not fit.
+pub(super) fn key_frame_of(
+    pose: &[f64; 9],
+    (p1, p2): &([f64; 9], [f64; 9]),
+    code: u32,
+) -> Option<KeyFrame> {
     let bez = |code: u32| code == super::BEZIER;
     let t_code = code & 0xF;
     let r_code = (code >> 4) & 0xF;
@@ -28,8 +37,8 @@ fn key_frame(track: &NodeTrack, i: usize, code: u32) -> Option<KeyFrame> {
     let points = |code: u32| -> Vec<&[f64; 9]> {
         match code {
             0 => vec![],
-            _ if bez(code) => vec![&k.pose, &p1, &p2],
-            _ => vec![&k.pose],
+            _ if bez(code) => vec![pose, p1, p2],
+            _ => vec![pose],
         }
     };
     for p in points(t_code) {
@@ -44,13 +53,11 @@ fn key_frame(track: &NodeTrack, i: usize, code: u32) -> Option<KeyFrame> {
                 .ok()?;
         }
     }
-    if track.scaled {
-        for p in points(s_code) {
-            for q in 6..9 {
-                scale
-                    .try_push(p[q].round().clamp(-32768.0, 32767.0) as i16)
-                    .ok()?;
-            }
+    for p in points(s_code) {
+        for q in 6..9 {
+            scale
+                .try_push(p[q].round().clamp(-32768.0, 32767.0) as i16)
+                .ok()?;
         }
     }
     Some(KeyFrame::Coordinate {
@@ -87,9 +94,6 @@ pub(super) fn sequences_of(
         };
         let code = track.code & keep;
         let type_idx = type_index(out.types, code)?;
-        let layout = InterpolationType::from_code(code)
-            .layout()
-            .ok_or_else(|| unencodable(format!("type 0x{code:08x} has no layout")))?;
         let start = out.descriptors.len();
         let mut last_param = 0u16;
         let mut anchor = None;
@@ -100,33 +104,9 @@ pub(super) fn sequences_of(
                     a.name
                 ))
             })?;
-            // Equal key frames (of one type) are stored once.
-            let mut words = Vec::with_capacity(layout.words());
-            frame.encode(layout, &mut words).ok_or_else(|| {
-                unencodable(format!(
-                    "animation {:?}, node {node}: key {i} does not fit its layout",
-                    a.name
-                ))
+            let index = store(out, code, frame, || {
+                format!("animation {:?}, node {node}: key {i}", a.name)
             })?;
-            let index = match out.stored.get(&(code, words.clone())) {
-                Some(&at) => at,
-                None => {
-                    let index = u16::try_from(*out.param_words).map_err(|_| {
-                        unencodable(format!(
-                            "animation {:?}, node {node}: the parameter section passes 65 535 words (PARAMETER IDX is 16 bits); fewer keys or nodes fit",
-                            a.name
-                        ))
-                    })?;
-                    *out.param_words += layout.words();
-                    out.params.push(ParameterItem::KeyFrame {
-                        index,
-                        type_code: code,
-                        frame,
-                    });
-                    out.stored.insert((code, words), index);
-                    index
-                }
-            };
             let tframe = match i {
                 0 => 0,
                 _ if track.keys[i].instant => 0,
@@ -183,6 +163,40 @@ pub(super) fn sequences_of(
         starts.push((k, start));
     }
     Ok(starts)
+}
+
+/// The PARAMETER IDX of key frame `frame` of type `code`: equal key frames (of one type) are
+/// stored once. `what` names the key in errors.
+pub(super) fn store(
+    out: &mut Out<'_>,
+    code: u32,
+    frame: KeyFrame,
+    what: impl Fn() -> String,
+) -> Result<u16> {
+    let layout = InterpolationType::from_code(code)
+        .layout()
+        .ok_or_else(|| unencodable(format!("type 0x{code:08x} has no layout")))?;
+    let mut words = Vec::with_capacity(layout.words());
+    frame
+        .encode(layout, &mut words)
+        .ok_or_else(|| unencodable(format!("{}: does not fit its layout", what())))?;
+    if let Some(&at) = out.stored.get(&(code, words.clone())) {
+        return Ok(at);
+    }
+    let index = u16::try_from(*out.param_words).map_err(|_| {
+        unencodable(format!(
+            "{}: the parameter section passes 65 535 words (PARAMETER IDX is 16 bits); fewer keys or nodes fit",
+            what()
+        ))
+    })?;
+    *out.param_words += layout.words();
+    out.params.push(ParameterItem::KeyFrame {
+        index,
+        type_code: code,
+        frame,
+    });
+    out.stored.insert((code, words), index);
+    Ok(index)
 }
 
 /// The index of interpolation type `code` in `types` (appended when it is not there yet): a

@@ -1,0 +1,487 @@
+//! Writing a recorded sequence pointer's own control flow back (`docs/extras.md`, "Control
+//! flow").
+//!
+//! An export records every descriptor of the file's animation primitive. Where the scene's
+//! keys still fit them, the author writes the recorded descriptors that the pointer's
+//! sequences can reach under any stream ID, in their order (packed), with the recorded
+//! TFRAMEs, stream-ID jumps, control descriptors, SPEED and RFRAME, and puts the scene's
+//! values in their key frames: a program that switches stream IDs or changes SPEED mid-play
+//! then sees what it saw with the file.
+//!
+//! **When.** Every sequence of the recorded pointer has an animation; every key frame its
+//! sequences reach has one recorded type word whose parts are linear (or unset), parts the
+//! author's own keys also set linearly; every such key frame is reached when its sequence is
+//! played from its start with its stream ID, and takes the scene's value there (at the update
+//! the driver reaches it: its cumulative TFRAME × 16 / SPEED); and the descriptors, played as
+//! the driver plays them (below), give the pointer's coordinate the same translation, rotation
+//! matrix and scale as the author's own keys at every update up to twice their last key, and
+//! the parts the recorded type does not set stay at the coordinate's rest. Otherwise the
+//! author's own sequences are written, and the author says how many recorded pointers lost
+//! stream-ID jumps or control descriptors, or their SPEED (notes
+//! `sequence-control-flow-rewritten`, `sequence-speed-rewritten`).
+//!
+//! **A key's angles.** Angles are a key's Euler solution nearest the previous key's (a
+//! sequence's first key: nearest no turn), so that the driver's linear angles turn and round as
+//! the file's did; where that interval does not then give the author's own values (a whole turn
+//! in one interval, a loop's last key, which the author's own sequence never shows, or a gimbal
+//! lock, where another triple gives the same matrix), the scene's own angles, or the value the
+//! update before the key implies, when that interval then does.
+//!
+//! **As the driver plays.** An interval of TFRAME *T* lasts ⌈16·*T* / SPEED⌉ updates (SPEED 0
+//! plays as 0x10; what is left of the last update is not carried); at update *m* of it the
+//! value is `lerp(from, to, 16·T − m·SPEED, 16·T)`, the first interval starting RFRAME into
+//! it; a TFRAME 0 key is reached at once; at END the last value driven is held; the first key
+//! is START IDX when that is a key frame, else the next key frame after it.
+//!
+//! **Not kept.** Bezier and B-spline types, and a pointer whose sequences reach key frames of
+//! several types, are written as the author's own sequences. Descriptors that only reverse play
+//! (a negative SPEED set by a program) would walk into are not copied.
+
+use std::collections::BTreeMap;
+
+use super::super::super::cat3_anim::{SequenceDescriptor, CONTROL_END};
+use super::super::super::play::console_lerp;
+use super::super::layout::Recorded;
+use super::super::ConsolePose;
+use super::write::{key_frame_of, store, type_index, Out};
+use super::NodeTrack;
+use crate::error::Result;
+use crate::formats::gte::Mat;
+
+/// Most descriptors walked from one key frame to the next (a longer walk is a loop of jumps,
+/// which the driver would not leave).
+const WALK: usize = 1 << 16;
+
+/// Most updates compared per sequence.
+const HORIZON: u64 = 1 << 20;
+
+/// SPEED at the console's own rate.
+const SPEED_1X: i32 = 0x10;
+
+/// A key frame reached: its descriptor, the update it is reached at and its TFRAME.
+#[derive(Debug, Clone, Copy)]
+struct Visit {
+    at: usize,
+    update: u64,
+    tframe: u8,
+}
+
+/// The next key frame from descriptor `at` with stream ID `sid` (updated by the jumps taken),
+/// as the driver's `get_tctr` walks: `Ok(None)` at END or past the table, `Err(())` on a loop
+/// of jumps.
+fn next_key(
+    d: &[SequenceDescriptor],
+    mut at: usize,
+    sid: &mut u8,
+) -> std::result::Result<Option<usize>, ()> {
+    for _ in 0..WALK.max(d.len() + 1) {
+        match d.get(at) {
+            None => return Ok(None),
+            Some(SequenceDescriptor::KeyFrame { .. }) => return Ok(Some(at)),
+            Some(&SequenceDescriptor::Jump {
+                sid_dst,
+                sid_cnd,
+                seq_idx,
+            }) if sid_cnd == 0 || sid_cnd == *sid => {
+                if sid_cnd != 0 || sid_dst != 0 {
+                    *sid = sid_dst;
+                }
+                at = seq_idx as usize;
+                continue;
+            }
+            Some(&SequenceDescriptor::Control { code, p1, .. })
+                if code == CONTROL_END && (p1 == 0 || p1 == *sid) =>
+            {
+                return Ok(None)
+            }
+            Some(_) => at += 1,
+        }
+    }
+    Err(())
+}
+
+/// How the driver steps through a pointer's intervals: SPEED (> 0), and the pointer's RFRAME
+/// in the file, which the first interval starts that far into (1/16 frames).
+#[derive(Debug, Clone, Copy)]
+struct Pace {
+    speed: i32,
+    offset: i32,
+}
+
+/// The key frames sequence `start` reaches with stream ID `sid` at `pace`, up to the first
+/// past update `horizon`; `None` on a loop of jumps or of TFRAME 0 keys, or a first interval
+/// shorter than the pointer's RFRAME.
+fn path(
+    d: &[SequenceDescriptor],
+    (start, sid): (usize, u8),
+    pace: Pace,
+    horizon: u64,
+) -> Option<Vec<Visit>> {
+    let tframe = |i: usize| match d.get(i) {
+        Some(SequenceDescriptor::KeyFrame { tframe, .. }) => *tframe,
+        _ => 0,
+    };
+    let mut sid = sid;
+    let first = match d.get(start) {
+        Some(SequenceDescriptor::KeyFrame { .. }) => Some(start),
+        _ => next_key(d, start.saturating_add(1), &mut sid).ok()?,
+    };
+    let Some(mut at) = first else {
+        return Some(Vec::new());
+    };
+    let mut out = vec![Visit {
+        at,
+        update: 0,
+        tframe: tframe(at),
+    }];
+    let cap = 2 * (horizon as usize + d.len()) + 16;
+    let mut update = 0u64;
+    while update <= horizon {
+        let Some(next) = next_key(d, at + 1, &mut sid).ok()? else {
+            break;
+        };
+        let t = 16 * i32::from(tframe(next)) - if out.len() == 1 { pace.offset } else { 0 };
+        if t < 0 || (t == 0 && out.len() == 1 && pace.offset != 0) {
+            return None;
+        }
+        update += (t as u64).div_ceil(pace.speed as u64);
+        out.push(Visit {
+            at: next,
+            update,
+            tframe: tframe(next),
+        });
+        if out.len() > cap {
+            return None;
+        }
+        at = next;
+    }
+    Some(out)
+}
+
+/// The RFRAME interval `i` of a path (of TFRAME·16 `t`) is driven from, and the RFRAME of its
+/// last update: the first interval starts `pace.offset` into it.
+fn interval(t: i32, i: usize, pace: Pace) -> (i32, i32) {
+    let r0 = t - if i == 0 { pace.offset } else { 0 };
+    let n = (r0.max(0) as u64).div_ceil(pace.speed as u64).max(1);
+    (r0, r0 - (n as i32 - 1) * pace.speed)
+}
+
+/// The values the driver gives at updates 0..=`horizon` along `visits` (module docs), `None`
+/// where it gives none yet.
+fn play(
+    visits: &[Visit],
+    value: &BTreeMap<usize, [i32; 9]>,
+    pace: Pace,
+    horizon: u64,
+) -> Vec<Option<[i32; 9]>> {
+    let mut out: Vec<Option<[i32; 9]>> = vec![None; horizon as usize + 1];
+    for (i, w) in visits.windows(2).enumerate() {
+        let (a, b) = (value[&w[0].at], value[&w[1].at]);
+        let t = 16 * i32::from(w[1].tframe);
+        if t == 0 {
+            if let Some(o) = out.get_mut(w[0].update as usize) {
+                *o = Some(b);
+            }
+            continue;
+        }
+        let (r0, _) = interval(t, i, pace);
+        for m in 0..(r0 as u64).div_ceil(pace.speed as u64) {
+            let Some(o) = out.get_mut((w[0].update + m) as usize) else {
+                break;
+            };
+            let r = r0 - m as i32 * pace.speed;
+            *o = Some(std::array::from_fn(|q| console_lerp(a[q], b[q], r, t)));
+        }
+    }
+    // END holds the last value driven.
+    for u in 1..out.len() {
+        if out[u].is_none() {
+            out[u] = out[u - 1];
+        }
+    }
+    out
+}
+
+/// The console rotation matrix of angles `v[3..6]` in rotation `order`.
+fn rotation(v: &[i32; 9], order: u8) -> [[i16; 3]; 3] {
+    ConsolePose {
+        order,
+        rot: [v[3], v[4], v[5]].map(|a| a.clamp(-32768, 32767) as i16),
+        t: [0.0; 3],
+        s: [4096.0; 3],
+    }
+    .matrix()
+    .m
+}
+
+/// Whether `got` (the recorded flow's value) gives the console what `want` (the author's own
+/// keys') does: the same translation, rotation matrix and scale on the parts type word `code`
+/// sets; on the parts only `own` (the author's type word) sets, `rest` (the coordinate's
+/// matrix, which the recorded pointer leaves as it is).
+fn agrees(got: &[i32; 9], want: &[i32; 9], (code, own): (u32, u32), rest: &Mat) -> bool {
+    let sets = |c: u32, part: u32| (c >> (4 * part)) & 0xF != 0;
+    let order = |c: u32| ((c >> 12) & 0xF) as u8;
+    let translation = if sets(code, 0) {
+        got[..3] == want[..3]
+    } else {
+        !sets(own, 0) || rest.t[..] == want[..3]
+    };
+    let turned = if sets(code, 1) {
+        rotation(got, order(code)) == rotation(want, order(own))
+    } else {
+        !sets(own, 1) || rest.m == rotation(want, order(own))
+    };
+    let scaled = if sets(code, 2) {
+        got[6..] == want[6..]
+    } else {
+        !sets(own, 2)
+    };
+    translation && turned && scaled
+}
+
+/// `v` with its angles moved to the Euler solution (of rotation `order`) nearest `near`'s,
+/// whole turns included: the same matrix.
+fn nearest(v: &[i32; 9], near: &[i32; 9], order: u8) -> [i32; 9] {
+    let mut x = v.map(f64::from);
+    super::unwrap(&mut x, &near.map(f64::from), order);
+    x.map(|a| a.round().clamp(-2147483648.0, 2147483647.0) as i32)
+}
+
+/// What the author's own sequence for `track` gives at update `u`: its keys' values, and past
+/// the last key of a loop those of the cycle again (the jump back reaches the loop's start at
+/// once, at the last key's update).
+fn own_at(track: &NodeTrack, u: u32) -> [i32; 9] {
+    match (track.loop_from, track.keys.last()) {
+        (Some(j), Some(last)) if u >= last.frame && last.frame > j => {
+            track.values_at(j + (u - j) % (last.frame - j))
+        }
+        _ => track.values_at(u),
+    }
+}
+
+/// The starts (START IDX or extra start, stream ID) of recorded pointer `r`'s sequences,
+/// written with the recorded control flow and the values of `tracks` (one per sequence of
+/// `r`: START, extra 1, …; the parts of each track's type word that `keep` keeps; `rest` the
+/// coordinate's matrix), or
+/// `Ok(None)` when that flow does not fit them (module docs): nothing is written then.
+pub(super) fn write(
+    r: &Recorded,
+    tracks: &[Option<&NodeTrack>],
+    (keep, rest): (u32, &Mat),
+    out: &mut Out<'_>,
+) -> Result<Option<Vec<(u16, u8)>>> {
+    let p = &r.pointer;
+    let d = &r.flow.descriptors[..];
+    let speed = match i32::from(p.speed) {
+        0 => SPEED_1X,
+        s if s > 0 => s,
+        _ => return Ok(None),
+    };
+    // A pointer stored mid-interval (TFRAME set) is not followed.
+    if p.tframe != 0 || p.rframe < 0 {
+        return Ok(None);
+    }
+    let pace = Pace {
+        speed,
+        offset: i32::from(p.rframe),
+    };
+    let mut starts = vec![(p.start as usize, p.start_sid)];
+    for e in &p.extra {
+        let Ok(s) = usize::try_from(e.start) else {
+            return Ok(None);
+        };
+        starts.push((s, e.sid));
+    }
+    let Some(tracks) = tracks
+        .iter()
+        .copied()
+        .collect::<Option<Vec<&NodeTrack>>>()
+        .filter(|t| t.len() == starts.len())
+    else {
+        return Ok(None);
+    };
+    // The author's type word, and the recorded one of every key frame the sequences reach:
+    // linear (or unset) parts that the author's keys set linearly, the same rotation order.
+    let own = tracks[0].code & keep;
+    if tracks
+        .iter()
+        .any(|t| t.code & keep != own || t.axes.is_some())
+    {
+        return Ok(None);
+    }
+    let seen = r
+        .flow
+        .reachable(&starts.iter().map(|s| s.0).collect::<Vec<_>>());
+    let mut codes = d.iter().zip(&seen).filter_map(|(x, &s)| match x {
+        SequenceDescriptor::KeyFrame { type_idx, .. } if s => {
+            Some(r.flow.types.get(*type_idx as usize).copied())
+        }
+        _ => None,
+    });
+    let Some(Some(code)) = codes.next() else {
+        return Ok(None);
+    };
+    let nibble = |c: u32, part: u32| (c >> (4 * part)) & 0xF;
+    let fits = code & 0xFFFF_0000 == own & 0xFFFF_0000
+        && (0..3).all(|q| nibble(code, q) <= 1 && (nibble(code, q) == 0 || nibble(own, q) <= 1))
+        && code & 0xFFF != 0;
+    if !fits || codes.any(|c| c != Some(code)) {
+        return Ok(None);
+    }
+    // Each sequence's path and the scene's value at each key frame's first visit.
+    let mut value: BTreeMap<usize, [i32; 9]> = BTreeMap::new();
+    let mut paths = Vec::with_capacity(starts.len());
+    for (&start, track) in starts.iter().zip(&tracks) {
+        let last = track.keys.last().map_or(0, |k| u64::from(k.frame));
+        let horizon = 2 * last + 2;
+        if horizon > HORIZON {
+            return Ok(None);
+        }
+        let Some(visits) = path(d, start, pace, horizon) else {
+            return Ok(None);
+        };
+        if visits.len() < 2 {
+            return Ok(None);
+        }
+        for (i, v) in visits.iter().enumerate() {
+            let Ok(f) = u32::try_from(v.update) else {
+                return Ok(None);
+            };
+            // The first key shows as it is only when the pointer starts at its interval's
+            // beginning.
+            if value.contains_key(&v.at) || (i == 0 && pace.offset != 0) {
+                continue;
+            }
+            let left = visits
+                .get(i + 1)
+                .is_some_and(|n| n.tframe == 0 && n.update == v.update);
+            let order = ((own >> 12) & 0xF) as u8;
+            let prev = i
+                .checked_sub(1)
+                .and_then(|h| Some((h, *value.get(&visits[h].at)?)));
+            // The key's angles continue the previous key's (a sequence's first key: the
+            // solution nearest no turn at all), so that the driver's linear angles turn the
+            // way the scene does and round as the file's did.
+            let raw = track.values_on(f, left);
+            let mut x = nearest(&raw, &prev.map_or([0; 9], |p| p.1), order);
+            // The value the interval to the key reaches, where the scene's at the key is not
+            // (a loop's last key, which the author's own sequence never shows, or another
+            // angle triple at a gimbal lock): worked out from the update before the key.
+            if let Some((h, a)) = prev {
+                let t = 16 * i32::from(v.tframe);
+                let (r0, r) = interval(t, h, pace);
+                let fits = |b: &[i32; 9]| {
+                    (0..(r0.max(0) as u64).div_ceil(pace.speed as u64)).all(|m| {
+                        let r = r0 - m as i32 * pace.speed;
+                        let g = std::array::from_fn(|q| console_lerp(a[q], b[q], r, t));
+                        let u = visits[h].update + m;
+                        u32::try_from(u)
+                            .is_ok_and(|u| agrees(&g, &own_at(track, u), (code, own), rest))
+                    })
+                };
+                // A whole turn in one interval (CUBE0's) keeps the scene's own angles.
+                if !fits(&x) && fits(&raw) {
+                    x = raw;
+                } else if t > 0 && r < r0 && f > 0 && !fits(&x) {
+                    let before = own_at(track, f - 1);
+                    for y in [nearest(&before, &a, order), before] {
+                        let c: [i32; 9] = std::array::from_fn(|q| {
+                            let b = (f64::from(y[q]) * f64::from(t)
+                                - f64::from(a[q]) * f64::from(r))
+                                / f64::from(t - r);
+                            b.round().clamp(-32768.0, 32767.0) as i32
+                        });
+                        if fits(&c) {
+                            x = c;
+                            break;
+                        }
+                    }
+                }
+            }
+            value.insert(v.at, x);
+        }
+        paths.push((visits, horizon));
+    }
+    // A reachable key frame no sequence visits has no value in the scene.
+    if d.iter().enumerate().any(|(i, x)| {
+        seen[i] && matches!(x, SequenceDescriptor::KeyFrame { .. }) && !value.contains_key(&i)
+    }) {
+        return Ok(None);
+    }
+    // Played as the driver plays them, the descriptors give the author's own values.
+    for ((visits, horizon), track) in paths.iter().zip(&tracks) {
+        let got = play(visits, &value, pace, *horizon);
+        for (u, g) in got.iter().enumerate() {
+            let Some(g) = g else {
+                return Ok(None);
+            };
+            if !agrees(g, &own_at(track, u as u32), (code, own), rest) {
+                return Ok(None);
+            }
+        }
+    }
+    // Written in their order, packed: descriptor i of the recording becomes `new[i]`.
+    let base = out.descriptors.len();
+    let mut new = vec![usize::MAX; d.len() + 1];
+    let mut k = base;
+    for (i, &s) in seen.iter().enumerate() {
+        if s {
+            new[i] = k;
+            k += 1;
+        }
+    }
+    let fits = |i: usize, limit: usize| Some(new[i.min(d.len())]).filter(|&n| n <= limit);
+    let mut firsts = Vec::with_capacity(starts.len());
+    for (j, &(s, sid)) in starts.iter().enumerate() {
+        // START IDX is 16 bits, an extra start a signed 16-bit index.
+        let Some(at) = fits(s, if j == 0 { 0xFFFF } else { 0x7FFF }) else {
+            return Ok(None);
+        };
+        firsts.push((at as u16, sid));
+    }
+    if k > 0x1_0000 {
+        return Ok(None);
+    }
+    let type_idx = type_index(out.types, code)?;
+    for (i, &s) in seen.iter().enumerate() {
+        if !s {
+            continue;
+        }
+        let x = match d.get(i) {
+            None => SequenceDescriptor::Control {
+                code: CONTROL_END,
+                p1: 0,
+                p2: 0,
+            },
+            Some(&SequenceDescriptor::KeyFrame { tframe, .. }) => {
+                let v = value[&i].map(f64::from);
+                let frame = key_frame_of(&v, &(v, v), code).ok_or_else(|| {
+                    super::unencodable(format!(
+                        "recorded sequence pointer {}: key frame {i} does not fit its layout",
+                        r.index
+                    ))
+                })?;
+                let param_idx = store(out, code, frame, || {
+                    format!("recorded sequence pointer {}: key frame {i}", r.index)
+                })?;
+                SequenceDescriptor::KeyFrame {
+                    type_idx,
+                    tframe,
+                    param_idx,
+                }
+            }
+            Some(&SequenceDescriptor::Jump {
+                sid_dst,
+                sid_cnd,
+                seq_idx,
+            }) => SequenceDescriptor::Jump {
+                sid_dst,
+                sid_cnd,
+                seq_idx: new[(seq_idx as usize).min(d.len())] as u16,
+            },
+            Some(&c) => c,
+        };
+        out.descriptors.push(x);
+    }
+    Ok(Some(firsts))
+}
