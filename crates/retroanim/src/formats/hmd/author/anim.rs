@@ -475,6 +475,11 @@ pub(super) fn build(
         return Ok(None);
     }
     notes.add(
+        "weights-control-flow-rewritten",
+        table.others_switching,
+        || "recorded MIMe weight sequence pointer(s) with stream-ID jumps or control descriptors other than END written as the author's own sequences: each sequence plays from its start as exported, but a program that switches stream IDs mid-play does not switch as it did".into(),
+    );
+    notes.add(
         "animation-primitives-merged",
         if table.primitives > 1 { table.primitives } else { 0 },
         || "recorded animation primitives written as one: every sequence pointer in one primitive, in the recorded order (each plays as it did; a program that finds a primitive by its place sees one)".into(),
@@ -641,12 +646,12 @@ pub(super) fn build(
             notes.add(
                 "sequence-control-flow-rewritten",
                 usize::from(switches),
-                || "recorded sequence pointer(s) with stream-ID jumps or control descriptors other than END written as the author's own sequences (Bezier or B-spline keys, several key types in one pointer's sequences, or keys that no longer fall on the file's): each sequence plays from its start as exported, but a program that switches stream IDs mid-play does not switch as it did".into(),
+                || "recorded sequence pointer(s) with stream-ID jumps or control descriptors other than END written as the author's own sequences (Bezier or B-spline keys, key frames of several types or that only a stream-ID switch reaches, which the scene does not show, or keys that no longer fall on the file's): each sequence plays from its start as exported, but a program that switches stream IDs mid-play does not switch as it did".into(),
             );
             notes.add(
                 "sequence-keys-rewritten",
                 usize::from(!switches),
-                || "recorded sequence pointer(s) written with the author's own key frames instead of the file's (Bezier or B-spline keys, several key types in one pointer's sequences, or keys that no longer fall on the file's): they play as exported at the file's rate, but at another SPEED their interpolation differs".into(),
+                || "recorded sequence pointer(s) written with the author's own key frames instead of the file's (Bezier or B-spline keys, key frames of several types or that only a stream-ID switch reaches, which the scene does not show, or keys that no longer fall on the file's): they play as exported at the file's rate, but at another SPEED their interpolation differs".into(),
             );
             notes.add(
                 "sequence-speed-rewritten",

@@ -65,6 +65,10 @@ pub(super) struct Table {
     pub pointers: Vec<Recorded>,
     /// The animation primitives it records sequence pointers for (the author writes one).
     pub primitives: usize,
+    /// Its pointers that update something else than a coordinate (MIMe weights) and whose
+    /// sequences reach stream-ID jumps or control descriptors other than END: the author writes
+    /// those sequences as its own.
+    pub others_switching: usize,
 }
 
 impl Flow {
@@ -188,7 +192,7 @@ fn recorded_table(scene: &Scene, count: usize) -> Table {
         return Table::default();
     };
     let mut out = Vec::new();
-    let (mut index, mut primitives) = (0usize, 0usize);
+    let (mut index, mut primitives, mut others_switching) = (0usize, 0usize, 0usize);
     for a in list {
         let Some(pointers) = a.get("pointers").and_then(|p| p.as_array()) else {
             continue;
@@ -221,6 +225,8 @@ fn recorded_table(scene: &Scene, count: usize) -> Table {
                     index: index - 1,
                     flow: flow.clone(),
                 });
+            } else {
+                others_switching += usize::from(flow.switches(&pointer));
             }
         }
     }
@@ -228,6 +234,7 @@ fn recorded_table(scene: &Scene, count: usize) -> Table {
         present: true,
         pointers: out,
         primitives,
+        others_switching,
     }
 }
 
