@@ -259,6 +259,76 @@ fn own_at(track: &NodeTrack, u: u32) -> [i32; 9] {
     }
 }
 
+/// What the recorded flow's values are checked against: the recorded type word `code`, the
+/// author's own `own`, the coordinate's `rest` and the pointer's `pace`.
+struct Fit<'a> {
+    code: u32,
+    own: u32,
+    rest: &'a Mat,
+    pace: Pace,
+}
+
+impl Fit<'_> {
+    fn agrees(&self, got: &[i32; 9], want: &[i32; 9]) -> bool {
+        agrees(got, want, (self.code, self.own), self.rest)
+    }
+
+    fn order(&self) -> u8 {
+        ((self.own >> 12) & 0xF) as u8
+    }
+}
+
+/// The value of the key frame `v` reaches (with `left`, the value a STEP change at its update
+/// leaves), from `track`: its angles continue the previous key's (`prev`: the visit before and
+/// its value; a sequence's first key: the solution nearest no turn), so that the driver's
+/// linear angles turn the way the scene does and round as the file's did; `prev` holds the
+/// interval's index in the path. Where that interval
+/// then misses the author's own values: the scene's own angles (a whole turn in one interval,
+/// CUBE0's), else the value the update before the key implies (a loop's last key, which the
+/// author's own sequence never shows, or another triple at a gimbal lock), when those fit.
+fn key_value(
+    fit: &Fit<'_>,
+    track: &NodeTrack,
+    (v, left): (&Visit, bool),
+    prev: Option<(usize, &Visit, [i32; 9])>,
+) -> [i32; 9] {
+    let f = v.update as u32;
+    let raw = track.values_on(f, left);
+    let x = nearest(&raw, &prev.map_or([0; 9], |p| p.2), fit.order());
+    let Some((i, h, a)) = prev else {
+        return x;
+    };
+    let t = 16 * i32::from(v.tframe);
+    let (r0, r) = interval(t, i, fit.pace);
+    let fits = |b: &[i32; 9]| {
+        (0..(r0.max(0) as u64).div_ceil(fit.pace.speed as u64)).all(|m| {
+            let r = r0 - m as i32 * fit.pace.speed;
+            let g = std::array::from_fn(|q| console_lerp(a[q], b[q], r, t));
+            u32::try_from(h.update + m).is_ok_and(|u| fit.agrees(&g, &own_at(track, u)))
+        })
+    };
+    if fits(&x) {
+        return x;
+    }
+    if fits(&raw) {
+        return raw;
+    }
+    if t > 0 && r < r0 && f > 0 {
+        let before = own_at(track, f - 1);
+        for y in [nearest(&before, &a, fit.order()), before] {
+            let c: [i32; 9] = std::array::from_fn(|q| {
+                let b = (f64::from(y[q]) * f64::from(t) - f64::from(a[q]) * f64::from(r))
+                    / f64::from(t - r);
+                b.round().clamp(-32768.0, 32767.0) as i32
+            });
+            if fits(&c) {
+                return c;
+            }
+        }
+    }
+    x
+}
+
 /// The starts (START IDX or extra start, stream ID) of recorded pointer `r`'s sequences,
 /// written with the recorded control flow and the values of `tracks` (one per sequence of
 /// `r`: START, extra 1, …; the parts of each track's type word that `keep` keeps; `rest` the
@@ -328,6 +398,12 @@ pub(super) fn write(
     if !fits || codes.any(|c| c != Some(code)) {
         return Ok(None);
     }
+    let fit = Fit {
+        code,
+        own,
+        rest,
+        pace,
+    };
     // Each sequence's path and the scene's value at each key frame's first visit.
     let mut value: BTreeMap<usize, [i32; 9]> = BTreeMap::new();
     let mut paths = Vec::with_capacity(starts.len());
@@ -344,9 +420,9 @@ pub(super) fn write(
             return Ok(None);
         }
         for (i, v) in visits.iter().enumerate() {
-            let Ok(f) = u32::try_from(v.update) else {
+            if u32::try_from(v.update).is_err() {
                 return Ok(None);
-            };
+            }
             // The first key shows as it is only when the pointer starts at its interval's
             // beginning.
             if value.contains_key(&v.at) || (i == 0 && pace.offset != 0) {
@@ -355,49 +431,10 @@ pub(super) fn write(
             let left = visits
                 .get(i + 1)
                 .is_some_and(|n| n.tframe == 0 && n.update == v.update);
-            let order = ((own >> 12) & 0xF) as u8;
             let prev = i
                 .checked_sub(1)
-                .and_then(|h| Some((h, *value.get(&visits[h].at)?)));
-            // The key's angles continue the previous key's (a sequence's first key: the
-            // solution nearest no turn at all), so that the driver's linear angles turn the
-            // way the scene does and round as the file's did.
-            let raw = track.values_on(f, left);
-            let mut x = nearest(&raw, &prev.map_or([0; 9], |p| p.1), order);
-            // The value the interval to the key reaches, where the scene's at the key is not
-            // (a loop's last key, which the author's own sequence never shows, or another
-            // angle triple at a gimbal lock): worked out from the update before the key.
-            if let Some((h, a)) = prev {
-                let t = 16 * i32::from(v.tframe);
-                let (r0, r) = interval(t, h, pace);
-                let fits = |b: &[i32; 9]| {
-                    (0..(r0.max(0) as u64).div_ceil(pace.speed as u64)).all(|m| {
-                        let r = r0 - m as i32 * pace.speed;
-                        let g = std::array::from_fn(|q| console_lerp(a[q], b[q], r, t));
-                        let u = visits[h].update + m;
-                        u32::try_from(u)
-                            .is_ok_and(|u| agrees(&g, &own_at(track, u), (code, own), rest))
-                    })
-                };
-                // A whole turn in one interval (CUBE0's) keeps the scene's own angles.
-                if !fits(&x) && fits(&raw) {
-                    x = raw;
-                } else if t > 0 && r < r0 && f > 0 && !fits(&x) {
-                    let before = own_at(track, f - 1);
-                    for y in [nearest(&before, &a, order), before] {
-                        let c: [i32; 9] = std::array::from_fn(|q| {
-                            let b = (f64::from(y[q]) * f64::from(t)
-                                - f64::from(a[q]) * f64::from(r))
-                                / f64::from(t - r);
-                            b.round().clamp(-32768.0, 32767.0) as i32
-                        });
-                        if fits(&c) {
-                            x = c;
-                            break;
-                        }
-                    }
-                }
-            }
+                .and_then(|h| Some((h, &visits[h], *value.get(&visits[h].at)?)));
+            let x = key_value(&fit, track, (v, left), prev);
             value.insert(v.at, x);
         }
         paths.push((visits, horizon));
@@ -415,11 +452,31 @@ pub(super) fn write(
             let Some(g) = g else {
                 return Ok(None);
             };
-            if !agrees(g, &own_at(track, u as u32), (code, own), rest) {
+            if !fit.agrees(g, &own_at(track, u as u32)) {
                 return Ok(None);
             }
         }
     }
+    // Angles and scales the parameter section holds.
+    if value
+        .values()
+        .any(|v| v[3..].iter().any(|&x| i16::try_from(x).is_err()))
+    {
+        return Ok(None);
+    }
+    emit(r, (&seen, &starts), (&value, code), out)
+}
+
+/// Writes the descriptors `seen` marks (of `r`'s recording) packed in their order, with
+/// `value`s of type `code` in their key frames; the starts of `starts` in the packed table, or
+/// `Ok(None)` when one does not fit its 16-bit field (nothing is written then).
+fn emit(
+    r: &Recorded,
+    (seen, starts): (&[bool], &[(usize, u8)]),
+    (value, code): (&BTreeMap<usize, [i32; 9]>, u32),
+    out: &mut Out<'_>,
+) -> Result<Option<Vec<(u16, u8)>>> {
+    let d = &r.flow.descriptors[..];
     // Written in their order, packed: descriptor i of the recording becomes `new[i]`.
     let base = out.descriptors.len();
     let mut new = vec![usize::MAX; d.len() + 1];
@@ -430,11 +487,11 @@ pub(super) fn write(
             k += 1;
         }
     }
-    let fits = |i: usize, limit: usize| Some(new[i.min(d.len())]).filter(|&n| n <= limit);
+    let placed = |i: usize, limit: usize| Some(new[i.min(d.len())]).filter(|&n| n <= limit);
     let mut firsts = Vec::with_capacity(starts.len());
     for (j, &(s, sid)) in starts.iter().enumerate() {
         // START IDX is 16 bits, an extra start a signed 16-bit index.
-        let Some(at) = fits(s, if j == 0 { 0xFFFF } else { 0x7FFF }) else {
+        let Some(at) = placed(s, if j == 0 { 0xFFFF } else { 0x7FFF }) else {
             return Ok(None);
         };
         firsts.push((at as u16, sid));
@@ -484,4 +541,90 @@ pub(super) fn write(
         out.descriptors.push(x);
     }
     Ok(Some(firsts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(tframe: u8) -> SequenceDescriptor {
+        SequenceDescriptor::KeyFrame {
+            type_idx: 0,
+            tframe,
+            param_idx: 0,
+        }
+    }
+
+    /// A sequence follows jumps whose condition is its stream ID (taking their destination's),
+    /// passes those it does not meet, and paces its intervals at SPEED with the first
+    /// interval starting RFRAME into it.
+    #[test]
+    fn paths_follow_stream_id_jumps_at_speed_and_phase() {
+        let jump = |sid_dst, sid_cnd, seq_idx| SequenceDescriptor::Jump {
+            sid_dst,
+            sid_cnd,
+            seq_idx,
+        };
+        // 0: key, 1: key T=10, 2: if SID 2 → 5, 3: loop to 0, 5: key T=4, 6: END.
+        let d = [
+            key(0),
+            key(10),
+            jump(0, 2, 5),
+            jump(0, 0, 0),
+            key(1),
+            key(4),
+            SequenceDescriptor::Control {
+                code: CONTROL_END,
+                p1: 0,
+                p2: 0,
+            },
+        ];
+        let at = |p: &[Visit]| p.iter().map(|v| (v.at, v.update)).collect::<Vec<_>>();
+        let half = Pace {
+            speed: 8,
+            offset: 0,
+        };
+        // SID 1 loops 0 → 1 → 0 (T 0 reached at once); 16·10 / 8 = 20 updates an interval.
+        let p = path(&d, (0, 1), half, 45).unwrap();
+        assert_eq!(at(&p)[..4], [(0, 0), (1, 20), (0, 20), (1, 40)]);
+        // SID 2 leaves the loop for descriptor 5 and ends.
+        let p = path(&d, (0, 2), half, 1000).unwrap();
+        assert_eq!(at(&p), [(0, 0), (1, 20), (5, 28)]);
+        // RFRAME 64 into the first interval: 160 − 64 = 96 → 12 updates at SPEED 8.
+        let phased = Pace {
+            speed: 8,
+            offset: 64,
+        };
+        let p = path(&d, (0, 2), phased, 1000).unwrap();
+        assert_eq!(at(&p), [(0, 0), (1, 12), (5, 20)]);
+    }
+
+    /// Played as the driver plays: linear from key to key, a TFRAME 0 key at once, and at END
+    /// the last value driven held (the final key itself is never shown).
+    #[test]
+    fn play_holds_the_last_value_driven_at_end() {
+        let visits = [
+            Visit {
+                at: 0,
+                update: 0,
+                tframe: 0,
+            },
+            Visit {
+                at: 1,
+                update: 4,
+                tframe: 4,
+            },
+        ];
+        let value: BTreeMap<usize, [i32; 9]> =
+            [(0, [0; 9]), (1, [400, 0, 0, 0, 0, 0, 0, 0, 0])].into();
+        let pace = Pace {
+            speed: 16,
+            offset: 0,
+        };
+        let got: Vec<i32> = play(&visits, &value, pace, 6)
+            .iter()
+            .map(|v| v.unwrap()[0])
+            .collect();
+        assert_eq!(got, [0, 100, 200, 300, 300, 300, 300]);
+    }
 }
