@@ -217,6 +217,35 @@ def _table(path):
     return count, pointers
 
 
+def _switching(path):
+    """The coordinate pointers whose sequences reach a stream-ID jump (a program's motion
+    switch), under any stream ID."""
+    n = 0
+    for seqs, descriptors, coordinate_section in _sections(_model(path)):
+        for p in seqs:
+            off = p["update"]["offset"] - 1
+            if p["update"]["section"] != coordinate_section or off < 0 or off % 20:
+                continue
+            stack = [p["start"]] + [max(e["start"], 0) for e in p.get("extra", [])]
+            seen, found = set(), False
+            while stack:
+                at = stack.pop()
+                if at in seen or not 0 <= at < len(descriptors):
+                    continue
+                seen.add(at)
+                d = descriptors[at]
+                if "jump" in d:
+                    j = d["jump"]
+                    found |= bool(j["sid_dst"] or j["sid_cnd"])
+                    stack.append(j["seq_idx"])
+                    if j["sid_cnd"]:
+                        stack.append(at + 1)
+                elif not ("control" in d and d["control"]["code"] == CONTROL_END):
+                    stack.append(at + 1)
+            n += found
+    return n
+
+
 def _devices(path):
     """Each placed camera and light: (position, unit direction)."""
     out = []
@@ -241,6 +270,9 @@ def test_hmd_comes_back_through_blender(through_blender, name):
     assert old0.parents[0].tolist() == new0.parents[0].tolist(), "coordinates and parents"
     want = _table(source)
     assert _table(hmd) == want, "sequence count and coordinate pointers"
+    if name == "cube0":
+        # Its motion switch (stream-ID jumps) comes back through Blender too.
+        assert _switching(hmd) == _switching(source) == 1, "CUBE0's stream-ID jumps"
     count = want[0]
     old_dev, new_dev = _devices(source), _devices(hmd)
     assert len(old_dev) == len(new_dev), "cameras and lights"
