@@ -561,11 +561,11 @@ mod hmd_structure {
 
     /// The recorded control flow comes back (docs/extras.md, "Control flow"): every corpus HMD
     /// with all its sequences through GLB and back, played from each sequence by a program
-    /// that switches the stream ID mid-play to each stream ID the file's jumps test (CUBE0's
-    /// and TRI3's motion switches), and by one that plays at half the rate (SPEED 8), moves as
-    /// the original within 1 unit — unless the author said in a note that it wrote a
-    /// pointer's sequences as its own (Bezier or B-spline keys, several key types in one
-    /// pointer's sequences, keys that no longer fall on the file's).
+    /// that switches the stream ID mid-play to each stream ID the file's jumps test (CUBE0's,
+    /// PYRAMID5's and YESNO5's motion switches), and by one that plays at half the rate
+    /// (SPEED 8), moves as the original within 1 unit — unless the author said in a note that
+    /// it wrote a pointer's sequences as its own (Bezier or B-spline keys, keys that no longer
+    /// fall on the file's).
     #[test]
     fn stream_id_switches_and_speed_play_as_the_file() {
         let mut seen = BTreeSet::new();
@@ -632,14 +632,14 @@ mod hmd_structure {
         }
         eprintln!("stream-ID switches as the file: {switched:?}; {kept_switching} coordinate pointers with stream-ID jumps written; sequences at SPEED 8 as the file: {paced:?}");
         assert!(wrong.is_empty(), "{wrong:#?}");
-        // Measured December 2026: CUBE0 switches as its file does; of the 39 coordinate
-        // pointers whose sequences reach stream-ID jumps (CUBE0 1, TRI3's TRI.HMD 35,
-        // PYRAMID5 1, YESNO5 2), 33 keep them (CUBE0's and 32 of TRI's: three whose keys the
-        // author solves a unit off the file's line are noted); PYRAMID5 and YESNO5
-        // (translation and rotation keys in one pointer's sequences) are noted.
-        assert!(!switched.is_empty(), "{switched:?}");
+        // Measured December 2026: CUBE0, PYRAMID5 and YESNO5 switch as their files do (the
+        // second motions of PYRAMID5 and YESNO5, which only a switch reaches, keep the file's
+        // key frames); of the 39 coordinate pointers whose sequences reach stream-ID jumps
+        // (CUBE0 1, TRI3's TRI.HMD 35, PYRAMID5 1, YESNO5 2), 36 keep them: three of TRI's,
+        // whose keys the author solves a unit off the file's line, are noted.
+        assert!(switched.len() >= 3, "{switched:?}");
         assert!(
-            kept_switching >= 33,
+            kept_switching >= 36,
             "{kept_switching} pointers with stream-ID jumps"
         );
     }

@@ -646,12 +646,12 @@ pub(super) fn build(
             notes.add(
                 "sequence-control-flow-rewritten",
                 usize::from(switches),
-                || "recorded sequence pointer(s) with stream-ID jumps or control descriptors other than END written as the author's own sequences (Bezier or B-spline keys, key frames of several types or that only a stream-ID switch reaches, which the scene does not show, or keys that no longer fall on the file's): each sequence plays from its start as exported, but a program that switches stream IDs mid-play does not switch as it did".into(),
+                || "recorded sequence pointer(s) with stream-ID jumps or control descriptors other than END written as the author's own sequences (Bezier or B-spline keys, keys of two types in one interval, or keys that no longer fall on the file's): each sequence plays from its start as exported, but a program that switches stream IDs mid-play does not switch as it did".into(),
             );
             notes.add(
                 "sequence-keys-rewritten",
                 usize::from(!switches),
-                || "recorded sequence pointer(s) written with the author's own key frames instead of the file's (Bezier or B-spline keys, key frames of several types or that only a stream-ID switch reaches, which the scene does not show, or keys that no longer fall on the file's): they play as exported at the file's rate, but at another SPEED their interpolation differs".into(),
+                || "recorded sequence pointer(s) written with the author's own key frames instead of the file's (Bezier or B-spline keys, keys of two types in one interval, or keys that no longer fall on the file's): they play as exported at the file's rate, but at another SPEED their interpolation differs".into(),
             );
             notes.add(
                 "sequence-speed-rewritten",

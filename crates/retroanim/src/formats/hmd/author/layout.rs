@@ -27,7 +27,9 @@ use crate::scene::extras;
 use crate::scene::sample::{local_matrix, mat_mul, Mat4};
 use crate::scene::Scene;
 
-use super::super::cat3_anim::{InterpolationType, SequenceDescriptor, CONTROL_END};
+use super::super::cat3_anim::{
+    InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, CONTROL_END,
+};
 use super::super::types::SequencePointer;
 
 /// A sequence pointer the export recorded, and the parts of its coordinate its key frames set
@@ -54,6 +56,9 @@ pub(super) struct Flow {
     pub descriptors: Vec<SequenceDescriptor>,
     /// The type words (`interpolation_types`).
     pub types: Vec<u32>,
+    /// The key frames of the parameter section by PARAMETER IDX (`parameters`), with the type
+    /// word each was decoded with: the values of key frames no exported sequence plays.
+    pub params: std::collections::BTreeMap<u16, (u32, KeyFrame)>,
 }
 
 /// The sequence table the export recorded (the scene's `retroanim.hmd.animations`).
@@ -207,6 +212,20 @@ fn recorded_table(scene: &Scene, count: usize) -> Table {
                 .get("interpolation_types")
                 .and_then(|t| serde_json::from_value(t.clone()).ok())
                 .unwrap_or_default(),
+            params: a
+                .get("parameters")
+                .and_then(|p| serde_json::from_value::<Vec<ParameterItem>>(p.clone()).ok())
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|item| match item {
+                    ParameterItem::KeyFrame {
+                        index,
+                        type_code,
+                        frame,
+                    } => Some((index, (type_code, frame))),
+                    _ => None,
+                })
+                .collect(),
         });
         // The header word that points at the coordinate section (4 where not recorded).
         let section = a.get("coordinate_section").map_or(Some(4), |s| s.as_u64());

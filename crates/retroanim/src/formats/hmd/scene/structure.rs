@@ -1,7 +1,7 @@
 //! What the HMD → scene bridge keeps of the console's structure in the `retroanim` extras
 //! (`docs/extras.md`): each node's GsCOORDUNIT index or block, the block count, the file's
 //! sequence table (sequence pointers, descriptors with their jumps and controls, interpolation
-//! types), and per animation the loop of each coordinate's sequence pointers, so that the HMD
+//! types, the parameter section's key frames), and per animation the loop of each coordinate's sequence pointers, so that the HMD
 //! author writes a looping sequence as a loop.
 
 use serde_json::{json, Value};
@@ -18,6 +18,7 @@ pub(super) fn scene_member(hmd: &Hmd, coordinates: usize) -> Value {
             json!({
                 "interpolation_types": a.interpolation_types,
                 "descriptors": a.descriptors,
+                "parameters": a.parameters,
                 "pointers": a.sequences,
                 "coordinate_section": hmd.coordinate_section(a),
             })

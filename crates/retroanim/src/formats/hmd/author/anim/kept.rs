@@ -9,13 +9,15 @@
 //! then sees what it saw with the file.
 //!
 //! **When.** Every sequence of the recorded pointer has an animation; every key frame its
-//! sequences reach has one recorded type word whose parts are linear (or unset), parts the
-//! author's own keys also set linearly; every such key frame is reached when its sequence is
-//! played from its start with its stream ID, and takes the scene's value there (at the update
-//! the driver reaches it: its cumulative TFRAME × 16 / SPEED); and the descriptors, played as
-//! the driver plays them (below), give the pointer's coordinate the same translation, rotation
-//! matrix and scale as the author's own keys at every update up to twice their last key, and
-//! the parts the recorded type does not set stay at the coordinate's rest. Otherwise the
+//! sequences reach has a recorded type word whose parts are linear (or unset), parts the
+//! author's own keys also set linearly (or not at all), with one rotation order; a key frame
+//! reached when its sequence is played from its start with its stream ID takes the scene's
+//! value there (at the update the driver reaches it: its cumulative TFRAME × 16 / SPEED), one
+//! that only a program's stream-ID switch reaches keeps the file's values (the export's
+//! `parameters`); and the descriptors, played as the driver plays them (below), give the
+//! pointer's coordinate the same translation, rotation matrix and scale as the author's own keys
+//! at every update up to twice their last key, the parts no key has set yet staying at the
+//! coordinate's rest. Otherwise the
 //! author's own sequences are written, and the author says how many recorded pointers lost
 //! stream-ID jumps or control descriptors, or their SPEED (notes
 //! `sequence-control-flow-rewritten`, `sequence-speed-rewritten`).
@@ -29,17 +31,19 @@
 //!
 //! **As the driver plays.** An interval of TFRAME *T* lasts ⌈16·*T* / SPEED⌉ updates (SPEED 0
 //! plays as 0x10; what is left of the last update is not carried); at update *m* of it the
-//! value is `lerp(from, to, 16·T − m·SPEED, 16·T)`, the first interval starting RFRAME into
-//! it; a TFRAME 0 key is reached at once; at END the last value driven is held; the first key
-//! is START IDX when that is a key frame, else the next key frame after it.
+//! value is `lerp(from, to, 16·T − m·SPEED, 16·T)` on the parts the target key's type sets
+//! (both keys read in that type's layout, so keys of two types meet only at a TFRAME 0 key),
+//! the first interval starting RFRAME into it; a TFRAME 0 key is reached at once; at END the
+//! last value driven is held; the first key is START IDX when that is a key frame, else the
+//! next key frame after it.
 //!
-//! **Not kept.** Bezier and B-spline types, and a pointer whose sequences reach key frames of
-//! several types, are written as the author's own sequences. Descriptors that only reverse play
-//! (a negative SPEED set by a program) would walk into are not copied.
+//! **Not kept.** Bezier and B-spline types are written as the author's own sequences.
+//! Descriptors that only reverse play (a negative SPEED set by a program) would walk into are
+//! not copied.
 
 use std::collections::BTreeMap;
 
-use super::super::super::cat3_anim::{SequenceDescriptor, CONTROL_END};
+use super::super::super::cat3_anim::{KeyFrame, SequenceDescriptor, CONTROL_END};
 use super::super::super::play::console_lerp;
 use super::super::layout::Recorded;
 use super::super::ConsolePose;
@@ -48,12 +52,13 @@ use super::NodeTrack;
 use crate::error::Result;
 use crate::formats::gte::Mat;
 
-/// Most descriptors walked from one key frame to the next (a longer walk is a loop of jumps,
-/// which the driver would not leave).
-const WALK: usize = 1 << 16;
+/// Most descriptors walked along one sequence's path, key frames and jumps together (a longer
+/// walk is a loop of jumps, which the driver would not leave, or a table built to be slow):
+/// the flow is then not kept.
+const WALK: usize = 1 << 22;
 
-/// Most updates compared per sequence.
-const HORIZON: u64 = 1 << 20;
+/// Most updates compared per sequence (over an hour at 60 updates a second).
+const HORIZON: u64 = 1 << 18;
 
 /// SPEED at the console's own rate.
 const SPEED_1X: i32 = 0x10;
@@ -67,14 +72,16 @@ struct Visit {
 }
 
 /// The next key frame from descriptor `at` with stream ID `sid` (updated by the jumps taken),
-/// as the driver's `get_tctr` walks: `Ok(None)` at END or past the table, `Err(())` on a loop
-/// of jumps.
+/// as the driver's `get_tctr` walks: `Ok(None)` at END or past the table, `Err(())` when the
+/// walk spends the last of `budget` (descriptors looked at).
 fn next_key(
     d: &[SequenceDescriptor],
     mut at: usize,
     sid: &mut u8,
+    budget: &mut usize,
 ) -> std::result::Result<Option<usize>, ()> {
-    for _ in 0..WALK.max(d.len() + 1) {
+    loop {
+        *budget = budget.checked_sub(1).ok_or(())?;
         match d.get(at) {
             None => return Ok(None),
             Some(SequenceDescriptor::KeyFrame { .. }) => return Ok(Some(at)),
@@ -97,7 +104,6 @@ fn next_key(
             Some(_) => at += 1,
         }
     }
-    Err(())
 }
 
 /// How the driver steps through a pointer's intervals: SPEED (> 0), and the pointer's RFRAME
@@ -122,9 +128,10 @@ fn path(
         _ => 0,
     };
     let mut sid = sid;
+    let mut budget = WALK;
     let first = match d.get(start) {
         Some(SequenceDescriptor::KeyFrame { .. }) => Some(start),
-        _ => next_key(d, start.saturating_add(1), &mut sid).ok()?,
+        _ => next_key(d, start.saturating_add(1), &mut sid, &mut budget).ok()?,
     };
     let Some(mut at) = first else {
         return Some(Vec::new());
@@ -137,7 +144,7 @@ fn path(
     let cap = 2 * (horizon as usize + d.len()) + 16;
     let mut update = 0u64;
     while update <= horizon {
-        let Some(next) = next_key(d, at + 1, &mut sid).ok()? else {
+        let Some(next) = next_key(d, at + 1, &mut sid, &mut budget).ok()? else {
             break;
         };
         let t = 16 * i32::from(tframe(next)) - if out.len() == 1 { pace.offset } else { 0 };
@@ -166,21 +173,56 @@ fn interval(t: i32, i: usize, pace: Pace) -> (i32, i32) {
     (r0, r0 - (n as i32 - 1) * pace.speed)
 }
 
-/// The values the driver gives at updates 0..=`horizon` along `visits` (module docs), `None`
-/// where it gives none yet.
+/// The parts a type word sets, as a type word: 1 in each part's nibble, and its rotation
+/// order when it sets the rotation.
+fn parts(code: u32) -> u32 {
+    let mut out = 0;
+    for q in 0..3 {
+        if (code >> (4 * q)) & 0xF != 0 {
+            out |= 1 << (4 * q);
+        }
+    }
+    if out & 0xF0 != 0 {
+        out |= code & 0xF000;
+    }
+    out
+}
+
+/// A coordinate's values at one update and the parts driven so far ([`parts`]).
+type Driven = ([i32; 9], u32);
+
+/// The values the driver gives at updates 0..=`horizon` along `visits` (module docs) with the
+/// parts driven so far ([`parts`] of the key frames' types `codes`), `None` where it gives
+/// none yet. An interval drives the parts its target key's type sets, reading both keys in that
+/// type's layout: a TFRAME 0 key of another type is reached at once, but an interval between
+/// keys of two types would read other words (`None` then: not followed).
 fn play(
     visits: &[Visit],
-    value: &BTreeMap<usize, [i32; 9]>,
+    (value, codes): (&BTreeMap<usize, [i32; 9]>, &BTreeMap<usize, u32>),
     pace: Pace,
     horizon: u64,
-) -> Vec<Option<[i32; 9]>> {
-    let mut out: Vec<Option<[i32; 9]>> = vec![None; horizon as usize + 1];
+) -> Option<Vec<Option<Driven>>> {
+    let mut out: Vec<Option<Driven>> = vec![None; horizon as usize + 1];
+    let (mut now, mut driven) = ([0i32; 9], 0u32);
     for (i, w) in visits.windows(2).enumerate() {
         let (a, b) = (value[&w[0].at], value[&w[1].at]);
+        let code = codes[&w[1].at];
         let t = 16 * i32::from(w[1].tframe);
+        if t != 0 && codes[&w[0].at] != code {
+            return None;
+        }
+        let set = parts(code);
+        driven |= set & 0xFFF;
+        if set & 0xF0 != 0 {
+            driven = (driven & !0xF000) | (set & 0xF000);
+        }
+        let sets = |q: usize| (set >> (4 * (q / 3))) & 0xF != 0;
         if t == 0 {
+            for q in (0..9).filter(|&q| sets(q)) {
+                now[q] = b[q];
+            }
             if let Some(o) = out.get_mut(w[0].update as usize) {
-                *o = Some(b);
+                *o = Some((now, driven));
             }
             continue;
         }
@@ -190,7 +232,10 @@ fn play(
                 break;
             };
             let r = r0 - m as i32 * pace.speed;
-            *o = Some(std::array::from_fn(|q| console_lerp(a[q], b[q], r, t)));
+            for q in (0..9).filter(|&q| sets(q)) {
+                now[q] = console_lerp(a[q], b[q], r, t);
+            }
+            *o = Some((now, driven));
         }
     }
     // END holds the last value driven.
@@ -199,7 +244,7 @@ fn play(
             out[u] = out[u - 1];
         }
     }
-    out
+    Some(out)
 }
 
 /// The console rotation matrix of angles `v[3..6]` in rotation `order`.
@@ -259,18 +304,18 @@ fn own_at(track: &NodeTrack, u: u32) -> [i32; 9] {
     }
 }
 
-/// What the recorded flow's values are checked against: the recorded type word `code`, the
-/// author's own `own`, the coordinate's `rest` and the pointer's `pace`.
+/// What the recorded flow's values are checked against: the author's own type word `own`, the
+/// coordinate's `rest` and the pointer's `pace`.
 struct Fit<'a> {
-    code: u32,
     own: u32,
     rest: &'a Mat,
     pace: Pace,
 }
 
 impl Fit<'_> {
-    fn agrees(&self, got: &[i32; 9], want: &[i32; 9]) -> bool {
-        agrees(got, want, (self.code, self.own), self.rest)
+    /// [`agrees`] on the parts type word `code` sets.
+    fn agrees(&self, got: &[i32; 9], want: &[i32; 9], code: u32) -> bool {
+        agrees(got, want, (code, self.own), self.rest)
     }
 
     fn order(&self) -> u8 {
@@ -287,7 +332,7 @@ impl Fit<'_> {
 /// CUBE0's), else the value the update before the key implies (a loop's last key, which the
 /// author's own sequence never shows, or another triple at a gimbal lock), when those fit.
 fn key_value(
-    fit: &Fit<'_>,
+    (fit, code): (&Fit<'_>, u32),
     track: &NodeTrack,
     (v, left): (&Visit, bool),
     prev: Option<(usize, &Visit, [i32; 9])>,
@@ -304,7 +349,7 @@ fn key_value(
         (0..(r0.max(0) as u64).div_ceil(fit.pace.speed as u64)).all(|m| {
             let r = r0 - m as i32 * fit.pace.speed;
             let g = std::array::from_fn(|q| console_lerp(a[q], b[q], r, t));
-            u32::try_from(h.update + m).is_ok_and(|u| fit.agrees(&g, &own_at(track, u)))
+            u32::try_from(h.update + m).is_ok_and(|u| fit.agrees(&g, &own_at(track, u), code))
         })
     };
     if fits(&x) {
@@ -327,6 +372,43 @@ fn key_value(
         }
     }
     x
+}
+
+/// The recorded values of key frame `i` of `r`'s recording, of linear type `code`: its
+/// parameter's translation, angles and scale (4096 where the type sets none).
+fn recorded_value(r: &Recorded, i: usize, code: u32) -> Option<[i32; 9]> {
+    let SequenceDescriptor::KeyFrame { param_idx, .. } = r.flow.descriptors.get(i)? else {
+        return None;
+    };
+    let (recorded, frame) = r.flow.params.get(param_idx)?;
+    let KeyFrame::Coordinate {
+        translation,
+        rotation,
+        scale,
+        ..
+    } = frame
+    else {
+        return None;
+    };
+    if *recorded != code {
+        return None;
+    }
+    let mut v = [0, 0, 0, 0, 0, 0, 4096, 4096, 4096];
+    let sets = |part: u32| (code >> (4 * part)) & 0xF != 0;
+    if sets(0) {
+        v[..3].copy_from_slice(translation.get(..3)?);
+    }
+    if sets(1) {
+        for (q, &a) in rotation.get(..3)?.iter().enumerate() {
+            v[3 + q] = i32::from(a);
+        }
+    }
+    if sets(2) {
+        for (q, &a) in scale.get(..3)?.iter().enumerate() {
+            v[6 + q] = i32::from(a);
+        }
+    }
+    Some(v)
 }
 
 /// The starts (START IDX or extra start, stream ID) of recorded pointer `r`'s sequences,
@@ -382,28 +464,33 @@ pub(super) fn write(
     let seen = r
         .flow
         .reachable(&starts.iter().map(|s| s.0).collect::<Vec<_>>());
-    let mut codes = d.iter().zip(&seen).filter_map(|(x, &s)| match x {
-        SequenceDescriptor::KeyFrame { type_idx, .. } if s => {
-            Some(r.flow.types.get(*type_idx as usize).copied())
-        }
-        _ => None,
-    });
-    let Some(Some(code)) = codes.next() else {
-        return Ok(None);
-    };
+    // The recorded type of every key frame the sequences reach: linear (or unset) parts that
+    // the author's keys set linearly (or not at all), one rotation order.
+    let mut codes: BTreeMap<usize, u32> = BTreeMap::new();
     let nibble = |c: u32, part: u32| (c >> (4 * part)) & 0xF;
-    let fits = code & 0xFFFF_0000 == own & 0xFFFF_0000
-        && (0..3).all(|q| nibble(code, q) <= 1 && (nibble(code, q) == 0 || nibble(own, q) <= 1))
-        && code & 0xFFF != 0;
-    if !fits || codes.any(|c| c != Some(code)) {
-        return Ok(None);
+    let mut order = None;
+    for (i, x) in d.iter().enumerate() {
+        let SequenceDescriptor::KeyFrame { type_idx, .. } = x else {
+            continue;
+        };
+        if !seen[i] {
+            continue;
+        }
+        let Some(&code) = r.flow.types.get(*type_idx as usize) else {
+            return Ok(None);
+        };
+        let fits = code & 0xFFFF_0000 == own & 0xFFFF_0000
+            && (0..3)
+                .all(|q| nibble(code, q) <= 1 && (nibble(code, q) == 0 || nibble(own, q) <= 1))
+            && code & 0xFFF != 0;
+        if !fits
+            || (nibble(code, 1) != 0 && *order.get_or_insert(nibble(code, 3)) != nibble(code, 3))
+        {
+            return Ok(None);
+        }
+        codes.insert(i, code);
     }
-    let fit = Fit {
-        code,
-        own,
-        rest,
-        pace,
-    };
+    let fit = Fit { own, rest, pace };
     // Each sequence's path and the scene's value at each key frame's first visit.
     let mut value: BTreeMap<usize, [i32; 9]> = BTreeMap::new();
     let mut paths = Vec::with_capacity(starts.len());
@@ -434,25 +521,32 @@ pub(super) fn write(
             let prev = i
                 .checked_sub(1)
                 .and_then(|h| Some((h, &visits[h], *value.get(&visits[h].at)?)));
-            let x = key_value(&fit, track, (v, left), prev);
+            let x = key_value((&fit, codes[&v.at]), track, (v, left), prev);
             value.insert(v.at, x);
         }
         paths.push((visits, horizon));
     }
-    // A reachable key frame no sequence visits has no value in the scene.
-    if d.iter().enumerate().any(|(i, x)| {
-        seen[i] && matches!(x, SequenceDescriptor::KeyFrame { .. }) && !value.contains_key(&i)
-    }) {
-        return Ok(None);
+    // A reachable key frame no sequence plays (one a program's stream-ID switch reaches) keeps
+    // the file's values.
+    for (&i, &code) in &codes {
+        if value.contains_key(&i) {
+            continue;
+        }
+        let Some(v) = recorded_value(r, i, code) else {
+            return Ok(None);
+        };
+        value.insert(i, v);
     }
     // Played as the driver plays them, the descriptors give the author's own values.
     for ((visits, horizon), track) in paths.iter().zip(&tracks) {
-        let got = play(visits, &value, pace, *horizon);
+        let Some(got) = play(visits, (&value, &codes), pace, *horizon) else {
+            return Ok(None);
+        };
         for (u, g) in got.iter().enumerate() {
-            let Some(g) = g else {
+            let Some((g, driven)) = g else {
                 return Ok(None);
             };
-            if !fit.agrees(g, &own_at(track, u as u32)) {
+            if !fit.agrees(g, &own_at(track, u as u32), *driven) {
                 return Ok(None);
             }
         }
@@ -464,7 +558,7 @@ pub(super) fn write(
     {
         return Ok(None);
     }
-    emit(r, (&seen, &starts), (&value, code), out)
+    emit(r, (&seen, &starts), (&value, &codes), out)
 }
 
 /// Writes the descriptors `seen` marks (of `r`'s recording) packed in their order, with
@@ -473,7 +567,7 @@ pub(super) fn write(
 fn emit(
     r: &Recorded,
     (seen, starts): (&[bool], &[(usize, u8)]),
-    (value, code): (&BTreeMap<usize, [i32; 9]>, u32),
+    (value, codes): (&BTreeMap<usize, [i32; 9]>, &BTreeMap<usize, u32>),
     out: &mut Out<'_>,
 ) -> Result<Option<Vec<(u16, u8)>>> {
     let d = &r.flow.descriptors[..];
@@ -499,7 +593,6 @@ fn emit(
     if k > 0x1_0000 {
         return Ok(None);
     }
-    let type_idx = type_index(out.types, code)?;
     for (i, &s) in seen.iter().enumerate() {
         if !s {
             continue;
@@ -511,6 +604,8 @@ fn emit(
                 p2: 0,
             },
             Some(&SequenceDescriptor::KeyFrame { tframe, .. }) => {
+                let code = codes[&i];
+                let type_idx = type_index(out.types, code)?;
                 let v = value[&i].map(f64::from);
                 let frame = key_frame_of(&v, &(v, v), code).ok_or_else(|| {
                     super::unencodable(format!(
@@ -621,9 +716,11 @@ mod tests {
             speed: 16,
             offset: 0,
         };
-        let got: Vec<i32> = play(&visits, &value, pace, 6)
+        let codes: BTreeMap<usize, u32> = [(0, 1), (1, 1)].into();
+        let got: Vec<i32> = play(&visits, (&value, &codes), pace, 6)
+            .unwrap()
             .iter()
-            .map(|v| v.unwrap()[0])
+            .map(|v| v.unwrap().0[0])
             .collect();
         assert_eq!(got, [0, 100, 200, 300, 300, 300, 300]);
     }
