@@ -360,6 +360,7 @@ fn key_value(
     }
     if t > 0 && r < r0 && f > 0 {
         let before = own_at(track, f - 1);
+        let n = (r0.max(0) as u64).div_ceil(fit.pace.speed as u64);
         for y in [nearest(&before, &a, fit.order()), before] {
             let c: [i32; 9] = std::array::from_fn(|q| {
                 let b = (f64::from(y[q]) * f64::from(t) - f64::from(a[q]) * f64::from(r))
@@ -368,6 +369,29 @@ fn key_value(
             });
             if fits(&c) {
                 return c;
+            }
+            // The division above undoes the driver's truncation only to a unit or two: each
+            // value within two of it that gives the author's own values at every update of the
+            // interval (angles in the representation nearest the interval's).
+            let mut refined = c;
+            for q in 0..9 {
+                let target = |m: u64| {
+                    let rr = r0 - m as i32 * fit.pace.speed;
+                    let g: [i32; 9] = std::array::from_fn(|k| console_lerp(a[k], c[k], rr, t));
+                    let w = own_at(track, (h.update + m) as u32);
+                    nearest(&w, &g, fit.order())[q]
+                };
+                let targets: Vec<i32> = (0..n).map(target).collect();
+                if let Some(b) = [0, -1, 1, -2, 2].iter().map(|d| c[q] + d).find(|&b| {
+                    targets.iter().enumerate().all(|(m, &w)| {
+                        console_lerp(a[q], b, r0 - m as i32 * fit.pace.speed, t) == w
+                    })
+                }) {
+                    refined[q] = b;
+                }
+            }
+            if fits(&refined) {
+                return refined;
             }
         }
     }
