@@ -6,6 +6,7 @@
 
 use serde_json::{json, Value};
 
+use super::super::cat3_anim::ParameterItem;
 use super::super::play::Frame;
 use super::super::types::Hmd;
 
@@ -18,7 +19,13 @@ pub(super) fn scene_member(hmd: &Hmd, coordinates: usize) -> Value {
             json!({
                 "interpolation_types": a.interpolation_types,
                 "descriptors": a.descriptors,
-                "parameters": a.parameters,
+                // The key frames (the values of those no exported sequence plays); words no
+                // descriptor describes are not the structure's.
+                "parameters": a
+                    .parameters
+                    .iter()
+                    .filter(|p| matches!(p, ParameterItem::KeyFrame { .. }))
+                    .collect::<Vec<_>>(),
                 "pointers": a.sequences,
                 "coordinate_section": hmd.coordinate_section(a),
             })
