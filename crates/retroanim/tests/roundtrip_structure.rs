@@ -568,15 +568,10 @@ mod hmd_structure {
     /// fall on the file's).
     #[test]
     fn stream_id_switches_and_speed_play_as_the_file() {
-        let mut seen = BTreeSet::new();
         let (mut switched, mut paced, mut noted) = (Vec::new(), Vec::new(), Vec::new());
         let mut kept_switching = 0usize;
         let mut wrong = Vec::new();
-        for (name, path) in common::corpus_files("HMD") {
-            let bytes = std::fs::read(&path).unwrap();
-            if !seen.insert(bytes.clone()) {
-                continue;
-            }
+        for (name, bytes) in common::unique_files("HMD") {
             let m = hmd::read(&bytes).unwrap();
             let count = hmd::sequence_count(&m);
             if count == 0 || coordinate_pointers(&m).is_empty() {

@@ -599,13 +599,12 @@ pub(super) fn build(
         stored: &mut stored,
     };
     for (node, rec, keep) in jobs {
-        // The sequences the recorded pointer has (all without one). Where the pointer's own
-        // loop is not its coordinate's (another pointer on it repeats with another period),
-        // its track is made again with the pointer's loop.
+        // The recorded pointer this one stands for, if any.
+        let r = rec.and_then(|i| recorded.get(i));
         // The pointer's track in each animation: its coordinate's, or made again with the
         // pointer's own loop where that is not its coordinate's (another pointer on it repeats
         // with another period).
-        let index = rec.and_then(|i| recorded.get(i)).map(|r| r.index);
+        let index = r.map(|r| r.index);
         let mut own: Vec<(usize, NodeTrack)> = Vec::new();
         for k in 0..anims.len() {
             let Some(loops_k) = index.and(pointer_loops[k].as_ref()) else {
@@ -623,11 +622,6 @@ pub(super) fn build(
             Some((_, t)) => Some(t),
             None => ctx.tracks[node].get(k)?.as_ref(),
         };
-        // The sequences the recorded pointer has (all without one). One it lacks plays its
-        // START sequence: left out only where that gives the console the same values (the
-        // pointer's parts move the same, and its ancestors' motion did not make the solved
-        // keys differ).
-        let r = rec.and_then(|i| recorded.get(i));
         // The recorded control flow, where the scene's keys still fit it.
         let kept = match r {
             Some(r) => {
@@ -659,6 +653,10 @@ pub(super) fn build(
                 || "recorded sequence pointer(s) with a SPEED other than 1× written at SPEED 0x10 with the rate in their key frames: they play as exported, but a program that changes SPEED sees other rates".into(),
             );
         }
+        // The sequences the recorded pointer has (all without one). One it lacks plays its
+        // START sequence: left out only where that gives the console the same values (the
+        // pointer's parts move the same, and its ancestors' motion did not make the solved
+        // keys differ).
         let mut wanted = table::sequences_for(recorded, rec, &sequence_of);
         let start = wanted.iter().copied().find(|&k| sequence_of[k] == 0);
         for k in 0..anims.len() {
@@ -682,12 +680,7 @@ pub(super) fn build(
         let more = sequences_of(&which, &anims, (node, keep), &mut out)?
             .into_iter()
             .map(|(k, start)| (start, table::stream_id(recorded, &sequence_of, rec, k)));
-        let starts: Vec<(u16, u8)> = kept
-            .clone()
-            .unwrap_or_default()
-            .into_iter()
-            .chain(more)
-            .collect();
+        let starts: Vec<(u16, u8)> = kept.iter().flatten().copied().chain(more).collect();
         let offset = u32::try_from(1 + node * 20)
             .ok()
             .filter(|&o| o < 1 << 24)

@@ -1,8 +1,8 @@
 //! What the HMD → scene bridge keeps of the console's structure in the `retroanim` extras
 //! (`docs/extras.md`): each node's GsCOORDUNIT index or block, the block count, the file's
 //! sequence table (sequence pointers, descriptors with their jumps and controls, interpolation
-//! types, the parameter section's key frames), and per animation the loop of each coordinate's sequence pointers, so that the HMD
-//! author writes a looping sequence as a loop.
+//! types, the parameter section's key frames), and per animation the loop of each
+//! coordinate's sequence pointers, so that the HMD author writes a looping sequence as a loop.
 
 use serde_json::{json, Value};
 

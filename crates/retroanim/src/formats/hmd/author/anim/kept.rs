@@ -476,8 +476,7 @@ pub(super) fn write(
     else {
         return Ok(None);
     };
-    // The author's type word, and the recorded one of every key frame the sequences reach:
-    // linear (or unset) parts that the author's keys set linearly, the same rotation order.
+    // The author's type word: one for every sequence's track.
     let own = tracks[0].code & keep;
     if tracks
         .iter()
@@ -586,7 +585,7 @@ pub(super) fn write(
 }
 
 /// Writes the descriptors `seen` marks (of `r`'s recording) packed in their order, with
-/// `value`s of type `code` in their key frames; the starts of `starts` in the packed table, or
+/// `value`s of the recorded type `codes` in their key frames; the starts of `starts` in the packed table, or
 /// `Ok(None)` when one does not fit its 16-bit field (nothing is written then).
 fn emit(
     r: &Recorded,
@@ -631,13 +630,7 @@ fn emit(
                 let code = codes[&i];
                 let type_idx = type_index(out.types, code)?;
                 let v = value[&i].map(f64::from);
-                let frame = key_frame_of(&v, &(v, v), code).ok_or_else(|| {
-                    super::unencodable(format!(
-                        "recorded sequence pointer {}: key frame {i} does not fit its layout",
-                        r.index
-                    ))
-                })?;
-                let param_idx = store(out, code, frame, || {
+                let param_idx = store(out, code, key_frame_of(&v, &(v, v), code), || {
                     format!("recorded sequence pointer {}: key frame {i}", r.index)
                 })?;
                 SequenceDescriptor::KeyFrame {

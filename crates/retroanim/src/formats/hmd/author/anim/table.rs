@@ -231,7 +231,8 @@ pub(super) fn kept_pointer_loops(
 /// INTR IDX, AFRAME and SPEED are the `recorded` pointer's; SPEED only when its recorded
 /// control flow was kept (its TFRAMEs: the `kept` flag) or it plays at the console's rate (0
 /// or 0x10: the author's own keys hold the effect of any other rate, which would then play
-/// twice), else 0x10; RFRAME (the phase the first interval starts in) only when kept. Without a recorded pointer: no INTR IDX (0xFFFF), AFRAME 0, SPEED 0x10.
+/// twice), else 0x10; RFRAME (the phase the first interval starts in) only when kept.
+/// Without a recorded pointer: no INTR IDX (0xFFFF), AFRAME 0, SPEED 0x10.
 pub(super) fn pointer(
     update: UpdateIndex,
     starts: &[(u16, u8)],

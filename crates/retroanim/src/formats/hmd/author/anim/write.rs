@@ -98,13 +98,7 @@ pub(super) fn sequences_of(
         let mut last_param = 0u16;
         let mut anchor = None;
         for i in 0..track.keys.len() {
-            let frame = key_frame(track, i, code).ok_or_else(|| {
-                unencodable(format!(
-                    "animation {:?}, node {node}: key {i} does not fit its layout",
-                    a.name
-                ))
-            })?;
-            let index = store(out, code, frame, || {
+            let index = store(out, code, key_frame(track, i, code), || {
                 format!("animation {:?}, node {node}: key {i}", a.name)
             })?;
             let tframe = match i {
@@ -165,21 +159,22 @@ pub(super) fn sequences_of(
     Ok(starts)
 }
 
-/// The PARAMETER IDX of key frame `frame` of type `code`: equal key frames (of one type) are
-/// stored once. `what` names the key in errors.
+/// The PARAMETER IDX of key frame `frame` of type `code` (`None`: its values do not fit the
+/// type, [`key_frame_of`]): equal key frames (of one type) are stored once. `what` names the
+/// key in errors.
 pub(super) fn store(
     out: &mut Out<'_>,
     code: u32,
-    frame: KeyFrame,
+    frame: Option<KeyFrame>,
     what: impl Fn() -> String,
 ) -> Result<u16> {
     let layout = InterpolationType::from_code(code)
         .layout()
         .ok_or_else(|| unencodable(format!("type 0x{code:08x} has no layout")))?;
     let mut words = Vec::with_capacity(layout.words());
-    frame
-        .encode(layout, &mut words)
-        .ok_or_else(|| unencodable(format!("{}: does not fit its layout", what())))?;
+    let frame = frame
+        .filter(|f| f.encode(layout, &mut words).is_some())
+        .ok_or_else(|| unencodable(format!("{} does not fit its layout", what())))?;
     if let Some(&at) = out.stored.get(&(code, words.clone())) {
         return Ok(at);
     }
