@@ -631,7 +631,21 @@ pub(super) fn build(
                         track_of(k)
                     })
                     .collect();
-                kept::write(r, &per_sequence, (keep, &ctx.rest[node]), &mut out)?
+                // Where the flow's values differ from the author's own: whether they show the
+                // scene as well (`Ctx::shows`) at that update of sequence `j`.
+                let judge = |j: usize, u: u32, got: &[i32; 9], driven: u32| -> bool {
+                    let Some(k) = (0..anims.len()).find(|&k| sequence_of[k] == j) else {
+                        return false;
+                    };
+                    let Some(track) = track_of(k) else {
+                        return false;
+                    };
+                    let f = kept::cycle(track, u);
+                    let mine = track.matrix_with(f, (got, driven), keep, &ctx.rest[node]);
+                    let own = track.matrix_at(f);
+                    ctx.shows((anims[k], k), node, f, (&mine, &own))
+                };
+                kept::write(r, &per_sequence, (keep, &ctx.rest[node]), &judge, &mut out)?
             }
             None => None,
         };
@@ -640,12 +654,12 @@ pub(super) fn build(
             notes.add(
                 "sequence-control-flow-rewritten",
                 usize::from(switches),
-                || "recorded sequence pointer(s) with stream-ID jumps or control descriptors other than END written as the author's own sequences (Bezier or B-spline keys, keys of two types in one interval, or keys that no longer fall on the file's): each sequence plays from its start as exported, but a program that switches stream IDs mid-play does not switch as it did".into(),
+                || "recorded sequence pointer(s) with stream-ID jumps or control descriptors other than END written as the author's own sequences (B-spline or 16-bit Bezier keys, keys of two types in one interval, or keys that show the scene neither on the file's line nor as the file's own: an edit at a gimbal lock, or a motion resampled between the file's keys): each sequence plays from its start as exported, but a program that switches stream IDs mid-play does not switch as it did".into(),
             );
             notes.add(
                 "sequence-keys-rewritten",
                 usize::from(!switches),
-                || "recorded sequence pointer(s) written with the author's own key frames instead of the file's (Bezier or B-spline keys, keys of two types in one interval, or keys that no longer fall on the file's): they play as exported at the file's rate, but at another SPEED their interpolation differs".into(),
+                || "recorded sequence pointer(s) written with the author's own key frames instead of the file's (B-spline or 16-bit Bezier keys, keys of two types in one interval, or keys that show the scene neither on the file's line nor as the file's own: an edit at a gimbal lock, or a motion resampled between the file's keys): they play as exported at the file's rate, but at another SPEED their interpolation differs".into(),
             );
             notes.add(
                 "sequence-speed-rewritten",

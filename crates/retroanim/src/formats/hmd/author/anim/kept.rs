@@ -17,7 +17,14 @@
 //! `parameters`); and the descriptors, played as the driver plays them (below), give the
 //! pointer's coordinate the same translation, rotation matrix and scale as the author's own keys
 //! at every update up to twice their last key, the parts no key has set yet staying at the
-//! coordinate's rest. Otherwise the
+//! coordinate's rest. Where they do not (the author's keys solved a unit off the file's line
+//! under a parent a unit off, or on another Euler triple at a gimbal lock: ROTS, SNOWMAN,
+//! TRI), the file's own values (the export's `parameters`) go in the key frames where the scene
+//! still shows them at the update each is reached, the scene's where it does not (an edited
+//! key), and the flow is kept when every update it gives either equals the author's own or
+//! shows the scene as well as the author's (the solver's judge, `Ctx::shows`: world
+//! translation within a unit of the glTF world's, the re-exported local within 0.05/4096 of the
+//! glTF local, or no worse than the author's own keys). Otherwise the
 //! author's own sequences are written, and the author says how many recorded pointers lost
 //! stream-ID jumps or control descriptors, or their SPEED (notes
 //! `sequence-control-flow-rewritten`, `sequence-speed-rewritten`).
@@ -37,14 +44,23 @@
 //! last value driven is held; the first key is START IDX when that is a key frame, else the
 //! next key frame after it.
 //!
-//! **Not kept.** Bezier and B-spline types are written as the author's own sequences.
+//! **Bezier.** A Bezier part (type nibble 2) runs from the source key's P0 through its P1, P2
+//! to the target's P0 as the driver evaluates it; Bezier pointers are kept with the file's own
+//! key frames only (every one shown, with its recorded control points).
+//!
+//! **Not kept.** B-spline types and 16-bit (short) translations are written as the author's
+//! own sequences; so is a pointer with a key edited at a gimbal lock (the scene's value there
+//! is the author's triple, which the driver's linear angles turn through differently from the
+//! file's) or an edited Bezier key.
 //! Descriptors that only reverse play (a negative SPEED set by a program) would walk into are
 //! not copied.
 
 use std::collections::BTreeMap;
 
-use super::super::super::cat3_anim::{KeyFrame, SequenceDescriptor, CONTROL_END};
-use super::super::super::play::console_lerp;
+use super::super::super::cat3_anim::{
+    InterpolationType, KeyFrame, SequenceDescriptor, CONTROL_END,
+};
+use super::super::super::play::{bezier_cof, console_lerp, horner};
 use super::super::layout::Recorded;
 use super::super::ConsolePose;
 use super::write::{key_frame_of, store, type_index, Out};
@@ -191,14 +207,30 @@ fn parts(code: u32) -> u32 {
 /// A coordinate's values at one update and the parts driven so far ([`parts`]).
 type Driven = ([i32; 9], u32);
 
+/// Control points P1, P2 of the Bezier key frames, by descriptor.
+type Controls = BTreeMap<usize, [[i32; 9]; 2]>;
+
+/// The key frames a flow is played or written with, by descriptor: values (P0), recorded type
+/// words, and the Bezier ones' control points.
+type Keys<'a> = (
+    &'a BTreeMap<usize, [i32; 9]>,
+    &'a BTreeMap<usize, u32>,
+    &'a Controls,
+);
+
+/// A part's interpolation nibble for Bezier.
+const BEZIER: u32 = 2;
+
 /// The values the driver gives at updates 0..=`horizon` along `visits` (module docs) with the
 /// parts driven so far ([`parts`] of the key frames' types `codes`), `None` where it gives
 /// none yet. An interval drives the parts its target key's type sets, reading both keys in that
 /// type's layout: a TFRAME 0 key of another type is reached at once, but an interval between
-/// keys of two types would read other words (`None` then: not followed).
+/// keys of two types would read other words (`None` then: not followed). A Bezier part runs
+/// from the source key's P0 through its control points `ctl` (P1, P2) to the target's P0, as
+/// the driver does (`t = (TFRAME − RFRAME)·0xFFFF / TFRAME`, Horner in 16-bit coefficients).
 fn play(
     visits: &[Visit],
-    (value, codes): (&BTreeMap<usize, [i32; 9]>, &BTreeMap<usize, u32>),
+    (value, codes, ctl): Keys<'_>,
     pace: Pace,
     horizon: u64,
 ) -> Option<Vec<Option<Driven>>> {
@@ -233,7 +265,13 @@ fn play(
             };
             let r = r0 - m as i32 * pace.speed;
             for q in (0..9).filter(|&q| sets(q)) {
-                now[q] = console_lerp(a[q], b[q], r, t);
+                now[q] = if (code >> (4 * (q / 3))) & 0xF == BEZIER {
+                    let [p1, p2] = ctl.get(&w[0].at)?;
+                    let t16 = (t - r).wrapping_mul(0xFFFF) / t;
+                    horner(bezier_cof(a[q], p1[q], p2[q], b[q]), t16)
+                } else {
+                    console_lerp(a[q], b[q], r, t)
+                };
             }
             *o = Some((now, driven));
         }
@@ -296,12 +334,51 @@ fn nearest(v: &[i32; 9], near: &[i32; 9], order: u8) -> [i32; 9] {
 /// the last key of a loop those of the cycle again (the jump back reaches the loop's start at
 /// once, at the last key's update).
 fn own_at(track: &NodeTrack, u: u32) -> [i32; 9] {
+    track.values_at(cycle(track, u))
+}
+
+/// The frame of `track`'s own sequence shown at update `u` (past the last key of a loop, the
+/// frame of the cycle again).
+pub(super) fn cycle(track: &NodeTrack, u: u32) -> u32 {
     match (track.loop_from, track.keys.last()) {
         (Some(j), Some(last)) if u >= last.frame && last.frame > j => {
-            track.values_at(j + (u - j) % (last.frame - j))
+            j + (u - j) % (last.frame - j)
         }
-        _ => track.values_at(u),
+        _ => u,
     }
+}
+
+/// Whether the values a recorded flow gives where they differ from the author's own show the
+/// scene as well (sequence, update, values, parts driven: [`parts`]).
+pub(super) type Judge<'a> = dyn Fn(usize, u32, &[i32; 9], u32) -> bool + 'a;
+
+/// Whether the driver, playing each of `paths` (with its horizon) with `value`s of types
+/// `codes`, gives the author's own values of `tracks` at every update, or values `judge`
+/// accepts where it does not.
+fn plays(
+    paths: &[(Vec<Visit>, u64)],
+    tracks: &[&NodeTrack],
+    keys: Keys<'_>,
+    fit: &Fit<'_>,
+    judge: Option<&Judge<'_>>,
+) -> bool {
+    for (j, ((visits, horizon), track)) in paths.iter().zip(tracks).enumerate() {
+        let Some(got) = play(visits, keys, fit.pace, *horizon) else {
+            return false;
+        };
+        for (u, g) in got.iter().enumerate() {
+            let Some((g, driven)) = g else {
+                return false;
+            };
+            let u = u as u32;
+            if !fit.agrees(g, &own_at(track, u), *driven)
+                && !judge.is_some_and(|f| f(j, u, g, *driven))
+            {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// What the recorded flow's values are checked against: the author's own type word `own`, the
@@ -398,9 +475,10 @@ fn key_value(
     x
 }
 
-/// The recorded values of key frame `i` of `r`'s recording, of linear type `code`: its
-/// parameter's translation, angles and scale (4096 where the type sets none).
-fn recorded_value(r: &Recorded, i: usize, code: u32) -> Option<[i32; 9]> {
+/// The recorded values of key frame `i` of `r`'s recording, of type `code`: its parameter's
+/// translation, angles and scale (P0; 4096 where the type sets none), and its Bezier parts'
+/// control points P1, P2.
+fn recorded_value(r: &Recorded, i: usize, code: u32) -> Option<([i32; 9], [[i32; 9]; 2])> {
     let SequenceDescriptor::KeyFrame { param_idx, .. } = r.flow.descriptors.get(i)? else {
         return None;
     };
@@ -414,25 +492,77 @@ fn recorded_value(r: &Recorded, i: usize, code: u32) -> Option<[i32; 9]> {
     else {
         return None;
     };
-    if *recorded != code {
+    // Decoded in the same layout (the rotation order does not change it: Sony's files share
+    // one parameter between types that differ only in it).
+    let layout = |c: u32| InterpolationType::from_code(c).layout();
+    if layout(*recorded) != layout(code) {
         return None;
     }
-    let mut v = [0, 0, 0, 0, 0, 0, 4096, 4096, 4096];
-    let sets = |part: u32| (code >> (4 * part)) & 0xF != 0;
-    if sets(0) {
-        v[..3].copy_from_slice(translation.get(..3)?);
-    }
-    if sets(1) {
-        for (q, &a) in rotation.get(..3)?.iter().enumerate() {
-            v[3 + q] = i32::from(a);
+    let mut v = [[0, 0, 0, 0, 0, 0, 4096, 4096, 4096]; 3];
+    let words: [Vec<i32>; 3] = [
+        translation.to_vec(),
+        rotation.iter().map(|&a| i32::from(a)).collect(),
+        scale.iter().map(|&a| i32::from(a)).collect(),
+    ];
+    for (part, w) in words.iter().enumerate() {
+        let points = match (code >> (4 * part)) & 0xF {
+            0 => 0,
+            BEZIER => 3,
+            _ => 1,
+        };
+        for (k, point) in v.iter_mut().take(points).enumerate() {
+            point[3 * part..3 * part + 3].copy_from_slice(w.get(3 * k..3 * k + 3)?);
         }
     }
-    if sets(2) {
-        for (q, &a) in scale.get(..3)?.iter().enumerate() {
-            v[6 + q] = i32::from(a);
+    Some((v[0], [v[1], v[2]]))
+}
+
+/// `value` with the file's own values (the export's `parameters`: with their control points
+/// for Bezier parts) in the key frames where `judge` accepts what the driver shows with them at
+/// the update each is first reached (of `paths`, played at `pace` with the file's values
+/// throughout): an edited key keeps the scene's value, the others take the file's. Also whether
+/// every key frame took the file's.
+fn file_values(
+    r: &Recorded,
+    (value, codes): (&BTreeMap<usize, [i32; 9]>, &BTreeMap<usize, u32>),
+    (paths, pace): (&[(Vec<Visit>, u64)], Pace),
+    judge: &Judge<'_>,
+) -> (BTreeMap<usize, [i32; 9]>, Controls, bool) {
+    let mut file = value.clone();
+    let mut ctl = Controls::new();
+    let mut all = true;
+    for (&i, &code) in codes {
+        match recorded_value(r, i, code) {
+            Some((x, c)) => {
+                file.insert(i, x);
+                ctl.insert(i, c);
+            }
+            None => all = false,
         }
     }
-    Some(v)
+    let mut shown: BTreeMap<usize, bool> = BTreeMap::new();
+    for (j, (visits, horizon)) in paths.iter().enumerate() {
+        let got = play(visits, (&file, codes, &ctl), pace, *horizon);
+        for v in visits {
+            if shown.contains_key(&v.at) {
+                continue;
+            }
+            let at = got.as_ref().and_then(|g| *g.get(v.update as usize)?);
+            let ok = at.is_some_and(|(g, driven)| {
+                u32::try_from(v.update).is_ok_and(|u| judge(j, u, &g, driven))
+            });
+            shown.insert(v.at, ok);
+        }
+    }
+    for (i, ok) in shown {
+        if !ok {
+            all = false;
+            if let Some(&x) = value.get(&i) {
+                file.insert(i, x);
+            }
+        }
+    }
+    (file, ctl, all)
 }
 
 /// The starts (START IDX or extra start, stream ID) of recorded pointer `r`'s sequences,
@@ -444,6 +574,7 @@ pub(super) fn write(
     r: &Recorded,
     tracks: &[Option<&NodeTrack>],
     (keep, rest): (u32, &Mat),
+    judge: &Judge<'_>,
     out: &mut Out<'_>,
 ) -> Result<Option<Vec<(u16, u8)>>> {
     let p = &r.pointer;
@@ -488,7 +619,8 @@ pub(super) fn write(
         .flow
         .reachable(&starts.iter().map(|s| s.0).collect::<Vec<_>>());
     // The recorded type of every key frame the sequences reach: linear (or unset) parts that
-    // the author's keys set linearly (or not at all), one rotation order.
+    // the author's keys set linearly (or not at all), or Bezier parts (kept with the file's own
+    // key frames only), one rotation order.
     let mut codes: BTreeMap<usize, u32> = BTreeMap::new();
     let nibble = |c: u32, part: u32| (c >> (4 * part)) & 0xF;
     let mut order = None;
@@ -503,8 +635,11 @@ pub(super) fn write(
             return Ok(None);
         };
         let fits = code & 0xFFFF_0000 == own & 0xFFFF_0000
-            && (0..3)
-                .all(|q| nibble(code, q) <= 1 && (nibble(code, q) == 0 || nibble(own, q) <= 1))
+            && (0..3).all(|q| match nibble(code, q) {
+                0 | BEZIER => true,
+                1 => nibble(own, q) <= 1,
+                _ => false,
+            })
             && code & 0xFFF != 0;
         if !fits
             || (nibble(code, 1) != 0 && *order.get_or_insert(nibble(code, 3)) != nibble(code, 3))
@@ -555,23 +690,33 @@ pub(super) fn write(
         if value.contains_key(&i) {
             continue;
         }
-        let Some(v) = recorded_value(r, i, code) else {
+        let Some((v, _)) = recorded_value(r, i, code) else {
             return Ok(None);
         };
         value.insert(i, v);
     }
-    // Played as the driver plays them, the descriptors give the author's own values.
-    for ((visits, horizon), track) in paths.iter().zip(&tracks) {
-        let Some(got) = play(visits, (&value, &codes), pace, *horizon) else {
+    let bezier = codes
+        .values()
+        .any(|&c| (0..3).any(|q| nibble(c, q) == BEZIER));
+    // Played as the driver plays them, the descriptors give the author's own values; else
+    // with the file's values where the scene still shows them (Sony's own key frames: the
+    // author's keys at a gimbal lock or under a parent a unit off lie on another line), or
+    // the author's, as `judge` accepts.
+    let mut ctl = Controls::new();
+    if bezier || !plays(&paths, &tracks, (&value, &codes, &ctl), &fit, None) {
+        let (file, file_ctl, all) = file_values(r, (&value, &codes), (&paths, pace), judge);
+        if (all || !bezier)
+            && plays(
+                &paths,
+                &tracks,
+                (&file, &codes, &file_ctl),
+                &fit,
+                Some(judge),
+            )
+        {
+            (value, ctl) = (file, file_ctl);
+        } else if bezier || !plays(&paths, &tracks, (&value, &codes, &ctl), &fit, Some(judge)) {
             return Ok(None);
-        };
-        for (u, g) in got.iter().enumerate() {
-            let Some((g, driven)) = g else {
-                return Ok(None);
-            };
-            if !fit.agrees(g, &own_at(track, u as u32), *driven) {
-                return Ok(None);
-            }
         }
     }
     // Angles and scales the parameter section holds.
@@ -581,7 +726,7 @@ pub(super) fn write(
     {
         return Ok(None);
     }
-    emit(r, (&seen, &starts), (&value, &codes), out)
+    emit(r, (&seen, &starts), (&value, &codes, &ctl), out)
 }
 
 /// Writes the descriptors `seen` marks (of `r`'s recording) packed in their order, with
@@ -590,7 +735,7 @@ pub(super) fn write(
 fn emit(
     r: &Recorded,
     (seen, starts): (&[bool], &[(usize, u8)]),
-    (value, codes): (&BTreeMap<usize, [i32; 9]>, &BTreeMap<usize, u32>),
+    (value, codes, ctl): Keys<'_>,
     out: &mut Out<'_>,
 ) -> Result<Option<Vec<(u16, u8)>>> {
     let d = &r.flow.descriptors[..];
@@ -630,7 +775,8 @@ fn emit(
                 let code = codes[&i];
                 let type_idx = type_index(out.types, code)?;
                 let v = value[&i].map(f64::from);
-                let param_idx = store(out, code, key_frame_of(&v, &(v, v), code), || {
+                let [p1, p2] = ctl.get(&i).map_or([v; 2], |c| c.map(|p| p.map(f64::from)));
+                let param_idx = store(out, code, key_frame_of(&v, &(p1, p2), code), || {
                     format!("recorded sequence pointer {}: key frame {i}", r.index)
                 })?;
                 SequenceDescriptor::KeyFrame {
@@ -656,89 +802,4 @@ fn emit(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn key(tframe: u8) -> SequenceDescriptor {
-        SequenceDescriptor::KeyFrame {
-            type_idx: 0,
-            tframe,
-            param_idx: 0,
-        }
-    }
-
-    /// A sequence follows jumps whose condition is its stream ID (taking their destination's),
-    /// passes those it does not meet, and paces its intervals at SPEED with the first
-    /// interval starting RFRAME into it.
-    #[test]
-    fn paths_follow_stream_id_jumps_at_speed_and_phase() {
-        let jump = |sid_dst, sid_cnd, seq_idx| SequenceDescriptor::Jump {
-            sid_dst,
-            sid_cnd,
-            seq_idx,
-        };
-        // 0: key, 1: key T=10, 2: if SID 2 → 5, 3: loop to 0, 5: key T=4, 6: END.
-        let d = [
-            key(0),
-            key(10),
-            jump(0, 2, 5),
-            jump(0, 0, 0),
-            key(1),
-            key(4),
-            SequenceDescriptor::Control {
-                code: CONTROL_END,
-                p1: 0,
-                p2: 0,
-            },
-        ];
-        let at = |p: &[Visit]| p.iter().map(|v| (v.at, v.update)).collect::<Vec<_>>();
-        let half = Pace {
-            speed: 8,
-            offset: 0,
-        };
-        // SID 1 loops 0 → 1 → 0 (T 0 reached at once); 16·10 / 8 = 20 updates an interval.
-        let p = path(&d, (0, 1), half, 45).unwrap();
-        assert_eq!(at(&p)[..4], [(0, 0), (1, 20), (0, 20), (1, 40)]);
-        // SID 2 leaves the loop for descriptor 5 and ends.
-        let p = path(&d, (0, 2), half, 1000).unwrap();
-        assert_eq!(at(&p), [(0, 0), (1, 20), (5, 28)]);
-        // RFRAME 64 into the first interval: 160 − 64 = 96 → 12 updates at SPEED 8.
-        let phased = Pace {
-            speed: 8,
-            offset: 64,
-        };
-        let p = path(&d, (0, 2), phased, 1000).unwrap();
-        assert_eq!(at(&p), [(0, 0), (1, 12), (5, 20)]);
-    }
-
-    /// Played as the driver plays: linear from key to key, a TFRAME 0 key at once, and at END
-    /// the last value driven held (the final key itself is never shown).
-    #[test]
-    fn play_holds_the_last_value_driven_at_end() {
-        let visits = [
-            Visit {
-                at: 0,
-                update: 0,
-                tframe: 0,
-            },
-            Visit {
-                at: 1,
-                update: 4,
-                tframe: 4,
-            },
-        ];
-        let value: BTreeMap<usize, [i32; 9]> =
-            [(0, [0; 9]), (1, [400, 0, 0, 0, 0, 0, 0, 0, 0])].into();
-        let pace = Pace {
-            speed: 16,
-            offset: 0,
-        };
-        let codes: BTreeMap<usize, u32> = [(0, 1), (1, 1)].into();
-        let got: Vec<i32> = play(&visits, (&value, &codes), pace, 6)
-            .unwrap()
-            .iter()
-            .map(|v| v.unwrap().0[0])
-            .collect();
-        assert_eq!(got, [0, 100, 200, 300, 300, 300, 300]);
-    }
-}
+mod tests;

@@ -180,7 +180,7 @@ impl NodeTrack {
     }
 
     /// The coordinate's local matrix at frame `f`.
-    fn matrix_at(&self, f: u32) -> Mat {
+    pub(super) fn matrix_at(&self, f: u32) -> Mat {
         if let Some(x) = &self.axes {
             return x.matrix_at(f);
         }
@@ -192,6 +192,45 @@ impl NodeTrack {
             gte::scale_matrix(&mut m, [v[6], v[7], v[8]]);
         }
         m.t = [v[0], v[1], v[2]];
+        m
+    }
+}
+
+impl NodeTrack {
+    /// The coordinate's local matrix at frame `f` when one pointer's values `got` drive the
+    /// parts of type word `driven` (rotation order included) and the parts of `keep` it has not
+    /// driven yet stay at `rest`: the other parts as this track's (other pointers' parts).
+    pub(super) fn matrix_with(
+        &self,
+        f: u32,
+        (got, driven): (&[i32; 9], u32),
+        keep: u32,
+        rest: &Mat,
+    ) -> Mat {
+        let own = self.values_at(f);
+        let sets = |c: u32, part: u32| (c >> (4 * part)) & 0xF != 0;
+        let pick = |part: u32| {
+            if sets(driven, part) {
+                Some(got)
+            } else if sets(keep, part) {
+                None
+            } else {
+                Some(&own)
+            }
+        };
+        let mut m = Mat::IDENTITY;
+        match pick(1) {
+            Some(v) => {
+                let order = if sets(driven, 1) { driven } else { self.code };
+                let order = ((order >> 12) & 0xF) as u8;
+                gte::rot_matrix_order(order, [v[3], v[4], v[5]].map(|a| a as i16), &mut m);
+            }
+            None => m.m = rest.m,
+        }
+        if let Some(v) = pick(2).filter(|_| self.scaled || sets(driven, 2)) {
+            gte::scale_matrix(&mut m, [v[6], v[7], v[8]]);
+        }
+        m.t = pick(0).map_or(rest.t, |v| [v[0], v[1], v[2]]);
         m
     }
 }
@@ -356,6 +395,35 @@ impl Ctx<'_> {
             let back = Affine::from_trs(&client_inv.mul(&world).to_trs());
             distance(back.m.map(|r| r.map(|x| x * 4096.0)), want)
         })
+    }
+
+    /// Whether local `got` of `node` at `frame` of animation `k` (`a`) shows the scene as
+    /// well as the author's own local `own` there: its console world's translation within
+    /// [`SHOWN_UNITS`] of the glTF world's on every axis (or no farther than `own`'s), and
+    /// [`Ctx::local_judge`]'s largest element within [`EXACT`] (or no larger than `own`'s).
+    /// A console file's own key frames pass where the scene still shows them, an edited key's
+    /// old value does not. `false` where the glTF parent cannot be inverted.
+    pub(super) fn shows(
+        &self,
+        (a, k): (&Animation, usize),
+        node: usize,
+        frame: u32,
+        (got, own): (&Mat, &Mat),
+    ) -> bool {
+        let Some(judge) = self.local_judge(a, k, node, frame) else {
+            return false;
+        };
+        let want = self.target_world(a, node, frame as f64);
+        let parent = self.parents[node].map(|p| self.console_world(p, k, frame));
+        let score = |m: &Mat| {
+            let g = placed(parent.as_ref(), m);
+            let t = (0..3)
+                .map(|i| (g.t[i] as f64 - want.t[i]).abs())
+                .fold(0.0, f64::max);
+            (t, judge(m).0)
+        };
+        let (g, o) = (score(got), score(own));
+        g.0 <= o.0.max(SHOWN_UNITS) && g.1 <= o.1.max(EXACT)
     }
 
     /// Replaces `pose`'s values (key at `frame` of animation `k`, `a`) with the integers
@@ -613,6 +681,11 @@ impl Ctx<'_> {
 /// ([`Ctx::rest_fits`]): the console's rounding of its parent's world moves a child by up to
 /// a unit and a half.
 const REST_UNITS: f64 = 1.5;
+
+/// How far (units) from the glTF world a recorded key frame's console world may lie for
+/// [`Ctx::shows`]: the console's truncating `CompMatrix` leaves a file's own worlds up to a
+/// unit from the float composition of its exported locals.
+const SHOWN_UNITS: f64 = 1.0;
 
 /// How far (4096ths) its world matrix may be ([`Ctx::rest_fits`]).
 const REST_MATRIX: f64 = 2.0;
