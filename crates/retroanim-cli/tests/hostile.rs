@@ -205,7 +205,11 @@ fn inputs_are_read_with_a_size_limit() {
         let started = std::time::Instant::now();
         let o = run(&["info", dev], None);
         assert_eq!(code(&o), 2, "{dev}: {}", err(&o));
-        assert!(err(&o).contains("unknown format"), "{dev}: {}", err(&o));
+        // Random bytes begin like a JSON document (`{`) or a TOD (0x50) about one time in a
+        // hundred: then the input is read as that format up to the size limit, which it names.
+        let known = err(&o).contains("unknown format")
+            || (dev == "/dev/urandom" && err(&o).contains("limit exceeded"));
+        assert!(known, "{dev}: {}", err(&o));
         assert!(
             started.elapsed() < Duration::from_secs(20),
             "{dev} took long"
