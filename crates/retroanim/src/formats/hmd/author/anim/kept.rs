@@ -44,12 +44,13 @@
 //! last value driven is held; the first key is START IDX when that is a key frame, else the
 //! next key frame after it.
 //!
-//! **Bezier.** A Bezier part (type nibble 2) runs from the source key's P0 through its P1, P2
-//! to the target's P0 as the driver evaluates it; Bezier pointers are kept with the file's own
-//! key frames only (every one shown, with its recorded control points).
+//! **Bezier.** A Bezier part (type nibble 2, or 0xA for a 16-bit translation) runs from the
+//! source key's P0 through its P1, P2 to the target's P0 as the driver evaluates it; Bezier
+//! pointers are kept with the file's own key frames only (every one shown, with its recorded
+//! control points). 16-bit translations (nibbles 9, 0xA) are kept where the values fit.
 //!
-//! **Not kept.** B-spline types and 16-bit (short) translations are written as the author's
-//! own sequences; so is a pointer with a key edited at a gimbal lock (the scene's value there
+//! **Not kept.** B-spline types (their WORK history) are written as the author's own
+//! sequences; so is a pointer with a key edited at a gimbal lock (the scene's value there
 //! is the author's triple, which the driver's linear angles turn through differently from the
 //! file's) or an edited Bezier key.
 //! Descriptors that only reverse play (a negative SPEED set by a program) would walk into are
@@ -221,6 +222,17 @@ type Keys<'a> = (
 /// A part's interpolation nibble for Bezier.
 const BEZIER: u32 = 2;
 
+/// The interpolation of a part's nibble: its low three bits (bit 3 marks a translation held in
+/// 16 bits, which the driver interpolates with the same arithmetic).
+fn method(nibble: u32) -> u32 {
+    nibble & 7
+}
+
+/// A translation nibble of 16-bit values (9: linear, 0xA: Bezier).
+fn short(nibble: u32) -> bool {
+    nibble & 8 != 0
+}
+
 /// The values the driver gives at updates 0..=`horizon` along `visits` (module docs) with the
 /// parts driven so far ([`parts`] of the key frames' types `codes`), `None` where it gives
 /// none yet. An interval drives the parts its target key's type sets, reading both keys in that
@@ -265,7 +277,7 @@ fn play(
             };
             let r = r0 - m as i32 * pace.speed;
             for q in (0..9).filter(|&q| sets(q)) {
-                now[q] = if (code >> (4 * (q / 3))) & 0xF == BEZIER {
+                now[q] = if method((code >> (4 * (q / 3))) & 0xF) == BEZIER {
                     let [p1, p2] = ctl.get(&w[0].at)?;
                     let t16 = (t - r).wrapping_mul(0xFFFF) / t;
                     horner(bezier_cof(a[q], p1[q], p2[q], b[q]), t16)
@@ -505,7 +517,7 @@ fn recorded_value(r: &Recorded, i: usize, code: u32) -> Option<([i32; 9], [[i32;
         scale.iter().map(|&a| i32::from(a)).collect(),
     ];
     for (part, w) in words.iter().enumerate() {
-        let points = match (code >> (4 * part)) & 0xF {
+        let points = match method((code >> (4 * part)) & 0xF) {
             0 => 0,
             BEZIER => 3,
             _ => 1,
@@ -638,6 +650,9 @@ pub(super) fn write(
             && (0..3).all(|q| match nibble(code, q) {
                 0 | BEZIER => true,
                 1 => nibble(own, q) <= 1,
+                // 16-bit translations.
+                0xA => q == 0,
+                9 => q == 0 && nibble(own, q) <= 1,
                 _ => false,
             })
             && code & 0xFFF != 0;
@@ -697,7 +712,7 @@ pub(super) fn write(
     }
     let bezier = codes
         .values()
-        .any(|&c| (0..3).any(|q| nibble(c, q) == BEZIER));
+        .any(|&c| (0..3).any(|q| method(nibble(c, q)) == BEZIER));
     // Played as the driver plays them, the descriptors give the author's own values; else
     // with the file's values where the scene still shows them (Sony's own key frames: the
     // author's keys at a gimbal lock or under a parent a unit off lie on another line), or
@@ -719,10 +734,11 @@ pub(super) fn write(
             return Ok(None);
         }
     }
-    // Angles and scales the parameter section holds.
+    // Angles and scales the parameter section holds, and 16-bit translations.
+    let fits16 = |x: &[i32]| x.iter().all(|&x| i16::try_from(x).is_ok());
     if value
-        .values()
-        .any(|v| v[3..].iter().any(|&x| i16::try_from(x).is_err()))
+        .iter()
+        .any(|(i, v)| !fits16(&v[3..]) || (short(nibble(codes[i], 0)) && !fits16(&v[..3])))
     {
         return Ok(None);
     }

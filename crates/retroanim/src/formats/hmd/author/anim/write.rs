@@ -21,13 +21,14 @@ fn key_frame(track: &NodeTrack, i: usize, code: u32) -> Option<KeyFrame> {
 }
 
 /// A key frame of type `code` holding `pose` (translation, angles, scale ×4096) and, for a
-/// Bezier part, the control points `p1`, `p2`; `None` when a value does not fit.
+/// Bezier part (its 16-bit translation too: nibble 0xA), the control points `p1`, `p2`; `None`
+/// when a value does not fit.
 pub(super) fn key_frame_of(
     pose: &[f64; 9],
     (p1, p2): &([f64; 9], [f64; 9]),
     code: u32,
 ) -> Option<KeyFrame> {
-    let bez = |code: u32| code == super::BEZIER;
+    let bez = |code: u32| code & 7 == super::BEZIER;
     let t_code = code & 0xF;
     let r_code = (code >> 4) & 0xF;
     let s_code = (code >> 8) & 0xF;

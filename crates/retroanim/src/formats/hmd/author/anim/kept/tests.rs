@@ -108,3 +108,28 @@ fn play_follows_a_bezier_part_through_the_source_key_s_control_points() {
     // Without its control points the interval is not followed.
     assert!(play(&visits, (&value, &codes, &Controls::new()), pace, 4).is_none());
 }
+
+/// A 16-bit Bezier translation (nibble 0xA, BALLOON's `TI_BEZIER_S`) is written with its
+/// control points in the layout the driver reads (nine 16-bit values), and plays as Bezier.
+#[test]
+fn a_16_bit_bezier_translation_keeps_its_control_points() {
+    let code = 0x0300_000A;
+    let pose = [100.0, -200.0, 300.0, 0.0, 0.0, 0.0, 4096.0, 4096.0, 4096.0];
+    let (p1, p2) = (pose.map(|v| v + 1.0), pose.map(|v| v + 2.0));
+    let frame = key_frame_of(&pose, &(p1, p2), code).expect("fits");
+    let layout = InterpolationType::from_code(code).layout().unwrap();
+    let mut words = Vec::new();
+    frame
+        .encode(layout, &mut words)
+        .expect("encodes in its layout");
+    assert_eq!(words.len(), layout.words());
+    let KeyFrame::Coordinate { translation, .. } = frame else {
+        panic!("a coordinate key frame");
+    };
+    assert_eq!(
+        translation.as_slice(),
+        [100, -200, 300, 101, -199, 301, 102, -198, 302]
+    );
+    assert_eq!(method(0xA), BEZIER);
+    assert!(short(0xA) && short(9) && !short(2));
+}
