@@ -491,10 +491,7 @@ fn conditionals_and_function_macros() {
 
 #[test]
 fn disassembly_reads_like_sonys_and_edits_play() {
-    let Some((_, path)) = common::corpus_files("HMD")
-        .into_iter()
-        .find(|(n, _)| n.ends_with("ANIM/INTERP/INTERP.HMD"))
-    else {
+    let Some(path) = common::corpus_file("HMD", "ANIM/INTERP/INTERP.HMD") else {
         return;
     };
     let data = std::fs::read(&path).unwrap();

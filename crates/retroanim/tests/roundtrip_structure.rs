@@ -650,10 +650,7 @@ mod hmd_structure {
     #[test]
     fn an_edited_key_frame_keeps_the_recorded_flow() {
         use retroanim::lab;
-        let Some((_, path)) = common::corpus_files("LAB")
-            .into_iter()
-            .find(|(n, _)| n.ends_with("ROTS/ROTS.LAB"))
-        else {
+        let Some(path) = common::corpus_file("LAB", "ROTS/ROTS.LAB") else {
             return;
         };
         let text = std::fs::read_to_string(&path).unwrap();
@@ -699,10 +696,7 @@ mod hmd_structure {
     /// does not.
     #[test]
     fn two_recorded_animation_primitives_are_noted() {
-        let Some((_, path)) = common::corpus_files("HMD")
-            .into_iter()
-            .find(|(n, _)| n.ends_with("CUBE0.HMD"))
-        else {
+        let Some(path) = common::corpus_file("HMD", "CUBE0.HMD") else {
             return;
         };
         let m = hmd::read(&std::fs::read(path).unwrap()).unwrap();

@@ -85,6 +85,20 @@ pub fn corpus_files(kind: &str) -> Vec<(String, PathBuf)> {
     out
 }
 
+/// The corpus file of a manifest `kind` whose path ends with `suffix`, or `None` without the
+/// corpus ([`corpus_files`]); with `RETROANIM_REQUIRE_CORPUS=1` a suffix the manifest does not
+/// list panics, so the test cannot pass on nothing.
+pub fn corpus_file(kind: &str, suffix: &str) -> Option<PathBuf> {
+    let found = corpus_files(kind)
+        .into_iter()
+        .find(|(n, _)| n.ends_with(suffix))
+        .map(|(_, p)| p);
+    if found.is_none() && std::env::var("RETROANIM_REQUIRE_CORPUS").as_deref() == Ok("1") {
+        panic!("the corpus manifest lists no {kind} file ending in {suffix}");
+    }
+    found
+}
+
 /// Compares `actual` with the committed golden file `tests/golden/<name>`, or rewrites it when
 /// `UPDATE_GOLDEN=1`.
 pub fn check_golden(name: &str, actual: &str) {

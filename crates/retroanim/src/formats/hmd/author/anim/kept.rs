@@ -64,8 +64,8 @@ use super::super::super::cat3_anim::{
 use super::super::super::play::{bezier_cof, console_lerp, horner};
 use super::super::layout::Recorded;
 use super::super::ConsolePose;
-use super::write::{key_frame_of, store, type_index, Out};
-use super::NodeTrack;
+use super::write::{bezier, key_frame_of, store, type_index, Out};
+use super::{NodeTrack, BEZIER};
 use crate::error::Result;
 use crate::formats::gte::Mat;
 
@@ -219,15 +219,6 @@ type Keys<'a> = (
     &'a Controls,
 );
 
-/// A part's interpolation nibble for Bezier.
-const BEZIER: u32 = 2;
-
-/// The interpolation of a part's nibble: its low three bits (bit 3 marks a translation held in
-/// 16 bits, which the driver interpolates with the same arithmetic).
-fn method(nibble: u32) -> u32 {
-    nibble & 7
-}
-
 /// A translation nibble of 16-bit values (9: linear, 0xA: Bezier).
 fn short(nibble: u32) -> bool {
     nibble & 8 != 0
@@ -277,7 +268,7 @@ fn play(
             };
             let r = r0 - m as i32 * pace.speed;
             for q in (0..9).filter(|&q| sets(q)) {
-                now[q] = if method((code >> (4 * (q / 3))) & 0xF) == BEZIER {
+                now[q] = if bezier((code >> (4 * (q / 3))) & 0xF) {
                     let [p1, p2] = ctl.get(&w[0].at)?;
                     let t16 = (t - r).wrapping_mul(0xFFFF) / t;
                     horner(bezier_cof(a[q], p1[q], p2[q], b[q]), t16)
@@ -517,9 +508,9 @@ fn recorded_value(r: &Recorded, i: usize, code: u32) -> Option<([i32; 9], [[i32;
         scale.iter().map(|&a| i32::from(a)).collect(),
     ];
     for (part, w) in words.iter().enumerate() {
-        let points = match method((code >> (4 * part)) & 0xF) {
+        let points = match (code >> (4 * part)) & 0xF {
             0 => 0,
-            BEZIER => 3,
+            n if bezier(n) => 3,
             _ => 1,
         };
         for (k, point) in v.iter_mut().take(points).enumerate() {
@@ -712,7 +703,7 @@ pub(super) fn write(
     }
     let bezier = codes
         .values()
-        .any(|&c| (0..3).any(|q| method(nibble(c, q)) == BEZIER));
+        .any(|&c| (0..3).any(|q| bezier(nibble(c, q))));
     // Played as the driver plays them, the descriptors give the author's own values; else
     // with the file's values where the scene still shows them (Sony's own key frames: the
     // author's keys at a gimbal lock or under a parent a unit off lie on another line), or

@@ -194,9 +194,7 @@ impl NodeTrack {
         m.t = [v[0], v[1], v[2]];
         m
     }
-}
 
-impl NodeTrack {
     /// The coordinate's local matrix at frame `f` when one pointer's values `got` drive the
     /// parts of type word `driven` (rotation order included) and the parts of `keep` it has not
     /// driven yet stay at `rest`: the other parts as this track's (other pointers' parts).

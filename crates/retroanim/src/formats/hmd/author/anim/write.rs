@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::scene::Animation;
 
 use super::super::super::cat3_anim::{
-    InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, CONTROL_END,
+    InterpolationType, KeyFrame, Method, ParameterItem, SequenceDescriptor, CONTROL_END,
 };
 use super::super::unencodable;
 use super::NodeTrack;
@@ -28,7 +28,6 @@ pub(super) fn key_frame_of(
     (p1, p2): &([f64; 9], [f64; 9]),
     code: u32,
 ) -> Option<KeyFrame> {
-    let bez = |code: u32| code & 7 == super::BEZIER;
     let t_code = code & 0xF;
     let r_code = (code >> 4) & 0xF;
     let s_code = (code >> 8) & 0xF;
@@ -38,7 +37,7 @@ pub(super) fn key_frame_of(
     let points = |code: u32| -> Vec<&[f64; 9]> {
         match code {
             0 => vec![],
-            _ if bez(code) => vec![pose, p1, p2],
+            _ if bezier(code) => vec![pose, p1, p2],
             _ => vec![pose],
         }
     };
@@ -67,6 +66,14 @@ pub(super) fn key_frame_of(
         scale,
         pad: 0,
     })
+}
+
+/// Whether a part's interpolation nibble is Bezier (2, or 0xA for a 16-bit translation).
+pub(super) fn bezier(nibble: u32) -> bool {
+    u8::try_from(nibble)
+        .ok()
+        .and_then(InterpolationType::method)
+        == Some(Method::Bezier)
 }
 
 /// Where the sequences being written go.
