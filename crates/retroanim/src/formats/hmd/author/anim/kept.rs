@@ -61,7 +61,7 @@ use std::collections::BTreeMap;
 use super::super::super::cat3_anim::{
     InterpolationType, KeyFrame, SequenceDescriptor, CONTROL_END,
 };
-use super::super::super::play::{bezier_cof, console_lerp, horner};
+use super::super::super::play::console_lerp;
 use super::super::layout::Recorded;
 use super::super::ConsolePose;
 use super::write::{bezier, key_frame_of, store, type_index, Out};
@@ -69,224 +69,8 @@ use super::{NodeTrack, BEZIER};
 use crate::error::Result;
 use crate::formats::gte::Mat;
 
-/// Most descriptors walked along one sequence's path, key frames and jumps together (a longer
-/// walk is a loop of jumps, which the driver would not leave, or a table built to be slow):
-/// the flow is then not kept.
-const WALK: usize = 1 << 22;
-
 /// Most updates compared per sequence (over an hour at 60 updates a second).
 const HORIZON: u64 = 1 << 18;
-
-/// SPEED at the console's own rate.
-const SPEED_1X: i32 = 0x10;
-
-/// A key frame reached: its descriptor, the update it is reached at and its TFRAME.
-#[derive(Debug, Clone, Copy)]
-struct Visit {
-    at: usize,
-    update: u64,
-    tframe: u8,
-}
-
-/// The next key frame from descriptor `at` with stream ID `sid` (updated by the jumps taken),
-/// as the driver's `get_tctr` walks: `Ok(None)` at END or past the table, `Err(())` when the
-/// walk spends the last of `budget` (descriptors looked at).
-fn next_key(
-    d: &[SequenceDescriptor],
-    mut at: usize,
-    sid: &mut u8,
-    budget: &mut usize,
-) -> std::result::Result<Option<usize>, ()> {
-    loop {
-        *budget = budget.checked_sub(1).ok_or(())?;
-        match d.get(at) {
-            None => return Ok(None),
-            Some(SequenceDescriptor::KeyFrame { .. }) => return Ok(Some(at)),
-            Some(&SequenceDescriptor::Jump {
-                sid_dst,
-                sid_cnd,
-                seq_idx,
-            }) if sid_cnd == 0 || sid_cnd == *sid => {
-                if sid_cnd != 0 || sid_dst != 0 {
-                    *sid = sid_dst;
-                }
-                at = seq_idx as usize;
-                continue;
-            }
-            Some(&SequenceDescriptor::Control { code, p1, .. })
-                if code == CONTROL_END && (p1 == 0 || p1 == *sid) =>
-            {
-                return Ok(None)
-            }
-            Some(_) => at += 1,
-        }
-    }
-}
-
-/// How the driver steps through a pointer's intervals: SPEED (> 0), and the pointer's RFRAME
-/// in the file, which the first interval starts that far into (1/16 frames).
-#[derive(Debug, Clone, Copy)]
-struct Pace {
-    speed: i32,
-    offset: i32,
-}
-
-/// The key frames sequence `start` reaches with stream ID `sid` at `pace`, up to the first
-/// past update `horizon`; `None` on a loop of jumps or of TFRAME 0 keys, or a first interval
-/// shorter than the pointer's RFRAME.
-fn path(
-    d: &[SequenceDescriptor],
-    (start, sid): (usize, u8),
-    pace: Pace,
-    horizon: u64,
-) -> Option<Vec<Visit>> {
-    let tframe = |i: usize| match d.get(i) {
-        Some(SequenceDescriptor::KeyFrame { tframe, .. }) => *tframe,
-        _ => 0,
-    };
-    let mut sid = sid;
-    let mut budget = WALK;
-    let first = match d.get(start) {
-        Some(SequenceDescriptor::KeyFrame { .. }) => Some(start),
-        _ => next_key(d, start.saturating_add(1), &mut sid, &mut budget).ok()?,
-    };
-    let Some(mut at) = first else {
-        return Some(Vec::new());
-    };
-    let mut out = vec![Visit {
-        at,
-        update: 0,
-        tframe: tframe(at),
-    }];
-    let cap = 2 * (horizon as usize + d.len()) + 16;
-    let mut update = 0u64;
-    while update <= horizon {
-        let Some(next) = next_key(d, at + 1, &mut sid, &mut budget).ok()? else {
-            break;
-        };
-        let t = 16 * i32::from(tframe(next)) - if out.len() == 1 { pace.offset } else { 0 };
-        if t < 0 || (t == 0 && out.len() == 1 && pace.offset != 0) {
-            return None;
-        }
-        update += (t as u64).div_ceil(pace.speed as u64);
-        out.push(Visit {
-            at: next,
-            update,
-            tframe: tframe(next),
-        });
-        if out.len() > cap {
-            return None;
-        }
-        at = next;
-    }
-    Some(out)
-}
-
-/// The RFRAME interval `i` of a path (of TFRAME·16 `t`) is driven from, and the RFRAME of its
-/// last update: the first interval starts `pace.offset` into it.
-fn interval(t: i32, i: usize, pace: Pace) -> (i32, i32) {
-    let r0 = t - if i == 0 { pace.offset } else { 0 };
-    let n = (r0.max(0) as u64).div_ceil(pace.speed as u64).max(1);
-    (r0, r0 - (n as i32 - 1) * pace.speed)
-}
-
-/// The parts a type word sets, as a type word: 1 in each part's nibble, and its rotation
-/// order when it sets the rotation.
-fn parts(code: u32) -> u32 {
-    let mut out = 0;
-    for q in 0..3 {
-        if (code >> (4 * q)) & 0xF != 0 {
-            out |= 1 << (4 * q);
-        }
-    }
-    if out & 0xF0 != 0 {
-        out |= code & 0xF000;
-    }
-    out
-}
-
-/// A coordinate's values at one update and the parts driven so far ([`parts`]).
-type Driven = ([i32; 9], u32);
-
-/// Control points P1, P2 of the Bezier key frames, by descriptor.
-type Controls = BTreeMap<usize, [[i32; 9]; 2]>;
-
-/// The key frames a flow is played or written with, by descriptor: values (P0), recorded type
-/// words, and the Bezier ones' control points.
-type Keys<'a> = (
-    &'a BTreeMap<usize, [i32; 9]>,
-    &'a BTreeMap<usize, u32>,
-    &'a Controls,
-);
-
-/// A translation nibble of 16-bit values (9: linear, 0xA: Bezier).
-fn short(nibble: u32) -> bool {
-    nibble & 8 != 0
-}
-
-/// The values the driver gives at updates 0..=`horizon` along `visits` (module docs) with the
-/// parts driven so far ([`parts`] of the key frames' types `codes`), `None` where it gives
-/// none yet. An interval drives the parts its target key's type sets, reading both keys in that
-/// type's layout: a TFRAME 0 key of another type is reached at once, but an interval between
-/// keys of two types would read other words (`None` then: not followed). A Bezier part runs
-/// from the source key's P0 through its control points `ctl` (P1, P2) to the target's P0, as
-/// the driver does (`t = (TFRAME − RFRAME)·0xFFFF / TFRAME`, Horner in 16-bit coefficients).
-fn play(
-    visits: &[Visit],
-    (value, codes, ctl): Keys<'_>,
-    pace: Pace,
-    horizon: u64,
-) -> Option<Vec<Option<Driven>>> {
-    let mut out: Vec<Option<Driven>> = vec![None; horizon as usize + 1];
-    let (mut now, mut driven) = ([0i32; 9], 0u32);
-    for (i, w) in visits.windows(2).enumerate() {
-        let (a, b) = (value[&w[0].at], value[&w[1].at]);
-        let code = codes[&w[1].at];
-        let t = 16 * i32::from(w[1].tframe);
-        if t != 0 && codes[&w[0].at] != code {
-            return None;
-        }
-        let set = parts(code);
-        driven |= set & 0xFFF;
-        if set & 0xF0 != 0 {
-            driven = (driven & !0xF000) | (set & 0xF000);
-        }
-        let sets = |q: usize| (set >> (4 * (q / 3))) & 0xF != 0;
-        if t == 0 {
-            for q in (0..9).filter(|&q| sets(q)) {
-                now[q] = b[q];
-            }
-            if let Some(o) = out.get_mut(w[0].update as usize) {
-                *o = Some((now, driven));
-            }
-            continue;
-        }
-        let (r0, _) = interval(t, i, pace);
-        for m in 0..(r0 as u64).div_ceil(pace.speed as u64) {
-            let Some(o) = out.get_mut((w[0].update + m) as usize) else {
-                break;
-            };
-            let r = r0 - m as i32 * pace.speed;
-            for q in (0..9).filter(|&q| sets(q)) {
-                now[q] = if bezier((code >> (4 * (q / 3))) & 0xF) {
-                    let [p1, p2] = ctl.get(&w[0].at)?;
-                    let t16 = (t - r).wrapping_mul(0xFFFF) / t;
-                    horner(bezier_cof(a[q], p1[q], p2[q], b[q]), t16)
-                } else {
-                    console_lerp(a[q], b[q], r, t)
-                };
-            }
-            *o = Some((now, driven));
-        }
-    }
-    // END holds the last value driven.
-    for u in 1..out.len() {
-        if out[u].is_none() {
-            out[u] = out[u - 1];
-        }
-    }
-    Some(out)
-}
 
 /// The console rotation matrix of angles `v[3..6]` in rotation `order`.
 fn rotation(v: &[i32; 9], order: u8) -> [[i16; 3]; 3] {
@@ -352,7 +136,7 @@ pub(super) fn cycle(track: &NodeTrack, u: u32) -> u32 {
 }
 
 /// Whether the values a recorded flow gives where they differ from the author's own show the
-/// scene as well (sequence, update, values, parts driven: [`parts`]).
+/// scene as well (sequence, update, values, parts driven: [`driver::parts`]).
 pub(super) type Judge<'a> = dyn Fn(usize, u32, &[i32; 9], u32) -> bool + 'a;
 
 /// Whether the driver, playing each of `paths` (with its horizon) with `value`s of types
@@ -583,7 +367,7 @@ pub(super) fn write(
     let p = &r.pointer;
     let d = &r.flow.descriptors[..];
     let speed = match i32::from(p.speed) {
-        0 => SPEED_1X,
+        0 => i32::from(super::table::SPEED_1X),
         s if s > 0 => s,
         _ => return Ok(None),
     };
@@ -807,6 +591,9 @@ fn emit(
     }
     Ok(Some(firsts))
 }
+
+mod driver;
+use driver::{interval, path, play, short, Controls, Keys, Pace, Visit};
 
 #[cfg(test)]
 mod tests;

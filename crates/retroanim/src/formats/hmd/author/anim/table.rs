@@ -209,7 +209,7 @@ fn loops_of(a: &Animation, key: &str) -> Option<Vec<(u64, (u32, u32))>> {
 }
 
 /// SPEED at the console's own rate (1×; a file's 0 plays so as well).
-const SPEED_1X: i8 = 0x10;
+pub(super) const SPEED_1X: i8 = 0x10;
 
 /// The loops an export kept for each of the file's sequence pointers in animation `a`
 /// (`retroanim.hmd.pointer_loops`: `[pointer, start frame, period]`, the pointer by its index
