@@ -629,15 +629,16 @@ mod hmd_structure {
         // Measured December 2026: CUBE0, TRI, PYRAMID5 and YESNO5 switch as their files do
         // (the second motions of PYRAMID5 and YESNO5, which only a switch reaches, keep the
         // file's key frames); all 39 coordinate pointers whose sequences reach stream-ID jumps
-        // (CUBE0 1, TRI3's TRI.HMD 35, PYRAMID5 1, YESNO5 2) keep them; 21 of the 24 sequences
-        // play at SPEED 8 as their files (UFO's Bezier and BALLOON's 16-bit Bezier pointers
-        // too); INTERP's and AMMONITE's B-spline pointers are noted.
+        // (CUBE0 1, TRI3's TRI.HMD 35, PYRAMID5 1, YESNO5 2) keep them; all 23 sequences play
+        // at SPEED 8 as their files (UFO's Bezier, BALLOON's 16-bit Bezier, INTERP's,
+        // AMMONITE's and BALLOON's B-spline pointers too), none noted.
         assert!(switched.len() >= 4, "{switched:?}");
         assert!(
             kept_switching >= 39,
             "{kept_switching} pointers with stream-ID jumps"
         );
-        assert!(paced.len() >= 21, "{paced:?}");
+        assert!(paced.len() >= 23, "{paced:?}");
+        assert!(noted.is_empty(), "{noted:#?}");
     }
 
     /// A key frame edited as a modder edits one (ROTS.LAB's 90° key frame turned 100 units
@@ -689,6 +690,110 @@ mod hmd_structure {
             );
         }
         assert!(driven(&original, &new, 0, None, None) > 1, "the edit shows");
+    }
+
+    /// Per coordinate pointer whose sequence starts at a B-spline WORK control: its
+    /// coordinate, whether the control's P2 names a four-word WORK area of the parameter
+    /// section, that offset, and the key frames its sequence reaches (the first 64), numbered
+    /// by first appearance of their PARAMETER IDX: the B-spline driver's history tells key
+    /// frames apart by index.
+    fn bspline_pointers(m: &Hmd) -> Vec<(usize, bool, u16, Vec<usize>)> {
+        let mut out = Vec::new();
+        for a in m.animations() {
+            for p in &a.sequences {
+                let Some(c) = m.updated_coordinate(&a, p.update) else {
+                    continue;
+                };
+                let start = p.start as usize;
+                let Some(&hmd::SequenceDescriptor::Control { code, p2, .. }) =
+                    a.descriptors.get(start)
+                else {
+                    continue;
+                };
+                if code != hmd::CONTROL_WORK {
+                    continue;
+                }
+                let area = a.parameters.iter().any(|x| {
+                    matches!(x, hmd::ParameterItem::Work { index, words } if *index == p2 && words.len() == 4)
+                });
+                let (mut at, mut sid) = (start + 1, p.start_sid);
+                let mut order: Vec<u16> = Vec::new();
+                let mut keys = Vec::new();
+                let mut steps = 0;
+                while keys.len() < 64 && steps < 4096 {
+                    steps += 1;
+                    match a.descriptors.get(at) {
+                        Some(&hmd::SequenceDescriptor::KeyFrame { param_idx, .. }) => {
+                            let n = order.iter().position(|&x| x == param_idx);
+                            keys.push(n.unwrap_or_else(|| {
+                                order.push(param_idx);
+                                order.len() - 1
+                            }));
+                            at += 1;
+                        }
+                        Some(&hmd::SequenceDescriptor::Jump {
+                            sid_dst,
+                            sid_cnd,
+                            seq_idx,
+                        }) if sid_cnd == 0 || sid_cnd == sid => {
+                            at = seq_idx as usize;
+                            if sid_dst != 0 {
+                                sid = sid_dst;
+                            }
+                        }
+                        Some(&hmd::SequenceDescriptor::Control { code, .. })
+                            if code == hmd::CONTROL_END =>
+                        {
+                            break
+                        }
+                        None => break,
+                        Some(_) => at += 1,
+                    }
+                }
+                out.push((c, area, p2, keys));
+            }
+        }
+        out
+    }
+
+    /// B-spline sequences keep their history (docs/extras.md, "Control flow"): every corpus
+    /// HMD pointer that starts at a WORK control (INTERP's, AMMONITE's, BALLOON's first) comes
+    /// back starting at one whose P2 names a WORK area of its own, its key frames told apart
+    /// by PARAMETER IDX as in the file, and the author notes no rewritten control flow (that
+    /// they then play as the file, at its rate and at SPEED 8, is checked above).
+    #[test]
+    fn b_spline_pointers_keep_their_work_area_and_key_frames() {
+        let mut kept = Vec::new();
+        for (name, bytes) in common::unique_files("HMD") {
+            let m = hmd::read(&bytes).unwrap();
+            let before = bspline_pointers(&m);
+            if before.is_empty() {
+                continue;
+            }
+            let out =
+                convert::convert_bytes(&to_glb(&m, None), None, Format::Hmd, &Options::default())
+                    .unwrap();
+            let codes: Vec<&str> = out.notes.iter().map(|n| n.code).collect();
+            assert!(
+                !codes.contains(&"sequence-control-flow-rewritten"),
+                "{name}: {codes:?}"
+            );
+            let after = bspline_pointers(&hmd::read(&out.bytes).unwrap());
+            let shape = |v: &[(usize, bool, u16, Vec<usize>)]| -> Vec<(usize, bool, Vec<usize>)> {
+                v.iter().map(|(c, a, _, k)| (*c, *a, k.clone())).collect()
+            };
+            assert_eq!(shape(&after), shape(&before), "{name}");
+            assert!(after.iter().all(|x| x.1), "{name}: a WORK area for each");
+            let areas: BTreeSet<u16> = after.iter().map(|x| x.2).collect();
+            assert_eq!(
+                areas.len(),
+                after.len(),
+                "{name}: one WORK area per pointer"
+            );
+            kept.push(name);
+        }
+        // Measured December 2026: INTERP, AMMONITE, BALLOON.
+        assert!(kept.len() >= 3, "{kept:?}");
     }
 
     /// A scene whose export records two animation primitives (no corpus HMD has two: CUBE0's

@@ -433,7 +433,7 @@ pub(crate) fn bezier_cof(p0: i32, p1: i32, p2: i32, p3: i32) -> [i16; 4] {
 }
 
 /// `setBetaCof` (the uniform cubic B-spline), stored in `short`s.
-pub(super) fn bspline_cof(p0: i32, p1: i32, p2: i32, p3: i32) -> [i16; 4] {
+pub(crate) fn bspline_cof(p0: i32, p1: i32, p2: i32, p3: i32) -> [i16; 4] {
     const SIXTH: i32 = 4096 / 6;
     const HALF: i32 = 4096 / 2;
     const TWO_THIRDS: i32 = 4096 * 2 / 3;

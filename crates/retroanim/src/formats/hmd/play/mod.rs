@@ -62,7 +62,7 @@
 
 mod drivers;
 pub(crate) use drivers::lerp as console_lerp;
-pub(crate) use drivers::{bezier_cof, horner};
+pub(crate) use drivers::{bezier_cof, bspline_cof, horner};
 mod mime;
 mod mime_seen;
 mod sequence;

@@ -49,22 +49,28 @@
 //! pointers are kept with the file's own key frames only (every one shown, with its recorded
 //! control points). 16-bit translations (nibbles 9, 0xA) are kept where the values fit.
 //!
-//! **Not kept.** B-spline types (their WORK history) are written as the author's own
-//! sequences; so is a pointer with a key edited at a gimbal lock (the scene's value there
-//! is the author's triple, which the driver's linear angles turn through differently from the
-//! file's) or an edited Bezier key.
+//! **B-spline.** A B-spline part (nibble 3, or 0xB) runs over the driver's WORK history, the
+//! last four key frames reached, which the driver tells apart by PARAMETER IDX
+//! (`driver::play`). B-spline pointers are kept with the file's own key frames only, each
+//! sequence starting at its WORK control; they are written with one parameter per recorded
+//! parameter (not shared with equal key frames: the history compares indices) and each WORK
+//! control's P2 naming a new null WORK area (one per recorded area and pointer).
+//!
+//! **Not kept.** A pointer with a key edited at a gimbal lock (the scene's value there is the
+//! author's triple, which the driver's linear angles turn through differently from the
+//! file's), or an edited Bezier or B-spline key, is written as the author's own sequences.
 //! Descriptors that only reverse play (a negative SPEED set by a program) would walk into are
 //! not copied.
 
 use std::collections::BTreeMap;
 
 use super::super::super::cat3_anim::{
-    InterpolationType, KeyFrame, SequenceDescriptor, CONTROL_END,
+    InterpolationType, KeyFrame, SequenceDescriptor, CONTROL_END, CONTROL_WORK,
 };
 use super::super::super::play::console_lerp;
 use super::super::layout::Recorded;
 use super::super::ConsolePose;
-use super::write::{bezier, key_frame_of, store, type_index, Out};
+use super::write::{bezier, key_frame_of, store, store_own, type_index, work_area, Out};
 use super::{NodeTrack, BEZIER};
 use crate::error::Result;
 use crate::formats::gte::Mat;
@@ -311,7 +317,7 @@ fn recorded_value(r: &Recorded, i: usize, code: u32) -> Option<([i32; 9], [[i32;
 /// every key frame took the file's.
 fn file_values(
     r: &Recorded,
-    (value, codes): (&BTreeMap<usize, [i32; 9]>, &BTreeMap<usize, u32>),
+    (value, codes, params): Flow<'_>,
     (paths, pace): (&[(Vec<Visit>, u64)], Pace),
     judge: &Judge<'_>,
 ) -> (BTreeMap<usize, [i32; 9]>, Controls, bool) {
@@ -329,7 +335,13 @@ fn file_values(
     }
     let mut shown: BTreeMap<usize, bool> = BTreeMap::new();
     for (j, (visits, horizon)) in paths.iter().enumerate() {
-        let got = play(visits, (&file, codes, &ctl), pace, *horizon);
+        let keys = Keys {
+            value: &file,
+            codes,
+            ctl: &ctl,
+            params,
+        };
+        let got = play(visits, keys, pace, *horizon);
         for v in visits {
             if shown.contains_key(&v.at) {
                 continue;
@@ -423,10 +435,10 @@ pub(super) fn write(
         };
         let fits = code & 0xFFFF_0000 == own & 0xFFFF_0000
             && (0..3).all(|q| match nibble(code, q) {
-                0 | BEZIER => true,
+                0 | BEZIER | BSPLINE => true,
                 1 => nibble(own, q) <= 1,
                 // 16-bit translations.
-                0xA => q == 0,
+                0xA | 0xB => q == 0,
                 9 => q == 0 && nibble(own, q) <= 1,
                 _ => false,
             })
@@ -437,6 +449,19 @@ pub(super) fn write(
             return Ok(None);
         }
         codes.insert(i, code);
+    }
+    // The recorded PARAMETER IDX of each: the B-spline driver's history compares them.
+    let params: BTreeMap<usize, u16> = codes
+        .keys()
+        .filter_map(|&i| match d.get(i) {
+            Some(&SequenceDescriptor::KeyFrame { param_idx, .. }) => Some((i, param_idx)),
+            _ => None,
+        })
+        .collect();
+    // A B-spline sequence starts at its WORK control (the driver finds its history there).
+    let work_at = |&(s, _): &(usize, u8)| matches!(d.get(s), Some(&SequenceDescriptor::Control { code, .. }) if code == CONTROL_WORK);
+    if codes.values().any(|&c| spline(c)) && !starts.iter().all(work_at) {
+        return Ok(None);
     }
     let fit = Fit { own, rest, pace };
     // Each sequence's path and the scene's value at each key frame's first visit.
@@ -485,27 +510,46 @@ pub(super) fn write(
         };
         value.insert(i, v);
     }
-    let bezier = codes
+    // Bezier and B-spline pointers are kept with the file's own key frames only.
+    let file_only = codes
         .values()
-        .any(|&c| (0..3).any(|q| bezier(nibble(c, q))));
+        .any(|&c| spline(c) || (0..3).any(|q| bezier(nibble(c, q))));
     // Played as the driver plays them, the descriptors give the author's own values; else
     // with the file's values where the scene still shows them (Sony's own key frames: the
     // author's keys at a gimbal lock or under a parent a unit off lie on another line), or
     // the author's, as `judge` accepts.
     let mut ctl = Controls::new();
-    if bezier || !plays(&paths, &tracks, (&value, &codes, &ctl), &fit, None) {
-        let (file, file_ctl, all) = file_values(r, (&value, &codes), (&paths, pace), judge);
-        if (all || !bezier)
+    let recorded = (&codes, &params);
+    if file_only
+        || !plays(
+            &paths,
+            &tracks,
+            Keys::new(&value, &ctl, recorded),
+            &fit,
+            None,
+        )
+    {
+        let flow = (&value, &codes, &params);
+        let (file, file_ctl, all) = file_values(r, flow, (&paths, pace), judge);
+        if (all || !file_only)
             && plays(
                 &paths,
                 &tracks,
-                (&file, &codes, &file_ctl),
+                Keys::new(&file, &file_ctl, recorded),
                 &fit,
                 Some(judge),
             )
         {
             (value, ctl) = (file, file_ctl);
-        } else if bezier || !plays(&paths, &tracks, (&value, &codes, &ctl), &fit, Some(judge)) {
+        } else if file_only
+            || !plays(
+                &paths,
+                &tracks,
+                Keys::new(&value, &ctl, recorded),
+                &fit,
+                Some(judge),
+            )
+        {
             return Ok(None);
         }
     }
@@ -517,7 +561,7 @@ pub(super) fn write(
     {
         return Ok(None);
     }
-    emit(r, (&seen, &starts), (&value, &codes, &ctl), out)
+    emit(r, (&seen, &starts), Keys::new(&value, &ctl, recorded), out)
 }
 
 /// Writes the descriptors `seen` marks (of `r`'s recording) packed in their order, with
@@ -526,9 +570,16 @@ pub(super) fn write(
 fn emit(
     r: &Recorded,
     (seen, starts): (&[bool], &[(usize, u8)]),
-    (value, codes, ctl): Keys<'_>,
+    keys: Keys<'_>,
     out: &mut Out<'_>,
 ) -> Result<Option<Vec<(u16, u8)>>> {
+    let Keys {
+        value, codes, ctl, ..
+    } = keys;
+    // B-spline key frames by recorded PARAMETER IDX (one each, so the history tells the same
+    // ones apart as in the file), and WORK areas by recorded word offset.
+    let mut own: BTreeMap<u16, u16> = BTreeMap::new();
+    let mut works: BTreeMap<u16, u16> = BTreeMap::new();
     let d = &r.flow.descriptors[..];
     // Written in their order, packed: descriptor i of the recording becomes `new[i]`.
     let base = out.descriptors.len();
@@ -562,14 +613,26 @@ fn emit(
                 p1: 0,
                 p2: 0,
             },
-            Some(&SequenceDescriptor::KeyFrame { tframe, .. }) => {
+            Some(&SequenceDescriptor::KeyFrame {
+                tframe,
+                param_idx: recorded,
+                ..
+            }) => {
                 let code = codes[&i];
                 let type_idx = type_index(out.types, code)?;
                 let v = value[&i].map(f64::from);
                 let [p1, p2] = ctl.get(&i).map_or([v; 2], |c| c.map(|p| p.map(f64::from)));
-                let param_idx = store(out, code, key_frame_of(&v, &(p1, p2), code), || {
-                    format!("recorded sequence pointer {}: key frame {i}", r.index)
-                })?;
+                let frame = key_frame_of(&v, &(p1, p2), code);
+                let what = || format!("recorded sequence pointer {}: key frame {i}", r.index);
+                let param_idx = match own.get(&recorded) {
+                    _ if !spline(code) => store(out, code, frame, what)?,
+                    Some(&p) => p,
+                    None => {
+                        let p = store_own(out, code, frame, what)?;
+                        own.insert(recorded, p);
+                        p
+                    }
+                };
                 SequenceDescriptor::KeyFrame {
                     type_idx,
                     tframe,
@@ -585,6 +648,19 @@ fn emit(
                 sid_cnd,
                 seq_idx: new[(seq_idx as usize).min(d.len())] as u16,
             },
+            Some(&SequenceDescriptor::Control { code, p1, p2 }) if code == CONTROL_WORK => {
+                let p2 = match works.get(&p2) {
+                    Some(&w) => w,
+                    None => {
+                        let w = work_area(out, || {
+                            format!("recorded sequence pointer {}: WORK at {i}", r.index)
+                        })?;
+                        works.insert(p2, w);
+                        w
+                    }
+                };
+                SequenceDescriptor::Control { code, p1, p2 }
+            }
             Some(&c) => c,
         };
         out.descriptors.push(x);
@@ -593,7 +669,18 @@ fn emit(
 }
 
 mod driver;
-use driver::{interval, path, play, short, Controls, Keys, Pace, Visit};
+use driver::{interval, path, play, short, spline, Controls, Keys, Pace, Visit};
+
+/// The key frames of a flow by descriptor: values, recorded type words, recorded PARAMETER
+/// IDX.
+type Flow<'a> = (
+    &'a BTreeMap<usize, [i32; 9]>,
+    &'a BTreeMap<usize, u32>,
+    &'a BTreeMap<usize, u16>,
+);
+
+/// The B-spline nibble.
+const BSPLINE: u32 = 3;
 
 #[cfg(test)]
 mod tests;

@@ -70,10 +70,18 @@ pub(super) fn key_frame_of(
 
 /// Whether a part's interpolation nibble is Bezier (2, or 0xA for a 16-bit translation).
 pub(super) fn bezier(nibble: u32) -> bool {
+    method(nibble) == Some(Method::Bezier)
+}
+
+/// Whether a part's interpolation nibble is a B-spline (3, or 0xB for a 16-bit translation).
+pub(super) fn bspline(nibble: u32) -> bool {
+    method(nibble) == Some(Method::BSpline)
+}
+
+fn method(nibble: u32) -> Option<Method> {
     u8::try_from(nibble)
         .ok()
         .and_then(InterpolationType::method)
-        == Some(Method::Bezier)
 }
 
 /// Where the sequences being written go.
@@ -176,6 +184,50 @@ pub(super) fn store(
     frame: Option<KeyFrame>,
     what: impl Fn() -> String,
 ) -> Result<u16> {
+    place(out, code, frame, &what, true)
+}
+
+/// [`store`] without sharing: a key frame of its own even where an equal one is stored, as
+/// the B-spline driver's WORK history tells key frames apart by index.
+pub(super) fn store_own(
+    out: &mut Out<'_>,
+    code: u32,
+    frame: Option<KeyFrame>,
+    what: impl Fn() -> String,
+) -> Result<u16> {
+    place(out, code, frame, &what, false)
+}
+
+/// A B-spline WORK area (four words, null as in files) at the end of the parameter section:
+/// its word offset.
+pub(super) fn work_area(out: &mut Out<'_>, what: impl Fn() -> String) -> Result<u16> {
+    let index = end_of_params(out, 4, &what)?;
+    out.params.push(ParameterItem::Work {
+        index,
+        words: [0; 4],
+    });
+    Ok(index)
+}
+
+/// The word offset of `words` more words at the end of the parameter section.
+fn end_of_params(out: &mut Out<'_>, words: usize, what: &dyn Fn() -> String) -> Result<u16> {
+    let index = u16::try_from(*out.param_words).map_err(|_| {
+        unencodable(format!(
+            "{}: the parameter section passes 65 535 words (PARAMETER IDX is 16 bits); fewer keys or nodes fit",
+            what()
+        ))
+    })?;
+    *out.param_words += words;
+    Ok(index)
+}
+
+fn place(
+    out: &mut Out<'_>,
+    code: u32,
+    frame: Option<KeyFrame>,
+    what: &dyn Fn() -> String,
+    share: bool,
+) -> Result<u16> {
     let layout = InterpolationType::from_code(code)
         .layout()
         .ok_or_else(|| unencodable(format!("type 0x{code:08x} has no layout")))?;
@@ -183,22 +235,18 @@ pub(super) fn store(
     let frame = frame
         .filter(|f| f.encode(layout, &mut words).is_some())
         .ok_or_else(|| unencodable(format!("{} does not fit its layout", what())))?;
-    if let Some(&at) = out.stored.get(&(code, words.clone())) {
+    if let Some(&at) = out.stored.get(&(code, words.clone())).filter(|_| share) {
         return Ok(at);
     }
-    let index = u16::try_from(*out.param_words).map_err(|_| {
-        unencodable(format!(
-            "{}: the parameter section passes 65 535 words (PARAMETER IDX is 16 bits); fewer keys or nodes fit",
-            what()
-        ))
-    })?;
-    *out.param_words += layout.words();
+    let index = end_of_params(out, layout.words(), what)?;
     out.params.push(ParameterItem::KeyFrame {
         index,
         type_code: code,
         frame,
     });
-    out.stored.insert((code, words), index);
+    if share {
+        out.stored.insert((code, words), index);
+    }
     Ok(index)
 }
 

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use super::super::super::super::cat3_anim::{SequenceDescriptor, CONTROL_END};
-use super::super::super::super::play::{bezier_cof, console_lerp, horner};
-use super::super::write::bezier;
+use super::super::super::super::play::{bezier_cof, bspline_cof, console_lerp, horner};
+use super::super::write::{bezier, bspline};
 
 /// Most descriptors walked along one sequence's path, key frames and jumps together (a longer
 /// walk is a loop of jumps, which the driver would not leave, or a table built to be slow):
@@ -124,6 +124,11 @@ pub(super) fn interval(t: i32, i: usize, pace: Pace) -> (i32, i32) {
     (r0, r0 - (n as i32 - 1) * pace.speed)
 }
 
+/// How many updates interval `i` of a path (of TFRAME·16 `t`) lasts.
+fn r0_updates(t: i32, i: usize, pace: Pace) -> u64 {
+    (interval(t, i, pace).0.max(0) as u64).div_ceil(pace.speed as u64)
+}
+
 /// The parts a type word sets, as a type word: 1 in each part's nibble, and its rotation
 /// order when it sets the rotation.
 pub(super) fn parts(code: u32) -> u32 {
@@ -145,13 +150,65 @@ pub(super) type Driven = ([i32; 9], u32);
 /// Control points P1, P2 of the Bezier key frames, by descriptor.
 pub(super) type Controls = BTreeMap<usize, [[i32; 9]; 2]>;
 
-/// The key frames a flow is played or written with, by descriptor: values (P0), recorded type
-/// words, and the Bezier ones' control points.
-pub(super) type Keys<'a> = (
-    &'a BTreeMap<usize, [i32; 9]>,
-    &'a BTreeMap<usize, u32>,
-    &'a Controls,
-);
+/// The key frames a flow is played or written with, by descriptor.
+#[derive(Clone, Copy)]
+pub(super) struct Keys<'a> {
+    /// Values (P0).
+    pub value: &'a BTreeMap<usize, [i32; 9]>,
+    /// Recorded type words.
+    pub codes: &'a BTreeMap<usize, u32>,
+    /// The Bezier key frames' control points.
+    pub ctl: &'a Controls,
+    /// The recorded PARAMETER IDX of each key frame: the B-spline driver's WORK history holds
+    /// key frames by it (`src == cpt[1]` compares indices, not values).
+    pub params: &'a BTreeMap<usize, u16>,
+}
+
+impl<'a> Keys<'a> {
+    /// Values and control points with the recorded type words and parameter indices.
+    pub fn new(
+        value: &'a BTreeMap<usize, [i32; 9]>,
+        ctl: &'a Controls,
+        (codes, params): (&'a BTreeMap<usize, u32>, &'a BTreeMap<usize, u16>),
+    ) -> Self {
+        Keys {
+            value,
+            codes,
+            ctl,
+            params,
+        }
+    }
+}
+
+/// Whether type word `code` has a B-spline part ([`bspline`]).
+pub(super) fn spline(code: u32) -> bool {
+    (0..3).any(|q| bspline((code >> (4 * q)) & 0xF))
+}
+
+/// The B-spline driver's WORK history (`03000003.C`, forwards): four key frames by parameter
+/// index, shifted at each interval's start.
+#[derive(Default)]
+struct Work([Option<u16>; 4]);
+
+impl Work {
+    /// The driver's call at the start of an interval from parameter `src` to `dst`: whether
+    /// it then evaluates (`Some(true)`), returns 1 without a value (`Some(false)`: a TFRAME 0
+    /// key, or a history not yet full), or takes the branch that frees a history slot
+    /// (`src` equal to its second key frame: `None`, not followed).
+    fn start(&mut self, src: u16, dst: u16, t: i32) -> Option<bool> {
+        let c = &mut self.0;
+        if Some(src) == c[1] {
+            return None;
+        }
+        *c = [c[1], c[2], Some(src), Some(dst)];
+        Some(t != 0 && !c.contains(&None))
+    }
+
+    /// The driver's call later in the interval: `None` where it would take that branch.
+    fn within(&self, src: u16) -> Option<()> {
+        (Some(src) != self.0[1]).then_some(())
+    }
+}
 
 /// A translation nibble of 16-bit values (9: linear, 0xA: Bezier).
 pub(super) fn short(nibble: u32) -> bool {
@@ -165,20 +222,57 @@ pub(super) fn short(nibble: u32) -> bool {
 /// keys of two types would read other words (`None` then: not followed). A Bezier part runs
 /// from the source key's P0 through its control points `ctl` (P1, P2) to the target's P0, as
 /// the driver does (`t = (TFRAME − RFRAME)·0xFFFF / TFRAME`, Horner in 16-bit coefficients).
+/// A B-spline type runs its parts over the WORK history (the last four key frames reached,
+/// by parameter index, the values of each its descriptors' `value`): at a TFRAME 0 key and
+/// until the history is full the driver writes nothing, and a sequence that would leave an
+/// interval early (a history full of Nones at a timed key, a first interval started RFRAME
+/// into it, the branch for a source equal to the history's second key) is not followed.
 pub(super) fn play(
     visits: &[Visit],
-    (value, codes, ctl): Keys<'_>,
+    keys: Keys<'_>,
     pace: Pace,
     horizon: u64,
 ) -> Option<Vec<Option<Driven>>> {
+    let Keys {
+        value,
+        codes,
+        ctl,
+        params,
+    } = keys;
     let mut out: Vec<Option<Driven>> = vec![None; horizon as usize + 1];
     let (mut now, mut driven) = ([0i32; 9], 0u32);
+    let mut work = Work::default();
+    // The values of the key frames the history holds, by parameter index.
+    let mut held: BTreeMap<u16, [i32; 9]> = BTreeMap::new();
     for (i, w) in visits.windows(2).enumerate() {
         let (a, b) = (value[&w[0].at], value[&w[1].at]);
         let code = codes[&w[1].at];
         let t = 16 * i32::from(w[1].tframe);
         if t != 0 && codes[&w[0].at] != code {
             return None;
+        }
+        let mut history: Option<[[i32; 9]; 4]> = None;
+        if spline(code) {
+            let (src, dst) = (*params.get(&w[0].at)?, *params.get(&w[1].at)?);
+            for (p, v) in [(src, a), (dst, b)] {
+                if *held.entry(p).or_insert(v) != v {
+                    return None;
+                }
+            }
+            if w[0].at == w[1].at || (i == 0 && pace.offset != 0) {
+                return None;
+            }
+            if !work.start(src, dst, t)? {
+                if t != 0 {
+                    return None;
+                }
+                continue;
+            }
+            if r0_updates(t, i, pace) > 1 {
+                work.within(src)?;
+            }
+            let cpt = work.0.map(|p| p.and_then(|p| held.get(&p).copied()));
+            history = Some([cpt[0]?, cpt[1]?, cpt[2]?, cpt[3]?]);
         }
         let set = parts(code);
         driven |= set & 0xFFF;
@@ -196,16 +290,19 @@ pub(super) fn play(
             continue;
         }
         let (r0, _) = interval(t, i, pace);
-        for m in 0..(r0 as u64).div_ceil(pace.speed as u64) {
+        for m in 0..r0_updates(t, i, pace) {
             let Some(o) = out.get_mut((w[0].update + m) as usize) else {
                 break;
             };
             let r = r0 - m as i32 * pace.speed;
+            let t16 = (t - r).wrapping_mul(0xFFFF) / t;
             for q in (0..9).filter(|&q| sets(q)) {
-                now[q] = if bezier((code >> (4 * (q / 3))) & 0xF) {
+                let nibble = (code >> (4 * (q / 3))) & 0xF;
+                now[q] = if bezier(nibble) {
                     let [p1, p2] = ctl.get(&w[0].at)?;
-                    let t16 = (t - r).wrapping_mul(0xFFFF) / t;
                     horner(bezier_cof(a[q], p1[q], p2[q], b[q]), t16)
+                } else if let (Some(p), true) = (history, bspline(nibble)) {
+                    horner(bspline_cof(p[0][q], p[1][q], p[2][q], p[3][q]), t16)
                 } else {
                     console_lerp(a[q], b[q], r, t)
                 };
