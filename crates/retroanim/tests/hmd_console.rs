@@ -169,13 +169,6 @@ fn sequence_and_stream_ids_beyond_the_file_are_errors_naming_what_exists() {
     );
 }
 
-/// The corpus HMD whose manifest path ends with `suffix`; `None` without the corpus.
-fn corpus(suffix: &str) -> Option<Hmd> {
-    let files = common::corpus_files("HMD");
-    let (_, path) = files.iter().find(|(name, _)| name.ends_with(suffix))?;
-    Some(hmd::read(&std::fs::read(path).unwrap()).unwrap())
-}
-
 fn locals(m: &Hmd, opts: &PlayOptions, n: usize) -> Vec<Vec<retroanim::formats::gte::Mat>> {
     let mut p = Player::start(m, opts).unwrap();
     (0..n)
@@ -191,7 +184,7 @@ fn locals(m: &Hmd, opts: &PlayOptions, n: usize) -> Vec<Vec<retroanim::formats::
 /// the pyramid stops moving; as the tutorial program plays it (INTR IDX 0xFFFF) it swings on.
 #[test]
 fn pyramid5_keeps_oscillating_as_the_tutorial_plays_it() {
-    let Some(m) = corpus("TUTO/PYRAMID/PYRAMID5.HMD") else {
+    let Some(m) = common::corpus_hmd("TUTO/PYRAMID/PYRAMID5.HMD") else {
         return;
     };
     let console = locals(&m, &PlayOptions::default(), 600);
@@ -217,7 +210,7 @@ fn pyramid5_keeps_oscillating_as_the_tutorial_plays_it() {
 #[test]
 fn speed_zero_samples_animate() {
     for name in ["ANIM/TRI3/TRI.HMD", "TUTO/PYRAMID/PYRAMID5.HMD"] {
-        let Some(m) = corpus(name) else {
+        let Some(m) = common::corpus_hmd(name) else {
             return;
         };
         let file_speeds: Vec<i8> = m

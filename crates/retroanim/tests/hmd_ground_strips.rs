@@ -2,14 +2,8 @@
 
 mod common;
 
-use retroanim::formats::hmd::{self, *};
+use retroanim::formats::hmd::*;
 use retroanim::scene::Scene;
-
-fn corpus(suffix: &str) -> Option<Hmd> {
-    let files = common::corpus_files("HMD");
-    let (_, path) = files.iter().find(|(name, _)| name.ends_with(suffix))?;
-    Some(hmd::read(&std::fs::read(path).unwrap()).unwrap())
-}
 
 fn export_clean(scene: &Scene) {
     let dir = tempfile::tempdir().unwrap();
@@ -22,7 +16,7 @@ fn export_clean(scene: &Scene) {
 /// heights from the vertex section; every corner on the grid, facing the grid's normal.
 #[test]
 fn ground_grids_become_meshes() {
-    let Some(m) = corpus("BASIC/GROUND.HMD") else {
+    let Some(m) = common::corpus_hmd("BASIC/GROUND.HMD") else {
         return;
     };
     let scene = m.to_scene(&SceneOptions::default()).unwrap();
@@ -68,7 +62,7 @@ fn ground_grids_become_meshes() {
 /// packets' triangles (a quad: two).
 #[test]
 fn strip_meshes_become_triangles() {
-    let Some(m) = corpus("MIME/LEGS/LEGS0.HMD") else {
+    let Some(m) = common::corpus_hmd("MIME/LEGS/LEGS0.HMD") else {
         return;
     };
     let mut strip_triangles = 0;

@@ -7,12 +7,6 @@ mod common;
 use retroanim::formats::hmd::{self, *};
 use retroanim::scene::{Interpolation, Track};
 
-fn corpus(suffix: &str) -> Option<Hmd> {
-    let files = common::corpus_files("HMD");
-    let (_, path) = files.iter().find(|(name, _)| name.ends_with(suffix))?;
-    Some(hmd::read(&std::fs::read(path).unwrap()).unwrap())
-}
-
 #[test]
 fn linear_samples_give_linear_keys_equal_to_the_player_at_key_frames() {
     // Every animated sample: INTERP's linear coordinate, ROTS, the WALKRUN motions, ...
@@ -92,7 +86,7 @@ fn linear_samples_give_linear_keys_equal_to_the_player_at_key_frames() {
 
 #[test]
 fn mime_weight_tracks_are_the_players_weights() {
-    let Some(m) = corpus("COMB/AMMONITE/AMMONITE.HMD") else {
+    let Some(m) = common::corpus_hmd("COMB/AMMONITE/AMMONITE.HMD") else {
         eprintln!("corpus missing: skipped");
         return;
     };

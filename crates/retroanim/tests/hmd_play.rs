@@ -580,12 +580,6 @@ fn immediate_switching_continues_from_the_current_pose() {
 
 // ----------------------------------------------------------------- corpus
 
-fn corpus(suffix: &str) -> Option<Hmd> {
-    let files = common::corpus_files("HMD");
-    let (_, path) = files.iter().find(|(name, _)| name.ends_with(suffix))?;
-    Some(hmd::read(&std::fs::read(path).unwrap()).unwrap())
-}
-
 #[test]
 fn every_animated_corpus_hmd_plays_to_end_or_through_a_loop() {
     let files = common::corpus_files("HMD");
@@ -628,7 +622,7 @@ fn every_animated_corpus_hmd_plays_to_end_or_through_a_loop() {
 
 #[test]
 fn interp_sample_meets_its_lab_key_frames() {
-    let Some(m) = corpus("ANIM/INTERP/INTERP.HMD") else {
+    let Some(m) = common::corpus_hmd("ANIM/INTERP/INTERP.HMD") else {
         eprintln!("corpus missing: skipped");
         return;
     };

@@ -99,6 +99,13 @@ pub fn corpus_file(kind: &str, suffix: &str) -> Option<PathBuf> {
     found
 }
 
+/// The corpus HMD whose manifest path ends with `suffix`, read and decoded; `None` without the
+/// corpus ([`corpus_file`]: under RETROANIM_REQUIRE_CORPUS=1 a missing file panics).
+pub fn corpus_hmd(suffix: &str) -> Option<retroanim::formats::hmd::Hmd> {
+    let path = corpus_file("HMD", suffix)?;
+    Some(retroanim::formats::hmd::read(&std::fs::read(path).unwrap()).unwrap())
+}
+
 /// Compares `actual` with the committed golden file `tests/golden/<name>`, or rewrites it when
 /// `UPDATE_GOLDEN=1`.
 pub fn check_golden(name: &str, actual: &str) {
