@@ -641,23 +641,16 @@ mod hmd_structure {
         assert!(noted.is_empty(), "{noted:#?}");
     }
 
-    /// A key frame edited as a modder edits one (ROTS.LAB's 90° key frame turned 100 units
-    /// about x, assembled again: the motion stays on the file's key frames) and the scene put
-    /// over the original's recorded structure: every pointer keeps its recorded control flow
-    /// and SPEED (half rate), and the result plays as the edited file, at its own SPEED and at
-    /// another, within 1 unit; the edit shows (it is not the original). The keys at ROTS's
-    /// gimbal locks take the file's own angles (the author's own keys at those updates lie on
-    /// another Euler triple, which the driver's linear angles would turn through otherwise).
-    #[test]
-    fn an_edited_key_frame_keeps_the_recorded_flow() {
+    /// Sony's LAB source `lab` with `key` (its text, which must be there) replaced by `edit`,
+    /// assembled, and the edited file's scene put over the original's recorded structure (as
+    /// a modder's edit comes back from Blender) and authored: (original, edited file,
+    /// authored file); the author notes nothing about sequences.
+    fn edit_and_author(lab: &str, key: &str, edit: &str) -> Option<(Hmd, Hmd, Hmd)> {
         use retroanim::lab;
-        let Some(path) = common::corpus_file("LAB", "ROTS/ROTS.LAB") else {
-            return;
-        };
+        let path = common::corpus_file("LAB", lab)?;
         let text = std::fs::read_to_string(&path).unwrap();
-        let key = "p45:\tH( 1*512); H( 1*512); H( 1*512);";
-        assert!(text.contains(key), "ROTS.LAB's 45° key frame");
-        let edited = text.replacen(key, "p45:\tH( 612); H( 512); H( 512);", 1);
+        assert!(text.contains(key), "{lab}: {key}");
+        let edited = text.replacen(key, edit, 1);
         let asm = |t: &str| {
             let name = path.to_str().unwrap();
             let opts = lab::LabOptions::default();
@@ -671,25 +664,59 @@ mod hmd_structure {
         let codes: Vec<&str> = out.notes.iter().map(|n| n.code).collect();
         assert!(
             !codes.iter().any(|c| c.starts_with("sequence-")),
-            "{codes:?}"
+            "{lab}: {codes:?}"
         );
-        let new = out.hmd;
-        assert_eq!(coordinate_pointers(&new), coordinate_pointers(&original));
+        Some((original, changed, out.hmd))
+    }
+
+    /// The authored file keeps `original`'s pointers and SPEEDs, plays as the edited file at
+    /// its own SPEED, at 1× and at a quarter, within 1 unit, and the edit shows.
+    fn plays_as_the_edit(original: &Hmd, changed: &Hmd, new: &Hmd) {
+        assert_eq!(coordinate_pointers(new), coordinate_pointers(original));
         let speeds = |m: &Hmd| -> Vec<i8> {
             m.animations()
                 .iter()
                 .flat_map(|a| a.sequences.iter().map(|p| p.speed))
                 .collect()
         };
-        assert_eq!(speeds(&new), speeds(&original));
+        assert_eq!(speeds(new), speeds(original));
         for speed in [None, Some(16), Some(4)] {
-            let worst = driven(&changed, &new, 0, None, speed);
+            let worst = driven(changed, new, 0, None, speed);
             assert!(
                 worst <= 1,
                 "at SPEED {speed:?}: {worst} from the edited file"
             );
         }
-        assert!(driven(&original, &new, 0, None, None) > 1, "the edit shows");
+        assert!(driven(original, new, 0, None, None) > 1, "the edit shows");
+    }
+
+    /// A key frame edited as a modder edits one (ROTS.LAB's 90° key frame turned 100 units
+    /// about x, assembled again: the motion stays on the file's key frames) and the scene put
+    /// over the original's recorded structure: every pointer keeps its recorded control flow
+    /// and SPEED (half rate), and the result plays as the edited file, at its own SPEED and at
+    /// another, within 1 unit; the edit shows (it is not the original). The keys at ROTS's
+    /// gimbal locks take the file's own angles (the author's own keys at those updates lie on
+    /// another Euler triple, which the driver's linear angles would turn through otherwise).
+    #[test]
+    fn an_edited_key_frame_keeps_the_recorded_flow() {
+        let key = "p45:\tH( 1*512); H( 1*512); H( 1*512);";
+        let edit = "p45:\tH( 612); H( 512); H( 512);";
+        if let Some((original, changed, new)) = edit_and_author("ROTS/ROTS.LAB", key, edit) {
+            plays_as_the_edit(&original, &changed, &new);
+        }
+    }
+
+    /// An edited Bezier key (UFO.LAB's foot: the first key's P0 moved 100 units, its control
+    /// points as they were) keeps the Bezier pointer's flow: the edited key takes the scene's
+    /// P0 (where the curve passes at the key) with the recorded control points, and the file
+    /// plays as the edited one at any SPEED.
+    #[test]
+    fn an_edited_bezier_key_keeps_the_recorded_flow() {
+        let key = "BezierKey0:\n\t0; -500;  424;";
+        let edit = "BezierKey0:\n\t0; -400;  424;";
+        if let Some((original, changed, new)) = edit_and_author("UFO/UFO.LAB", key, edit) {
+            plays_as_the_edit(&original, &changed, &new);
+        }
     }
 
     /// Per coordinate pointer whose sequence starts at a B-spline WORK control: its

@@ -46,8 +46,9 @@
 //!
 //! **Bezier.** A Bezier part (type nibble 2, or 0xA for a 16-bit translation) runs from the
 //! source key's P0 through its P1, P2 to the target's P0 as the driver evaluates it; Bezier
-//! pointers are kept with the file's own key frames only (every one shown, with its recorded
-//! control points). 16-bit translations (nibbles 9, 0xA) are kept where the values fit.
+//! pointers are kept with the file's own key frames and their recorded control points, an
+//! edited key taking the scene's value as its P0 (the curve passes there at the key) with the
+//! control points it had. 16-bit translations (nibbles 9, 0xA) are kept where the values fit.
 //!
 //! **B-spline.** A B-spline part (nibble 3, or 0xB) runs over the driver's WORK history, the
 //! last four key frames reached, which the driver tells apart by PARAMETER IDX
@@ -58,7 +59,8 @@
 //!
 //! **Not kept.** A pointer with a key edited at a gimbal lock (the scene's value there is the
 //! author's triple, which the driver's linear angles turn through differently from the
-//! file's), or an edited Bezier or B-spline key, is written as the author's own sequences.
+//! file's), or an edited B-spline key (its curve passes through no key: which keys moved is
+//! not told by the scene at the keys), is written as the author's own sequences.
 //! Descriptors that only reverse play (a negative SPEED set by a program) would walk into are
 //! not copied.
 
@@ -510,10 +512,14 @@ pub(super) fn write(
         };
         value.insert(i, v);
     }
-    // Bezier and B-spline pointers are kept with the file's own key frames only.
-    let file_only = codes
-        .values()
-        .any(|&c| spline(c) || (0..3).any(|q| bezier(nibble(c, q))));
+    // Bezier and B-spline pointers are kept with the file's own key frames: every one for
+    // a B-spline (its curve passes through none of them), the edited ones taking the scene's
+    // P0 with their recorded control points for a Bezier (the curve reaches P0 at the key).
+    let spline_any = codes.values().any(|&c| spline(c));
+    let file_only = spline_any
+        || codes
+            .values()
+            .any(|&c| (0..3).any(|q| bezier(nibble(c, q))));
     // Played as the driver plays them, the descriptors give the author's own values; else
     // with the file's values where the scene still shows them (Sony's own key frames: the
     // author's keys at a gimbal lock or under a parent a unit off lie on another line), or
@@ -531,7 +537,7 @@ pub(super) fn write(
     {
         let flow = (&value, &codes, &params);
         let (file, file_ctl, all) = file_values(r, flow, (&paths, pace), judge);
-        if (all || !file_only)
+        if (all || !spline_any)
             && plays(
                 &paths,
                 &tracks,
