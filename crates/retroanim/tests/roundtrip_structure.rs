@@ -706,6 +706,31 @@ mod hmd_structure {
         }
     }
 
+    /// A key frame edited at a gimbal lock (ROTS.LAB's ±90° keys, where y = ±90° makes x and
+    /// z turn about one axis for the orders that rotate y second; x, z or both turned, y
+    /// moved off the lock): the scene's value there is one of a line of equal triples, and the
+    /// author's own solution is another than the edit's, which the driver's linear angles
+    /// would turn through differently. The motion into the key tells the edit's triple (to a
+    /// unit or two, settled by the judge); every pointer keeps its flow and SPEED and plays as
+    /// the edited file at any SPEED.
+    #[test]
+    fn an_edit_at_a_gimbal_lock_keeps_the_recorded_flow() {
+        let p90 = "p90:\tH( 2*512); H( 2*512); H( 2*512);";
+        let m90 = "m90:\tH(-2*512); H(-2*512); H(-2*512);";
+        for (key, edit) in [
+            (p90, "p90:\tH( 1124); H( 1024); H( 1024);"),
+            (p90, "p90:\tH( 1024); H( 1024); H( 1124);"),
+            (p90, "p90:\tH( 924); H( 1024); H( 1024);"),
+            (p90, "p90:\tH( 1324); H( 1024); H( 824);"),
+            (p90, "p90:\tH( 1024); H( 1000); H( 1024);"),
+            (m90, "m90:\tH(-1024); H(-1024); H(-1174);"),
+        ] {
+            if let Some((original, changed, new)) = edit_and_author("ROTS/ROTS.LAB", key, edit) {
+                plays_as_the_edit(&original, &changed, &new);
+            }
+        }
+    }
+
     /// An edited Bezier key (UFO.LAB's foot: the first key's P0 moved 100 units, its control
     /// points as they were) keeps the Bezier pointer's flow: the edited key takes the scene's
     /// P0 (where the curve passes at the key) with the recorded control points, and the file

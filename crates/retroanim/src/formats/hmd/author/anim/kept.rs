@@ -57,10 +57,16 @@
 //! parameter (not shared with equal key frames: the history compares indices) and each WORK
 //! control's P2 naming a new null WORK area (one per recorded area and pointer).
 //!
-//! **Not kept.** A pointer with a key edited at a gimbal lock (the scene's value there is the
-//! author's triple, which the driver's linear angles turn through differently from the
-//! file's), or an edited B-spline key (its curve passes through no key: which keys moved is
-//! not told by the scene at the keys), is written as the author's own sequences.
+//! **An edit at a gimbal lock.** There the scene's value at the key is one of a line of equal
+//! triples, and the author's (its solution nearest the key before) need not be the edit's,
+//! which the driver's linear angles turn through differently. When the flow with the edited
+//! keys' scene values misses, each edited key takes the value the update before it implies
+//! along the interval into it (`approached`), moved a unit or two part by part to where no
+//! update misses the judge (`settled`, for up to four edited keys of a pointer: `edited.rs`).
+//!
+//! **Not kept.** A pointer whose edited keys do not settle so, or with an edited B-spline
+//! key (its curve passes through no key: which keys moved is not told by the scene at the
+//! keys), is written as the author's own sequences.
 //! Descriptors that only reverse play (a negative SPEED set by a program) would walk into are
 //! not copied.
 
@@ -157,23 +163,39 @@ fn plays(
     fit: &Fit<'_>,
     judge: Option<&Judge<'_>>,
 ) -> bool {
+    misses((paths, tracks), keys, fit, judge, 1) == 0
+}
+
+/// How many updates of [`plays`] give neither the author's own values nor values `judge`
+/// accepts, counted up to `most` (a flow the driver does not follow: `most`).
+fn misses(
+    (paths, tracks): (&[(Vec<Visit>, u64)], &[&NodeTrack]),
+    keys: Keys<'_>,
+    fit: &Fit<'_>,
+    judge: Option<&Judge<'_>>,
+    most: usize,
+) -> usize {
+    let mut n = 0;
     for (j, ((visits, horizon), track)) in paths.iter().zip(tracks).enumerate() {
         let Some(got) = play(visits, keys, fit.pace, *horizon) else {
-            return false;
+            return most;
         };
         for (u, g) in got.iter().enumerate() {
             let Some((g, driven)) = g else {
-                return false;
+                return most;
             };
             let u = u as u32;
             if !fit.agrees(g, &own_at(track, u), *driven)
                 && !judge.is_some_and(|f| f(j, u, g, *driven))
             {
-                return false;
+                n += 1;
+                if n >= most {
+                    return most;
+                }
             }
         }
     }
-    true
+    n
 }
 
 /// What the recorded flow's values are checked against: the author's own type word `own`, the
@@ -315,14 +337,14 @@ fn recorded_value(r: &Recorded, i: usize, code: u32) -> Option<([i32; 9], [[i32;
 /// `value` with the file's own values (the export's `parameters`: with their control points
 /// for Bezier parts) in the key frames where `judge` accepts what the driver shows with them at
 /// the update each is first reached (of `paths`, played at `pace` with the file's values
-/// throughout): an edited key keeps the scene's value, the others take the file's. Also whether
-/// every key frame took the file's.
+/// throughout): an edited key keeps the scene's value, the others take the file's. Also the
+/// edited keys, `None` where a key frame has no recorded value.
 fn file_values(
     r: &Recorded,
     (value, codes, params): Flow<'_>,
     (paths, pace): (&[(Vec<Visit>, u64)], Pace),
     judge: &Judge<'_>,
-) -> (BTreeMap<usize, [i32; 9]>, Controls, bool) {
+) -> (BTreeMap<usize, [i32; 9]>, Controls, Option<Vec<usize>>) {
     let mut file = value.clone();
     let mut ctl = Controls::new();
     let mut all = true;
@@ -335,6 +357,7 @@ fn file_values(
             None => all = false,
         }
     }
+    let mut edited = Vec::new();
     let mut shown: BTreeMap<usize, bool> = BTreeMap::new();
     for (j, (visits, horizon)) in paths.iter().enumerate() {
         let keys = Keys {
@@ -357,13 +380,13 @@ fn file_values(
     }
     for (i, ok) in shown {
         if !ok {
-            all = false;
+            edited.push(i);
             if let Some(&x) = value.get(&i) {
                 file.insert(i, x);
             }
         }
     }
-    (file, ctl, all)
+    (file, ctl, all.then_some(edited))
 }
 
 /// The starts (START IDX or extra start, stream ID) of recorded pointer `r`'s sequences,
@@ -536,16 +559,24 @@ pub(super) fn write(
         )
     {
         let flow = (&value, &codes, &params);
-        let (file, file_ctl, all) = file_values(r, flow, (&paths, pace), judge);
-        if (all || !spline_any)
-            && plays(
-                &paths,
-                &tracks,
-                Keys::new(&file, &file_ctl, recorded),
-                &fit,
-                Some(judge),
-            )
-        {
+        let (file, file_ctl, edited) = file_values(r, flow, (&paths, pace), judge);
+        let shows = |v: &BTreeMap<usize, [i32; 9]>| {
+            let keys = Keys::new(v, &file_ctl, recorded);
+            plays(&paths, &tracks, keys, &fit, Some(judge))
+        };
+        // An edited key the scene's own value there does not carry (another Euler triple at a
+        // gimbal lock): the value the motion into it implies.
+        // (A B-spline pointer only with every key frame the file's.)
+        let chosen = match edited.filter(|e| !spline_any || e.is_empty()) {
+            None => None,
+            Some(_) if shows(&file) => Some(file),
+            Some(e) if e.is_empty() => None,
+            Some(e) => approached(&file, (&e, &codes), (&paths, &tracks), &fit).and_then(|a| {
+                let keys = (&file_ctl, recorded);
+                settled(a, (&e, &codes), (&paths, &tracks), keys, (&fit, judge))
+            }),
+        };
+        if let Some(file) = chosen {
             (value, ctl) = (file, file_ctl);
         } else if file_only
             || !plays(
@@ -675,7 +706,9 @@ fn emit(
 }
 
 mod driver;
+mod edited;
 use driver::{interval, path, play, short, spline, Controls, Keys, Pace, Visit};
+use edited::{approached, settled};
 
 /// The key frames of a flow by descriptor: values, recorded type words, recorded PARAMETER
 /// IDX.

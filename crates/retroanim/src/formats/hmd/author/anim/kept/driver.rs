@@ -164,12 +164,15 @@ pub(super) struct Keys<'a> {
     pub params: &'a BTreeMap<usize, u16>,
 }
 
+/// The recorded type words and PARAMETER IDX of a flow's key frames, by descriptor.
+pub(super) type Identity<'a> = (&'a BTreeMap<usize, u32>, &'a BTreeMap<usize, u16>);
+
 impl<'a> Keys<'a> {
     /// Values and control points with the recorded type words and parameter indices.
     pub fn new(
         value: &'a BTreeMap<usize, [i32; 9]>,
         ctl: &'a Controls,
-        (codes, params): (&'a BTreeMap<usize, u32>, &'a BTreeMap<usize, u16>),
+        (codes, params): Identity<'a>,
     ) -> Self {
         Keys {
             value,
