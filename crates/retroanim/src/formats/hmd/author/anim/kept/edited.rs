@@ -11,12 +11,16 @@ use crate::formats::hmd::play::console_lerp;
 /// Most edited key frames of one pointer whose values [`settled`] moves a unit or two.
 pub(super) const SETTLED: usize = 4;
 
+/// Most updates [`settled`] replays in all (a pointer of sequences an hour long is not
+/// settled: about a second of work).
+const WORK: u64 = 1 << 26;
+
 /// `value` with each `edited` key frame's parts (of its type in `codes`) moved by up to two
 /// units, part by part (twice over), to where the fewest updates miss the scene (the judge of
 /// [`plays`]): the value the update before a key implies is exact only to the driver's
 /// truncation, which near a gimbal lock the angles' conditioning magnifies. `Some` when no
-/// update misses; `None` also for more than [`SETTLED`] edited keys (each try plays the
-/// pointer again).
+/// update misses; `None` also for more than [`SETTLED`] edited keys or more than [`WORK`]
+/// updates to replay (each try plays the pointer again).
 pub(super) fn settled(
     mut value: BTreeMap<usize, [i32; 9]>,
     (edited, codes): (&[usize], &BTreeMap<usize, u32>),
@@ -24,7 +28,9 @@ pub(super) fn settled(
     (ctl, recorded): (&Controls, Identity<'_>),
     (fit, judge): (&Fit<'_>, &Judge<'_>),
 ) -> Option<BTreeMap<usize, [i32; 9]>> {
-    if edited.len() > SETTLED {
+    // Each try plays every sequence of the pointer again: at most 72 per edited key.
+    let updates: u64 = flow.0.iter().map(|p| p.1 + 1).sum();
+    if edited.len() > SETTLED || updates.saturating_mul(72 * edited.len() as u64) > WORK {
         return None;
     }
     // Counted only as far as the best so far: a try is kept only when it misses fewer.
