@@ -613,8 +613,10 @@ fn emit(
     let Keys {
         value, codes, ctl, ..
     } = keys;
-    // B-spline key frames by recorded PARAMETER IDX (one each, so the history tells the same
-    // ones apart as in the file), and WORK areas by recorded word offset.
+    // In a pointer with B-spline keys, every key frame by recorded PARAMETER IDX (one each, so
+    // the history, which holds the source and target of every B-spline interval, tells the
+    // same ones apart as in the file), and WORK areas by recorded word offset.
+    let history = codes.values().any(|&c| spline(c));
     let mut own: BTreeMap<u16, u16> = BTreeMap::new();
     let mut works: BTreeMap<u16, u16> = BTreeMap::new();
     let d = &r.flow.descriptors[..];
@@ -662,7 +664,7 @@ fn emit(
                 let frame = key_frame_of(&v, &(p1, p2), code);
                 let what = || format!("recorded sequence pointer {}: key frame {i}", r.index);
                 let param_idx = match own.get(&recorded) {
-                    _ if !spline(code) => store(out, code, frame, what)?,
+                    _ if !history => store(out, code, frame, what)?,
                     Some(&p) => p,
                     None => {
                         let p = store_own(out, code, frame, what)?;

@@ -85,7 +85,12 @@ pub(super) fn approached(
             Some((i, visits, track))
         })?;
         let t = 16 * i32::from(visits[i].tframe);
-        let (_, r) = interval(t, i - 1, fit.pace);
+        // RFRAME at the interval's first and last update (an interval of one update shows
+        // only the key before: it implies nothing).
+        let (r0, r) = interval(t, i - 1, fit.pace);
+        if r >= t {
+            continue;
+        }
         let u = u32::try_from(visits[i].update.checked_sub(1)?).ok()?;
         let a = *out.get(&visits[i - 1].at)?;
         let y = nearest(&own_at(track, u), &a, fit.order());
@@ -99,7 +104,6 @@ pub(super) fn approached(
         }
         // The division undoes the driver's truncation only to a unit or two: per part, the
         // value within two whose lerp lies nearest the scene's own values over the interval.
-        let (r0, _) = interval(t, i - 1, fit.pace);
         let n = (r0.max(0) as u64).div_ceil(fit.pace.speed as u64);
         let from = visits[i - 1].update;
         let seen: Vec<[i32; 9]> = (0..n)
