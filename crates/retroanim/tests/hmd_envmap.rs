@@ -164,8 +164,7 @@ fn a_triangle_with_the_init_bit_or_an_envmap_type_round_trips_and_exports() {
 }
 
 fn corpus(suffix: &str) -> Option<(Hmd, String)> {
-    let files = common::corpus_files("HMD");
-    let (_, path) = files.iter().find(|(name, _)| name.ends_with(suffix))?;
+    let path = common::corpus_file("HMD", suffix)?;
     let lab = std::fs::read_to_string(path.with_extension("LAB")).unwrap();
     Some((hmd::read(&std::fs::read(path).unwrap()).unwrap(), lab))
 }

@@ -8,8 +8,7 @@ use retroanim::Severity;
 
 /// The corpus HMD whose manifest path ends with `suffix`, read; `None` without the corpus.
 fn corpus(suffix: &str) -> Option<(Vec<u8>, Hmd)> {
-    let files = common::corpus_files("HMD");
-    let (_, path) = files.iter().find(|(name, _)| name.ends_with(suffix))?;
+    let path = common::corpus_file("HMD", suffix)?;
     let data = std::fs::read(path).unwrap();
     let m = hmd::read(&data).unwrap();
     Some((data, m))

@@ -121,9 +121,7 @@ fn trajectory(data: &[u8], index: usize, frames: usize) -> Vec<[i32; 3]> {
 }
 
 fn interp_lab() -> Option<(PathBuf, String)> {
-    let (_, path) = common::corpus_files("LAB")
-        .into_iter()
-        .find(|(n, _)| n.ends_with("ANIM/INTERP/INTERP.LAB"))?;
+    let path = common::corpus_file("LAB", "ANIM/INTERP/INTERP.LAB")?;
     let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
     Some((path, text))
 }

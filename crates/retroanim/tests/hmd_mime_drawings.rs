@@ -4,7 +4,7 @@
 
 mod common;
 
-use retroanim::formats::hmd::{self, *};
+use retroanim::formats::hmd::*;
 use retroanim::scene::{Mesh, Scene};
 
 /// The MIMe primitives a mesh's targets come from (`mime P key K` / `normal mime P key K`).
@@ -25,12 +25,9 @@ fn mesh_of(scene: &Scene, c: usize) -> &Mesh {
 
 #[test]
 fn each_twin_gets_only_its_own_mime_and_moves_as_play_shows() {
-    let files = common::corpus_files("HMD");
-    let Some((_, path)) = files.iter().find(|(n, _)| n.ends_with("TWINP/TWINP.HMD")) else {
-        eprintln!("corpus missing: skipped");
+    let Some(m) = common::corpus_hmd("TWINP/TWINP.HMD") else {
         return;
     };
-    let m = hmd::read(&std::fs::read(path).unwrap()).unwrap();
     let raw = SceneOptions {
         axes: Axes::Raw,
         scale: 1.0,

@@ -98,14 +98,9 @@ fn textured_corpus_hmds_get_their_images() {
 /// the repeating 32×32 tile).
 #[test]
 fn dice_faces_map_texel_for_texel() {
-    let files = common::corpus_files("HMD");
-    let Some((_, path)) = files
-        .iter()
-        .find(|(n, _)| n.ends_with("BASIC/DICE/DICE.HMD"))
-    else {
+    let Some(m) = common::corpus_hmd("BASIC/DICE/DICE.HMD") else {
         return;
     };
-    let m = hmd::read(&std::fs::read(path).unwrap()).unwrap();
     let tims = image_tims(&m);
     assert_eq!(tims.len(), 6);
     let scene = m.to_scene(&SceneOptions::default()).unwrap();
@@ -157,14 +152,9 @@ fn dice_faces_map_texel_for_texel() {
 /// same way.
 #[test]
 fn tims_given_separately_texture_like_image_primitives() {
-    let files = common::corpus_files("HMD");
-    let Some((_, path)) = files
-        .iter()
-        .find(|(n, _)| n.ends_with("BASIC/DICE/DICE.HMD"))
-    else {
+    let Some(m) = common::corpus_hmd("BASIC/DICE/DICE.HMD") else {
         return;
     };
-    let m = hmd::read(&std::fs::read(path).unwrap()).unwrap();
     let with_images = m.to_scene(&SceneOptions::default()).unwrap();
     let tims = image_tims(&m);
     let mut bare = m.clone();

@@ -8,10 +8,7 @@ use retroanim::formats::p3d::{self, frames::NewFrame, scene, P3d};
 use retroanim::{Error, Format};
 
 fn file(suffix: &str) -> Option<Vec<u8>> {
-    common::corpus_files("p3d-odol")
-        .into_iter()
-        .find(|(n, _)| n.ends_with(suffix))
-        .map(|(_, p)| std::fs::read(p).unwrap())
+    Some(std::fs::read(common::corpus_file("p3d-odol", suffix)?).unwrap())
 }
 
 fn u32_at(d: &[u8], at: usize) -> u32 {

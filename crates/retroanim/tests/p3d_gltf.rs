@@ -8,10 +8,7 @@ use retroanim::formats::p3d::{self, scene, P3d};
 use retroanim::scene::{Scene, Track};
 
 fn corpus_file(kind: &str, suffix: &str) -> Option<Vec<u8>> {
-    common::corpus_files(kind)
-        .into_iter()
-        .find(|(n, _)| n.ends_with(suffix))
-        .map(|(_, p)| std::fs::read(p).unwrap())
+    Some(std::fs::read(common::corpus_file(kind, suffix)?).unwrap())
 }
 
 fn sample() -> P3d {

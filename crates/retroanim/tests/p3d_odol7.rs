@@ -11,10 +11,7 @@ use retroanim::report::has_errors;
 use retroanim::{Format, Model};
 
 fn fixture() -> Option<Vec<u8>> {
-    let files = common::corpus_files("p3d-odol");
-    let (_, path) = files
-        .iter()
-        .find(|(n, _)| n.ends_with("animated_morph_odol.p3d"))?;
+    let path = common::corpus_file("p3d-odol", "animated_morph_odol.p3d")?;
     Some(std::fs::read(path).unwrap())
 }
 

@@ -136,11 +136,8 @@ fn write_and_validate(scene: &Scene, name: &str) -> Vec<u8> {
 }
 
 fn janken() -> Option<(tmd::Tmd, Vec<(String, tod::Tod)>)> {
-    let tmds = common::corpus_files("TMD");
-    let (_, tmd_path) = tmds
-        .iter()
-        .find(|(n, _)| n.ends_with("addons/graphics/TOD/JANKEN/TMD/TE.TMD"))?;
-    let model = tmd::read(&std::fs::read(tmd_path).unwrap()).unwrap();
+    let tmd_path = common::corpus_file("TMD", "addons/graphics/TOD/JANKEN/TMD/TE.TMD")?;
+    let model = tmd::read(&std::fs::read(&tmd_path).unwrap()).unwrap();
     let dir = tmd_path.parent()?.parent()?.join("TOD");
     let tods = common::corpus_files("TOD")
         .into_iter()
@@ -231,14 +228,10 @@ fn every_janken_animation_exports_clean_after_appear() {
 
 #[test]
 fn textured_corpus_model_carries_its_tim() {
-    let tmds = common::corpus_files("TMD");
-    let Some((_, path)) = tmds
-        .iter()
-        .find(|(n, _)| n.ends_with("addons/graphics/TMD/EARTH.TMD"))
-    else {
+    let Some(path) = common::corpus_file("TMD", "addons/graphics/TMD/EARTH.TMD") else {
         return;
     };
-    let model = tmd::read(&std::fs::read(path).unwrap()).unwrap();
+    let model = tmd::read(&std::fs::read(&path).unwrap()).unwrap();
     let tex = tim::read(&std::fs::read(path.with_file_name("EARTH4.TIM")).unwrap()).unwrap();
     let opts = PsxOptions {
         tims: vec![tex],
