@@ -213,7 +213,7 @@ impl Work {
     }
 }
 
-/// A translation nibble of 16-bit values (9: linear, 0xA: Bezier).
+/// A translation nibble of 16-bit values (9: linear, 0xA: Bezier, 0xB: B-spline).
 pub(super) fn short(nibble: u32) -> bool {
     nibble & 8 != 0
 }
@@ -228,8 +228,8 @@ pub(super) fn short(nibble: u32) -> bool {
 /// A B-spline type runs its parts over the WORK history (the last four key frames reached,
 /// by parameter index, the values of each its descriptors' `value`): at a TFRAME 0 key and
 /// until the history is full the driver writes nothing, and a sequence that would leave an
-/// interval early (a history full of Nones at a timed key, a first interval started RFRAME
-/// into it, the branch for a source equal to the history's second key) is not followed.
+/// interval early (a timed key reached before the history is full, a first interval started
+/// RFRAME into it, the branch for a source equal to the history's second key) is not followed.
 pub(super) fn play(
     visits: &[Visit],
     keys: Keys<'_>,
