@@ -341,7 +341,7 @@ fn recorded_value(r: &Recorded, i: usize, code: u32) -> Option<([i32; 9], [[i32;
 /// edited keys, `None` where a key frame has no recorded value.
 fn file_values(
     r: &Recorded,
-    (value, codes, params): Flow<'_>,
+    (value, (codes, params)): (&BTreeMap<usize, [i32; 9]>, Identity<'_>),
     (paths, pace): (&[(Vec<Visit>, u64)], Pace),
     judge: &Judge<'_>,
 ) -> (BTreeMap<usize, [i32; 9]>, Controls, Option<Vec<usize>>) {
@@ -360,13 +360,12 @@ fn file_values(
     let mut edited = Vec::new();
     let mut shown: BTreeMap<usize, bool> = BTreeMap::new();
     for (j, (visits, horizon)) in paths.iter().enumerate() {
-        let keys = Keys {
-            value: &file,
-            codes,
-            ctl: &ctl,
-            params,
-        };
-        let got = play(visits, keys, pace, *horizon);
+        let got = play(
+            visits,
+            Keys::new(&file, &ctl, (codes, params)),
+            pace,
+            *horizon,
+        );
         for v in visits {
             if shown.contains_key(&v.at) {
                 continue;
@@ -484,8 +483,9 @@ pub(super) fn write(
         })
         .collect();
     // A B-spline sequence starts at its WORK control (the driver finds its history there).
+    let spline_any = codes.values().any(|&c| spline(c));
     let work_at = |&(s, _): &(usize, u8)| matches!(d.get(s), Some(&SequenceDescriptor::Control { code, .. }) if code == CONTROL_WORK);
-    if codes.values().any(|&c| spline(c)) && !starts.iter().all(work_at) {
+    if spline_any && !starts.iter().all(work_at) {
         return Ok(None);
     }
     let fit = Fit { own, rest, pace };
@@ -538,7 +538,6 @@ pub(super) fn write(
     // Bezier and B-spline pointers are kept with the file's own key frames: every one for
     // a B-spline (its curve passes through none of them), the edited ones taking the scene's
     // P0 with their recorded control points for a Bezier (the curve reaches P0 at the key).
-    let spline_any = codes.values().any(|&c| spline(c));
     let file_only = spline_any
         || codes
             .values()
@@ -558,8 +557,7 @@ pub(super) fn write(
             None,
         )
     {
-        let flow = (&value, &codes, &params);
-        let (file, file_ctl, edited) = file_values(r, flow, (&paths, pace), judge);
+        let (file, file_ctl, edited) = file_values(r, (&value, recorded), (&paths, pace), judge);
         let shows = |v: &BTreeMap<usize, [i32; 9]>| {
             let keys = Keys::new(v, &file_ctl, recorded);
             plays(&paths, &tracks, keys, &fit, Some(judge))
@@ -709,16 +707,8 @@ fn emit(
 
 mod driver;
 mod edited;
-use driver::{interval, path, play, short, spline, Controls, Keys, Pace, Visit};
+use driver::{interval, path, play, short, spline, Controls, Identity, Keys, Pace, Visit};
 use edited::{approached, settled};
-
-/// The key frames of a flow by descriptor: values, recorded type words, recorded PARAMETER
-/// IDX.
-type Flow<'a> = (
-    &'a BTreeMap<usize, [i32; 9]>,
-    &'a BTreeMap<usize, u32>,
-    &'a BTreeMap<usize, u16>,
-);
 
 /// The B-spline nibble.
 const BSPLINE: u32 = 3;

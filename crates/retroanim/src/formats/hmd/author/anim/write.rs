@@ -235,7 +235,10 @@ fn place(
     let frame = frame
         .filter(|f| f.encode(layout, &mut words).is_some())
         .ok_or_else(|| unencodable(format!("{} does not fit its layout", what())))?;
-    if let Some(&at) = out.stored.get(&(code, words.clone())).filter(|_| share) {
+    if let Some(&at) = share
+        .then(|| out.stored.get(&(code, words.clone())))
+        .flatten()
+    {
         return Ok(at);
     }
     let index = end_of_params(out, layout.words(), what)?;
