@@ -17,7 +17,8 @@ key moved. Checked here against the original files with `retroanim.play`:
 
 Every one of these HMDs comes back with its file's own sequence table (coordinate pointers found
 through the header word that points at the coordinate section: AMMONITE's is word 5, and
-SWITCH's word 4 points at MIMe weights). Skipped loudly without `bpy` unless
+SWITCH's word 4 points at MIMe weights), and its pointers with stream-ID jumps (SWITCH's joint
+MIMe weight pointers, which switch between walk and run, included). Skipped loudly without `bpy` unless
 RETROANIM_REQUIRE_CORPUS=1.
 """
 
@@ -218,14 +219,14 @@ def _table(path):
 
 
 def _switching(path):
-    """The coordinate pointers whose sequences reach a stream-ID jump (a program's motion
-    switch), under any stream ID."""
-    n = 0
+    """The sequence pointers whose sequences reach a stream-ID jump (a program's motion
+    switch), under any stream ID: (those that update a coordinate, all: SWITCH's joint MIMe
+    weight pointers too)."""
+    coords, n = 0, 0
     for seqs, descriptors, coordinate_section in _sections(_model(path)):
         for p in seqs:
             off = p["update"]["offset"] - 1
-            if p["update"]["section"] != coordinate_section or off < 0 or off % 20:
-                continue
+            coordinate = p["update"]["section"] == coordinate_section and off >= 0 and not off % 20
             stack = [p["start"]] + [max(e["start"], 0) for e in p.get("extra", [])]
             seen, found = set(), False
             while stack:
@@ -243,7 +244,8 @@ def _switching(path):
                 elif not ("control" in d and d["control"]["code"] == CONTROL_END):
                     stack.append(at + 1)
             n += found
-    return n
+            coords += found and coordinate
+    return coords, n
 
 
 def _devices(path):
@@ -270,8 +272,9 @@ def test_hmd_comes_back_through_blender(through_blender, name):
     assert old0.parents[0].tolist() == new0.parents[0].tolist(), "coordinates and parents"
     want = _table(source)
     assert _table(hmd) == want, "sequence count and coordinate pointers"
-    # Motion switches (CUBE0's, PYRAMID5's stream-ID jumps) come back through Blender too.
-    assert _switching(hmd) == _switching(source), "coordinate pointers with stream-ID jumps"
+    # Motion switches (CUBE0's, PYRAMID5's stream-ID jumps, SWITCH's walk/run on its joint
+    # MIMe's weights) come back through Blender too.
+    assert _switching(hmd) == _switching(source), "pointers with stream-ID jumps"
     count = want[0]
     old_dev, new_dev = _devices(source), _devices(hmd)
     assert len(old_dev) == len(new_dev), "cameras and lights"

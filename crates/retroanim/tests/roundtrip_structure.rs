@@ -489,14 +489,12 @@ mod hmd_structure {
         assert!(sequences >= 24, "{sequences} sequences");
     }
 
-    /// The coordinate pointers of `m` whose sequences reach a stream-ID jump.
+    /// The sequence pointers of `m` (coordinate and MIMe weight pointers) whose sequences reach
+    /// a stream-ID jump.
     fn switching_pointers(m: &Hmd) -> usize {
         let mut n = 0;
         for a in m.animations() {
             for p in &a.sequences {
-                if m.updated_coordinate(&a, p.update).is_none() {
-                    continue;
-                }
                 let starts = std::iter::once(p.start as usize)
                     .chain(p.extra.iter().map(|e| e.start.max(0) as usize));
                 let mut stack: Vec<usize> = starts.collect();
@@ -564,7 +562,8 @@ mod hmd_structure {
     /// that switches the stream ID mid-play to each stream ID the file's jumps test (CUBE0's,
     /// TRI's, PYRAMID5's and YESNO5's motion switches), and by one that plays at half the rate
     /// (SPEED 8), moves as the original within 1 unit — unless the author said in a note that
-    /// it wrote a pointer's sequences as its own (B-spline keys).
+    /// it wrote a pointer's sequences as its own. Files whose only pointers drive a joint
+    /// MIMe's weights (SWITCH's walk/run switch) are played so too.
     #[test]
     fn stream_id_switches_and_speed_play_as_the_file() {
         let (mut switched, mut paced, mut noted) = (Vec::new(), Vec::new(), Vec::new());
@@ -573,7 +572,8 @@ mod hmd_structure {
         for (name, bytes) in common::unique_files("HMD") {
             let m = hmd::read(&bytes).unwrap();
             let count = hmd::sequence_count(&m);
-            if count == 0 || coordinate_pointers(&m).is_empty() {
+            let joints = Player::new(&m, &PlayOptions::default()).joint_mimes();
+            if count == 0 || (coordinate_pointers(&m).is_empty() && joints.is_empty()) {
                 continue;
             }
             let out =
@@ -581,7 +581,8 @@ mod hmd_structure {
                     .unwrap();
             let new = hmd::read(&out.bytes).unwrap();
             let note = |code: &str| out.notes.iter().any(|n| n.code == code);
-            let flow_noted = note("sequence-control-flow-rewritten");
+            let flow_noted =
+                note("sequence-control-flow-rewritten") || note("weights-control-flow-rewritten");
             let keys_noted =
                 flow_noted || note("sequence-keys-rewritten") || note("sequence-speed-rewritten");
             kept_switching += switching_pointers(&new);
@@ -624,27 +625,29 @@ mod hmd_structure {
         for n in &noted {
             eprintln!("differs, and the author's notes say why: {n}");
         }
-        eprintln!("stream-ID switches as the file: {switched:?}; {kept_switching} coordinate pointers with stream-ID jumps written; sequences at SPEED 8 as the file: {paced:?}");
+        eprintln!("stream-ID switches as the file: {switched:?}; {kept_switching} sequence pointers with stream-ID jumps written; sequences at SPEED 8 as the file: {paced:?}");
         assert!(wrong.is_empty(), "{wrong:#?}");
-        // Measured December 2026: CUBE0, TRI, PYRAMID5 and YESNO5 switch as their files do
-        // (the second motions of PYRAMID5 and YESNO5, which only a switch reaches, keep the
-        // file's key frames); all 39 coordinate pointers whose sequences reach stream-ID jumps
-        // (CUBE0 1, TRI3's TRI.HMD 35, PYRAMID5 1, YESNO5 2) keep them; all 23 sequences play
-        // at SPEED 8 as their files (UFO's Bezier, BALLOON's 16-bit Bezier, INTERP's,
-        // AMMONITE's and BALLOON's B-spline pointers too), none noted.
-        assert!(switched.len() >= 4, "{switched:?}");
+        // Measured December 2026: CUBE0, TRI, PYRAMID5, YESNO5 and SWITCH switch as their
+        // files do (the second motions of PYRAMID5 and YESNO5, which only a switch reaches,
+        // keep the file's key frames; SWITCH's walk, reached only by switching its joint MIMe's
+        // weight pointers to stream ID 2, too); all 43 pointers whose sequences reach stream-ID
+        // jumps (coordinates: CUBE0 1, TRI3's TRI.HMD 35, PYRAMID5 1, YESNO5 2; MIMe weights:
+        // SWITCH 4) keep them; all 24 sequences play at SPEED 8 as their files (UFO's Bezier,
+        // BALLOON's 16-bit Bezier, INTERP's, AMMONITE's and BALLOON's B-spline pointers,
+        // SWITCH's weights too), none noted.
+        assert!(switched.len() >= 5, "{switched:?}");
         assert!(
-            kept_switching >= 39,
+            kept_switching >= 43,
             "{kept_switching} pointers with stream-ID jumps"
         );
-        assert!(paced.len() >= 23, "{paced:?}");
+        assert!(paced.len() >= 24, "{paced:?}");
         assert!(noted.is_empty(), "{noted:#?}");
     }
 
     /// Sony's LAB source `lab` with `key` (its text, which must be there) replaced by `edit`,
     /// assembled, and the edited file's scene put over the original's recorded structure (as
     /// a modder's edit comes back from Blender) and authored: (original, edited file,
-    /// authored file); the author notes nothing about sequences.
+    /// authored file); the author notes nothing about sequences, weights or joint MIMe.
     fn edit_and_author(lab: &str, key: &str, edit: &str) -> Option<(Hmd, Hmd, Hmd)> {
         use retroanim::lab;
         let path = common::corpus_file("LAB", lab)?;
@@ -663,7 +666,9 @@ mod hmd_structure {
         let out = hmd::author::author(&over, &hmd::author::HmdAuthorOptions::default()).unwrap();
         let codes: Vec<&str> = out.notes.iter().map(|n| n.code).collect();
         assert!(
-            !codes.iter().any(|c| c.starts_with("sequence-")),
+            !codes.iter().any(|c| c.starts_with("sequence-")
+                || c.starts_with("weights-")
+                || c.starts_with("joint-")),
             "{lab}: {codes:?}"
         );
         Some((original, changed, out.hmd))
@@ -740,6 +745,104 @@ mod hmd_structure {
         let key = "BezierKey0:\n\t0; -500;  424;";
         let edit = "BezierKey0:\n\t0; -400;  424;";
         edit_plays_as_the_edit("UFO/UFO.LAB", key, edit);
+    }
+
+    /// A joint MIMe's structure as the player reads it (kind, key count, per DIFF block its
+    /// coordinate, `dflags` and difference records), and its weight pointers (those whose
+    /// update index names the header word pointing at its MIMEPR section): the word each
+    /// updates, SPEED, RFRAME, and per sequence its start stream ID and [`flow`].
+    type JointMime = (
+        String,
+        Vec<(u16, u32, String)>,
+        Vec<(u32, i8, i16, Vec<(u8, char)>)>,
+    );
+
+    /// The joint MIMe primitives of `m` ([`JointMime`]).
+    fn joint_mimes(m: &Hmd) -> Vec<JointMime> {
+        let anims = m.animations();
+        Player::new(m, &PlayOptions::default())
+            .joint_mimes()
+            .iter()
+            .map(|j| {
+                let blocks = j
+                    .diffs
+                    .iter()
+                    .map(|d| (d.coord_id, d.dflags, format!("{:?}", d.differences)))
+                    .collect();
+                let mut pointers = Vec::new();
+                for a in &anims {
+                    for p in &a.sequences {
+                        let at = a.sections.get(p.update.section as usize).copied().flatten();
+                        if at.is_none() || at != j.weights_at {
+                            continue;
+                        }
+                        let seqs = std::iter::once((p.start_sid, p.start as usize))
+                            .chain(p.extra.iter().map(|e| (e.sid, e.start.max(0) as usize)))
+                            .map(|(sid, start)| (sid, flow(a.descriptors, start, sid)))
+                            .collect();
+                        pointers.push((p.update.offset, p.speed, p.rframe, seqs));
+                    }
+                }
+                (format!("{:?} × {}", j.kind, j.keys), blocks, pointers)
+            })
+            .collect()
+    }
+
+    /// A joint axes MIMe comes back as the file had it (docs/extras.md, "Joint MIMe"):
+    /// SWITCH (4 weights, the knee's driving two coordinates) through GLB and back has the
+    /// same MIMe (key count, DIFF blocks with their coordinates, `dflags` and difference
+    /// vectors) and the same weight pointers (the word each updates, SPEED, RFRAME, stream IDs
+    /// and loops), with no note; that it then plays as the file, switched between walk and run
+    /// mid-play and at half the rate, is checked above.
+    #[test]
+    fn a_joint_mime_comes_back_with_its_keys_and_weight_flow() {
+        let Some(m) = common::corpus_hmd("COMB/WALKRUN/SWITCH.HMD") else {
+            return;
+        };
+        let out = convert::convert_bytes(&to_glb(&m, None), None, Format::Hmd, &Options::default())
+            .unwrap();
+        let codes: Vec<&str> = out.notes.iter().map(|n| n.code).collect();
+        assert!(
+            !codes
+                .iter()
+                .any(|c| c.starts_with("weights-") || c.starts_with("joint-")),
+            "{codes:?}"
+        );
+        let new = hmd::read(&out.bytes).unwrap();
+        let (old, got) = (joint_mimes(&m), joint_mimes(&new));
+        assert_eq!(old.len(), 1);
+        assert_eq!(old[0].2.len(), 4, "{old:?}");
+        assert_eq!(got, old);
+    }
+
+    /// A weight key edited as a modder edits one (SWITCH.LAB's run crotch key 4096 → 3000:
+    /// the leg swings less), its scene put over the original's recorded structure: the joint
+    /// MIMe and its weight pointers come back as the file's (the edited key takes the scene's
+    /// weight, the others the file's), nothing is noted, and the result plays as the edited
+    /// file, switched to walk and back mid-play and at half the rate, within 1 unit; the edit
+    /// shows.
+    #[test]
+    fn an_edited_weight_key_keeps_the_joint_mime_and_its_flow() {
+        let key = "RunCrotchKey1:\t 4096;";
+        let edit = "RunCrotchKey1:\t 3000;";
+        let Some((original, changed, new)) = edit_and_author("COMB/WALKRUN/SWITCH.LAB", key, edit)
+        else {
+            return;
+        };
+        assert_eq!(joint_mimes(&new), joint_mimes(&original));
+        for (sid, speed) in [
+            (None, None),
+            (Some(2), None),
+            (Some(1), None),
+            (None, Some(8)),
+        ] {
+            let worst = driven(&changed, &new, 0, sid, speed);
+            assert!(
+                worst <= 1,
+                "stream ID {sid:?}, SPEED {speed:?}: {worst} from the edited file"
+            );
+        }
+        assert!(driven(&original, &new, 0, None, None) > 1, "the edit shows");
     }
 
     /// Per coordinate pointer whose sequence starts at a B-spline WORK control: its

@@ -122,7 +122,7 @@ pub use cat3_anim::{key_frame_at, Layout, Method, CONTROL_END, CONTROL_WORK};
 pub use extent::structural_len;
 pub use play::{
     apply, rot_matrix_order, sequence_count, stream_ids, CoordinatePose, DeviceState, Frame,
-    MimeState, PlayOptions, Player, SequenceState, VertexMimeTargets,
+    JointMimeRecord, MimeState, PlayOptions, Player, SequenceState, VertexMimeTargets,
 };
 pub use read::{read, read_with};
 pub use scene::{image_tims, Axes, SceneOptions};

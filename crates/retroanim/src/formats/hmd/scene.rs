@@ -630,7 +630,7 @@ impl Hmd {
         self.add_devices(&mut scene, &rest, &conv);
         structure::put(
             &mut scene.extras,
-            structure::scene_member(self, rest.coordinates.len()),
+            structure::scene_member(self, rest.coordinates.len(), &rest_player.joint_mimes()),
         );
         let owners = structure::pointer_coordinates(self);
         // Animations.

@@ -73,6 +73,7 @@ use super::{
 use reduce::{rewrap, simplify, split};
 
 mod axes;
+mod joint;
 mod kept;
 mod reduce;
 mod solve;
@@ -474,11 +475,7 @@ pub(super) fn build(
     if anims.is_empty() {
         return Ok(None);
     }
-    notes.add(
-        "weights-control-flow-rewritten",
-        table.others_switching,
-        || "recorded MIMe weight sequence pointer(s) with stream-ID jumps or control descriptors other than END written as the author's own sequences: each sequence plays from its start as exported, but a program that switches stream IDs mid-play does not switch as it did".into(),
-    );
+    weights::note_rewritten(notes, table.others_switching);
     notes.add(
         "animation-primitives-merged",
         if table.primitives > 1 { table.primitives } else { 0 },
@@ -528,36 +525,72 @@ pub(super) fn build(
         anims.iter().map(|a| table::kept_loops(scene, a)).collect();
     // Each animation's loops of the recorded pointers, by pointer index.
     let pointer_loops: Vec<_> = anims.iter().map(|a| table::kept_pointer_loops(a)).collect();
-    let mut taken = 0usize;
-    for &node in &by_depth {
-        // Per animation: what moves the node (its rest when the animation does not), and the
-        // animation, which moves its ancestors.
-        let sources: Vec<(&Animation, &Animation)> = anims
-            .iter()
-            .map(|a| {
-                let moves = ctx.channels(a, node).any(|c| moving(a, c));
-                (if moves { *a } else { &rest_anim }, *a)
-            })
-            .collect();
-        let mut tracks = Vec::with_capacity(anims.len());
-        for (k, &(own, a)) in sources.iter().enumerate() {
-            let looping = loops[k].get(&node).copied();
-            tracks.push(node_track(&ctx, (own, k, a), node, max_keys, looping)?);
-        }
-        // Keys that miss the file: a rotation about one axis may be a joint axes MIMe's.
-        if taken < super::mime::MAX_KEYS {
-            if let Some(fits) = axes::choose(&ctx, &sources, node, &tracks) {
-                tracks = fits;
-                taken += 1;
+    // The recorded joint axes MIMe, written back where the scene still turns its nodes so
+    // (`joint`); when one of its nodes then misses the file, everything is solved again
+    // without it.
+    let mut joint = table
+        .joint
+        .as_ref()
+        .and_then(|j| joint::Joint::usable(j, parents.len().min(n), recorded));
+    loop {
+        let mut missed = false;
+        let mut taken = 0usize;
+        for &node in &by_depth {
+            // Per animation: what moves the node (its rest when the animation does not), and
+            // the animation, which moves its ancestors.
+            let sources: Vec<(&Animation, &Animation)> = anims
+                .iter()
+                .map(|a| {
+                    let moves = ctx.channels(a, node).any(|c| moving(a, c));
+                    (if moves { *a } else { &rest_anim }, *a)
+                })
+                .collect();
+            let mut tracks = Vec::with_capacity(anims.len());
+            for (k, &(own, a)) in sources.iter().enumerate() {
+                let looping = loops[k].get(&node).copied();
+                tracks.push(node_track(&ctx, (own, k, a), node, max_keys, looping)?);
             }
+            if let Some(j) = joint.as_mut() {
+                match j.tracks(&ctx, &sources, node, &tracks) {
+                    Some(Ok(turned)) => tracks = turned,
+                    Some(Err(())) => {
+                        missed = true;
+                        break;
+                    }
+                    None => {}
+                }
+            } else if taken < super::mime::MAX_KEYS {
+                // Keys that miss the file: a rotation about one axis may be a joint axes
+                // MIMe's.
+                if let Some(fits) = axes::choose(&ctx, &sources, node, &tracks) {
+                    tracks = fits;
+                    taken += 1;
+                }
+            }
+            ctx.tracks[node] = tracks.into_iter().map(Some).collect();
         }
-        ctx.tracks[node] = tracks.into_iter().map(Some).collect();
+        if !missed {
+            break;
+        }
+        joint = None;
+        ctx.tracks = (0..n).map(|_| Vec::new()).collect();
+        ctx.memo = Default::default();
     }
-    // Nodes turned by a joint axes MIMe.
+    notes.add(
+        "joint-mime-rewritten",
+        table.joints_recorded - usize::from(joint.is_some()),
+        || "recorded joint MIMe primitive(s) not written back as the file had them (more than one, a roll-pitch-yaw one, a DIFF block with several keys or a translation, or a scene whose rotations the recorded keys no longer give): their coordinates are keyed, or turned by the author's own joint axes MIMe".into(),
+    );
+    // Nodes turned by a joint axes MIMe (the recorded one's or the author's own).
     let axes_nodes: Vec<axes::AxesNode> = nodes
         .iter()
         .filter_map(|&node| axes::node_of(node, &ctx.tracks[node]))
         .collect();
+    let own_axes = if joint.is_some() {
+        &[][..]
+    } else {
+        &axes_nodes[..]
+    };
     // The pointers to write: those standing for recorded pointers in the recorded order, then
     // the others in `pointer_nodes` order. With a recorded table, a coordinate it gives no
     // pointer gets none either when its rest matrix under its parent's console world stays
@@ -707,11 +740,29 @@ pub(super) fn build(
             r.map(|r| (&r.pointer, kept.is_some())),
         ));
     }
+    // A key's error at a frame: the worst of its nodes turned by the weight.
+    let error = |w: usize, k: usize, f: u32, weight: i32| {
+        let j = joint.as_ref()?;
+        j.key_of
+            .iter()
+            .filter(|(_, &(key, _))| key == w)
+            .map(|(&node, &(_, dv))| axes::error_at(&ctx, (k, anims[k]), node, (dv, weight), f))
+            .try_fold(0.0f64, |m, e| Some(m.max(e?)))
+    };
+    let joint_weights = joint.as_ref().map(|j| weights::JointWeights {
+        keys: j.rec.keys,
+        weights: &j.weights,
+        solved_on: &j.solved_on,
+        recorded: &table.weight_pointers,
+        sequence_of: &sequence_of,
+        error: &error,
+    });
     pointers.extend(weights::pointers(
         &anims,
         weights::Sources {
             morphs,
-            axes: &axes_nodes,
+            axes: own_axes,
+            joint: joint_weights,
             loops: &loops,
         },
         (fps, usize::try_from(max_keys).unwrap_or(usize::MAX)),
@@ -728,6 +779,15 @@ pub(super) fn build(
         descriptors,
         params,
         pointers,
-        axes: axes_nodes.iter().map(|x| (x.node, x.dv)).collect(),
+        joint: match &joint {
+            Some(j) => Some(j.parts()),
+            None if own_axes.is_empty() => None,
+            None => Some((
+                own_axes.len(),
+                super::mime::joint_axes(
+                    &own_axes.iter().map(|x| (x.node, x.dv)).collect::<Vec<_>>(),
+                )?,
+            )),
+        },
     }))
 }

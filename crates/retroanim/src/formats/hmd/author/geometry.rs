@@ -66,8 +66,9 @@ pub(super) struct AnimParts {
     pub descriptors: Vec<SequenceDescriptor>,
     pub params: Vec<ParameterItem>,
     pub pointers: Vec<SequencePointer>,
-    /// Nodes turned by a joint axes MIMe, in key order: (node, rotation difference).
-    pub axes: Vec<(usize, [i16; 3])>,
+    /// The joint axes MIMe: its number of keys (MIMEPR weights) and DIFF blocks (their
+    /// `index` is set when written); `None` without one.
+    pub joint: Option<(usize, Vec<JointDiff>)>,
 }
 
 /// The HMD primitive type and driver bits of a TMD packet (module docs).
@@ -542,15 +543,16 @@ pub(super) fn assemble(
         ));
         // Joint axes MIMe (`anim::axes`): one DIFF block per node (key k: its one record, the
         // rotation vector), a MIMEPR section of one weight per node after the morphs'.
-        let joint = match super::mime::joint_axes(&a.axes)? {
-            Some((items, offsets)) => {
+        let joint = match a.joint {
+            Some((keys, diffs)) => {
+                let (items, offsets) = super::mime::joint_items(diffs)?;
                 let d = sections.len();
                 sections.push(section(SectionRole::MimeDiff, SectionData::MimeDiff(items)));
                 sections.push(section(
                     SectionRole::MimeWeights,
-                    SectionData::Weights(vec![0; offsets.len()]),
+                    SectionData::Weights(vec![0; keys]),
                 ));
-                Some((d, offsets))
+                Some((d, offsets, keys))
             }
             None => None,
         };
@@ -566,7 +568,7 @@ pub(super) fn assemble(
             Entry::Coords,
         ];
         h.extend(mimepr.iter().map(|&s| Entry::Section(s)));
-        h.extend(joint.iter().map(|(d, _)| Entry::Section(d + 1)));
+        h.extend(joint.iter().map(|(d, _, _)| Entry::Section(d + 1)));
         headers.push(h);
         let n = a.pointers.len();
         prims.push((
@@ -580,12 +582,12 @@ pub(super) fn assemble(
         pre.push(prims.len() - 1);
         // The MIMe after the animation (PRE-PROCESS), its reset last (POST-PROCESS), as
         // SWITCH has them.
-        if let Some((d, offsets)) = joint {
+        if let Some((d, offsets, keys)) = joint {
             let n = offsets.len();
             headers.push(vec![
                 Entry::Coords,
                 Entry::Section(d + 1),
-                Entry::Value(n as u32),
+                Entry::Value(keys as u32),
                 Entry::Value(0),
                 Entry::Section(d),
             ]);

@@ -30,6 +30,7 @@ use crate::scene::Scene;
 use super::super::cat3_anim::{
     InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, CONTROL_END,
 };
+use super::super::cat4_mime::JointDiff;
 use super::super::types::SequencePointer;
 
 /// A sequence pointer the export recorded, and the parts of its coordinate its key frames set
@@ -70,10 +71,47 @@ pub(super) struct Table {
     pub pointers: Vec<Recorded>,
     /// The animation primitives it records sequence pointers for (the author writes one).
     pub primitives: usize,
-    /// Its pointers that update something else than a coordinate (MIMe weights) and whose
-    /// sequences reach stream-ID jumps or control descriptors other than END: the author writes
-    /// those sequences as its own.
+    /// Its pointers that update something else than a coordinate or the recorded joint MIMe's
+    /// weights (vertex MIMe weights) and whose sequences reach stream-ID jumps or control
+    /// descriptors other than END: the author writes those sequences as its own.
     pub others_switching: usize,
+    /// The joint axes MIMe it records (`joint_mimes`), when there is exactly one.
+    pub joint: Option<RecordedJoint>,
+    /// How many joint MIMe primitives it records.
+    pub joints_recorded: usize,
+    /// Its pointers that update the recorded joint MIMe's weights, in the file's order.
+    pub weight_pointers: Vec<Recorded>,
+}
+
+/// A joint axes MIMe the export recorded (`retroanim.hmd.joint_mimes`): its number of keys
+/// (weights), the animation header word its weight pointers update, and its DIFF blocks.
+#[derive(Debug, Clone)]
+pub(super) struct RecordedJoint {
+    /// The MIMe's number of keys (MIMEPR words).
+    pub keys: usize,
+    /// The update index section of its weight pointers (`None`: no animation writes them).
+    pub section: Option<u64>,
+    /// The DIFF blocks, in the primitive's order.
+    pub diffs: Vec<JointDiff>,
+}
+
+/// The one joint axes MIMe `scene` records, when it records exactly one (and no other joint
+/// MIMe) with at most 32 keys.
+fn recorded_joint(scene: &Scene) -> Option<RecordedJoint> {
+    let list = extras::get(&scene.extras, "hmd")?
+        .get("joint_mimes")?
+        .as_array()?;
+    let [j] = &list[..] else {
+        return None;
+    };
+    (j.get("kind")?.as_str()? == "axes").then_some(())?;
+    let keys = usize::try_from(j.get("keys")?.as_u64()?).ok()?;
+    (keys <= 32).then_some(())?;
+    Some(RecordedJoint {
+        keys,
+        section: j.get("weights_section").and_then(|s| s.as_u64()),
+        diffs: serde_json::from_value(j.get("diffs")?.clone()).ok()?,
+    })
 }
 
 impl Flow {
@@ -197,6 +235,9 @@ fn recorded_table(scene: &Scene, count: usize) -> Table {
         return Table::default();
     };
     let mut out = Vec::new();
+    let mut weight_pointers = Vec::new();
+    let joint = recorded_joint(scene);
+    let weights_section = joint.as_ref().and_then(|j| j.section);
     let (mut index, mut primitives, mut others_switching) = (0usize, 0usize, 0usize);
     for a in list {
         let Some(pointers) = a.get("pointers").and_then(|p| p.as_array()) else {
@@ -244,6 +285,14 @@ fn recorded_table(scene: &Scene, count: usize) -> Table {
                     index: index - 1,
                     flow: flow.clone(),
                 });
+            } else if primitives == 1 && Some(u64::from(pointer.update.section)) == weights_section
+            {
+                weight_pointers.push(Recorded {
+                    pointer,
+                    parts: None,
+                    index: index - 1,
+                    flow: flow.clone(),
+                });
             } else {
                 others_switching += usize::from(flow.switches(&pointer));
             }
@@ -254,6 +303,11 @@ fn recorded_table(scene: &Scene, count: usize) -> Table {
         pointers: out,
         primitives,
         others_switching,
+        joints_recorded: extras::get(&scene.extras, "hmd")
+            .and_then(|h| h.get("joint_mimes")?.as_array().map(Vec::len))
+            .unwrap_or(0),
+        joint,
+        weight_pointers,
     }
 }
 

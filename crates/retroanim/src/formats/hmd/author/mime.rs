@@ -242,37 +242,44 @@ pub(super) fn unwritten(scene: &Scene, written: &[bool], notes: &mut Counts) {
     });
 }
 
-/// The joint axes MIMe DIFF blocks of `axes` ((coordinate, rotation difference) in key order:
-/// key *k* moves coordinate `axes[k].0`, its one record the rotation vector, an axes reset
-/// area after it) and their word offsets; `None` when there are none.
-pub(super) fn joint_axes(
-    axes: &[(usize, [i16; 3])],
-) -> Result<Option<(Vec<MimeDiffItem>, Vec<u32>)>> {
-    if axes.is_empty() {
-        return Ok(None);
-    }
-    let mut items = Vec::with_capacity(axes.len());
-    let mut offsets = Vec::with_capacity(axes.len());
+/// The author's own joint axes MIMe DIFF blocks of `axes` ((coordinate, rotation difference)
+/// in key order: key *k* moves coordinate `axes[k].0`, its one record the rotation vector, an
+/// axes reset area after it).
+pub(super) fn joint_axes(axes: &[(usize, [i16; 3])]) -> Result<Vec<JointDiff>> {
+    axes.iter()
+        .enumerate()
+        .map(|(key, &(node, dv))| {
+            Ok(JointDiff {
+                index: 0,
+                coord_id: u16::try_from(node)
+                    .map_err(|_| unencodable("a coordinate ID past 65535"))?,
+                dflags: 1u32
+                    .checked_shl(key as u32)
+                    .filter(|_| key < MAX_KEYS)
+                    .ok_or_else(|| unencodable("more than 32 joint MIMe keys"))?,
+                differences: vec![JointDifference {
+                    rotation: dv,
+                    dtp: 1,
+                    translation: [0; 3],
+                }],
+                reset: JointReset::Axes(Matrix::default()),
+            })
+        })
+        .collect()
+}
+
+/// The joint DIFF blocks `diffs` as the DIFF section's items, each at the word offset after
+/// the one before, and those offsets (the MIMe primitive's data).
+pub(super) fn joint_items(diffs: Vec<JointDiff>) -> Result<(Vec<MimeDiffItem>, Vec<u32>)> {
+    let mut items = Vec::with_capacity(diffs.len());
+    let mut offsets = Vec::with_capacity(diffs.len());
     let mut at = 0usize;
-    for (key, &(node, dv)) in axes.iter().enumerate() {
-        let j = JointDiff {
-            index: u32::try_from(at)
-                .map_err(|_| unencodable("the MIMe DIFF section exceeds 2^32 words"))?,
-            coord_id: u16::try_from(node).map_err(|_| unencodable("a coordinate ID past 65535"))?,
-            dflags: 1u32
-                .checked_shl(key as u32)
-                .filter(|_| key < MAX_KEYS)
-                .ok_or_else(|| unencodable("more than 32 joint MIMe keys"))?,
-            differences: vec![JointDifference {
-                rotation: dv,
-                dtp: 1,
-                translation: [0; 3],
-            }],
-            reset: JointReset::Axes(Matrix::default()),
-        };
+    for mut j in diffs {
+        j.index = u32::try_from(at)
+            .map_err(|_| unencodable("the MIMe DIFF section exceeds 2^32 words"))?;
         offsets.push(j.index);
         at += j.words();
         items.push(MimeDiffItem::Joint(j));
     }
-    Ok(Some((items, offsets)))
+    Ok((items, offsets))
 }

@@ -543,6 +543,30 @@ impl<'a> Player<'a> {
             .collect()
     }
 
+    /// The joint MIMe primitives (resets excluded), in chain order, as the export records them
+    /// (`docs/extras.md`, `joint_mimes`): their kind, the MIMEPR section their weights are read
+    /// from (word offset; `None` for an area outside the file), the number of keys and the DIFF
+    /// blocks of their data, in order.
+    pub fn joint_mimes(&self) -> Vec<JointMimeRecord> {
+        self.mimes
+            .iter()
+            .filter(|m| !m.reset && matches!(m.kind, MimeKind::JointAxes | MimeKind::JointRpy))
+            .map(|m| JointMimeRecord {
+                kind: m.kind,
+                weights_at: m.weights_at,
+                keys: m.num,
+                diffs: self
+                    .diff_items(m)
+                    .into_iter()
+                    .filter_map(|i| match i {
+                        MimeDiffItem::Joint(j) => Some(j.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
     /// Supplies the MIMEPR weights of MIMe primitive `primitive` (word offset) as an
     /// application does: written into its MIMEPR section, or, when the header's MIMEPR pointer
     /// is 0 (the area lies outside the file), kept for it. Returns false when no such MIMe

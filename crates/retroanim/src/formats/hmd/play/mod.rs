@@ -334,6 +334,19 @@ pub struct VertexMimeTargets {
     pub keys: Vec<BTreeMap<usize, [i32; 3]>>,
 }
 
+/// A joint MIMe primitive's structure ([`Player::joint_mimes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JointMimeRecord {
+    /// Axes or roll-pitch-yaw.
+    pub kind: MimeKind,
+    /// Word offset of its MIMEPR (weights) section; `None` when the header's pointer is 0.
+    pub weights_at: Option<u32>,
+    /// Its number of keys (weights).
+    pub keys: usize,
+    /// Its DIFF blocks, in the primitive's order.
+    pub diffs: Vec<JointDiff>,
+}
+
 /// Everything one frame shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Frame {

@@ -1,17 +1,20 @@
 //! What the HMD → scene bridge keeps of the console's structure in the `retroanim` extras
 //! (`docs/extras.md`): each node's GsCOORDUNIT index or block, the block count, the file's
 //! sequence table (sequence pointers, descriptors with their jumps and controls, interpolation
-//! types, the parameter section's key frames), and per animation the loop of each
+//! types, the parameter section's key frames), the joint MIMe primitives' DIFF blocks and
+//! MIMEPR sections, and per animation the loop of each
 //! coordinate's sequence pointers, so that the HMD author writes a looping sequence as a loop.
 
 use serde_json::{json, Value};
 
 use super::super::cat3_anim::ParameterItem;
-use super::super::play::Frame;
+use super::super::cat4_mime::MimeKind;
+use super::super::play::{Frame, JointMimeRecord};
 use super::super::types::Hmd;
 
-/// The scene's `hmd` member: block and coordinate counts and the sequence table.
-pub(super) fn scene_member(hmd: &Hmd, coordinates: usize) -> Value {
+/// The scene's `hmd` member: block and coordinate counts, the sequence table and the joint
+/// MIMe primitives (`joints`, from [`crate::formats::hmd::Player::joint_mimes`]).
+pub(super) fn scene_member(hmd: &Hmd, coordinates: usize, joints: &[JointMimeRecord]) -> Value {
     let animations: Vec<Value> = hmd
         .animations()
         .iter()
@@ -31,7 +34,29 @@ pub(super) fn scene_member(hmd: &Hmd, coordinates: usize) -> Value {
             })
         })
         .collect();
+    // Each joint MIMe's weights: the header word of the (first) animation primitive that
+    // points at its MIMEPR section, which the weight pointers' update indices name.
+    let anims = hmd.animations();
+    let joint_mimes: Vec<Value> = joints
+        .iter()
+        .map(|j| {
+            let section = anims.iter().find_map(|a| {
+                let at = j.weights_at?;
+                a.sections.iter().position(|&s| s == Some(at))
+            });
+            json!({
+                "kind": match j.kind {
+                    MimeKind::JointRpy => "rpy",
+                    _ => "axes",
+                },
+                "keys": j.keys,
+                "weights_section": section,
+                "diffs": j.diffs,
+            })
+        })
+        .collect();
     json!({
+        "joint_mimes": joint_mimes,
         "blocks": hmd.blocks.len(),
         "coordinates": coordinates,
         "sequence_count": super::super::play::sequence_count(hmd),

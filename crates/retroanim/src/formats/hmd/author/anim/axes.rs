@@ -55,6 +55,19 @@ pub(super) struct AxesMime {
 }
 
 impl AxesMime {
+    /// A node's track turned by this key (no key frames of its own).
+    pub(super) fn track(self) -> NodeTrack {
+        NodeTrack {
+            scaled: false,
+            code: 0,
+            keys: Vec::new(),
+            controls: Vec::new(),
+            worst: self.worst,
+            axes: Some(self),
+            loop_from: None,
+        }
+    }
+
     /// The coordinate's matrix at frame `f`: the base turned as the driver turns it.
     pub(super) fn matrix_at(&self, f: u32) -> Mat {
         let w = self
@@ -81,6 +94,17 @@ fn turned(base: &Mat, dv: [i16; 3], w: i32) -> Mat {
     m
 }
 
+/// `node`'s rest matrix, as an affine (units, 1.0 = 4096) and its inverse.
+fn rest_of(ctx: &Ctx, node: usize) -> Option<(Mat, Affine, Affine)> {
+    let base = *ctx.rest.get(node)?;
+    let b = Affine {
+        m: base.m.map(|r| r.map(|v| v as f64 / 4096.0)),
+        t: base.t.map(f64::from),
+    };
+    let inv = b.inverse()?;
+    Some((base, b, inv))
+}
+
 /// The rotation (axis, angle in radians) of an orthonormal-ish matrix.
 fn axis_angle(r: &[[f64; 3]; 3]) -> ([f64; 3], f64) {
     let s = [r[2][1] - r[1][2], r[0][2] - r[2][0], r[1][0] - r[0][1]];
@@ -101,12 +125,7 @@ pub(super) fn fit(
     node: usize,
     last: u32,
 ) -> Option<AxesMime> {
-    let base = *ctx.rest.get(node)?;
-    let b = Affine {
-        m: base.m.map(|r| r.map(|v| v as f64 / 4096.0)),
-        t: base.t.map(f64::from),
-    };
-    let inv = b.inverse()?;
+    let (base, b, inv) = rest_of(ctx, node)?;
     // Per frame: the angle about the (common) axis, signed.
     let mut axis: Option<[f64; 3]> = None;
     let mut angles = Vec::with_capacity(last as usize + 1);
@@ -174,41 +193,22 @@ pub(super) fn fit(
     } else {
         dv
     };
+    solved(ctx, (k, world), node, (base, dv), (&angles, false))
+}
+
+/// The key of difference `dv` turning `node`'s rest matrix `base` by `angles` (radians, at
+/// frames 0, 1, …): each frame's [`best_weight`] and the worst judge error.
+fn solved(
+    ctx: &Ctx,
+    (k, world): (usize, &Animation),
+    node: usize,
+    (base, dv): (Mat, [i16; 3]),
+    (angles, both): (&[f64], bool),
+) -> Option<AxesMime> {
     let mut weights = Vec::with_capacity(angles.len());
     let mut worst = 0.0f64;
     for (f, &angle) in angles.iter().enumerate() {
-        let f = f as u32;
-        // |v| / 4096 is the angle in 4096ths of a turn.
-        let units = angle / std::f64::consts::TAU * 4096.0;
-        let w0 = (units * 4096.0 / len).round();
-        if !w0.is_finite() || w0.abs() > i32::MAX as f64 / 2.0 {
-            return None;
-        }
-        let w0 = w0 as i64;
-        let judge = ctx.local_judge(world, k, node, f)?;
-        let score = |w: i64| judge(&turned(&base, dv, w as i32));
-        // Coarse then fine: one angle unit spans 4096 / |dv| weights, and the driver's
-        // normalisation gives an angle up to 3 units off |v| / 4096 (SWITCH: 715 for 718).
-        let span = (4096.0 / len).ceil() as i64;
-        let stride = (span / 64).max(1);
-        let mut best = (score(w0), w0);
-        let mut w = w0 - SEARCH * span;
-        while w <= w0 + SEARCH * span {
-            let e = score(w);
-            if e < best.0 {
-                best = (e, w);
-            }
-            w += stride;
-        }
-        if stride > 1 {
-            let c = best.1;
-            for w in c - stride..=c + stride {
-                let e = score(w);
-                if e < best.0 {
-                    best = (e, w);
-                }
-            }
-        }
+        let best = best_weight(ctx, (k, world), node, (&base, dv), (f as u32, angle, both))?;
         worst = worst.max(best.0 .0);
         weights.push(best.1 as i32);
     }
@@ -245,19 +245,7 @@ pub(super) fn choose(
     let better = fits.iter().map(|x| x.worst).fold(0.0, f64::max) < worst - super::RESCALE_GAIN;
     let turns = fits.iter().any(|x| x.weights.iter().any(|&w| w != 0));
     let one_axis = fits.iter().all(|x| x.dv == fits[0].dv);
-    (better && turns && one_axis).then(|| {
-        fits.into_iter()
-            .map(|x| NodeTrack {
-                scaled: false,
-                code: 0,
-                keys: Vec::new(),
-                controls: Vec::new(),
-                worst: x.worst,
-                axes: Some(x),
-                loop_from: None,
-            })
-            .collect()
-    })
+    (better && turns && one_axis).then(|| fits.into_iter().map(AxesMime::track).collect())
 }
 
 /// `node` as a MIMe key when its tracks are joint axes MIMe tracks.
@@ -275,4 +263,120 @@ pub(super) fn node_of(node: usize, tracks: &[Option<NodeTrack>]) -> Option<AxesN
             })
             .collect(),
     })
+}
+
+/// The weight near `w0` whose `score` (the judge's) is least, and that score: coarse then
+/// fine, [`SEARCH`] angle units either side. One angle unit spans 4096 / |dv| weights
+/// (`len` = |dv|), and the driver's normalisation gives an angle up to 3 units off |v| / 4096
+/// (SWITCH: 715 for 718).
+fn search(score: &dyn Fn(i64) -> (f64, f64), w0: i64, len: f64) -> ((f64, f64), i64) {
+    let span = (4096.0 / len).ceil() as i64;
+    let stride = (span / 64).max(1);
+    let mut best = (score(w0), w0);
+    let mut w = w0 - SEARCH * span;
+    while w <= w0 + SEARCH * span {
+        let e = score(w);
+        if e < best.0 {
+            best = (e, w);
+        }
+        w += stride;
+    }
+    if stride > 1 {
+        let c = best.1;
+        for w in c - stride..=c + stride {
+            let e = score(w);
+            if e < best.0 {
+                best = (e, w);
+            }
+        }
+    }
+    best
+}
+
+/// The weight nearest turning `node`'s rest matrix `base` by `angle` (radians) about
+/// difference `dv` at frame `f` of animation `k` (`world`), by the judge, and its score; with
+/// `both`, either way round the axis. `None` without a judge or for an angle no weight holds.
+fn best_weight(
+    ctx: &Ctx,
+    (k, world): (usize, &Animation),
+    node: usize,
+    (base, dv): (&Mat, [i16; 3]),
+    (f, angle, both): (u32, f64, bool),
+) -> Option<((f64, f64), i64)> {
+    let len = dv.map(|d| (d as f64).powi(2)).iter().sum::<f64>().sqrt();
+    // |v| / 4096 is the angle in 4096ths of a turn.
+    let w0 = (angle / std::f64::consts::TAU * 4096.0 * 4096.0 / len).round();
+    if !w0.is_finite() || w0.abs() > i32::MAX as f64 / 2.0 {
+        return None;
+    }
+    let judge = ctx.local_judge(world, k, node, f)?;
+    let score = |w: i64| judge(&turned(base, dv, w as i32));
+    let one = search(&score, w0 as i64, len);
+    if !both {
+        return Some(one);
+    }
+    let other = search(&score, -(w0 as i64), len);
+    Some(if other.0 < one.0 { other } else { one })
+}
+
+/// The weights at frames 0..=`last` with which difference `dv` (a recorded key's, fixed)
+/// turns `node`'s rest matrix nearest the file's local, each frame's best by the judge
+/// (either way round the axis), as an [`AxesMime`]; `None` when a frame has no judge.
+pub(super) fn weights_for(
+    ctx: &Ctx,
+    (a, k, world): (&Animation, usize, &Animation),
+    node: usize,
+    dv: [i16; 3],
+    last: u32,
+) -> Option<AxesMime> {
+    let (base, _, inv) = rest_of(ctx, node)?;
+    let angles: Vec<f64> = (0..=last)
+        .map(|f| {
+            let l = ctx.file_local(a, node, f as f64);
+            let rel = inv.mul(&Affine {
+                m: l.m,
+                t: [0.0; 3],
+            });
+            axis_angle(&rel.m).1
+        })
+        .collect();
+    solved(ctx, (k, world), node, (base, dv), (&angles, true))
+}
+
+/// `node` turned by difference `dv` with a key's `weights` (solved on another node of the
+/// key, [`weights_for`]), as an [`AxesMime`] with its worst judge error; `None` when a frame
+/// has no judge.
+pub(super) fn with_weights(
+    ctx: &Ctx,
+    (k, world): (usize, &Animation),
+    node: usize,
+    dv: [i16; 3],
+    weights: &[i32],
+) -> Option<AxesMime> {
+    let base = *ctx.rest.get(node)?;
+    let mut worst = 0.0f64;
+    for (f, &w) in weights.iter().enumerate() {
+        let judge = ctx.local_judge(world, k, node, f as u32)?;
+        worst = worst.max(judge(&turned(&base, dv, w)).0);
+    }
+    Some(AxesMime {
+        dv,
+        base,
+        weights: weights.to_vec(),
+        worst,
+    })
+}
+
+/// The judge's error (largest element, 4096ths) of `node` turned by `dv` with weight `w` at
+/// frame `f` of animation `k` (`world`); `None` without a judge.
+pub(super) fn error_at(
+    ctx: &Ctx,
+    (k, world): (usize, &Animation),
+    node: usize,
+    (dv, w): ([i16; 3], i32),
+    f: u32,
+) -> Option<f64> {
+    let base = *ctx.rest.get(node)?;
+    let judge = ctx.local_judge(world, k, node, f)?;
+    Some(judge(&turned(&base, dv, w)).0)
 }

@@ -388,6 +388,30 @@ fn file_values(
     (file, ctl, all.then_some(edited))
 }
 
+/// How recorded pointer `r` steps (its SPEED, > 0, and RFRAME) and its sequences' starts
+/// (START IDX or extra start, stream ID); `None` for a pointer the kept flow does not follow
+/// (a negative SPEED, or one stored mid-interval: TFRAME set).
+fn pace_and_starts(r: &Recorded) -> Option<(Pace, Vec<(usize, u8)>)> {
+    let p = &r.pointer;
+    let speed = match i32::from(p.speed) {
+        0 => i32::from(super::table::SPEED_1X),
+        s if s > 0 => s,
+        _ => return None,
+    };
+    if p.tframe != 0 || p.rframe < 0 {
+        return None;
+    }
+    let mut starts = vec![(p.start as usize, p.start_sid)];
+    for e in &p.extra {
+        starts.push((usize::try_from(e.start).ok()?, e.sid));
+    }
+    let pace = Pace {
+        speed,
+        offset: i32::from(p.rframe),
+    };
+    Some((pace, starts))
+}
+
 /// The starts (START IDX or extra start, stream ID) of recorded pointer `r`'s sequences,
 /// written with the recorded control flow and the values of `tracks` (one per sequence of
 /// `r`: START, extra 1, …; the parts of each track's type word that `keep` keeps; `rest` the
@@ -400,28 +424,10 @@ pub(super) fn write(
     judge: &Judge<'_>,
     out: &mut Out<'_>,
 ) -> Result<Option<Vec<(u16, u8)>>> {
-    let p = &r.pointer;
     let d = &r.flow.descriptors[..];
-    let speed = match i32::from(p.speed) {
-        0 => i32::from(super::table::SPEED_1X),
-        s if s > 0 => s,
-        _ => return Ok(None),
-    };
-    // A pointer stored mid-interval (TFRAME set) is not followed.
-    if p.tframe != 0 || p.rframe < 0 {
+    let Some((pace, starts)) = pace_and_starts(r) else {
         return Ok(None);
-    }
-    let pace = Pace {
-        speed,
-        offset: i32::from(p.rframe),
     };
-    let mut starts = vec![(p.start as usize, p.start_sid)];
-    for e in &p.extra {
-        let Ok(s) = usize::try_from(e.start) else {
-            return Ok(None);
-        };
-        starts.push((s, e.sid));
-    }
     let Some(tracks) = tracks
         .iter()
         .copied()
@@ -596,25 +602,29 @@ pub(super) fn write(
     {
         return Ok(None);
     }
-    emit(r, (&seen, &starts), Keys::new(&value, &ctl, recorded), out)
+    let history = codes.values().any(|&c| spline(c));
+    let key = |i: usize| {
+        let code = codes[&i];
+        let v = value[&i].map(f64::from);
+        let [p1, p2] = ctl.get(&i).map_or([v; 2], |c| c.map(|p| p.map(f64::from)));
+        (code, key_frame_of(&v, &(p1, p2), code))
+    };
+    emit(r, (&seen, &starts), (&key, history), out)
 }
 
-/// Writes the descriptors `seen` marks (of `r`'s recording) packed in their order, with
-/// `value`s of the recorded type `codes` in their key frames; the starts of `starts` in the packed table, or
-/// `Ok(None)` when one does not fit its 16-bit field (nothing is written then).
+/// Writes the descriptors `seen` marks (of `r`'s recording) packed in their order, with the
+/// type word and key frame `key` gives each key frame descriptor; the starts of `starts` in
+/// the packed table, or `Ok(None)` when one does not fit its 16-bit field (nothing is written
+/// then). With `history` (a pointer with B-spline keys), every key frame by recorded
+/// PARAMETER IDX (one each, so the history, which holds the source and target of every
+/// B-spline interval, tells the same ones apart as in the file); WORK areas by recorded word
+/// offset.
 fn emit(
     r: &Recorded,
     (seen, starts): (&[bool], &[(usize, u8)]),
-    keys: Keys<'_>,
+    (key, history): (&dyn Fn(usize) -> (u32, Option<KeyFrame>), bool),
     out: &mut Out<'_>,
 ) -> Result<Option<Vec<(u16, u8)>>> {
-    let Keys {
-        value, codes, ctl, ..
-    } = keys;
-    // In a pointer with B-spline keys, every key frame by recorded PARAMETER IDX (one each, so
-    // the history, which holds the source and target of every B-spline interval, tells the
-    // same ones apart as in the file), and WORK areas by recorded word offset.
-    let history = codes.values().any(|&c| spline(c));
     let mut own: BTreeMap<u16, u16> = BTreeMap::new();
     let mut works: BTreeMap<u16, u16> = BTreeMap::new();
     let d = &r.flow.descriptors[..];
@@ -655,11 +665,8 @@ fn emit(
                 param_idx: recorded,
                 ..
             }) => {
-                let code = codes[&i];
+                let (code, frame) = key(i);
                 let type_idx = type_index(out.types, code)?;
-                let v = value[&i].map(f64::from);
-                let [p1, p2] = ctl.get(&i).map_or([v; 2], |c| c.map(|p| p.map(f64::from)));
-                let frame = key_frame_of(&v, &(p1, p2), code);
                 let what = || format!("recorded sequence pointer {}: key frame {i}", r.index);
                 let param_idx = match own.get(&recorded) {
                     _ if !history => store(out, code, frame, what)?,
@@ -707,6 +714,7 @@ fn emit(
 
 mod driver;
 mod edited;
+pub(super) mod scalar;
 use driver::{interval, path, play, short, spline, Controls, Identity, Keys, Pace, Visit};
 use edited::{approached, settled};
 

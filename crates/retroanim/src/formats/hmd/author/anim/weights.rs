@@ -17,17 +17,21 @@ use crate::scene::sample::sample;
 use crate::scene::{Animation, Track};
 
 use super::super::super::cat3_anim::{
-    InterpolationType, KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer, UpdateIndex,
+    KeyFrame, ParameterItem, SequenceDescriptor, SequencePointer, UpdateIndex,
 };
 use super::super::super::play::console_lerp;
+use super::super::layout::Recorded;
 use super::super::mime::{console_weight, note_weights_clamped};
 use super::super::unencodable;
+use super::kept::scalar::Series;
+use super::write::{store, Out as WOut};
 use crate::formats::tmd::author::Counts;
 
 /// TGT = 1, linear, WRITE mask 0x1, 32-bit units.
 const WEIGHT_TYPE: u32 = 0x0301_0110;
 
-/// Where the pointers' descriptors and parameters go (shared with the coordinate pointers).
+/// Where the pointers' descriptors and parameters go (shared with the coordinate pointers),
+/// and the author's notes.
 pub(super) struct Out<'a> {
     pub types: &'a mut Vec<u32>,
     pub descriptors: &'a mut Vec<SequenceDescriptor>,
@@ -108,9 +112,8 @@ fn keys(s: &[i32]) -> Vec<usize> {
 /// more with TFRAME 0 after it, and a jump back to that key, as the coordinate pointers loop;
 /// returns its start and stream ID as a pointer names them.
 fn sequence(
-    out: &mut Out,
-    stored: &mut std::collections::HashMap<i32, u16>,
-    (type_idx, words): (u8, usize),
+    out: &mut WOut,
+    type_idx: u8,
     (s, k, looping): (&[i32], usize, Option<(u32, u32)>),
     what: &dyn Fn() -> String,
 ) -> Result<(u16, u8)> {
@@ -134,28 +137,11 @@ fn sequence(
     };
     let mut anchor = None;
     for f in frames {
-        param = match stored.get(&s[f]) {
-            Some(&p) => p,
-            None => {
-                let p = u16::try_from(*out.param_words).map_err(|_| {
-                    unencodable(format!(
-                        "{}: the parameter section passes 65 535 words (PARAMETER IDX is 16 bits)",
-                        what()
-                    ))
-                })?;
-                *out.param_words += words;
-                out.params.push(ParameterItem::KeyFrame {
-                    index: p,
-                    type_code: WEIGHT_TYPE,
-                    frame: KeyFrame::General {
-                        values: [s[f]].into_iter().collect(),
-                        pad: Default::default(),
-                    },
-                });
-                stored.insert(s[f], p);
-                p
-            }
+        let frame = KeyFrame::General {
+            values: [s[f]].into_iter().collect(),
+            pad: Default::default(),
         };
+        param = store(out, WEIGHT_TYPE, Some(frame), what)?;
         out.descriptors.push(SequenceDescriptor::KeyFrame {
             type_idx,
             tframe: (f - prev) as u8,
@@ -208,8 +194,36 @@ fn sequence(
 pub(super) struct Sources<'a> {
     pub morphs: &'a [(usize, usize, Vec<i32>)],
     pub axes: &'a [super::axes::AxesNode],
+    /// The recorded joint axes MIMe written back instead of `axes` (`joint` module).
+    pub joint: Option<JointWeights<'a>>,
     /// Per animation, the loops the export kept, by node (`table::kept_loops`).
     pub loops: &'a [std::collections::BTreeMap<usize, (u32, u32)>],
+}
+
+/// The weights of a recorded joint axes MIMe written back (`joint::Joint`): its key count,
+/// per key the weights per animation and frame and the node they were solved on, its recorded
+/// weight pointers, each animation's recorded sequence, and the judge's error of a key's nodes
+/// turned by a weight (key, animation, frame, weight).
+pub(super) struct JointWeights<'a> {
+    pub keys: usize,
+    pub weights: &'a [Option<Vec<Vec<i32>>>],
+    pub solved_on: &'a [Option<usize>],
+    pub recorded: &'a [Recorded],
+    pub sequence_of: &'a [usize],
+    pub error: &'a dyn Fn(usize, usize, u32, i32) -> Option<f64>,
+}
+
+/// A weight shows the scene as well as the scene's own weight when the judge's error of its
+/// key's nodes is no larger, or within this (4096ths, as `Ctx::shows` takes a local).
+const SHOWN: f64 = 0.05;
+
+/// Notes recorded MIMe weight pointers written as the author's own sequences.
+pub(super) fn note_rewritten(notes: &mut Counts, n: usize) {
+    notes.add(
+        "weights-control-flow-rewritten",
+        n,
+        || "recorded MIMe weight sequence pointer(s) with stream-ID jumps or control descriptors other than END written as the author's own sequences: each sequence plays from its start as exported, but a program that switches stream IDs mid-play does not switch as it did".into(),
+    );
 }
 
 /// The sequence pointers of the MIMe weights of `src` under `anims`.
@@ -217,18 +231,29 @@ pub(super) fn pointers(
     anims: &[&Animation],
     src: Sources,
     (fps, max): (f64, usize),
-    mut out: Out,
+    out: Out,
 ) -> Result<Vec<SequencePointer>> {
     let mut pointers = Vec::new();
-    if (src.morphs.is_empty() && src.axes.is_empty()) || anims.is_empty() {
+    if (src.morphs.is_empty() && src.axes.is_empty() && src.joint.is_none()) || anims.is_empty() {
         return Ok(pointers);
     }
+    let Out {
+        types,
+        descriptors,
+        params,
+        param_words,
+        notes,
+    } = out;
+    // Equal weight key frames are stored once.
+    let mut stored = std::collections::HashMap::new();
+    let mut out = WOut {
+        types,
+        descriptors,
+        params,
+        param_words,
+        stored: &mut stored,
+    };
     let type_idx = super::write::type_index(out.types, WEIGHT_TYPE)?;
-    let words = InterpolationType::from_code(WEIGHT_TYPE)
-        .layout()
-        .ok_or_else(|| unencodable("the weights type has no layout"))?
-        .words();
-    let mut stored: std::collections::HashMap<i32, u16> = std::collections::HashMap::new();
     let mut past = 0;
     let section_of = |j: usize| {
         u8::try_from(5 + j)
@@ -241,23 +266,17 @@ pub(super) fn pointers(
     // One pointer per weight: word `offset` of MIMEPR section `section`, a sequence per
     // animation from `samples` (animation number, animation → that weight's samples).
     let loops = src.loops;
-    let mut pointer = |out: &mut Out,
-                       (section, offset, node): (u8, usize, usize),
-                       what: &dyn Fn(&Animation) -> String,
-                       samples: &mut dyn FnMut(usize, &Animation) -> Result<Vec<i32>>|
+    let pointer = |out: &mut WOut,
+                   (section, offset, node): (u8, usize, usize),
+                   what: &dyn Fn(&Animation) -> String,
+                   samples: &mut dyn FnMut(usize, &Animation) -> Result<Vec<i32>>|
      -> Result<SequencePointer> {
         let mut starts: Vec<(u16, u8)> = Vec::with_capacity(anims.len());
         for (k, a) in anims.iter().enumerate() {
             let s = samples(k, a)?;
             let label = || what(a);
             let looping = loops.get(k).and_then(|l| l.get(&node)).copied();
-            starts.push(sequence(
-                out,
-                &mut stored,
-                (type_idx, words),
-                (&s, k, looping),
-                &label,
-            )?);
+            starts.push(sequence(out, type_idx, (&s, k, looping), &label)?);
         }
         Ok(super::table::pointer(
             UpdateIndex {
@@ -280,7 +299,70 @@ pub(super) fn pointers(
             )?);
         }
     }
-    if !src.axes.is_empty() {
+    if let Some(j) = &src.joint {
+        let section = section_of(src.morphs.len())?;
+        let mut has = vec![false; j.keys];
+        let mut rewritten = 0;
+        let series_of = |w: usize, k: usize| Series {
+            weights: j
+                .weights
+                .get(w)
+                .and_then(|x| x.as_ref()?.get(k))
+                .map_or(&[0][..], |v| &v[..]),
+            looping: j.solved_on[w].and_then(|n| loops.get(k)?.get(&n).copied()),
+        };
+        // Key `w`'s weights as the author's own sequences (looping as its node does).
+        let own_key = |out: &mut WOut, w: usize| {
+            pointer(
+                out,
+                (section, w, j.solved_on[w].unwrap_or(usize::MAX)),
+                &|a| format!("animation {:?}, joint MIMe key {w}", a.name),
+                &mut |k, _| Ok(series_of(w, k).weights.to_vec()),
+            )
+        };
+        for r in j.recorded {
+            let w = r.pointer.update.offset as usize;
+            let Some(h) = has.get_mut(w) else {
+                rewritten += 1;
+                continue;
+            };
+            *h = true;
+            let anim_of = |s: usize| (0..anims.len()).find(|&k| j.sequence_of[k] == s);
+            let series: Vec<Option<Series>> = (0..=r.pointer.extra.len())
+                .map(|s| Some(series_of(w, anim_of(s)?)))
+                .collect();
+            let judge = |s: usize, u: u32, got: i32, want: i32| {
+                let (Some(k), Some(Some(x))) = (anim_of(s), series.get(s)) else {
+                    return false;
+                };
+                let f = x.frame(u);
+                match ((j.error)(w, k, f, got), (j.error)(w, k, f, want)) {
+                    (Some(g), Some(e)) => g <= e.max(SHOWN),
+                    _ => false,
+                }
+            };
+            if let Some(starts) = super::kept::scalar::write(r, &series, &judge, &mut out)? {
+                pointers.push(super::table::pointer(
+                    UpdateIndex {
+                        section,
+                        offset: w as u32,
+                    },
+                    &starts,
+                    Some((&r.pointer, true)),
+                ));
+                continue;
+            }
+            rewritten += usize::from(r.flow.switches(&r.pointer));
+            pointers.push(own_key(&mut out, w)?);
+        }
+        // A key no recorded pointer drives that the scene turns gets a pointer of its own.
+        for w in (0..j.keys).filter(|&w| !has[w]) {
+            if (0..anims.len()).any(|k| series_of(w, k).weights.iter().any(|&x| x != 0)) {
+                pointers.push(own_key(&mut out, w)?);
+            }
+        }
+        note_rewritten(notes, rewritten);
+    } else if !src.axes.is_empty() {
         let section = section_of(src.morphs.len())?;
         for (t, x) in src.axes.iter().enumerate() {
             pointers.push(pointer(
@@ -291,6 +373,6 @@ pub(super) fn pointers(
             )?);
         }
     }
-    note_weights_clamped(out.notes, past);
+    note_weights_clamped(notes, past);
     Ok(pointers)
 }
