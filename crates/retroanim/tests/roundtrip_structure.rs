@@ -815,6 +815,43 @@ mod hmd_structure {
         assert_eq!(got, old);
     }
 
+    /// A recorded joint MIMe the author cannot write back as the file had it (recorded as a
+    /// roll-pitch-yaw MIMe, or with two DIFF blocks on one coordinate) is said so
+    /// (`joint-mime-rewritten`, and the weight pointers' lost stream-ID switches), and the
+    /// scene is authored as before: the legs turned by the author's own joint axes MIMe, the
+    /// file's motion played within 1 unit.
+    #[test]
+    fn a_joint_mime_that_cannot_come_back_is_noted() {
+        let Some(m) = common::corpus_hmd("COMB/WALKRUN/SWITCH.HMD") else {
+            return;
+        };
+        let scene = m.to_scene(&hmd::SceneOptions::default()).unwrap();
+        let edits: [(&str, serde_json::Value); 2] =
+            [("/kind", "rpy".into()), ("/diffs/1/coord_id", 1.into())];
+        for (at, value) in edits {
+            let mut over = scene.clone();
+            *over
+                .extras
+                .pointer_mut(&format!("/retroanim/hmd/joint_mimes/0{at}"))
+                .unwrap() = value;
+            let out =
+                hmd::author::author(&over, &hmd::author::HmdAuthorOptions::default()).unwrap();
+            // The message starts with the count ("N × …").
+            let count = |code: &str| {
+                let n = out.notes.iter().find(|n| n.code == code)?;
+                n.message.split(' ').next()?.parse::<usize>().ok()
+            };
+            assert_eq!(count("joint-mime-rewritten"), Some(1), "{at}");
+            assert_eq!(count("weights-control-flow-rewritten"), Some(4), "{at}");
+            assert!(
+                joint_mimes(&out.hmd)[0].1.len() == 6,
+                "{at}: the author's own MIMe"
+            );
+            let worst = driven(&m, &out.hmd, 0, None, None);
+            assert!(worst <= 1, "{at}: {worst} from the file");
+        }
+    }
+
     /// A weight key edited as a modder edits one (SWITCH.LAB's run crotch key 4096 → 3000:
     /// the leg swings less), its scene put over the original's recorded structure: the joint
     /// MIMe and its weight pointers come back as the file's (the edited key takes the scene's

@@ -576,6 +576,11 @@ pub(super) fn build(
         ctx.tracks = (0..n).map(|_| Vec::new()).collect();
         ctx.memo = Default::default();
     }
+    // Without the recorded joint MIMe, its weight pointers are the author's own.
+    if joint.is_none() {
+        let lost = table.weight_pointers.iter();
+        weights::note_rewritten(notes, lost.filter(|r| r.flow.switches(&r.pointer)).count());
+    }
     notes.add(
         "joint-mime-rewritten",
         table.joints_recorded - usize::from(joint.is_some()),
