@@ -882,6 +882,21 @@ mod hmd_structure {
         assert!(driven(&original, &new, 0, None, None) > 1, "the edit shows");
     }
 
+    /// An edited B-spline key (INTERP.LAB's third B-spline key moved 400 units in y,
+    /// AMMONITE.LAB's fourth rotation key turned 10° about x): the curve
+    /// passes through no key, so the moved key is solved from where the scene's curve starts
+    /// the intervals after it; the pointer keeps its WORK history and flow, and the file plays
+    /// as the edited one at any SPEED.
+    #[test]
+    fn an_edited_b_spline_key_keeps_the_recorded_flow() {
+        let key = "BSplineKey2:\n\tPX2; PY2; PZ2;";
+        let edit = "BSplineKey2:\n\tPX2; -600; PZ2;";
+        edit_plays_as_the_edit("INTERP/INTERP.LAB", key, edit);
+        let key = "RotKey3:\tSVECTOR(DEG( 0), DEG( 210), 0);";
+        let edit = "RotKey3:\tSVECTOR(DEG(10), DEG( 210), 0);";
+        edit_plays_as_the_edit("COMB/AMMONITE/AMMONITE.LAB", key, edit);
+    }
+
     /// Per coordinate pointer whose sequence starts at a B-spline WORK control: its
     /// coordinate, whether the control's P2 names a four-word WORK area of the parameter
     /// section, that offset, and the key frames its sequence reaches (the first 64), numbered

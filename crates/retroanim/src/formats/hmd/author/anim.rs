@@ -692,12 +692,12 @@ pub(super) fn build(
             notes.add(
                 "sequence-control-flow-rewritten",
                 usize::from(switches),
-                || "recorded sequence pointer(s) with stream-ID jumps or control descriptors other than END written as the author's own sequences (an edited B-spline key, keys of two types in one interval, or keys that show the scene neither on the file's line nor as the file's own: a motion resampled between the file's keys, or more than four edited keys at gimbal locks): each sequence plays from its start as exported, but a program that switches stream IDs mid-play does not switch as it did".into(),
+                || "recorded sequence pointer(s) with stream-ID jumps or control descriptors other than END written as the author's own sequences (keys of two types in one interval, more than four edited B-spline keys, or keys that show the scene neither on the file's line nor as the file's own: a motion resampled between the file's keys, or more than four edited keys at gimbal locks): each sequence plays from its start as exported, but a program that switches stream IDs mid-play does not switch as it did".into(),
             );
             notes.add(
                 "sequence-keys-rewritten",
                 usize::from(!switches),
-                || "recorded sequence pointer(s) written with the author's own key frames instead of the file's (an edited B-spline key, keys of two types in one interval, or keys that show the scene neither on the file's line nor as the file's own: a motion resampled between the file's keys, or more than four edited keys at gimbal locks): they play as exported at the file's rate, but at another SPEED their interpolation differs".into(),
+                || "recorded sequence pointer(s) written with the author's own key frames instead of the file's (keys of two types in one interval, more than four edited B-spline keys, or keys that show the scene neither on the file's line nor as the file's own: a motion resampled between the file's keys, or more than four edited keys at gimbal locks): they play as exported at the file's rate, but at another SPEED their interpolation differs".into(),
             );
             notes.add(
                 "sequence-speed-rewritten",

@@ -52,10 +52,12 @@
 //!
 //! **B-spline.** A B-spline part (nibble 3, or 0xB) runs over the driver's WORK history, the
 //! last four key frames reached, which the driver tells apart by PARAMETER IDX
-//! (`driver::play`). B-spline pointers are kept with the file's own key frames only, each
-//! sequence starting at its WORK control; they are written with one parameter per recorded
-//! parameter (not shared with equal key frames: the history compares indices) and each WORK
-//! control's P2 naming a new null WORK area (one per recorded area and pointer).
+//! (`driver::play`). B-spline pointers are kept with the file's own key frames, each sequence
+//! starting at its WORK control; they are written with one parameter per recorded parameter
+//! (not shared with equal key frames: the history compares indices) and each WORK control's P2
+//! naming a new null WORK area (one per recorded area and pointer). The curve passes through
+//! no key, so a key the scene moved is found where the file's keys first miss the scene and
+//! solved from where the curve starts the intervals (`spline_solved`, for up to four keys).
 //!
 //! **An edit at a gimbal lock.** There the scene's value at the key is one of a line of equal
 //! triples, and the author's (its solution nearest the key before) need not be the edit's,
@@ -64,9 +66,8 @@
 //! along the interval into it (`approached`), moved a unit or two part by part to where no
 //! update misses the judge (`settled`, for up to four edited keys of a pointer: `edited.rs`).
 //!
-//! **Not kept.** A pointer whose edited keys do not settle so, or with an edited B-spline
-//! key (its curve passes through no key: which keys moved is not told by the scene at the
-//! keys), is written as the author's own sequences.
+//! **Not kept.** A pointer whose edited keys do not settle so (more than four, or a motion
+//! resampled between the file's keys) is written as the author's own sequences.
 //! Descriptors that only reverse play (a negative SPEED set by a program) would walk into are
 //! not copied.
 
@@ -169,33 +170,46 @@ fn plays(
 /// How many updates of [`plays`] give neither the author's own values nor values `judge`
 /// accepts, counted up to `most` (a flow the driver does not follow: `most`).
 fn misses(
-    (paths, tracks): (&[(Vec<Visit>, u64)], &[&NodeTrack]),
+    flow: (&[(Vec<Visit>, u64)], &[&NodeTrack]),
     keys: Keys<'_>,
     fit: &Fit<'_>,
     judge: Option<&Judge<'_>>,
     most: usize,
 ) -> usize {
-    let mut n = 0;
+    tally(flow, keys, fit, judge, most).0
+}
+
+/// [`misses`], and the first update that misses (its sequence and update; `None` also for a
+/// flow the driver does not follow).
+fn tally(
+    (paths, tracks): (&[(Vec<Visit>, u64)], &[&NodeTrack]),
+    keys: Keys<'_>,
+    fit: &Fit<'_>,
+    judge: Option<&Judge<'_>>,
+    most: usize,
+) -> (usize, Option<(usize, u32)>) {
+    let (mut n, mut first) = (0, None);
     for (j, ((visits, horizon), track)) in paths.iter().zip(tracks).enumerate() {
         let Some(got) = play(visits, keys, fit.pace, *horizon) else {
-            return most;
+            return (most, None);
         };
         for (u, g) in got.iter().enumerate() {
             let Some((g, driven)) = g else {
-                return most;
+                return (most, None);
             };
             let u = u as u32;
             if !fit.agrees(g, &own_at(track, u), *driven)
                 && !judge.is_some_and(|f| f(j, u, g, *driven))
             {
                 n += 1;
+                first = first.or(Some((j, u)));
                 if n >= most {
-                    return most;
+                    return (most, first);
                 }
             }
         }
     }
-    n
+    (n, first)
 }
 
 /// What the recorded flow's values are checked against: the author's own type word `own`, the
@@ -541,9 +555,10 @@ pub(super) fn write(
         };
         value.insert(i, v);
     }
-    // Bezier and B-spline pointers are kept with the file's own key frames: every one for
-    // a B-spline (its curve passes through none of them), the edited ones taking the scene's
-    // P0 with their recorded control points for a Bezier (the curve reaches P0 at the key).
+    // Bezier and B-spline pointers are kept with the file's own key frames: the edited ones
+    // solved from the curve for a B-spline (it passes through none of them), taking the
+    // scene's P0 with their recorded control points for a Bezier (the curve reaches P0 at the
+    // key).
     let file_only = spline_any
         || codes
             .values()
@@ -570,11 +585,20 @@ pub(super) fn write(
         };
         // An edited key the scene's own value there does not carry (another Euler triple at a
         // gimbal lock): the value the motion into it implies.
-        // (A B-spline pointer only with every key frame the file's.)
-        let chosen = match edited.filter(|e| !spline_any || e.is_empty()) {
+        let chosen = match edited {
             None => None,
             Some(_) if shows(&file) => Some(file),
             Some(e) if e.is_empty() => None,
+            // A B-spline curve passes through no key: the moved keys are solved from the scene
+            // where the curve starts each interval, from the file's own values.
+            Some(_) if spline_any => codes
+                .iter()
+                .map(|(&i, &c)| Some((i, recorded_value(r, i, c)?.0)))
+                .collect::<Option<BTreeMap<_, _>>>()
+                .and_then(|pure| {
+                    let keys = (&file_ctl, recorded);
+                    spline_solved(pure, (&paths, &tracks), keys, (&fit, judge))
+                }),
             Some(e) => approached(&file, (&e, &codes), (&paths, &tracks), &fit).and_then(|a| {
                 let keys = (&file_ctl, recorded);
                 settled(a, (&e, &codes), (&paths, &tracks), keys, (&fit, judge))
@@ -716,7 +740,7 @@ mod driver;
 mod edited;
 pub(super) mod scalar;
 use driver::{interval, path, play, short, spline, Controls, Identity, Keys, Pace, Visit};
-use edited::{approached, settled};
+use edited::{approached, settled, spline_solved};
 
 /// The B-spline nibble.
 const BSPLINE: u32 = 3;
