@@ -302,7 +302,7 @@ pub(super) fn pointers(
     if let Some(j) = &src.joint {
         let section = section_of(src.morphs.len())?;
         let mut has = vec![false; j.keys];
-        let mut rewritten = 0;
+        let (mut rewritten, mut dropped) = (0, 0);
         let series_of = |w: usize, k: usize| Series {
             weights: j
                 .weights
@@ -322,8 +322,9 @@ pub(super) fn pointers(
         };
         for r in j.recorded {
             let w = r.pointer.update.offset as usize;
+            // A pointer that updates a word past the MIMe's keys writes nothing it reads.
             let Some(h) = has.get_mut(w) else {
-                rewritten += 1;
+                dropped += 1;
                 continue;
             };
             *h = true;
@@ -362,6 +363,9 @@ pub(super) fn pointers(
             }
         }
         note_rewritten(notes, rewritten);
+        notes.add("weights-pointer-dropped", dropped, || {
+            "recorded MIMe weight sequence pointer(s) updating a word past the joint MIMe's keys left out (the MIMe does not read it)".into()
+        });
     } else if !src.axes.is_empty() {
         let section = section_of(src.morphs.len())?;
         for (t, x) in src.axes.iter().enumerate() {
