@@ -689,14 +689,27 @@ mod hmd_structure {
                 .collect()
         };
         assert_eq!(speeds(&new), speeds(&original));
-        for speed in [None, Some(16), Some(4)] {
-            let worst = driven(&changed, &new, 0, None, speed);
+        plays_as_the_edit(
+            (&original, &changed, &new),
+            &[(None, None), (None, Some(16)), (None, Some(4))],
+        );
+    }
+
+    /// `new` (authored from the edited file's scene) played from sequence 0 as each of `runs`
+    /// (stream ID set at update 60, SPEED) moves as `changed` (the edited file) within 1 unit,
+    /// and the edit shows (it is not `original`).
+    fn plays_as_the_edit(
+        (original, changed, new): (&Hmd, &Hmd, &Hmd),
+        runs: &[(Option<u8>, Option<i8>)],
+    ) {
+        for &(sid, speed) in runs {
+            let worst = driven(changed, new, 0, sid, speed);
             assert!(
                 worst <= 1,
-                "at SPEED {speed:?}: {worst} from the edited file"
+                "stream ID {sid:?}, SPEED {speed:?}: {worst} from the edited file"
             );
         }
-        assert!(driven(&original, &new, 0, None, None) > 1, "the edit shows");
+        assert!(driven(original, new, 0, None, None) > 1, "the edit shows");
     }
 
     /// A key frame edited as a modder edits one (ROTS.LAB's 90° key frame turned 100 units
@@ -867,19 +880,13 @@ mod hmd_structure {
             return;
         };
         assert_eq!(joint_mimes(&new), joint_mimes(&original));
-        for (sid, speed) in [
+        let runs = [
             (None, None),
             (Some(2), None),
             (Some(1), None),
             (None, Some(8)),
-        ] {
-            let worst = driven(&changed, &new, 0, sid, speed);
-            assert!(
-                worst <= 1,
-                "stream ID {sid:?}, SPEED {speed:?}: {worst} from the edited file"
-            );
-        }
-        assert!(driven(&original, &new, 0, None, None) > 1, "the edit shows");
+        ];
+        plays_as_the_edit((&original, &changed, &new), &runs);
     }
 
     /// An edited B-spline key (INTERP.LAB's third B-spline key moved 400 units in y,

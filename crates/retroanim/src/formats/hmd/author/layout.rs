@@ -95,13 +95,18 @@ pub(super) struct RecordedJoint {
     pub diffs: Vec<JointDiff>,
 }
 
-/// The one joint axes MIMe `scene` records, when it records exactly one (and no other joint
-/// MIMe) with at most 32 keys.
-fn recorded_joint(scene: &Scene) -> Option<RecordedJoint> {
-    let list = extras::get(&scene.extras, "hmd")?
-        .get("joint_mimes")?
-        .as_array()?;
-    let [j] = &list[..] else {
+/// How many joint MIMe primitives `scene` records, and the one joint axes MIMe when it
+/// records exactly one (and no other joint MIMe) with at most 32 keys.
+fn recorded_joints(scene: &Scene) -> (usize, Option<RecordedJoint>) {
+    let list = extras::get(&scene.extras, "hmd")
+        .and_then(|h| h.get("joint_mimes")?.as_array())
+        .map_or(&[][..], |l| &l[..]);
+    (list.len(), recorded_joint(list))
+}
+
+/// [`recorded_joints`]'s one joint axes MIMe of the recorded `list`.
+fn recorded_joint(list: &[serde_json::Value]) -> Option<RecordedJoint> {
+    let [j] = list else {
         return None;
     };
     (j.get("kind")?.as_str()? == "axes").then_some(())?;
@@ -236,7 +241,7 @@ fn recorded_table(scene: &Scene, count: usize) -> Table {
     };
     let mut out = Vec::new();
     let mut weight_pointers = Vec::new();
-    let joint = recorded_joint(scene);
+    let (joints_recorded, joint) = recorded_joints(scene);
     let weights_section = joint.as_ref().and_then(|j| j.section);
     let (mut index, mut primitives, mut others_switching) = (0usize, 0usize, 0usize);
     for a in list {
@@ -303,9 +308,7 @@ fn recorded_table(scene: &Scene, count: usize) -> Table {
         pointers: out,
         primitives,
         others_switching,
-        joints_recorded: extras::get(&scene.extras, "hmd")
-            .and_then(|h| h.get("joint_mimes")?.as_array().map(Vec::len))
-            .unwrap_or(0),
+        joints_recorded,
         joint,
         weight_pointers,
     }

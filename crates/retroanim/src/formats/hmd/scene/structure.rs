@@ -15,8 +15,8 @@ use super::super::types::Hmd;
 /// The scene's `hmd` member: block and coordinate counts, the sequence table and the joint
 /// MIMe primitives (`joints`, from [`crate::formats::hmd::Player::joint_mimes`]).
 pub(super) fn scene_member(hmd: &Hmd, coordinates: usize, joints: &[JointMimeRecord]) -> Value {
-    let animations: Vec<Value> = hmd
-        .animations()
+    let anims = hmd.animations();
+    let animations: Vec<Value> = anims
         .iter()
         .map(|a| {
             json!({
@@ -36,7 +36,6 @@ pub(super) fn scene_member(hmd: &Hmd, coordinates: usize, joints: &[JointMimeRec
         .collect();
     // Each joint MIMe's weights: the header word of the (first) animation primitive that
     // points at its MIMEPR section, which the weight pointers' update indices name.
-    let anims = hmd.animations();
     let joint_mimes: Vec<Value> = joints
         .iter()
         .map(|j| {

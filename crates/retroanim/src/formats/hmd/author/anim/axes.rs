@@ -356,8 +356,7 @@ pub(super) fn with_weights(
     let base = *ctx.rest.get(node)?;
     let mut worst = 0.0f64;
     for (f, &w) in weights.iter().enumerate() {
-        let judge = ctx.local_judge(world, k, node, f as u32)?;
-        worst = worst.max(judge(&turned(&base, dv, w)).0);
+        worst = worst.max(error_at(ctx, (k, world), node, (dv, w), f as u32)?);
     }
     Some(AxesMime {
         dv,

@@ -626,14 +626,13 @@ pub(super) fn write(
     {
         return Ok(None);
     }
-    let history = codes.values().any(|&c| spline(c));
     let key = |i: usize| {
         let code = codes[&i];
         let v = value[&i].map(f64::from);
         let [p1, p2] = ctl.get(&i).map_or([v; 2], |c| c.map(|p| p.map(f64::from)));
         (code, key_frame_of(&v, &(p1, p2), code))
     };
-    emit(r, (&seen, &starts), (&key, history), out)
+    emit(r, (&seen, &starts), (&key, spline_any), out)
 }
 
 /// Writes the descriptors `seen` marks (of `r`'s recording) packed in their order, with the
