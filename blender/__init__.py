@@ -50,6 +50,12 @@ AXES = [
 ]
 
 
+#: The export operators' "Replace existing files" box: the library's output rule (as the CLI's
+#: --force); without it an existing file (the TMD or TIMs beside a TOD too) is an error.
+REPLACE_HELP = ("Replace existing files: the file chosen and those written beside it (a TOD's "
+                "TMD and TIMs). Never a file the export reads")
+
+
 def _retroanim():
     try:
         import retroanim
@@ -242,7 +248,7 @@ def _pc2_bytes(frames) -> bytes:
 
 
 def export_p3d_frames(context, obj, filepath: str, base: str, *, lod: float = -1.0,
-                      frame_start: int = None, frame_end: int = None):
+                      frame_start: int = None, frame_end: int = None, force: bool = False):
     """Writes `base` with the LOD frames of `obj` evaluated over the frame range; returns notes.
 
     Every P3D point takes the position of a vertex mapped to it (``retroanim_point``); a point
@@ -277,7 +283,7 @@ def export_p3d_frames(context, obj, filepath: str, base: str, *, lod: float = -1
     unmapped = points - len({p for p in mapping if 0 <= p < points})
     fps = scene.render.fps / scene.render.fps_base
     cache = ra.read(_pc2_bytes(frames))
-    result = ra.convert(cache, "p3d", filepath, base=base_model, fps=fps, **opts)
+    result = ra.convert(cache, "p3d", filepath, base=base_model, fps=fps, force=force, **opts)
     notes = [n.message for n in result.notes]
     if unmapped:
         notes.append(f"{unmapped} P3D points have no vertex: kept at the base's first frame")
@@ -361,7 +367,7 @@ def export_glb(context, *, selection_only: bool = False) -> bytes:
 
 
 def export_psx(context, filepath: str, *, selection_only: bool = False, scale: float = 0.0,
-               axes: str = "default", fps: float = 0.0):
+               axes: str = "default", fps: float = 0.0, force: bool = False):
     """Writes the scene (or the selected objects) as a TOD (+ TMD + TIMs), HMD or TMD, chosen by
     ``filepath``'s extension; returns (the :class:`retroanim.Conversion`, the glTF node names in
     order: for a scene made in Blender, TOD object k is node k - 1 and HMD coordinate k is
@@ -381,7 +387,7 @@ def export_psx(context, filepath: str, *, selection_only: bool = False, scale: f
         opts["axes"] = axes
     if fps > 0:
         opts["fps"] = fps
-    return ra.convert(data, target, filepath, **opts), _glb_node_names(data)
+    return ra.convert(data, target, filepath, force=force, **opts), _glb_node_names(data)
 
 
 class IMPORT_OT_retroanim_psx(bpy.types.Operator, ImportHelper):
@@ -465,6 +471,7 @@ class EXPORT_OT_retroanim_p3d_frames(bpy.types.Operator, ExportHelper):
                          description="The model whose LOD frames are replaced (default: the "
                                      "file the mesh was imported from)")
     lod: FloatProperty(name="LOD", default=-1.0, description="LOD resolution (-1: default)")
+    replace: BoolProperty(name="Replace existing files", description=REPLACE_HELP)
 
     @classmethod
     def poll(cls, context):
@@ -479,7 +486,8 @@ class EXPORT_OT_retroanim_p3d_frames(bpy.types.Operator, ExportHelper):
             return {"CANCELLED"}
         lod = self.lod if self.lod >= 0 else obj.get("retroanim_lod", -1.0)
         try:
-            notes = export_p3d_frames(context, obj, self.filepath, base, lod=lod)
+            notes = export_p3d_frames(context, obj, self.filepath, base, lod=lod,
+                                      force=self.replace)
         except (ra.RetroanimError, OSError) as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
@@ -503,12 +511,14 @@ class EXPORT_OT_retroanim_psx(bpy.types.Operator, ExportHelper):
     axes: EnumProperty(name="Axes", items=AXES, default="default")
     fps: FloatProperty(name="HMD frame rate", default=0.0, min=0.0,
                        description="HMD frames per second (0: retroanim's 60)")
+    replace: BoolProperty(name="Replace existing files", description=REPLACE_HELP)
 
     def execute(self, context):
         ra = _retroanim()
         try:
             result, _ = export_psx(context, self.filepath, selection_only=self.selection_only,
-                                   scale=self.scale, axes=self.axes, fps=self.fps)
+                                   scale=self.scale, axes=self.axes, fps=self.fps,
+                                   force=self.replace)
         except (ra.RetroanimError, OSError) as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}

@@ -317,6 +317,40 @@ def check_export(addon, out_dir):
         fail("an HMD frame rate on a TOD export was accepted")
     except retroanim.OptionError as e:
         print(f"check_addon: export refuses an option that does not apply: {e}")
+    check_export_output_rule(Path(out_dir))
+
+
+def check_export_output_rule(out_dir):
+    """The export writes through the library's output rule: an unrelated file beside the TOD
+    (other.tmd), an existing export, /dev/null and a FIFO are never replaced without the
+    "Replace existing files" box; with it the export's own files are replaced."""
+    import os
+    import stat
+
+    other = out_dir / "other.tod"
+    (out_dir / "other.tmd").write_bytes(b"the user's own model")
+    before = sorted((p.name, p.read_bytes()) for p in out_dir.iterdir() if p.is_file())
+    fifo = out_dir / "fifo.tod"
+    os.mkfifo(fifo)
+    for path in [other, out_dir / "chain.tod", Path("/dev/null"), fifo]:
+        try:
+            result = bpy.ops.export_scene.retroanim_psx(filepath=str(path))
+        except RuntimeError:  # the operator's error report raises in background mode
+            result = {"CANCELLED"}
+        if result != {"CANCELLED"}:
+            fail(f"export over {path} without 'Replace existing files': {result}")
+    after = sorted((p.name, p.read_bytes()) for p in out_dir.iterdir() if p.is_file())
+    if after != before:
+        fail("a refused export changed files: "
+             f"{sorted(set(after) ^ set(before), key=lambda x: x[0])[:3]}")
+    if not stat.S_ISCHR(os.stat("/dev/null").st_mode) or not stat.S_ISFIFO(os.stat(fifo).st_mode):
+        fail("/dev/null or the FIFO is no longer what it was")
+    result = bpy.ops.export_scene.retroanim_psx(filepath=str(other), replace=True)
+    if result != {"FINISHED"} or (out_dir / "other.tmd").read_bytes() == b"the user's own model":
+        fail(f"export with 'Replace existing files' did not replace other.tmd: {result}")
+    os.unlink(fifo)
+    print("check_addon: export refuses existing files, /dev/null and a FIFO without the "
+          "'Replace existing files' box, and replaces them with it")
 
 
 def pc2_frames(model):

@@ -17,7 +17,6 @@ carrying ``format``, ``offset`` and ``message``.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, List, Optional, Sequence, Tuple, Union
@@ -97,6 +96,13 @@ def read(source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview],
     :class:`OSError` when the path cannot be read.
     """
     return _native.read(_bytes_of(source), from_)
+
+
+def _path_of(source: Optional[Source]) -> Optional[Path]:
+    """The file a source names, when it is a path (the run's inputs, which no output replaces)."""
+    if source is None or isinstance(source, (Model, bytes, bytearray, memoryview)):
+        return None
+    return Path(source)
 
 
 def _model(source: Source, from_: Optional[str] = None) -> Model:
@@ -282,36 +288,13 @@ class Conversion:
     extra: List[Extra] = field(default_factory=list)
 
 
-def _new_file_mode(path: Path) -> int:
-    """The mode the written file gets: that of the file it replaces, else what the user's umask
-    gives a new file (as the CLI does), not the owner-only mode of the temporary file."""
-    try:
-        return path.stat().st_mode & 0o7777
-    except OSError:
-        mask = os.umask(0o022)
-        os.umask(mask)
-        return 0o666 & ~mask
-
-
-def _write_atomically(path: Path, data: bytes, source: Optional[Path]) -> None:
-    if source is not None and path.exists() and os.path.samefile(path, source):
-        raise _option_error("out", f"{path}: would replace the input")
-    directory = path.parent if str(path.parent) else Path(".")
-    mode = _new_file_mode(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fchmod(f.fileno(), mode)
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+def _write_outputs(outputs, inputs, force: bool) -> None:
+    """Writes ``(path, data, named)`` outputs through the library's output rule (the one the
+    CLI uses; docs/safety.md): all are checked before the first is written, each atomically,
+    never over a FIFO, device or folder, never over one of ``inputs`` (unless ``named`` and
+    ``force``), over an existing file only with ``force``."""
+    _native.write_outputs([(os.fspath(p), bytes(d), n) for p, d, n in outputs],
+                          [os.fspath(i) for i in inputs if i is not None], force)
 
 
 def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]"] = None, *,
@@ -326,7 +309,7 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
             animation: Optional[int] = None, name: Optional[str] = None,
             intr_idx: Optional[int] = None, resolution: Optional[int] = None,
             bpp: Optional[int] = None, vram: Optional[Tuple[int, int]] = None,
-            clut_at: Optional[Tuple[int, int]] = None) -> Conversion:
+            clut_at: Optional[Tuple[int, int]] = None, force: bool = False) -> Conversion:
     """Converts a file or model to ``target`` (``"glb"``, ``"gltf"``, ``"mdd"``, ``"pc2"``,
     ``"p3d"``, ``"png"``, ``"tmd"``, ``"tod"``, ``"json"``, or the source's own format), as
     ``retroanim convert`` does. glTF/GLB sources (→ TMD, TOD, P3D) are given as a path or bytes.
@@ -343,9 +326,12 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
 
     Some conversions make more than one file (glTF → TOD: the TOD, and a ``.tmd`` model with
     its TIMs unless ``tmd`` is given); those are in the result's ``extra``. With ``out`` the
-    output is also written there atomically (a temporary file renamed into place; never over the
-    input), and each extra file beside it the same way, named as the CLI names them (``out.tod``
-    → ``out.tmd``, ``out_0.tim``). Returns a :class:`Conversion`; what the output leaves out is
+    output is also written there, and each extra file beside it, named as the CLI names them
+    (``out.tod`` → ``out.tmd``, ``out_0.tim``), under the library's output rule
+    (docs/safety.md): atomically, never over a FIFO, device or folder, never over the input or
+    a file an option names (``out`` itself only with ``force``), over an existing file only
+    with ``force`` (one that already holds the bytes is left as it is); all are checked before
+    the first is written. Returns a :class:`Conversion`; what the output leaves out is
     in its ``notes``.
     """
     path = None if isinstance(source, (Model, bytes, bytearray, memoryview)) else Path(source)
@@ -364,11 +350,10 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
         resolution=resolution, bpp=bpp, vram=vram, clut_at=clut_at)
     extra = [Extra(suffix=s, format=f, data=d) for s, f, d, _ in extras]
     if out_path is not None:
-        _write_atomically(out_path, data, path)
-        extra = []
-        for s, f, d, beside in extras:
-            _write_atomically(Path(beside), d, path)
-            extra.append(Extra(suffix=s, format=f, data=d, path=Path(beside)))
+        inputs = [path] + [_path_of(o) for o in (tmd, base, *after, *tim)]
+        _write_outputs([(out_path, data, True)] + [(beside, d, False) for _, _, d, beside in extras],
+                       inputs, force)
+        extra = [Extra(suffix=s, format=f, data=d, path=Path(beside)) for s, f, d, beside in extras]
     return Conversion(data=data, format=fmt, notes=[Note(c, m) for c, m in notes],
                       path=out_path, extra=extra)
 
@@ -391,7 +376,7 @@ def render(input: Union[str, "os.PathLike[str]", bytes], output: Union[str, "os.
            frames: Optional[Tuple[int, int]] = None, fps: Optional[float] = None,
            background: Optional[Tuple[int, int, int]] = None,
            sequence: Optional[int] = None, stream_id: Optional[int] = None,
-           lod: Optional[float] = None) -> Rendered:
+           lod: Optional[float] = None, force: bool = False) -> Rendered:
     """Draws ``input`` as the PlayStation draws it and writes the picture to ``output``
     atomically, as ``retroanim render`` does: a TMD (textured from ``tim``), a TOD with its
     ``tmd`` (an animation; ``frames=(a, b)`` TOD frames a..b-1, ``fps``), an HMD (at rest, or
@@ -400,7 +385,9 @@ def render(input: Union[str, "os.PathLike[str]", bytes], output: Union[str, "os.
     VRAM dump with ``vram=True``. The output's extension chooses the file: ``.png`` (animated
     PNG), ``.gif`` (animated GIF) or ``.webp`` (lossless; animated WebP). ``yaw``/``pitch`` in
     degrees, ``distance`` a multiple of the framing distance, ``size=(w, h)``,
-    ``background=(r, g, b)``. Options the input does not use raise :class:`OptionError`."""
+    ``background=(r, g, b)``. Options the input does not use raise :class:`OptionError`. The
+    picture is written under the output rule (as :func:`convert`'s ``out``): an existing file
+    only with ``force``."""
     src = None if isinstance(input, (bytes, bytearray, memoryview)) else Path(input)
     out = Path(output)
     ext = out.suffix.lower().lstrip(".")
@@ -409,7 +396,7 @@ def render(input: Union[str, "os.PathLike[str]", bytes], output: Union[str, "os.
         tim=[_model(t) for t in tim], vram=vram, yaw=yaw, pitch=pitch, distance=distance,
         size=size, frames=frames, fps=fps, background=background,
         output="png" if ext == "apng" else ext, sequence=sequence, stream_id=stream_id, lod=lod)
-    _write_atomically(out, data, src)
+    _write_outputs([(out, data, True)], [src, _path_of(tmd), *(_path_of(t) for t in tim)], force)
     return Rendered(data=data, frames=n, notes=[Note(c, m) for c, m in notes], path=out)
 
 
@@ -428,7 +415,8 @@ class ScanReport:
 def scan(paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]], *,
          formats: Optional[Iterable[str]] = None, align: int = 4,
          min_size: int = 0,
-         report: Union[str, "os.PathLike[str]", None] = None) -> ScanReport:
+         report: Union[str, "os.PathLike[str]", None] = None,
+         force: bool = False) -> ScanReport:
     """Finds every TOD, HMD, TMD, TIM and P3D inside files, folders (recursively), disc images
     (ISO 9660, raw 2352-byte ``.bin``, ``.cue``), PBO archives, emulator savestates
     (PCSX-ReARMed, PCSX-R: their RAM is scanned as ``STATE:/RAM``, their VRAM textures the
@@ -442,14 +430,16 @@ def scan(paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[
     --report DIR`` does: ``DIR/index.html`` (a card per find with its picture, filters, search)
     and ``DIR/index.json``, with each find's bytes, GLB and PNG beside them;
     ``summary["report"]`` then holds ``index`` (the page's path), ``assets``, ``files`` and
-    ``notes``. A report that cannot be written raises :class:`RetroanimError`.
+    ``notes``. A report that cannot be written raises :class:`RetroanimError`; ``DIR`` must be
+    new or empty unless ``force`` (then the report's own files in it are replaced; a scanned
+    file never is).
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     names = [os.fspath(p) for p in paths]
     finds, summary = _native.scan(
         names, formats=None if formats is None else list(formats), align=align,
-        min_size=min_size, report=None if report is None else os.fspath(report))
+        min_size=min_size, report=None if report is None else os.fspath(report), force=force)
     return ScanReport(finds=list(finds), summary=summary)
 
 

@@ -7,6 +7,7 @@
 //! `play --json` prints, so the two cannot drift apart.
 
 mod assemble;
+mod output;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -91,7 +92,7 @@ fn raise(
 }
 
 /// The Python exception for a library error.
-fn to_py(e: retroanim::Error) -> PyErr {
+pub(crate) fn to_py(e: retroanim::Error) -> PyErr {
     use retroanim::Error as E;
     let text = e.to_string();
     Python::attach(|py| match e {
@@ -800,7 +801,7 @@ impl PyFind {
 /// also writes the browsable report there (`retroanim::gallery`) and adds `report` to the
 /// summary: `index` (index.html's path), `assets`, `files` and `notes`.
 #[pyfunction]
-#[pyo3(signature = (paths, formats=None, align=4, min_size=0, report=None))]
+#[pyo3(signature = (paths, formats=None, align=4, min_size=0, report=None, force=false))]
 fn scan(
     py: Python<'_>,
     paths: Vec<std::path::PathBuf>,
@@ -808,6 +809,7 @@ fn scan(
     align: u64,
     min_size: u64,
     report: Option<std::path::PathBuf>,
+    force: bool,
 ) -> PyResult<(Vec<PyFind>, Py<PyAny>)> {
     let opts = retroanim::scan::ScanOptions::new(&formats.unwrap_or_default(), align, min_size)
         .map_err(to_py)?;
@@ -820,7 +822,10 @@ fn scan(
                 &found,
                 &paths,
                 dir,
-                &retroanim::gallery::Options::default(),
+                &retroanim::gallery::Options {
+                    force,
+                    ..Default::default()
+                },
             )
             .map(|w| (dir.join("index.html"), w))
         });
@@ -862,7 +867,11 @@ fn patch(
         .into_iter()
         .map(|(place, data)| Replacement { place, data })
         .collect();
-    let opts = Options { force, dry_run };
+    let opts = Options {
+        force,
+        dry_run,
+        replace: force,
+    };
     let done = py
         .detach(|| retroanim::patch::patch(&image, &reps, &out, opts))
         .map_err(to_py)?;
@@ -903,6 +912,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(patch, m)?)?;
     m.add_class::<assemble::PyAssembly>()?;
     m.add_function(wrap_pyfunction!(assemble::assemble, m)?)?;
+    m.add_function(wrap_pyfunction!(output::write_outputs, m)?)?;
     m.add(
         "FORMATS",
         Format::ALL.iter().map(|f| f.name()).collect::<Vec<_>>(),

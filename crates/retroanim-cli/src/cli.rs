@@ -86,7 +86,8 @@ pub struct PatchArgs {
     /// Print what would change; write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Put files that are not valid files of the kind found at PLACE.
+    /// Put files that are not valid files of the kind found at PLACE, and replace an existing
+    /// output or its cue sheet (never a file the image is made of).
     #[arg(long)]
     pub force: bool,
     /// Print JSON Lines: one object per replacement, then a `{"summary": ...}` line
@@ -147,7 +148,7 @@ pub struct RenderArgs {
     /// Background colour RRGGBB (hex; default 404040).
     #[arg(long, value_name = "RRGGBB")]
     pub background: Option<String>,
-    /// Allow replacing the input file.
+    /// Replace an existing output file (the input too, when named as the output).
     #[arg(long)]
     pub force: bool,
 }
@@ -172,7 +173,7 @@ pub struct AsmArgs {
     /// `hmd.def` found in none of them is the built-in one.
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     pub include: Vec<PathBuf>,
-    /// Allow replacing the input file.
+    /// Replace an existing output file (the input too, when named as the output).
     #[arg(long)]
     pub force: bool,
 }
@@ -185,7 +186,7 @@ pub struct DisasmArgs {
     /// The LAB file to write (default: standard output).
     #[arg(short, long, value_name = "OUT.LAB")]
     pub output: Option<PathBuf>,
-    /// Allow replacing the input file.
+    /// Replace an existing output file (the input too, when named as the output).
     #[arg(long)]
     pub force: bool,
 }
@@ -215,9 +216,10 @@ pub struct ScanArgs {
     /// With --extract: also convert each find (TIM → png; TMD, HMD, TOD, P3D → glb or gltf).
     #[arg(long, value_name = "glb|gltf|png", requires = "extract")]
     pub convert: Option<String>,
-    /// With --extract: replace files already in DIR (its manifest.json too); without it an
-    /// existing file is an error before anything is written.
-    #[arg(long, requires = "extract")]
+    /// With --extract or --report: replace files already in DIR (its manifest.json,
+    /// index.html…; never a scanned file); without it an existing file (for --report, a
+    /// folder that is not empty) is an error before anything is written.
+    #[arg(long)]
     pub force: bool,
     /// Write a report a browser opens into DIR: index.html (a card per find, with its picture
     /// and links to its bytes, GLB and PNG) and index.json.
@@ -400,7 +402,8 @@ pub struct ConvertArgs {
     /// the PlayStation's Y-down axes turned 180° about X into glTF's +Y up.
     #[arg(long, value_enum)]
     pub axes: Option<Axes>,
-    /// Allow the output to replace the input file.
+    /// Replace existing output files (the input too, when named as the output; with
+    /// --out-dir never an input).
     #[arg(long)]
     pub force: bool,
     /// Print JSON Lines: one object per input (its output, extra files and notes), then a

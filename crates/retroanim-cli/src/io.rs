@@ -4,6 +4,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use retroanim::output::{Claim, Outputs, Role};
 
 /// Bytes read from a stream before judging whether it could hold a file we read at all.
 const PROBE: u64 = 64 * 1024;
@@ -51,50 +52,53 @@ fn read_limited(r: impl Read, limit: u64) -> Result<Vec<u8>> {
     Ok(data)
 }
 
-/// Writes `bytes` to `out` atomically (a temporary file in the same folder, then a rename), or to
-/// standard output for `-`. Refuses to replace one of `inputs` unless `force`, and anything
-/// that is not a regular file always ([`check_output`]).
-pub fn write_output(out: &Path, bytes: &[u8], inputs: &[&Path], force: bool) -> Result<()> {
-    write_output_with(out, inputs, force, |w| Ok(w.write_all(bytes)?))
+/// The run's output plan ([`retroanim::output::Outputs`]): one per process, as a process runs
+/// one command with one `--force`. Every output of the command is claimed in it, so an output
+/// never replaces an input of the run, another output of the run (names compared without case)
+/// or, without `--force`, any existing file.
+static RUN: std::sync::OnceLock<Outputs> = std::sync::OnceLock::new();
+
+/// The run's plan, made on first use with the command's `--force`.
+pub fn plan(force: bool) -> &'static Outputs {
+    RUN.get_or_init(|| Outputs::new(force))
 }
 
-/// Whether `out` may be written: `-` always; never over a FIFO, device or folder (the
-/// library's [`retroanim::output::check_replaceable`]); over one of `inputs` (a file the command
-/// reads) only with `force`. Commands call it for every output before writing the first.
-pub fn check_output(out: &Path, inputs: &[&Path], force: bool) -> Result<()> {
+/// Records files the run reads (every input of a batch, every file an option names), which no
+/// output of the run replaces ([`Role::Derived`]) or replaces only with `--force` when the user
+/// named that output ([`Role::Named`]).
+pub fn run_inputs<'a>(paths: impl IntoIterator<Item = &'a Path>, force: bool) {
+    plan(force).inputs(paths.into_iter().filter(|p| *p != Path::new("-")));
+}
+
+/// Checks that `out` may be written under the output rule and claims it ([`Outputs::claim`]);
+/// `inputs` are files this step reads; `bytes`, when known, let a file that already holds them
+/// pass. Every output of a step is claimed before the first is written.
+pub fn claim(
+    out: &Path,
+    role: Role,
+    inputs: &[&Path],
+    bytes: Option<&[u8]>,
+    force: bool,
+) -> Result<Claim> {
+    run_inputs(inputs.iter().copied(), force);
+    Ok(plan(force).claim(out, role, bytes)?)
+}
+
+/// Writes `bytes` to `out`, the output the user named, atomically (a temporary file in the same
+/// folder, then a rename), or to standard output for `-`.
+pub fn write_output(out: &Path, bytes: &[u8], inputs: &[&Path], force: bool) -> Result<()> {
     if out == Path::new("-") {
-        return Ok(());
+        return write_output_with(out, inputs, force, |w| Ok(w.write_all(bytes)?));
     }
-    retroanim::output::check_replaceable(out)?;
-    if !force && inputs.iter().any(|i| same_file(i, out)) {
-        bail!(
-            "{}: refusing to overwrite the input or another file this command reads (pass --force to allow it)",
-            shown_path(out)
-        );
-    }
+    claim(out, Role::Named, inputs, Some(bytes), force)?.write(bytes)?;
     Ok(())
 }
 
-/// Whether `out`, a file the command writes that the user did not name (a model written
-/// beside the output, an extracted find), may be written: a new name, or a file holding these
-/// very bytes, always; another existing file only with `force`.
-pub fn check_other(out: &Path, bytes: Option<&[u8]>, force: bool) -> Result<()> {
-    check_output(out, &[], force)?;
-    if force {
-        return Ok(());
-    }
-    let Ok(meta) = std::fs::metadata(out) else {
-        return Ok(());
-    };
-    let same = bytes.is_some_and(|b| {
-        meta.len() == b.len() as u64 && std::fs::read(out).is_ok_and(|old| old == b)
-    });
-    if !same {
-        bail!(
-            "{}: exists and is not this command's output; pass --force to replace it",
-            shown_path(out)
-        );
-    }
+/// Writes `bytes` to `out`, a name the command made (an extracted find, a file beside the
+/// output, an `--out-dir` name), under the output rule: never over a file the run reads, over
+/// an existing file only with `--force`.
+pub fn write_derived(out: &Path, bytes: &[u8], force: bool) -> Result<()> {
+    claim(out, Role::Derived, &[], Some(bytes), force)?.write(bytes)?;
     Ok(())
 }
 
@@ -117,54 +121,29 @@ pub fn write_output_with(
         w.flush().context("cannot write to standard output")?;
         return Ok(());
     }
-    check_output(out, inputs, force)?;
-    let dir = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".retroanim-");
-    #[cfg(unix)]
-    {
-        // Created as `open(…, 0o666)` does, so the user's umask sets a new file's mode.
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let tmp = builder
-        .tempfile_in(dir)
-        .with_context(|| format!("{}: cannot create a temporary file", dir.display()))?;
-    let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp);
-    produce(&mut w)?;
-    let tmp = w
-        .into_inner()
-        .map_err(|e| e.into_error())
-        .with_context(|| format!("{}: cannot write", out.display()))?;
-    match output_permissions(out) {
-        Some(p) => tmp.as_file().set_permissions(p),
-        None => Ok(()),
-    }
-    .and_then(|_| tmp.as_file().sync_all())
-    .with_context(|| format!("{}: cannot write", out.display()))?;
-    // Checked again just before the rename: something may have appeared at the name meanwhile.
-    retroanim::output::check_replaceable(out)?;
-    tmp.persist(out).map_err(|e| e.error).with_context(|| {
-        format!(
-            "{}: cannot rename the temporary file into place",
-            out.display()
-        )
-    })?;
-    Ok(())
+    write_stream(out, Role::Named, inputs, force, produce)
 }
 
-/// The permissions the output gets: those of the file it replaces; a new file keeps the mode
-/// it was created with (0o666 less the user's umask).
-fn output_permissions(out: &Path) -> Option<std::fs::Permissions> {
-    std::fs::metadata(out).ok().map(|meta| meta.permissions())
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
+/// [`write_output_with`] for an output of either [`Role`] (never standard output).
+pub fn write_stream(
+    out: &Path,
+    role: Role,
+    inputs: &[&Path],
+    force: bool,
+    produce: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
+    let c = claim(out, role, inputs, None, force)?;
+    let mut failed = None;
+    let done = c.write_with(|w| {
+        produce(w).map_err(|e| {
+            let text = format!("{e:#}");
+            failed = Some(e);
+            retroanim::Error::Parameter { what: text }
+        })
+    });
+    match (done, failed) {
+        (Ok(()), _) => Ok(()),
+        (Err(_), Some(e)) => Err(e),
+        (Err(e), None) => Err(e).with_context(|| format!("{}: cannot write", shown_path(out))),
     }
 }

@@ -97,6 +97,17 @@ pub enum Error {
         what: String,
     },
 
+    /// An output that the output rule refuses to write ([`crate::output`]): it would replace
+    /// a file the run reads, an existing file without `force`, another output of the run, or
+    /// something that is not a regular file.
+    #[error("{path}: {why}")]
+    Refused {
+        /// The output's path, control characters escaped.
+        path: String,
+        /// Why, and what the user can do.
+        why: String,
+    },
+
     /// A conversion between two formats that retroanim does not offer.
     #[error("cannot convert {from} to {to}: {why}")]
     Conversion {

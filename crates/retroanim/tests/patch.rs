@@ -282,7 +282,7 @@ fn an_iso_patched_and_grown() {
         &dry,
         Options {
             dry_run: true,
-            force: false,
+            ..Options::default()
         },
     )
     .unwrap();
@@ -420,7 +420,7 @@ fn a_data_track_followed_by_audio_moves_into_free_sectors() {
         &t.path().join("no.cue"),
         Options {
             force: true,
-            dry_run: false,
+            ..Options::default()
         },
     )
     .unwrap_err();

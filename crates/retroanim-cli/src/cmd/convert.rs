@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use retroanim::convert::{self, stream, Options};
+use retroanim::output::Role;
 use retroanim::{Format, Model};
 
 use crate::cli::{Axes, ConvertArgs};
@@ -44,6 +45,9 @@ pub fn run(args: &ConvertArgs) -> Result<Outcome> {
         .map(|t| target_format(Some(t), None))
         .transpose()?;
     let inputs = super::batch::expand(&args.paths)?;
+    // Every input of the run (and every file an option names) is one no output replaces.
+    crate::io::run_inputs(inputs.iter().map(|i| i.path.as_path()), args.force);
+    crate::io::run_inputs(protected(Path::new("-"), args), args.force);
     // Each input's target: --to where the input converts to it, else its natural one.
     let targets: HashMap<PathBuf, Option<Format>> = inputs
         .iter()
@@ -97,7 +101,12 @@ fn each(
         let Some((output, target, opts, mut notes)) = plan(input)? else {
             return Ok(None);
         };
-        let mut done = one(&input.path, &output, target, args, &opts)?;
+        let role = if args.out_dir.is_some() {
+            Role::Derived
+        } else {
+            Role::Named
+        };
+        let mut done = one(&input.path, &output, role, target, args, &opts)?;
         notes.append(&mut done.notes);
         Ok(Some((done, notes)))
     };
@@ -175,13 +184,14 @@ struct Converted {
 fn one(
     input: &Path,
     output: &Path,
+    role: Role,
     target: Format,
     args: &ConvertArgs,
     opts: &Options,
 ) -> Result<Converted> {
     let ctx = || input.display().to_string();
     let mut extra = Vec::new();
-    let (source, notes, size) = match streamed(input, output, target, args, opts)? {
+    let (source, notes, size) = match streamed(input, output, role, target, args, opts)? {
         Some((from, notes, size)) => (Some(from), notes, size),
         None => {
             let (bytes, from) = super::input_bytes(input)?;
@@ -208,19 +218,23 @@ fn one(
                     done.extra.len()
                 );
             }
-            // Every output checked before the first is written: a file beside the output that
-            // holds something else (an unrelated `anim.tmd` beside `anim.tod`) needs --force.
+            // Every output claimed before the first is written (the output rule,
+            // retroanim::output): a file beside the output that holds something else (an
+            // unrelated `anim.tmd` beside `anim.tod`) needs --force, an input of the run is
+            // never replaced by a name the command made.
             let inputs = protected(input, args);
-            crate::io::check_output(output, &inputs, args.force)?;
+            let main = crate::io::claim(output, role, &inputs, Some(&done.bytes), args.force)?;
+            let mut beside = Vec::new();
             for e in &done.extra {
                 let path = e.path_beside(output);
-                crate::io::check_output(&path, &inputs, args.force)?;
-                crate::io::check_other(&path, Some(&e.bytes), args.force)?;
+                let c =
+                    crate::io::claim(&path, Role::Derived, &inputs, Some(&e.bytes), args.force)?;
+                beside.push((c, e));
             }
-            crate::io::write_output(output, &done.bytes, &inputs, args.force)?;
-            for e in &done.extra {
-                let path = e.path_beside(output);
-                crate::io::write_output(&path, &e.bytes, &inputs, args.force)?;
+            main.write(&done.bytes)?;
+            for (c, e) in beside {
+                let path = c.path().to_path_buf();
+                c.write(&e.bytes)?;
                 extra.push((path, e.format, e.bytes.len()));
             }
             (source, done.notes, Some(done.bytes.len()))
@@ -278,18 +292,23 @@ fn output_names(
 ) -> HashMap<PathBuf, PathBuf> {
     let ext = |i: &super::batch::Input| target(&i.path).map_or("out", |t| t.name());
     let plain = |i: &super::batch::Input| dir.join(i.relative().with_extension(ext(i)));
-    let mut count: HashMap<PathBuf, usize> = HashMap::new();
+    // Names are compared without case: `a.png` and `A.PNG` are one file on many systems.
+    let key = |p: &Path| p.to_string_lossy().to_lowercase();
+    let is_input = |p: &Path| crate::io::plan(false).is_input(p);
+    let mut count: HashMap<String, usize> = HashMap::new();
     for i in inputs {
-        *count.entry(plain(i)).or_default() += 1;
+        *count.entry(key(&plain(i))).or_default() += 1;
     }
-    // Names still shared (`a/x.tod` and `b/x.tod` named directly are both `x.tod.json`) get
-    // `_2`, `_3`… before their extension, in input order.
-    let mut taken: std::collections::HashSet<PathBuf> = Default::default();
+    // Names shared by two outputs, or naming an input of the run (`a.tim` → `a.png` beside an
+    // input `a.png`), keep the input's extension (`a.tim.png`); names still shared (`a/x.tod`
+    // and `b/x.tod` named directly are both `x.tod.json`) get `_2`, `_3`… before their
+    // extension, in input order.
+    let mut taken: std::collections::HashSet<String> = Default::default();
     inputs
         .iter()
         .map(|i| {
             let p = plain(i);
-            let mut out = if count[&p] > 1 {
+            let mut out = if count[&key(&p)] > 1 || is_input(&p) {
                 let mut name = i.relative().into_os_string();
                 name.push(".");
                 name.push(ext(i));
@@ -297,7 +316,7 @@ fn output_names(
             } else {
                 p
             };
-            if taken.contains(&out) {
+            if taken.contains(&key(&out)) || is_input(&out) {
                 let stem = out.file_stem().unwrap_or_default().to_os_string();
                 let e = out.extension().map(|e| e.to_os_string());
                 for n in 2usize.. {
@@ -308,13 +327,13 @@ fn output_names(
                         name.push(e);
                     }
                     let candidate = out.with_file_name(name);
-                    if !taken.contains(&candidate) {
+                    if !taken.contains(&key(&candidate)) && !is_input(&candidate) {
                         out = candidate;
                         break;
                     }
                 }
             }
-            taken.insert(out.clone());
+            taken.insert(key(&out));
             (i.path.clone(), out)
         })
         .collect()
@@ -375,12 +394,26 @@ type Streamed = (Format, Vec<convert::Note>, Option<usize>);
 fn streamed(
     input: &Path,
     output: &Path,
+    role: Role,
     target: Format,
     args: &ConvertArgs,
     opts: &Options,
 ) -> Result<Option<Streamed>> {
     if super::forced_format()?.is_some() {
         return Ok(None);
+    }
+    fn write(
+        out: &Path,
+        role: Role,
+        inputs: &[&Path],
+        force: bool,
+        produce: impl FnOnce(&mut dyn std::io::Write) -> Result<()>,
+    ) -> Result<()> {
+        if out == Path::new("-") {
+            crate::io::write_output_with(out, inputs, force, produce)
+        } else {
+            crate::io::write_stream(out, role, inputs, force, produce)
+        }
     }
     let ctx = || input.display().to_string();
     if target == Format::P3d {
@@ -395,7 +428,7 @@ fn streamed(
             stream::CacheReader::Pc2(_) => Format::Pc2,
         };
         let mut notes = Vec::new();
-        crate::io::write_output_with(output, &protected(input, args), args.force, |w| {
+        write(output, role, &protected(input, args), args.force, |w| {
             notes = stream::cache_into_mlod(cache, open_buffered(base)?, opts, w)
                 .with_context(|| base.display().to_string())?;
             Ok(())
@@ -407,7 +440,7 @@ fn streamed(
         return Ok(None);
     }
     let mut notes = Vec::new();
-    crate::io::write_output_with(output, &protected(input, args), args.force, |w| {
+    write(output, role, &protected(input, args), args.force, |w| {
         notes = stream::mlod_frames(open_buffered(input)?, target, opts, w).with_context(ctx)?;
         Ok(())
     })?;

@@ -19,6 +19,7 @@ pub fn run(args: &PatchArgs) -> Result<Outcome> {
     let opts = Options {
         force: args.force,
         dry_run: args.dry_run,
+        replace: args.force,
     };
     let done = patch::patch(&args.image, &reps, &args.output, opts)
         .with_context(|| args.image.display().to_string());

@@ -98,7 +98,10 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
     }
     let r = retroanim::render::render_file(&data, &opts)
         .with_context(|| args.file.display().to_string())?;
-    crate::io::write_output(&args.output, &r.bytes, &[&args.file], args.force)?;
+    let mut inputs: Vec<&std::path::Path> = vec![&args.file];
+    inputs.extend(args.tmd.as_deref());
+    inputs.extend(args.tim.iter().map(|p| p.as_path()));
+    crate::io::write_output(&args.output, &r.bytes, &inputs, args.force)?;
     for n in &r.notes {
         note!("{n}");
     }

@@ -81,7 +81,10 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
                     &report,
                     &args.paths,
                     dir,
-                    &retroanim::gallery::Options::default(),
+                    &retroanim::gallery::Options {
+                        force: args.force,
+                        ..Default::default()
+                    },
                 )
             })
             .with_context(|| format!("{}: cannot write the report", dir.display()))?;
@@ -368,6 +371,10 @@ fn extract(
     conv: &mut Conversions,
 ) -> Result<usize> {
     let names = unique_names(&report.finds);
+    crate::io::run_inputs(
+        report.finds.iter().map(|f| std::path::Path::new(&f.path)),
+        force,
+    );
     let converted = |name: &str, f: &Find| {
         to.filter(|t| retroanim::convert::targets(f.format).contains(t) && *t != Format::Json)
             .map(|t| format!("{name}.{}", t.name()))
@@ -409,7 +416,7 @@ fn extract(
             .bytes()
             .with_context(|| format!("{at}: cannot read the find again"))
             .and_then(|bytes| {
-                crate::io::write_output(&dir.join(name), &bytes, &[], true)?;
+                crate::io::write_derived(&dir.join(name), &bytes, force)?;
                 Ok(bytes)
             });
         let bytes = match written {
@@ -450,7 +457,7 @@ fn extract(
                     let cname =
                         converted(name, f).unwrap_or_else(|| format!("{name}.{}", target.name()));
                     let cpath = dir.join(&cname);
-                    if let Err(e) = crate::io::write_output(&cpath, &out.bytes, &[], true) {
+                    if let Err(e) = crate::io::write_derived(&cpath, &out.bytes, force) {
                         conv.failed.push(format!("{name}: {e:#}"));
                         manifest.push(entry);
                         continue;
@@ -461,7 +468,7 @@ fn extract(
                     let mut extra = Vec::new();
                     for e in &out.extra {
                         let p = e.path_beside(&cpath);
-                        crate::io::write_output(&p, &e.bytes, &[], true)?;
+                        crate::io::write_derived(&p, &e.bytes, force)?;
                         extra.extend(p.file_name().map(|n| n.to_string_lossy().into_owned()));
                     }
                     if !extra.is_empty() {
@@ -485,7 +492,7 @@ fn extract(
         manifest.push(entry);
     }
     let text = serde_json::to_string_pretty(&json!({ "finds": manifest }))?;
-    crate::io::write_output(&dir.join("manifest.json"), text.as_bytes(), &[], true)?;
+    crate::io::write_derived(&dir.join("manifest.json"), text.as_bytes(), force)?;
     for e in &conv.failed {
         eprintln!(
             "retroanim: warning: conversion failed: {}",

@@ -36,7 +36,7 @@ pub mod names;
 pub mod pairs;
 pub mod preview;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -57,6 +57,9 @@ pub struct Options {
     pub glb: bool,
     /// Limits for reading the assets again and converting them.
     pub limits: Limits,
+    /// Replace files already in the report's folder (`--force`). Without it the folder must be
+    /// new or empty: a report never replaces a file it did not write in this run.
+    pub force: bool,
 }
 
 impl Default for Options {
@@ -64,6 +67,7 @@ impl Default for Options {
         Options {
             glb: true,
             limits: crate::scan::ScanOptions::default().limits,
+            force: false,
         }
     }
 }
@@ -84,10 +88,10 @@ pub fn write_report(
     dir: &Path,
     opts: &Options,
 ) -> Result<Written> {
+    let out = Out::new(dir, report, opts.force)?;
     for sub in ["", "files", "glb", "png", "preview"] {
         std::fs::create_dir_all(dir.join(sub))?;
     }
-    let out = Out::new(dir, report)?;
     let mut names = names::Names::default();
     let stems: Vec<String> = report
         .finds
@@ -182,50 +186,48 @@ fn notes(assets: &[Asset]) -> Vec<String> {
     out
 }
 
-/// The report's folder, and the scanned files it must not replace.
+/// The report's folder and the run's output plan (the scanned files are its inputs).
 struct Out {
     dir: PathBuf,
-    inputs: HashSet<PathBuf>,
+    plan: crate::output::Outputs,
     count: AtomicU64,
 }
 
 impl Out {
-    fn new(dir: &Path, report: &Report) -> Result<Out> {
-        let mut paths: Vec<&str> = report.finds.iter().map(|f| f.path.as_str()).collect();
-        paths.dedup();
-        let inputs = paths
-            .into_iter()
-            .filter_map(|p| std::fs::canonicalize(p).ok())
-            .collect();
-        Ok(Out {
-            dir: dir.to_path_buf(),
-            inputs,
-            count: AtomicU64::new(0),
-        })
-    }
-
-    /// Writes `rel` (a path with `/`, made by [`names`]) atomically.
-    fn write(&self, rel: &str, bytes: &[u8]) -> Result<()> {
-        let path = self.dir.join(rel);
-        if let Ok(c) = std::fs::canonicalize(&path) {
-            if self.inputs.contains(&c) {
-                return Err(Error::Option {
-                    option: "report",
-                    what: format!(
-                        "{} is one of the scanned files: write the report into another folder",
-                        path.display()
+    /// Without `force`, refuses a folder that holds anything (before anything is written).
+    fn new(dir: &Path, report: &Report, force: bool) -> Result<Out> {
+        if !force {
+            if let Some(first) = std::fs::read_dir(dir)
+                .ok()
+                .and_then(|mut entries| entries.next())
+            {
+                let first = first?.path();
+                return Err(Error::Refused {
+                    path: crate::text::escape(&dir.display().to_string()),
+                    why: format!(
+                        "the report's folder is not empty (it holds {}); pass --force to replace the report's files in it, or name a new folder",
+                        crate::text::escape(&first.display().to_string())
                     ),
                 });
             }
         }
-        crate::output::check_replaceable(&path)?;
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-        let done = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, &path));
-        if let Err(e) = done {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e.into());
-        }
+        let plan = crate::output::Outputs::new(force);
+        let mut paths: Vec<&str> = report.finds.iter().map(|f| f.path.as_str()).collect();
+        paths.dedup();
+        plan.inputs(paths.into_iter().map(Path::new));
+        Ok(Out {
+            dir: dir.to_path_buf(),
+            plan,
+            count: AtomicU64::new(0),
+        })
+    }
+
+    /// Writes `rel` (a path with `/`, made by [`names`]) under the output rule
+    /// ([`crate::output`]): atomically, never over a scanned file.
+    fn write(&self, rel: &str, bytes: &[u8]) -> Result<()> {
+        let path = self.dir.join(rel);
+        self.plan
+            .write(&path, crate::output::Role::Derived, bytes)?;
         self.count.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }

@@ -28,6 +28,7 @@ use image::{Image, Kind};
 use place::{Place, Resolved};
 
 use crate::error::{Error, Result};
+use crate::output::{Claim, Role};
 use crate::scan::iso::SECTOR;
 use crate::scan::source::{read_vec, Source};
 use crate::{Format, Limits, Severity};
@@ -48,6 +49,9 @@ pub struct Options {
     pub force: bool,
     /// Work out every change, write nothing.
     pub dry_run: bool,
+    /// Replace existing output files (the CLI's `--force` sets both). Never a file the image
+    /// is made of.
+    pub replace: bool,
 }
 
 /// One replacement done (or, in a dry run, to be done).
@@ -102,19 +106,26 @@ pub fn patch(image: &Path, reps: &[Replacement], out: &Path, opts: Options) -> R
     }
     let img = Image::open(image)?;
     let (out_bin, out_cue) = outputs(&img, out);
-    for (o, i) in [
-        (Some(&out_bin), Some(&img.file)),
-        (out_cue.as_ref(), img.cue.as_ref().map(|c| &c.0)),
-    ] {
-        if let (Some(o), Some(i)) = (o, i) {
-            if image::same_file(o, i) || image::same_file(o, image) {
-                return Err(Error::Parameter {
-                    what: format!(
-                        "{}: the output would replace the input; the image is never modified",
-                        o.display()
-                    ),
-                });
-            }
+    // The image's files are the run's inputs: the image as named, its data file, its cue sheet
+    // and every FILE the sheet names (an audio track's too), links resolved.
+    let rule = crate::output::Outputs::new(opts.replace);
+    rule.input(image);
+    rule.input(&img.file);
+    if let Some((cue_path, text)) = &img.cue {
+        rule.input(cue_path);
+        let dir = cue_path.parent().unwrap_or(Path::new("."));
+        if let Ok(tracks) = crate::scan::cue::parse(text, dir) {
+            rule.inputs(tracks.iter().map(|t| t.file.as_path()));
+        }
+    }
+    for o in std::iter::once(&out_bin).chain(&out_cue) {
+        if rule.is_input(o) {
+            return Err(Error::Parameter {
+                what: format!(
+                    "{}: the output would replace a file the image is made of; the image is never modified",
+                    crate::text::escape(&o.display().to_string())
+                ),
+            });
         }
     }
     let mut done = Patched::default();
@@ -199,16 +210,34 @@ pub fn patch(image: &Path, reps: &[Replacement], out: &Path, opts: Options) -> R
     if opts.dry_run {
         return Ok(done);
     }
+    // The cue sheet beside the image the user named is written when the user named it, or
+    // when its name is new; an existing one is replaced only with `replace`, else left (noted).
+    let named_cue = out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("cue"));
+    let (role_bin, role_cue) = if named_cue {
+        (Role::Derived, Role::Named)
+    } else {
+        (Role::Named, Role::Derived)
+    };
+    let bin_claim = rule.claim(&out_bin, role_bin, None)?;
+    let cue_claim = match &out_cue {
+        Some(c) => match rule.claim(c, role_cue, None) {
+            Ok(claim) => Some(claim),
+            Err(Error::Refused { .. }) if !named_cue && !opts.replace => {
+                done.notes.push(format!(
+                    "{}: exists, not replaced (name it as the output, -o {}, or pass --force to write the new cue sheet)",
+                    crate::text::escape(&c.display().to_string()),
+                    crate::text::escape(&c.display().to_string())
+                ));
+                None
+            }
+            Err(e) => return Err(e),
+        },
+        None => None,
+    };
     write(
-        &img,
-        &out_bin,
-        out_cue.as_deref(),
-        reps,
-        &patches,
-        &append,
-        pbo_top,
-        opts,
-        &mut done,
+        &img, bin_claim, cue_claim, reps, &patches, &append, pbo_top, opts, &mut done,
     )?;
     Ok(done)
 }
@@ -486,12 +515,13 @@ impl Write for LimitedWriter<'_> {
     }
 }
 
-/// Writes the output to a temporary file, reads every replacement back, renames it into place.
+/// Writes the output to a temporary file, reads every replacement back, renames it into place
+/// (the output rule's writer, [`crate::output::Claim`]); then the new cue sheet, if claimed.
 #[allow(clippy::too_many_arguments)]
 fn write(
     img: &Image,
-    out_bin: &Path,
-    out_cue: Option<&Path>,
+    out_bin: Claim,
+    out_cue: Option<Claim>,
     reps: &[Replacement],
     patches: &BTreeMap<u64, Vec<u8>>,
     append: &[u8],
@@ -499,73 +529,39 @@ fn write(
     opts: Options,
     done: &mut Patched,
 ) -> Result<()> {
-    crate::output::check_replaceable(out_bin)?;
-    if let Some(c) = out_cue {
-        crate::output::check_replaceable(c)?;
-    }
-    let dir = match out_bin.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let tmp = new_temp(dir)?;
-    {
-        let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file());
-        match &pbo_top {
-            Some(entries) => {
-                let archive = crate::scan::pbo::read(img.src.as_ref())?;
-                pbo::rewrite(img.src.as_ref(), &archive, entries, &mut w)?;
-            }
-            None => {
-                img.write_patched(patches, append, &mut w)?;
-            }
-        }
-        w.flush()?;
-    }
-    tmp.as_file().sync_all()?;
+    let bin_path = out_bin.path().to_path_buf();
     let sector = match &img.kind {
         Kind::Disc(t) => t.first().map_or(SECTOR, |t| t.sector_size()),
         _ => SECTOR,
     };
-    let again = img.reopen(tmp.path(), append.len() as u64 / sector)?;
-    for (rep, c) in reps.iter().zip(&done.changes) {
-        verify(&again, rep, c, opts)?;
-    }
-    keep_permissions(tmp.as_file(), out_bin)?;
-    tmp.persist(out_bin).map_err(|e| e.error)?;
-    done.written.push(out_bin.to_path_buf());
+    out_bin.write_checked(
+        |w| {
+            match &pbo_top {
+                Some(entries) => {
+                    let archive = crate::scan::pbo::read(img.src.as_ref())?;
+                    pbo::rewrite(img.src.as_ref(), &archive, entries, w)?;
+                }
+                None => {
+                    img.write_patched(patches, append, w)?;
+                }
+            }
+            Ok(())
+        },
+        |tmp| {
+            let again = img.reopen(tmp, append.len() as u64 / sector)?;
+            for (rep, c) in reps.iter().zip(&done.changes) {
+                verify(&again, rep, c, opts)?;
+            }
+            Ok(())
+        },
+    )?;
+    done.written.push(bin_path.clone());
     if let (Some(cue_out), Some((cue_in, text))) = (out_cue, &img.cue) {
         let cue_dir = cue_in.parent().unwrap_or(Path::new("."));
-        let text = image::cue_for(text, cue_dir, &img.file, out_bin);
-        let dir = cue_out
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let mut t = new_temp(dir)?;
-        t.write_all(text.as_bytes())?;
-        keep_permissions(t.as_file(), cue_out)?;
-        t.persist(cue_out).map_err(|e| e.error)?;
-        done.written.push(cue_out.to_path_buf());
-    }
-    Ok(())
-}
-
-/// A temporary file beside the output, created as `open(…, 0o666)` creates a file, so the
-/// user's umask sets a new output's mode (as the CLI's writer does).
-fn new_temp(dir: &Path) -> Result<tempfile::NamedTempFile> {
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".retroanim-");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    Ok(builder.tempfile_in(dir)?)
-}
-
-/// A replaced output keeps the mode of the file it replaces; a new one keeps its own.
-fn keep_permissions(f: &std::fs::File, out: &Path) -> Result<()> {
-    if let Ok(meta) = std::fs::metadata(out) {
-        f.set_permissions(meta.permissions())?;
+        let text = image::cue_for(text, cue_dir, &img.file, &bin_path);
+        let path = cue_out.path().to_path_buf();
+        cue_out.write(text.as_bytes())?;
+        done.written.push(path);
     }
     Ok(())
 }
