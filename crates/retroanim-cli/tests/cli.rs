@@ -235,7 +235,7 @@ fn convert_chooses_the_format_and_never_overwrites_its_input() {
         .arg(&copy)
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("refusing to overwrite the input"));
+        .stderr(predicates::str::contains("refusing to replace it"));
     retroanim()
         .arg("convert")
         .arg(&copy)
@@ -277,13 +277,23 @@ fn convert_chooses_the_format_and_never_overwrites_its_input() {
             assert_eq!(mode & 0o777, want, "umask {umask}: {mode:o}");
         }
         let kept = dir.path().join("fresh077.json");
+        std::fs::write(&kept, b"an older output").unwrap();
         std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o664)).unwrap();
         retroanim()
             .arg("convert")
             .arg(&copy)
             .arg(&kept)
             .assert()
+            .code(2)
+            .stderr(predicates::str::contains("exists already"));
+        retroanim()
+            .arg("convert")
+            .arg(&copy)
+            .arg(&kept)
+            .arg("--force")
+            .assert()
             .success();
+        assert_ne!(std::fs::read(&kept).unwrap(), b"an older output");
         let mode = std::fs::metadata(&kept).unwrap().permissions().mode();
         assert_eq!(
             mode & 0o777,

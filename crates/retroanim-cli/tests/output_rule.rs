@@ -334,7 +334,7 @@ fn patch_never_writes_over_a_file_of_the_image_or_an_unnamed_cue() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("not replaced"));
     // Named as the output, the cue sheet is written: an existing image file needs --force.
     let o = patch(&t.path().join("new.cue"), false);
-    assert_eq!(o.status.code(), Some(2), "new.bin exists");
+    assert_eq!(o.status.code(), Some(2), "new.cue holds the user's text");
     let o = patch(&t.path().join("new.cue"), true);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(t.path().join("new.cue")).unwrap();

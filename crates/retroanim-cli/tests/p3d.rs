@@ -44,10 +44,12 @@ fn p3d_to_mdd_and_pc2_and_back_restores_the_bytes() {
         for ext in ["mdd", "pc2"] {
             let cache = dir.path().join(format!("cache.{ext}"));
             let back = dir.path().join(format!("back_{ext}.p3d"));
+            // The same names for each model: the earlier model's files are replaced (--force).
             retroanim()
                 .arg("convert")
                 .arg(&model)
                 .arg(&cache)
+                .arg("--force")
                 .assert()
                 .success();
             retroanim()
@@ -56,6 +58,7 @@ fn p3d_to_mdd_and_pc2_and_back_restores_the_bytes() {
                 .arg(&back)
                 .arg("--base")
                 .arg(&model)
+                .arg("--force")
                 .assert()
                 .success();
             assert!(

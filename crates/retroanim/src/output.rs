@@ -137,11 +137,11 @@ impl Outputs {
             }
             _ => false,
         };
-        if existing.is_some() && !unchanged && !self.force {
-            return Err(refused(
-                shown(),
-                "exists already; pass --force to replace it, or name a new file".into(),
-            ));
+        // An existing regular file and output whose bytes are not known yet (made piece by
+        // piece): judged when they are, before anything replaces the file.
+        let compare = existing.as_ref().is_some_and(|m| m.is_file()) && bytes.is_none();
+        if existing.is_some() && !unchanged && !compare && !self.force {
+            return Err(exists(shown()));
         }
         let folded = identity(path).folded;
         {
@@ -161,6 +161,7 @@ impl Outputs {
             path: path.to_path_buf(),
             replace: existing.is_some() && !unchanged,
             unchanged,
+            compare: compare && !self.force,
         })
     }
 
@@ -179,6 +180,9 @@ pub struct Claim {
     replace: bool,
     /// The file already holds the bytes.
     unchanged: bool,
+    /// An existing file, no `force`: replaced only if it turns out to hold the same bytes
+    /// (then it is left as it is), else refused.
+    compare: bool,
 }
 
 impl Claim {
@@ -223,6 +227,12 @@ impl Claim {
         }
         tmp.as_file().sync_all()?;
         check(tmp.path())?;
+        if self.compare {
+            if same_content(tmp.path(), path)? {
+                return Ok(());
+            }
+            return Err(exists(crate::text::escape(&path.display().to_string())));
+        }
         // Checked again just before the rename: something may have appeared at the name.
         check_replaceable(path)?;
         if self.replace {
@@ -262,6 +272,34 @@ pub fn temp_in(dir: &Path) -> Result<tempfile::NamedTempFile> {
             ),
         ))
     })
+}
+
+fn exists(path: String) -> Error {
+    refused(
+        path,
+        "exists already; pass --force to replace it, or name a new file".into(),
+    )
+}
+
+/// Whether two files hold the same bytes (read in blocks, never whole).
+fn same_content(a: &Path, b: &Path) -> Result<bool> {
+    use std::io::Read;
+    let (fa, fb) = (std::fs::File::open(a)?, std::fs::File::open(b)?);
+    if fa.metadata()?.len() != fb.metadata()?.len() {
+        return Ok(false);
+    }
+    let (mut ra, mut rb) = (std::io::BufReader::new(fa), std::io::BufReader::new(fb));
+    let (mut x, mut y) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let n = ra.read(&mut x)?;
+        if n == 0 {
+            return Ok(true);
+        }
+        rb.read_exact(&mut y[..n])?;
+        if x[..n] != y[..n] {
+            return Ok(false);
+        }
+    }
 }
 
 /// A lock that a panicked thread left behind still guards plain sets: take it.

@@ -223,6 +223,17 @@ fn one(
             // unrelated `anim.tmd` beside `anim.tod`) needs --force, an input of the run is
             // never replaced by a name the command made.
             let inputs = protected(input, args);
+            if output == Path::new("-") {
+                crate::io::write_output(output, &done.bytes, &inputs, args.force)?;
+                return Ok(Converted {
+                    source,
+                    target,
+                    output: output.to_path_buf(),
+                    size: Some(done.bytes.len()),
+                    extra,
+                    notes: done.notes,
+                });
+            }
             let main = crate::io::claim(output, role, &inputs, Some(&done.bytes), args.force)?;
             let mut beside = Vec::new();
             for e in &done.extra {

@@ -221,9 +221,13 @@ pub fn patch(image: &Path, reps: &[Replacement], out: &Path, opts: Options) -> R
         (Role::Named, Role::Derived)
     };
     let bin_claim = rule.claim(&out_bin, role_bin, None)?;
-    let cue_claim = match &out_cue {
-        Some(c) => match rule.claim(c, role_cue, None) {
-            Ok(claim) => Some(claim),
+    let cue_text = img.cue.as_ref().map(|(cue_in, text)| {
+        let cue_dir = cue_in.parent().unwrap_or(Path::new("."));
+        image::cue_for(text, cue_dir, &img.file, &out_bin)
+    });
+    let cue_claim = match (&out_cue, cue_text) {
+        (Some(c), Some(text)) => match rule.claim(c, role_cue, Some(text.as_bytes())) {
+            Ok(claim) => Some((claim, text)),
             Err(Error::Refused { .. }) if !named_cue && !opts.replace => {
                 done.notes.push(format!(
                     "{}: exists, not replaced (name it as the output, -o {}, or pass --force to write the new cue sheet)",
@@ -234,7 +238,7 @@ pub fn patch(image: &Path, reps: &[Replacement], out: &Path, opts: Options) -> R
             }
             Err(e) => return Err(e),
         },
-        None => None,
+        _ => None,
     };
     write(
         &img, bin_claim, cue_claim, reps, &patches, &append, pbo_top, opts, &mut done,
@@ -521,7 +525,7 @@ impl Write for LimitedWriter<'_> {
 fn write(
     img: &Image,
     out_bin: Claim,
-    out_cue: Option<Claim>,
+    out_cue: Option<(Claim, String)>,
     reps: &[Replacement],
     patches: &BTreeMap<u64, Vec<u8>>,
     append: &[u8],
@@ -556,9 +560,7 @@ fn write(
         },
     )?;
     done.written.push(bin_path.clone());
-    if let (Some(cue_out), Some((cue_in, text))) = (out_cue, &img.cue) {
-        let cue_dir = cue_in.parent().unwrap_or(Path::new("."));
-        let text = image::cue_for(text, cue_dir, &img.file, &bin_path);
+    if let Some((cue_out, text)) = out_cue {
         let path = cue_out.path().to_path_buf();
         cue_out.write(text.as_bytes())?;
         done.written.push(path);
