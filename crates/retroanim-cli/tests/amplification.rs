@@ -328,6 +328,18 @@ fn drawing_work_is_bounded_before_it_is_spent() {
         ],
     );
     assert_eq!(code, Some(0), "{err}");
+    // The same as a TOD moving a TMD (the console's own pair): refused the same way.
+    std::fs::write(t.path().join("short.glb"), overdrawn(6000, 40.0)).unwrap();
+    let tod = t.path().join("a.tod");
+    let (code, err) = capped(1024, &[p("convert"), &t.path().join("short.glb"), &tod]);
+    assert_eq!(code, Some(0), "{err}");
+    let tmd = t.path().join("a.tmd");
+    assert!(tmd.is_file(), "{err}");
+    let played = t.path().join("played.png");
+    let (code, err) = capped(1024, &[p("render"), &tod, &played, p("--tmd"), &tmd]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("max_render_work"), "{err}");
+    assert!(!played.exists());
     // The model itself as a TMD in a report: its still preview is over the preview budget,
     // and its card says so; the report is written.
     let dir = t.path().join("in");

@@ -42,7 +42,7 @@ impl Default for Limits {
             max_steps: 1 << 24,
             max_input_bytes: 1 << 28,
             max_expanded_bytes: 1 << 26,
-            max_scene_nodes: 1 << 16,
+            max_scene_nodes: 1 << 17,
             max_image_pixels: 1 << 24,
             max_render_work: 1 << 31,
             max_preview_work: 1 << 27,
