@@ -447,3 +447,63 @@ fn placed(shown: &[Instance], camera: &Camera) -> Vec<tmd::Placed> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A flat triangle with corners at the given screen points.
+    fn tri(points: [(i32, i32); 3]) -> Poly {
+        let mut corners = [Corner::default(); 4];
+        for (c, (x, y)) in corners.iter_mut().zip(points) {
+            (c.x, c.y) = (x, y);
+        }
+        Poly {
+            corners,
+            count: 3,
+            texture: Texture::None,
+            gouraud: false,
+            raw_texture: false,
+            blend: None,
+            otz: 0,
+        }
+    }
+
+    #[test]
+    fn work_counts_the_box_each_triangle_visits_on_the_picture() {
+        // 10 × 10 box inside a 32 × 32 picture, plus the polygon.
+        assert_eq!(raster::work(&[tri([(0, 0), (9, 0), (0, 9)])], 32, 32), 101);
+        // Clipped to the picture: 32 × 32 + 1, however far the corners reach.
+        let huge = tri([(-5000, -5000), (5000, -5000), (0, 5000)]);
+        assert_eq!(raster::work(&[huge], 32, 32), 1025);
+        assert_eq!(raster::work(&[huge, huge], 32, 32), 2050);
+    }
+
+    #[test]
+    fn a_budget_judges_the_first_picture_times_the_pictures_then_counts() {
+        let view = View {
+            width: 32,
+            height: 32,
+            ..View::default()
+        };
+        let polys = [tri([(0, 0), (9, 0), (0, 9)])];
+        // 3 pictures of 101: 303 fits a limit of 303, the first judged as 3 × 101.
+        let mut b = Budget::new("max_render_work", 303, 3);
+        for _ in 0..3 {
+            b.spend(&polys, &view).unwrap();
+        }
+        // A fourth picture the count did not foresee passes it, and is refused by name.
+        let e = b.spend(&polys, &view).unwrap_err().to_string();
+        assert!(
+            e.contains("up to picture 4 of 3 (max_render_work) asks for 404"),
+            "{e}"
+        );
+        // Foreseen: refused before the first picture is drawn.
+        let mut b = Budget::new("max_preview_work", 302, 3);
+        let e = b.spend(&polys, &view).unwrap_err().to_string();
+        assert!(
+            e.contains("about 101 pixels visited plus polygons for each of 3 pictures (max_preview_work) asks for 303, the limit is 302"),
+            "{e}"
+        );
+    }
+}
