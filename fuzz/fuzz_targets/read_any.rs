@@ -12,6 +12,7 @@ fuzz_target!(|data: &[u8]| {
         max_bytes: 1 << 24,
         max_steps: 1 << 16,
         max_input_bytes: 1 << 24,
+        ..Limits::default()
     };
     let _ = retroanim::plausible_start(data, limits.max_input_bytes);
     if let Ok(model) = retroanim::read_any_with(data, &limits) {

@@ -18,6 +18,20 @@ pub struct Limits {
     /// Largest input, in bytes, a caller reading a whole file or stream should accept (the
     /// CLI stops reading there, so devices and endless pipes fail fast).
     pub max_input_bytes: u64,
+    /// Largest number of bytes an imported scene's vertex data may take once every use of
+    /// shared data is its own copy (a glTF accessor read by many primitives, a mesh shown by
+    /// many nodes): what the console formats written from it hold.
+    pub max_expanded_bytes: u64,
+    /// Largest number of nodes an imported scene may have.
+    pub max_scene_nodes: u64,
+    /// Largest number of pixels one image may declare (width × height, from its header,
+    /// checked before anything is decoded).
+    pub max_image_pixels: u64,
+    /// Largest drawing work of one `render` (pixels visited by the rasterizer plus polygons
+    /// set up, summed over every picture of an animation).
+    pub max_render_work: u64,
+    /// Largest drawing work of one preview picture of a report (as [`Limits::max_render_work`]).
+    pub max_preview_work: u64,
 }
 
 impl Default for Limits {
@@ -27,6 +41,11 @@ impl Default for Limits {
             max_bytes: 1 << 31,
             max_steps: 1 << 24,
             max_input_bytes: 1 << 28,
+            max_expanded_bytes: 1 << 26,
+            max_scene_nodes: 1 << 17,
+            max_image_pixels: 1 << 24,
+            max_render_work: 1 << 31,
+            max_preview_work: 1 << 27,
         }
     }
 }
@@ -39,6 +58,11 @@ impl Limits {
             max_bytes: u64::MAX,
             max_steps: u64::MAX,
             max_input_bytes: u64::MAX,
+            max_expanded_bytes: u64::MAX,
+            max_scene_nodes: u64::MAX,
+            max_image_pixels: u64::MAX,
+            max_render_work: u64::MAX,
+            max_preview_work: u64::MAX,
         }
     }
 
@@ -62,6 +86,12 @@ impl Limits {
     pub fn steps(&self, offset: impl Into<Option<u64>>, what: &str, requested: u64) -> Result<()> {
         check(offset.into(), what, requested, self.max_steps)
     }
+}
+
+/// A named budget: `what` (with the field's name, `max_…`, so the error says which limit to
+/// raise) against `limit`.
+pub(crate) fn budget(what: &str, field: &str, requested: u64, limit: u64) -> Result<()> {
+    check(None, &format!("{what} ({field})"), requested, limit)
 }
 
 fn check(offset: Option<u64>, what: &str, requested: u64, limit: u64) -> Result<()> {

@@ -625,7 +625,7 @@ proptest! {
         ][kind]
             .to_vec();
         d.extend(tail);
-        let _ = p3d::read_with(&d, &Limits { max_items: 1000, max_bytes: 1 << 20, max_steps: 1000, max_input_bytes: 1 << 20 });
+        let _ = p3d::read_with(&d, &Limits { max_items: 1000, max_bytes: 1 << 20, max_steps: 1000, max_input_bytes: 1 << 20, ..Limits::default() });
     }
 }
 

@@ -35,6 +35,7 @@ pub mod index;
 pub mod names;
 pub mod pairs;
 pub mod preview;
+mod shared;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -99,6 +100,7 @@ pub fn write_report(
         .map(|f| names.stem(&f.container, f.offset))
         .collect();
     let assembly = crate::assemble::from_finds(&report.finds);
+    let shared = shared::Shared::default();
     let ids: pairs::Ids = report
         .finds
         .iter()
@@ -115,6 +117,7 @@ pub fn write_report(
                 assembly: &assembly,
                 asset: a,
                 ids: &ids,
+                shared: &shared,
             };
             card(f, id, &paired, &out, opts)
         })
@@ -129,6 +132,12 @@ pub fn write_report(
             .iter()
             .map(|n| n.message.clone())
             .chain(notes(&assets))
+            .chain((shared.saved() > 0).then(|| {
+                format!(
+                    "{} bytes of identical files written once and shared by their cards",
+                    shared.saved()
+                )
+            }))
             .collect(),
         assets,
         skipped: report
@@ -238,13 +247,22 @@ struct Paired<'a> {
     assembly: &'a crate::assemble::Assembly,
     asset: &'a crate::assemble::Asset,
     ids: &'a pairs::Ids,
+    shared: &'a shared::Shared,
+}
+
+impl Paired<'_> {
+    /// Writes `bytes` as `rel`, or not when an identical file of its kind was written: the
+    /// path that holds them ([`shared`]).
+    fn put(&self, out: &Out, rel: String, bytes: &[u8]) -> Result<String> {
+        self.shared
+            .put(rel, bytes, |rel, bytes| out.write(rel, bytes))
+    }
 }
 
 /// One asset: read again, written, converted.
 fn card(f: &Find, id: String, paired: &Paired<'_>, out: &Out, opts: &Options) -> Result<Asset> {
     let bytes = f.bytes()?;
-    let file = format!("files/{id}.{}", f.format.name());
-    out.write(&file, &bytes)?;
+    let file = paired.put(out, format!("files/{id}.{}", f.format.name()), &bytes)?;
     let mut asset = Asset {
         id,
         format: f.format.name().to_string(),
@@ -317,8 +335,7 @@ fn convert_card(
     match model.format() {
         Format::Tim => match crate::convert::convert(model, Format::Png, &copts) {
             Ok(c) => {
-                let png = format!("png/{}.png", asset.id);
-                out.write(&png, &c.bytes)?;
+                let png = paired.put(out, format!("png/{}.png", asset.id), &c.bytes)?;
                 asset.warnings.extend(c.notes.iter().map(|n| n.to_string()));
                 asset.preview = Some(png.clone());
                 asset.png = Some(png);
@@ -332,8 +349,7 @@ fn convert_card(
             if let Model::Tmd(tmd) = model {
                 match preview::tmd_png(tmd, paired.assembly, paired.asset) {
                     Ok((png, notes)) => {
-                        let path = format!("preview/{}.png", asset.id);
-                        out.write(&path, &png)?;
+                        let path = paired.put(out, format!("preview/{}.png", asset.id), &png)?;
                         asset.preview = Some(path);
                         asset.warnings.extend(notes);
                     }
@@ -342,8 +358,7 @@ fn convert_card(
             } else {
                 match preview::animated_png(model, paired.assembly, paired.asset) {
                     Ok(Ok((png, pictures, notes))) => {
-                        let path = format!("preview/{}.png", asset.id);
-                        out.write(&path, &png)?;
+                        let path = paired.put(out, format!("preview/{}.png", asset.id), &png)?;
                         asset.preview = Some(path);
                         asset.animated = pictures > 1;
                         asset.warnings.extend(notes);
@@ -361,8 +376,7 @@ fn convert_card(
                 );
                 match crate::convert::convert(model, Format::Glb, &copts) {
                     Ok(c) => {
-                        let glb = format!("glb/{}.glb", asset.id);
-                        out.write(&glb, &c.bytes)?;
+                        let glb = paired.put(out, format!("glb/{}.glb", asset.id), &c.bytes)?;
                         asset
                             .warnings
                             .extend(c.notes.iter().map(|n| format!("GLB: {n}")));

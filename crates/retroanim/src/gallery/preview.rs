@@ -18,7 +18,7 @@ use crate::assemble::{Assembly, Asset};
 use crate::error::Result;
 use crate::formats::tim::{encode_png, Rgba};
 use crate::formats::tmd::Tmd;
-use crate::render::{render_model, render_tmd, Preview, RenderOptions, View};
+use crate::render::{render_model, render_tmd_within, Budget, Preview, RenderOptions, View};
 use crate::vram::Vram;
 use crate::Model;
 
@@ -41,7 +41,13 @@ pub fn tmd_png(tmd: &Tmd, assembly: &Assembly, asset: &Asset) -> Result<(Vec<u8>
         }
         Err(e) => notes.push(format!("picture without its textures: {e}")),
     }
-    let (fb, drawn) = render_tmd(tmd, &vram, &View::default());
+    let limits = crate::Limits::default();
+    let (fb, drawn) = render_tmd_within(
+        tmd,
+        &vram,
+        &View::default(),
+        &mut Budget::preview(&limits, 1),
+    )?;
     notes.extend(drawn.iter().map(|n| format!("picture: {n}")));
     let png = encode_png(&Rgba {
         width: fb.width,

@@ -82,7 +82,25 @@ pub fn read(data: &[u8], limits: &Limits) -> Result<Imported> {
                 .or_insert_with(|| serde_json::Value::Array(Vec::new()));
         }
     }
+    // The node count is judged before the document is typed: every node costs a scene node,
+    // and the console formats a coordinate or object each.
+    let node_count = value
+        .get("nodes")
+        .and_then(|n| n.as_array())
+        .map_or(0, |a| a.len() as u64);
+    crate::limits::budget(
+        "the glTF's nodes",
+        "max_scene_nodes",
+        node_count,
+        limits.max_scene_nodes,
+    )?;
     let root: json::Root = serde_json::from_value(value).map_err(does_not_parse)?;
+    crate::limits::budget(
+        "the glTF's vertex data, a copy for each primitive and node that uses it",
+        "max_expanded_bytes",
+        expanded_bytes(&root),
+        limits.max_expanded_bytes,
+    )?;
     let mut notes = Notes::default();
     let buffers = load_buffers(&root, bin, limits)?;
     let ctx = Ctx {
@@ -128,6 +146,7 @@ pub fn read(data: &[u8], limits: &Limits) -> Result<Imported> {
     for (_, bytes) in &images {
         if bytes.starts_with(b"\x89PNG") {
             let (w, h) = crate::formats::tim::png_dimensions(bytes)?;
+            crate::formats::tim::image_pixels(limits, w, h)?;
             declared = declared.saturating_add(u64::from(w) * u64::from(h) * 4);
         }
     }
@@ -167,6 +186,43 @@ pub fn read(data: &[u8], limits: &Limits) -> Result<Imported> {
         scene,
         notes: notes.finish(),
     })
+}
+
+/// The bytes the meshes' vertex data takes in the scene once read: each accessor a primitive
+/// uses counted again for every primitive that reads it (4 bytes per component, an index 4),
+/// and each mesh once per node that shows it, since the console formats copy it per instance.
+/// Judged from the accessors' counts, before any is read.
+fn expanded_bytes(root: &json::Root) -> u64 {
+    let elements = |a: usize| -> u64 {
+        root.accessors.get(a).map_or(0, |acc| {
+            let comps = match acc.type_ {
+                Checked::Valid(t) => t.multiplicity() as u64,
+                Checked::Invalid => 1,
+            };
+            acc.count.0.saturating_mul(comps).saturating_mul(4)
+        })
+    };
+    let mut uses = vec![0u64; root.meshes.len()];
+    for m in root.nodes.iter().filter_map(|n| n.mesh) {
+        if let Some(u) = uses.get_mut(m.value()) {
+            *u += 1;
+        }
+    }
+    let mut total = 0u64;
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        let mut size = 0u64;
+        for p in &mesh.primitives {
+            let attrs = p.attributes.values().map(|a| elements(a.value()));
+            let targets = p.targets.iter().flatten().filter_map(|t| t.positions);
+            let indices = p.indices.map(|a| elements(a.value()));
+            size = attrs
+                .chain(targets.map(|a| elements(a.value())))
+                .chain(indices)
+                .fold(size, u64::saturating_add);
+        }
+        total = total.saturating_add(size.saturating_mul(uses[m].max(1)));
+    }
+    total
 }
 
 /// A glTF `extras` object as JSON (`Null` when absent or not valid JSON): carried into the

@@ -24,7 +24,9 @@ use crate::vram::Vram;
 use crate::{Format, Limits, Model};
 
 use super::encode::encode_frames;
-use super::{draw_tmd, front_area, tmd_bounds, with_yaw, Camera, Framebuffer, Instance, View};
+use super::{
+    draw_tmd_within, front_area, tmd_bounds, with_yaw, Budget, Camera, Framebuffer, Instance, View,
+};
 
 /// How the input bytes are to be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -171,7 +173,8 @@ pub fn render_model(model: &Model, opts: &RenderOptions) -> Result<Rendered> {
                 &["tmd", "frames", "fps", "sequence", "stream-id", "lod"],
             )?;
             let vram = vram_of(&opts.tims);
-            let (fb, notes) = super::render_tmd(t, &vram, &opts.view);
+            let (fb, notes) =
+                super::render_tmd_within(t, &vram, &opts.view, &mut Budget::of(opts, 1))?;
             still(rgba(&fb), notes, opts)
         }
         Model::Tod(anim) => tod(anim, opts),
@@ -330,13 +333,15 @@ fn tod(anim: &Tod, opts: &RenderOptions) -> Result<Rendered> {
     });
     let camera = Camera::frame(bounds, &view);
     let mut counts = Counts::default();
+    let mut budget = Budget::of(opts, poses.len());
     let bytes = encode_frames(
         opts.output,
         (view.width, view.height),
         poses.len(),
         fps,
         |k| {
-            let (fb, notes) = draw_tmd(model, &poses[k], &vram, &camera, &view);
+            let (fb, notes) =
+                draw_tmd_within(model, &poses[k], &vram, (&camera, &view), &mut budget)?;
             for n in notes {
                 counts.add(n.code, 1, || format!("frames where {}", n.message));
             }

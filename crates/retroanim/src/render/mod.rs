@@ -231,6 +231,98 @@ pub fn tmd_bounds(tmd: &Tmd, shown: &[Instance]) -> Option<[[f64; 3]; 2]> {
     b
 }
 
+/// Drawing work spent against a budget ([`crate::Limits::max_render_work`], or
+/// [`crate::Limits::max_preview_work`] for a report's preview), counted by [`raster::work`]
+/// before each picture is drawn. The first picture's work times the number of pictures is
+/// judged before anything is drawn, so an animation that cannot fit fails at once; then the
+/// work actually spent is counted picture by picture.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Budget {
+    spent: u64,
+    drawn: u64,
+    pictures: u64,
+    limit: u64,
+    field: &'static str,
+}
+
+impl Budget {
+    /// The budget of a render of `pictures` pictures with `opts` (a preview's when
+    /// `opts.preview` is set).
+    pub(crate) fn of(opts: &RenderOptions, pictures: usize) -> Budget {
+        if opts.preview.is_some() {
+            Budget::preview(&opts.limits, pictures)
+        } else {
+            Budget::new("max_render_work", opts.limits.max_render_work, pictures)
+        }
+    }
+
+    /// The budget of one preview of `pictures` pictures in a report.
+    pub(crate) fn preview(limits: &crate::Limits, pictures: usize) -> Budget {
+        Budget::new("max_preview_work", limits.max_preview_work, pictures)
+    }
+
+    fn new(field: &'static str, limit: u64, pictures: usize) -> Budget {
+        Budget {
+            spent: 0,
+            drawn: 0,
+            pictures: pictures as u64,
+            limit,
+            field,
+        }
+    }
+
+    /// Spends the work of drawing `polys` into `view`'s picture; an error, that picture not
+    /// drawn, once the total (for the first picture: its work times the pictures) passes the
+    /// limit.
+    pub(crate) fn spend(&mut self, polys: &[Poly], view: &View) -> crate::Result<()> {
+        let work = raster::work(polys, view.width as usize, view.height as usize);
+        let (what, requested) = if self.drawn == 0 && self.pictures > 1 {
+            (
+                format!(
+                    "the drawing's work, about {work} pixels visited plus polygons for each of {} pictures",
+                    self.pictures
+                ),
+                work.saturating_mul(self.pictures),
+            )
+        } else {
+            let total = self.spent.saturating_add(work);
+            (
+                format!(
+                    "the drawing's work, pixels visited plus polygons, up to picture {} of {}",
+                    self.drawn + 1,
+                    self.pictures.max(1)
+                ),
+                total,
+            )
+        };
+        crate::limits::budget(&what, self.field, requested, self.limit)?;
+        self.spent = self.spent.saturating_add(work);
+        self.drawn += 1;
+        Ok(())
+    }
+}
+
+/// The TMD objects `shown` as the GPU's draw list, in ordering-table order, and the notes.
+fn tmd_draw_list(
+    tmd: &Tmd,
+    shown: &[Instance],
+    vram: &Vram,
+    camera: &Camera,
+) -> (Vec<Poly>, Vec<Note>) {
+    let placed = placed(shown, camera);
+    let mut polys = Vec::new();
+    let mut notes = Counts::default();
+    tmd::polys(tmd, &placed, &camera.screen, vram, &mut polys, &mut notes);
+    ordering_table(&mut polys);
+    (polys, notes.finish())
+}
+
+fn fill(polys: &[Poly], vram: &Vram, view: &View) -> Framebuffer {
+    let mut fb = Framebuffer::new(view.width as usize, view.height as usize, view.background);
+    raster::draw(&mut fb, polys, &Texels { vram, images: &[] });
+    fb
+}
+
 /// Draws the TMD objects `shown` with `camera` into a
 /// new framebuffer, sampling `vram`. Returns the frame and its notes.
 pub fn draw_tmd(
@@ -240,25 +332,49 @@ pub fn draw_tmd(
     camera: &Camera,
     view: &View,
 ) -> (Framebuffer, Vec<Note>) {
-    let placed = placed(shown, camera);
-    let mut polys = Vec::new();
-    let mut notes = Counts::default();
-    tmd::polys(tmd, &placed, &camera.screen, vram, &mut polys, &mut notes);
-    let mut fb = Framebuffer::new(view.width as usize, view.height as usize, view.background);
-    ordering_table(&mut polys);
-    raster::draw(&mut fb, &polys, &Texels { vram, images: &[] });
-    (fb, notes.finish())
+    let (polys, notes) = tmd_draw_list(tmd, shown, vram, camera);
+    (fill(&polys, vram, view), notes)
 }
 
-/// A TMD at rest (every object at the identity), framed by `view`.
-pub fn render_tmd(tmd: &Tmd, vram: &Vram, view: &View) -> (Framebuffer, Vec<Note>) {
+/// [`draw_tmd`] within `budget`.
+pub(crate) fn draw_tmd_within(
+    tmd: &Tmd,
+    shown: &[Instance],
+    vram: &Vram,
+    (camera, view): (&Camera, &View),
+    budget: &mut Budget,
+) -> crate::Result<(Framebuffer, Vec<Note>)> {
+    let (polys, notes) = tmd_draw_list(tmd, shown, vram, camera);
+    budget.spend(&polys, view)?;
+    Ok((fill(&polys, vram, view), notes))
+}
+
+/// The objects of a TMD at rest, the view with its yaw chosen and its camera.
+fn at_rest(tmd: &Tmd, vram: &Vram, view: &View) -> (Vec<Instance>, View, Camera) {
     let shown: Vec<Instance> = (0..tmd.objects.len()).map(|i| (i, Mat::IDENTITY)).collect();
     let bounds = tmd_bounds(tmd, &shown).unwrap_or([[0.0; 3]; 2]);
     let view = with_yaw(view, |v| {
         front_area(tmd, &shown, vram, &Camera::frame(bounds, v))
     });
     let camera = Camera::frame(bounds, &view);
+    (shown, view, camera)
+}
+
+/// A TMD at rest (every object at the identity), framed by `view`.
+pub fn render_tmd(tmd: &Tmd, vram: &Vram, view: &View) -> (Framebuffer, Vec<Note>) {
+    let (shown, view, camera) = at_rest(tmd, vram, view);
     draw_tmd(tmd, &shown, vram, &camera, &view)
+}
+
+/// [`render_tmd`] within `budget`.
+pub(crate) fn render_tmd_within(
+    tmd: &Tmd,
+    vram: &Vram,
+    view: &View,
+    budget: &mut Budget,
+) -> crate::Result<(Framebuffer, Vec<Note>)> {
+    let (shown, view, camera) = at_rest(tmd, vram, view);
+    draw_tmd_within(tmd, &shown, vram, (&camera, &view), budget)
 }
 
 /// `view` with its yaw chosen when unset: the three-quarter view (45°, 135°, 225°, 315°, in
@@ -330,4 +446,64 @@ fn placed(shown: &[Instance], camera: &Camera) -> Vec<tmd::Placed> {
             lights: camera.lights(&w.m),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A flat triangle with corners at the given screen points.
+    fn tri(points: [(i32, i32); 3]) -> Poly {
+        let mut corners = [Corner::default(); 4];
+        for (c, (x, y)) in corners.iter_mut().zip(points) {
+            (c.x, c.y) = (x, y);
+        }
+        Poly {
+            corners,
+            count: 3,
+            texture: Texture::None,
+            gouraud: false,
+            raw_texture: false,
+            blend: None,
+            otz: 0,
+        }
+    }
+
+    #[test]
+    fn work_counts_the_box_each_triangle_visits_on_the_picture() {
+        // 10 × 10 box inside a 32 × 32 picture, plus the polygon.
+        assert_eq!(raster::work(&[tri([(0, 0), (9, 0), (0, 9)])], 32, 32), 101);
+        // Clipped to the picture: 32 × 32 + 1, however far the corners reach.
+        let huge = tri([(-5000, -5000), (5000, -5000), (0, 5000)]);
+        assert_eq!(raster::work(&[huge], 32, 32), 1025);
+        assert_eq!(raster::work(&[huge, huge], 32, 32), 2050);
+    }
+
+    #[test]
+    fn a_budget_judges_the_first_picture_times_the_pictures_then_counts() {
+        let view = View {
+            width: 32,
+            height: 32,
+            ..View::default()
+        };
+        let polys = [tri([(0, 0), (9, 0), (0, 9)])];
+        // 3 pictures of 101: 303 fits a limit of 303, the first judged as 3 × 101.
+        let mut b = Budget::new("max_render_work", 303, 3);
+        for _ in 0..3 {
+            b.spend(&polys, &view).unwrap();
+        }
+        // A fourth picture the count did not foresee passes it, and is refused by name.
+        let e = b.spend(&polys, &view).unwrap_err().to_string();
+        assert!(
+            e.contains("up to picture 4 of 3 (max_render_work) asks for 404"),
+            "{e}"
+        );
+        // Foreseen: refused before the first picture is drawn.
+        let mut b = Budget::new("max_preview_work", 302, 3);
+        let e = b.spend(&polys, &view).unwrap_err().to_string();
+        assert!(
+            e.contains("about 101 pixels visited plus polygons for each of 3 pictures (max_preview_work) asks for 303, the limit is 302"),
+            "{e}"
+        );
+    }
 }

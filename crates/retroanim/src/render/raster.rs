@@ -150,6 +150,38 @@ pub fn blend(back: u16, front: u16, abr: u8) -> u16 {
     out
 }
 
+/// The work of drawing `polys` into a `width` × `height` picture: the pixels the rasterizer
+/// visits (each triangle's bounding box clipped to the picture) plus one per polygon. Computed
+/// before drawing, so a caller can refuse a picture before paying for it.
+pub fn work(polys: &[Poly], width: usize, height: usize) -> u64 {
+    let (w, h) = (width as i64, height as i64);
+    let visited = |v: &[Corner]| -> u64 {
+        let span = |k: fn(&Corner) -> i32, side: i64| {
+            let lo = v.iter().map(|c| i64::from(k(c))).min().unwrap_or(0).max(0);
+            let hi = v
+                .iter()
+                .map(|c| i64::from(k(c)))
+                .max()
+                .unwrap_or(0)
+                .min(side - 1);
+            (hi - lo + 1).max(0) as u64
+        };
+        span(|c| c.x, w) * span(|c| c.y, h)
+    };
+    polys
+        .iter()
+        .map(|p| {
+            let c = &p.corners[..usize::from(p.count).min(4)];
+            let tris = match c.len() {
+                4 => visited(&c[..3]) + visited(&c[1..]),
+                3 => visited(c),
+                _ => 0,
+            };
+            tris + 1
+        })
+        .fold(0, u64::saturating_add)
+}
+
 /// Draws the polygons in the order given.
 pub fn draw(fb: &mut Framebuffer, polys: &[Poly], texels: &Texels<'_>) {
     for p in polys {

@@ -169,11 +169,18 @@ impl<'a> SceneDrawing<'a> {
         &self.view
     }
 
-    /// The picture at `time`; what it leaves out is counted into `notes`.
-    pub(crate) fn draw(&self, time: f32, notes: &mut Counts) -> Framebuffer {
+    /// The picture at `time`; what it leaves out is counted into `notes`. An error, nothing
+    /// drawn, when its work takes `budget` past its limit.
+    pub(crate) fn draw(
+        &self,
+        time: f32,
+        notes: &mut Counts,
+        budget: &mut super::Budget,
+    ) -> crate::Result<Framebuffer> {
         let mut polys = Vec::new();
         self.polys_with(&self.camera, time, &mut polys, notes);
         ordering_table(&mut polys);
+        budget.spend(&polys, &self.view)?;
         let mut fb = Framebuffer::new(
             self.view.width as usize,
             self.view.height as usize,
@@ -188,7 +195,7 @@ impl<'a> SceneDrawing<'a> {
                 images: &self.images,
             },
         );
-        fb
+        Ok(fb)
     }
 
     fn polys_with(&self, camera: &Camera, time: f32, out: &mut Vec<Poly>, notes: &mut Counts) {
@@ -622,7 +629,8 @@ mod tests {
             ..View::default()
         };
         let d = SceneDrawing::new(scene, None, Shading::Flat, &[0.0], &view);
-        let fb = d.draw(0.0, &mut Counts::default());
+        let mut budget = super::super::Budget::of(&super::super::RenderOptions::default(), 1);
+        let fb = d.draw(0.0, &mut Counts::default(), &mut budget).unwrap();
         fb.pixels[16 * 32 + 16]
     }
 

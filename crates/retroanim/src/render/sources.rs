@@ -167,12 +167,13 @@ fn draw(
     let drawing = SceneDrawing::new(scene, animation, shading, &times, &opts.view);
     let view = *drawing.view();
     let mut counts = Counts::default();
+    let mut budget = super::Budget::of(opts, times.len());
     let bytes = encode_frames(
         opts.output,
         (view.width, view.height),
         times.len(),
         fps,
-        |k| Ok(drawing.draw(times[k], &mut counts).to_rgba()),
+        |k| Ok(drawing.draw(times[k], &mut counts, &mut budget)?.to_rgba()),
     )?;
     let drawn: Vec<Note> = counts
         .finish()

@@ -300,8 +300,20 @@ pub fn png_dimensions(data: &[u8]) -> Result<(u32, u32)> {
     Ok((info.width, info.height))
 }
 
+/// Checks an image's declared `w` × `h` against [`crate::Limits::max_image_pixels`] (before
+/// anything is decoded).
+pub(crate) fn image_pixels(limits: &crate::Limits, w: u32, h: u32) -> Result<()> {
+    crate::limits::budget(
+        &format!("the image's {w} × {h} pixels"),
+        "max_image_pixels",
+        u64::from(w) * u64::from(h),
+        limits.max_image_pixels,
+    )
+}
+
 /// Decodes a PNG to RGBA (every PNG colour type and depth, expanded to 8-bit RGBA). The size the
-/// header declares is checked against [`crate::Limits::max_bytes`] before anything is allocated.
+/// header declares is checked against [`crate::Limits::max_image_pixels`] and
+/// [`crate::Limits::max_bytes`] before anything is allocated.
 pub fn decode_png(data: &[u8], limits: &crate::Limits) -> Result<Rgba> {
     let malformed = png_malformed;
     let mut decoder = png::Decoder::new_with_limits(
@@ -315,6 +327,7 @@ pub fn decode_png(data: &[u8], limits: &crate::Limits) -> Result<Rgba> {
     );
     let mut reader = decoder.read_info().map_err(|e| malformed(e.to_string()))?;
     let (w, h) = (reader.info().width, reader.info().height);
+    image_pixels(limits, w, h)?;
     limits.bytes(
         Some(16),
         &format!("the PNG's pixels ({w} × {h}, RGBA)"),

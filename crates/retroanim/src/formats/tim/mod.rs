@@ -34,6 +34,7 @@ mod validate;
 mod write;
 
 pub use decode::{color15, encode_png, DecodeOptions, Rgba, Stp};
+pub(crate) use encode::image_pixels;
 pub use encode::{color16, decode_png, png_dimensions, EncodeOptions, EncodeReport};
 pub use read::{read, read_own, read_with};
 pub use types::*;

@@ -147,15 +147,17 @@ impl NodeTrack {
             }
             _ => f,
         };
-        let Some(i) = self
-            .keys
-            .iter()
-            .rposition(|k| k.frame <= f && !(left && k.instant && k.frame == f))
-            .or(
-                // Before the first key (not reached: key 0 is at frame 0).
-                (!self.keys.is_empty()).then_some(0),
-            )
-        else {
+        // The last key at or before `f` (keys are in frame order: a binary search, so solving
+        // every key of a long track stays linear in its keys), stepping back over the STEP
+        // changes at `f` itself when `left`.
+        let mut end = self.keys.partition_point(|k| k.frame <= f);
+        while left && end > 0 && self.keys[end - 1].instant && self.keys[end - 1].frame == f {
+            end -= 1;
+        }
+        let Some(i) = end.checked_sub(1).or(
+            // Before the first key (not reached: key 0 is at frame 0).
+            (!self.keys.is_empty()).then_some(0),
+        ) else {
             return [0, 0, 0, 0, 0, 0, 4096, 4096, 4096];
         };
         let k = &self.keys[i];

@@ -1,0 +1,401 @@
+//! Small inputs that asked for gigabytes or minutes (issue 38, items 7 to 11 and 14): glTF files
+//! whose shared data expands, a glTF embedding a PNG that declares 20000 × 20000 pixels, a
+//! glTF of a million nodes, drawings whose work has no end, reports that wrote one texture
+//! once per card. Every input is generated here (no blobs). Each case runs in a child process
+//! under an address-space limit (`ulimit -v`) and must end with the error naming its budget
+//! (a `Limits` field); time bounds are benchmarks (`benches/author.rs`), not asserted here.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_retroanim"))
+}
+
+/// Runs the CLI with `args` under an address-space limit of `mib` MiB: its exit code (`None`
+/// when a signal ended it) and its standard error.
+fn capped(mib: u64, args: &[&Path]) -> (Option<i32>, String) {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v \"$0\"; exec \"$@\"")
+        .arg((mib * 1024).to_string())
+        .arg(bin())
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn p(s: &str) -> &Path {
+    Path::new(s)
+}
+
+/// A GLB: `doc` as its JSON chunk with `bin` as its one buffer (the BIN chunk).
+fn gltf(mut doc: Value, bin: &[u8]) -> Vec<u8> {
+    let mut bin = bin.to_vec();
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    doc["asset"] = json!({"version": "2.0"});
+    doc["buffers"] = json!([{"byteLength": bin.len()}]);
+    let mut text = serde_json::to_vec(&doc).unwrap();
+    while text.len() % 4 != 0 {
+        text.push(b' ');
+    }
+    let total = 12 + 8 + text.len() + 8 + bin.len();
+    let mut out = b"glTF".to_vec();
+    for w in [2, total as u32, text.len() as u32, 0x4E4F_534A] {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out.extend_from_slice(&text);
+    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    out.extend_from_slice(&0x004E_4942u32.to_le_bytes());
+    out.extend_from_slice(&bin);
+    out
+}
+
+/// `n` vertices on a grid (VEC3 floats), then `n` u32 indices: two views of one buffer.
+fn grid(n: u32) -> Vec<u8> {
+    let mut bin = Vec::new();
+    for i in 0..n {
+        for v in [(i % 100) as f32, (i / 100) as f32, (i % 7) as f32] {
+            bin.extend_from_slice(&(v * 0.01).to_le_bytes());
+        }
+    }
+    for i in 0..n {
+        bin.extend_from_slice(&i.to_le_bytes());
+    }
+    bin
+}
+
+/// One 30,000-vertex accessor (and its indices) read by `primitives` primitives.
+fn reused_accessor(primitives: usize) -> Vec<u8> {
+    let n = 30_000u32;
+    let bin = grid(n);
+    let prim = json!({"attributes": {"POSITION": 0}, "indices": 1});
+    gltf(
+        json!({
+            "scenes": [{"nodes": [0]}],
+            "nodes": [{"mesh": 0}],
+            "meshes": [{"primitives": vec![prim; primitives]}],
+            "bufferViews": [
+                {"buffer": 0, "byteOffset": 0, "byteLength": n * 12},
+                {"buffer": 0, "byteOffset": n * 12, "byteLength": n * 4},
+            ],
+            "accessors": [
+                {"bufferView": 0, "componentType": 5126, "count": n, "type": "VEC3",
+                 "min": [0.0, 0.0, 0.0], "max": [0.99, 2.99, 0.06]},
+                {"bufferView": 1, "componentType": 5125, "count": n, "type": "SCALAR"},
+            ],
+        }),
+        &bin,
+    )
+}
+
+#[test]
+fn an_accessor_read_by_many_primitives_is_budgeted_by_its_expanded_size() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("reuse.glb");
+    // 480 KB of glTF; 2,000 copies of 30,000 vertices once read (about 1 GB).
+    std::fs::write(&input, reused_accessor(2000)).unwrap();
+    for out in ["m.tmd", "m.hmd", "a.tod", "m.png"] {
+        let out = t.path().join(out);
+        let cmd: &[&Path] = if out.extension().unwrap() == "png" {
+            &[p("render"), &input, &out]
+        } else {
+            &[p("convert"), &input, &out]
+        };
+        // Before: a 320 MB TMD at 3.5 GB, aborts for HMD, TOD and render.
+        let (code, err) = capped(1024, cmd);
+        assert_eq!(code, Some(2), "{}: {err}", out.display());
+        assert!(
+            err.contains("max_expanded_bytes") && err.contains("limit exceeded"),
+            "{}: {err}",
+            out.display()
+        );
+        assert!(!out.exists(), "{}", out.display());
+    }
+    // The same accessor read by a few primitives is an ordinary model.
+    std::fs::write(&input, reused_accessor(3)).unwrap();
+    let out = t.path().join("few.tmd");
+    let (code, err) = capped(1024, &[p("convert"), &input, &out]);
+    assert_eq!(code, Some(0), "{err}");
+}
+
+/// The CRC-32 of PNG chunks (ISO 3309).
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in bytes {
+        c ^= u32::from(b);
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
+
+/// A PNG whose header declares `w` × `h` RGBA pixels, with a few bytes of (truncated) data.
+fn declared_png(w: u32, h: u32) -> Vec<u8> {
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut chunk = |kind: &[u8; 4], data: &[u8]| {
+        png.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let mut body = kind.to_vec();
+        body.extend_from_slice(data);
+        png.extend_from_slice(&body);
+        png.extend_from_slice(&crc32(&body).to_be_bytes());
+    };
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&w.to_be_bytes());
+    ihdr.extend_from_slice(&h.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 6, 0, 0, 0]);
+    chunk(b"IHDR", &ihdr);
+    chunk(b"IDAT", &[0x78, 0x9C, 0x63, 0x00, 0x00]);
+    chunk(b"IEND", &[]);
+    png
+}
+
+#[test]
+fn an_image_is_refused_from_its_header_before_it_is_decoded() {
+    let t = tempfile::tempdir().unwrap();
+    let png = declared_png(20_000, 20_000);
+    let mut bin = grid(3);
+    let image_at = bin.len();
+    bin.extend_from_slice(&png);
+    let doc = gltf(
+        json!({
+            "scenes": [{"nodes": [0]}],
+            "nodes": [{"mesh": 0}],
+            "meshes": [{"primitives": [{"attributes": {"POSITION": 0},
+                "material": 0}]}],
+            "materials": [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}],
+            "textures": [{"source": 0}],
+            "images": [{"bufferView": 1, "mimeType": "image/png"}],
+            "bufferViews": [
+                {"buffer": 0, "byteOffset": 0, "byteLength": 36},
+                {"buffer": 0, "byteOffset": image_at, "byteLength": png.len()},
+            ],
+            "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                "min": [0.0, 0.0, 0.0], "max": [0.02, 0.0, 0.02]}],
+        }),
+        &bin,
+    );
+    let input = t.path().join("big-texture.glb");
+    std::fs::write(&input, doc).unwrap();
+    // Before: decoded in full (1.6 GB of pixels, 2.35 GB peak) before being refused.
+    for out in ["m.tmd", "m.png"] {
+        let out = t.path().join(out);
+        let verb = if out.extension().unwrap() == "png" {
+            "render"
+        } else {
+            "convert"
+        };
+        let (code, err) = capped(512, &[p(verb), &input, &out]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains("20000 × 20000") && err.contains("max_image_pixels"),
+            "{err}"
+        );
+    }
+    // A PNG input: refused from its header too (it cannot be a TIM).
+    let input = t.path().join("big.png");
+    std::fs::write(&input, &png).unwrap();
+    let (code, err) = capped(512, &[p("convert"), &input, &t.path().join("big.tim")]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("20000 × 20000"), "{err}");
+}
+
+#[test]
+fn a_million_root_nodes_are_refused_before_the_scene_is_built() {
+    let t = tempfile::tempdir().unwrap();
+    let n = 1_000_000usize;
+    let mut bin = grid(3);
+    bin.truncate(36);
+    let doc = gltf(
+        json!({
+            "scenes": [{"nodes": (0..n).collect::<Vec<_>>()}],
+            "nodes": std::iter::once(json!({"mesh": 0}))
+                .chain(std::iter::repeat(json!({})).take(n - 1))
+                .collect::<Vec<_>>(),
+            "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+            "bufferViews": [{"buffer": 0, "byteLength": 36}],
+            "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                "min": [0.0, 0.0, 0.0], "max": [0.02, 0.0, 0.02]}],
+        }),
+        &bin,
+    );
+    let input = t.path().join("roots.glb");
+    std::fs::write(&input, doc).unwrap();
+    // Before: 1.5 GB, SIGABRT for HMD output.
+    for out in ["m.hmd", "m.tmd"] {
+        let out = t.path().join(out);
+        let (code, err) = capped(768, &[p("convert"), &input, &out]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains("1000000") && err.contains("max_scene_nodes"),
+            "{err}"
+        );
+    }
+}
+
+/// `count` copies of one triangle that fills the picture, turning for `seconds` seconds (still
+/// when 0).
+fn overdrawn(count: usize, seconds: f32) -> Vec<u8> {
+    let mut bin = Vec::new();
+    for v in [-1.0f32, -1.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0, 0.0] {
+        bin.extend_from_slice(&v.to_le_bytes());
+    }
+    for _ in 0..count {
+        for i in 0..3u16 {
+            bin.extend_from_slice(&i.to_le_bytes());
+        }
+    }
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    let times_at = bin.len();
+    for t in [0.0f32, seconds] {
+        bin.extend_from_slice(&t.to_le_bytes());
+    }
+    for q in [[0.0f32, 0.0, 0.0, 1.0], [0.0, 0.0, 0.1, 0.995]] {
+        for v in q {
+            bin.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    let mut doc = json!({
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 36},
+            {"buffer": 0, "byteOffset": 36, "byteLength": count * 6},
+            {"buffer": 0, "byteOffset": times_at, "byteLength": 8},
+            {"buffer": 0, "byteOffset": times_at + 8, "byteLength": 32},
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+             "min": [-1.0, -1.0, 0.0], "max": [1.0, 1.0, 0.0]},
+            {"bufferView": 1, "componentType": 5123, "count": count * 3, "type": "SCALAR"},
+            {"bufferView": 2, "componentType": 5126, "count": 2, "type": "SCALAR",
+             "min": [0.0], "max": [seconds]},
+            {"bufferView": 3, "componentType": 5126, "count": 2, "type": "VEC4"},
+        ],
+        "animations": [{
+            "samplers": [{"input": 2, "output": 3}],
+            "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}],
+        }],
+    });
+    if seconds <= 0.0 {
+        doc.as_object_mut().unwrap().remove("animations");
+    }
+    gltf(doc, &bin)
+}
+
+#[test]
+fn drawing_work_is_bounded_before_it_is_spent() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("overdrawn.glb");
+    // 6,000 triangles covering the picture, 100 s at 30 pictures per second: about 10^12 pixels
+    // visited (before: no end in sight).
+    std::fs::write(&input, overdrawn(6000, 100.0)).unwrap();
+    let out = t.path().join("o.png");
+    let (code, err) = capped(1024, &[p("render"), &input, &out]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("max_render_work") && err.contains("3001 pictures"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    // The first second alone (--frames), small: drawn.
+    let (code, err) = capped(
+        1024,
+        &[
+            p("render"),
+            &input,
+            &out,
+            p("--frames"),
+            p("0..3"),
+            p("--size"),
+            p("32x32"),
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    // The same as a TOD moving a TMD (the console's own pair): refused the same way.
+    std::fs::write(t.path().join("short.glb"), overdrawn(6000, 40.0)).unwrap();
+    let tod = t.path().join("a.tod");
+    let (code, err) = capped(1024, &[p("convert"), &t.path().join("short.glb"), &tod]);
+    assert_eq!(code, Some(0), "{err}");
+    let tmd = t.path().join("a.tmd");
+    assert!(tmd.is_file(), "{err}");
+    let played = t.path().join("played.png");
+    let (code, err) = capped(1024, &[p("render"), &tod, &played, p("--tmd"), &tmd]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("max_render_work"), "{err}");
+    assert!(!played.exists());
+    // The model itself as a TMD in a report: its still preview is over the preview budget,
+    // and its card says so; the report is written.
+    let dir = t.path().join("in");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(t.path().join("still.glb"), overdrawn(20_000, 0.0)).unwrap();
+    let (code, err) = capped(
+        1024,
+        &[
+            p("convert"),
+            &t.path().join("still.glb"),
+            &dir.join("m.tmd"),
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let report = t.path().join("report");
+    let (code, err) = capped(1024, &[p("scan"), &dir, p("--report"), &report]);
+    assert!(matches!(code, Some(0 | 1)), "{err}");
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(report.join("index.json")).unwrap()).unwrap();
+    let card = index["assets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["format"] == "tmd")
+        .unwrap();
+    let why = card["no_preview"].as_str().unwrap_or_default();
+    assert!(why.contains("max_preview_work"), "{card}");
+}
+
+#[test]
+fn identical_files_of_a_report_are_written_once() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("in");
+    std::fs::create_dir(&dir).unwrap();
+    let tim =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/checker.tim"))
+            .unwrap();
+    for k in 0..20 {
+        std::fs::write(dir.join(format!("t{k}.tim")), &tim).unwrap();
+    }
+    let report = t.path().join("report");
+    let (code, err) = capped(1024, &[p("scan"), &dir, p("--report"), &report]);
+    assert!(matches!(code, Some(0 | 1)), "{err}");
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(report.join("index.json")).unwrap()).unwrap();
+    let assets = index["assets"].as_array().unwrap();
+    assert_eq!(assets.len(), 20);
+    // Every card names one PNG and one file, each written once.
+    for key in ["png", "file"] {
+        let named: std::collections::BTreeSet<&str> =
+            assets.iter().map(|a| a[key].as_str().unwrap()).collect();
+        assert_eq!(named.len(), 1, "{key}: {named:?}");
+        assert!(report.join(named.first().unwrap()).is_file());
+    }
+    for sub in ["png", "files"] {
+        let n = std::fs::read_dir(report.join(sub)).unwrap().count();
+        assert_eq!(n, 1, "{sub}/ holds {n} files");
+    }
+}
