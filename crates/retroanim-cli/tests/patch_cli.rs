@@ -81,10 +81,15 @@ fn the_readme_loop() {
         .args(["--convert", "png"])
         .assert()
         .success();
-    let png = std::fs::read_dir(&ex)
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(ex.join("manifest.json")).unwrap()).unwrap();
+    let png = manifest["finds"]
+        .as_array()
         .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with(".tim.png"))
+        .iter()
+        .filter_map(|f| f["converted"].as_str())
+        .find(|c| c.ends_with("CHECKER.TIM@0.tim.png"))
+        .map(|c| ex.join(c))
         .expect("the TIM as PNG");
     let tim = t.path().join("new.tim");
     retroanim()

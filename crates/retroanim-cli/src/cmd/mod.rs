@@ -236,3 +236,35 @@ pub(crate) fn emit(s: &str) -> Result<()> {
         r => r.context("cannot write to standard output"),
     }
 }
+
+/// `--frames` as every command reads it (`play`, `render`), as Rust writes ranges: `A..B`
+/// excludes B, `A..=B` includes it; `A..` runs to the end and `..B` starts at 0. Returns the
+/// first and the last frame, both included (`None` for the last: to the end).
+pub fn frame_range(s: &str) -> Result<(u32, Option<u32>)> {
+    let bad = |why: &str| anyhow!("--frames {s}: {why} (A..B excludes B, A..=B includes it)");
+    let (a, b) = s.split_once("..").ok_or_else(|| bad("expected A..B"))?;
+    let (b, inclusive) = match b.strip_prefix('=') {
+        Some(b) => (b, true),
+        None => (b, false),
+    };
+    let number = |v: &str| -> Result<Option<u32>> {
+        let v = v.trim();
+        if v.is_empty() {
+            return Ok(None);
+        }
+        v.parse()
+            .map(Some)
+            .map_err(|_| bad(&format!("{v:?} is not a frame number")))
+    };
+    let first = number(a)?.unwrap_or(0);
+    let last = match (number(b)?, inclusive) {
+        (None, true) => return Err(bad("..= needs an end")),
+        (None, false) => None,
+        (Some(b), true) => Some(b),
+        (Some(b), false) => Some(b.checked_sub(1).ok_or_else(|| bad("the range is empty"))?),
+    };
+    if last.is_some_and(|l| l < first) {
+        return Err(bad("the range is empty"));
+    }
+    Ok((first, last))
+}
