@@ -45,10 +45,14 @@ pub fn run(args: &ConvertArgs) -> Result<Outcome> {
         .transpose()?;
     let inputs = super::batch::expand(&args.paths)?;
     // Each input's target: --to where the input converts to it, else its natural one.
+    let sources: HashMap<PathBuf, Option<Format>> = inputs
+        .iter()
+        .map(|i| (i.path.clone(), source_format(&i.path)))
+        .collect();
     let targets: HashMap<PathBuf, Option<Format>> = inputs
         .iter()
         .map(|i| {
-            let t = match (source_format(&i.path), to) {
+            let t = match (sources[&i.path], to) {
                 (Some(f), Some(t)) => convert::can_convert(f, t).then_some(t),
                 (Some(f), None) => convert::natural_target(f),
                 (None, t) => t,
@@ -61,10 +65,10 @@ pub fn run(args: &ConvertArgs) -> Result<Outcome> {
     let outputs = output_names(&inputs, dir, |p| targets[p]);
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     each(&inputs, args, |input| {
+        if sources[&input.path].is_none() && holds_assets(&input.path, assembly.as_ref()) {
+            return Err(super::batch::Skip(CONTAINER).into());
+        }
         let Some(target) = targets[&input.path] else {
-            if holds_assets(&input.path, assembly.as_ref()) {
-                return Err(super::batch::Skip(CONTAINER).into());
-            }
             return Err(super::batch::Skip("nothing to convert to").into());
         };
         let out = &outputs[&input.path];

@@ -87,8 +87,23 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             emit(&String::from_utf8_lossy(&out))?;
             Ok(Outcome::Clean)
         }
-        Command::Man => {
-            let cmd = <Cli as clap::CommandFactory>::command();
+        Command::Man(a) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            if let Some(name) = &a.command {
+                // Built, it lists `help` too, as the main page does.
+                cmd.build();
+                let Some(sub) = cmd.find_subcommand(name).cloned() else {
+                    let names: Vec<String> = cmd
+                        .get_subcommands()
+                        .map(|c| c.get_name().to_string())
+                        .collect();
+                    anyhow::bail!("man {name}: no such command; one of {}", names.join(", "));
+                };
+                // The page's name is the one the main page's SEE ALSO gives (clap takes a
+                // static name; this runs once, just before the process ends).
+                let page: &'static str = Box::leak(format!("retroanim-{name}").into_boxed_str());
+                cmd = sub.name(page);
+            }
             let mut out = Vec::new();
             clap_mangen::Man::new(cmd)
                 .render(&mut out)
@@ -235,6 +250,19 @@ pub(crate) fn emit(s: &str) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         r => r.context("cannot write to standard output"),
     }
+}
+
+/// The success line every command that writes a file prints on standard error (unless
+/// `--quiet`, or the output is standard output): `retroanim: wrote OUT (WHAT, N bytes) from IN`.
+pub fn wrote(output: &Path, what: &str, bytes: usize, from: &Path) {
+    if global().quiet || output == Path::new("-") {
+        return;
+    }
+    errln!(
+        "retroanim: wrote {} ({what}, {bytes} bytes) from {}",
+        crate::io::shown_path(output),
+        crate::io::shown_path(from)
+    );
 }
 
 /// `--frames` as every command reads it (`play`, `render`), as Rust writes ranges: `A..B`

@@ -98,6 +98,11 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
     let r = retroanim::render::render_file(&data, &opts)
         .with_context(|| args.file.display().to_string())?;
     crate::io::write_output(&args.output, &r.bytes, &[&args.file], args.force)?;
+    let what = match r.frames {
+        1 => "1 picture".to_string(),
+        n => format!("{n} pictures"),
+    };
+    super::wrote(&args.output, &what, r.bytes.len(), &args.file);
     for n in &r.notes {
         note!("{n}");
     }

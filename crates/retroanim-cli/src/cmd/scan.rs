@@ -305,14 +305,14 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
 /// Longest file name written (bytes): most file systems allow 255.
 const MAX_NAME: usize = 255;
 
-/// A find's file below the extract folder: the scanned input's own name, the folders below
-/// it, the container's path inside an image or archive (each `:/` a folder), then `@OFFSET.FMT`
+/// A find's file below the extract folder: the scanned input's own name (with the folders
+/// that set it apart from the other inputs, below their common folder), the folders below it, the container's path inside an image or archive (each `:/` a folder), then `@OFFSET.FMT`
 /// with the offset as scan prints it (`disc.bin:/DATA/X.TIX@2064` is extracted as
 /// `disc.bin/DATA/X.TIX@2064.tim`). Each part keeps ASCII letters, digits, `.`, `-` and `_`
 /// (anything else becomes `_`). The tree keeps the folders and the name keeps the container
 /// and offset, so a `convert` or `scan` of the extracted files pairs them as the finds paired
 /// ([`retroanim::assemble::Source::origin`]).
-fn file_name(f: &Find, roots: &[std::path::PathBuf]) -> String {
+fn file_name(f: &Find, roots: &[Root]) -> String {
     let file = Path::new(&f.path);
     let mut parts: Vec<String> = Vec::new();
     let mut add = |p: &str| {
@@ -337,19 +337,15 @@ fn file_name(f: &Find, roots: &[std::path::PathBuf]) -> String {
     };
     let inner = match f.container.strip_prefix(f.path.as_str()) {
         Some(inner) => {
-            // The input's name, below the folder given when it was found in one.
+            // The input's folders below the scanned inputs' common folder, then its name.
             let root = roots
                 .iter()
-                .filter(|r| file.starts_with(r))
-                .max_by_key(|r| r.components().count());
+                .filter(|r| file.starts_with(&r.given))
+                .max_by_key(|r| r.given.components().count());
             match root {
                 Some(r) => {
-                    for c in r.file_name().into_iter().chain(
-                        file.strip_prefix(r)
-                            .unwrap_or(file)
-                            .iter()
-                            .filter(|_| r.as_path() != file),
-                    ) {
+                    let below = file.strip_prefix(&r.given).unwrap_or(file);
+                    for c in r.shown.iter().chain(below.iter()) {
                         add(&c.to_string_lossy());
                     }
                 }
@@ -368,11 +364,59 @@ fn file_name(f: &Find, roots: &[std::path::PathBuf]) -> String {
     format!("{}@{}.{}", parts.join("/"), f.offset, f.format.name())
 }
 
+/// A scanned input and the folders it is extracted under.
+struct Root {
+    /// The path as given.
+    given: std::path::PathBuf,
+    /// Its path below the common folder of all the inputs (its name, for one input): inputs
+    /// keep their places to each other, so the folder evidence of pairings stays the same.
+    shown: std::path::PathBuf,
+}
+
+impl Root {
+    fn all(given: &[std::path::PathBuf]) -> Vec<Root> {
+        let full: Vec<std::path::PathBuf> = given
+            .iter()
+            .map(|g| std::fs::canonicalize(g).unwrap_or_else(|_| g.clone()))
+            .collect();
+        let mut common: Option<std::path::PathBuf> = None;
+        for f in &full {
+            let parent = f.parent().unwrap_or(Path::new("")).to_path_buf();
+            common = Some(match common {
+                None => parent,
+                Some(mut c) => {
+                    while !parent.starts_with(&c) {
+                        match c.parent() {
+                            Some(p) => c = p.to_path_buf(),
+                            None => break,
+                        }
+                    }
+                    c
+                }
+            });
+        }
+        let common = common.unwrap_or_default();
+        given
+            .iter()
+            .zip(full)
+            .map(|(g, f)| Root {
+                given: g.clone(),
+                shown: f
+                    .strip_prefix(&common)
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|_| f.file_name().map(Into::into).unwrap_or_default()),
+            })
+            .collect()
+    }
+}
+
 /// Each find's file (a path with `/`): [`file_name`], its last part cut to fit [`MAX_NAME`]
 /// bytes with room for the converted copy's extension (the middle replaced by a hash of the whole name, so cut names stay
 /// distinct), and `_2`, `_3`… before the extension where two finds would still share one. Names
 /// are compared ignoring ASCII case, for case-insensitive file systems.
 fn unique_names(finds: &[Find], roots: &[std::path::PathBuf]) -> Vec<String> {
+    let roots = Root::all(roots);
+    let roots = &roots[..];
     let mut taken = std::collections::HashSet::new();
     finds
         .iter()

@@ -357,7 +357,14 @@ fn convert_card(
                     copts,
                     &mut asset.warnings,
                 );
-                match crate::convert::convert(model, Format::Glb, &copts) {
+                let missing = paired.assembly.missing_model(paired.asset, &copts);
+                match missing.map_or_else(
+                    || {
+                        crate::convert::convert(model, Format::Glb, &copts)
+                            .map_err(|e| e.to_string())
+                    },
+                    |why| Err(format!("an animation without a model ({why})")),
+                ) {
                     Ok(c) => {
                         let glb = format!("glb/{}.glb", asset.id);
                         out.write(&glb, &c.bytes)?;
