@@ -236,6 +236,10 @@ pub struct ScanArgs {
     /// --vram with one is an error.
     #[arg(long, value_name = "FILE")]
     pub vram: Option<PathBuf>,
+    /// Print on standard error where the time went: reading, the candidate pass and the full
+    /// readers (summed over threads), pairing, extracting, printing, the report.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 /// An address as `--base` takes it: `0x`-prefixed hex or decimal.

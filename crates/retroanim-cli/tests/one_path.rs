@@ -276,7 +276,7 @@ fn palette_only() -> Vec<u8> {
     b.extend((12u32 + 32).to_le_bytes());
     b.extend([0, 0, 0xE0, 0x01, 16, 0, 1, 0]);
     for k in 0..16u16 {
-        b.extend((k * 0x0842 | 0x1F * u16::from(k == 15)).to_le_bytes());
+        b.extend(((k * 0x0842) | (0x1F * u16::from(k == 15))).to_le_bytes());
     }
     b.extend(12u32.to_le_bytes());
     b.extend([0u8; 8]);

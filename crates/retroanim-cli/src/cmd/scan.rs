@@ -46,7 +46,9 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
         .num_threads(super::global().jobs.unwrap_or(0))
         .build()
         .context("cannot start the worker threads")?;
+    let mut clock = Timings::default();
     let mut report = pool.install(|| scan::scan_paths(&args.paths, &opts));
+    clock.lap("scan");
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -67,6 +69,7 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
     }
     // A savestate's VRAM textures the models of its RAM.
     pool.install(|| retroanim::assemble::add_savestate_vram(&mut report));
+    clock.lap("savestate and VRAM textures");
     let mut converted = Conversions::default();
     let mut not_extracted = 0;
     if let Some(dir) = &args.extract {
@@ -78,8 +81,10 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
             args.force,
             &mut converted,
         )?;
+        clock.lap("extract (and convert)");
     }
     print(&report, args.json, &converted)?;
+    clock.lap("print");
     if let Some(dir) = &args.report {
         let written = pool
             .install(|| {
@@ -100,6 +105,10 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
             written.index.assets.len(),
             written.files
         );
+        clock.lap("report");
+    }
+    if args.timings {
+        clock.print(&report);
     }
     for e in &report.errors {
         eprintln!(
@@ -113,6 +122,50 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
     } else {
         Outcome::Failed
     })
+}
+
+/// Wall time of each step of a scan (`--timings`).
+struct Timings {
+    last: std::time::Instant,
+    steps: Vec<(&'static str, f64)>,
+}
+
+impl Default for Timings {
+    fn default() -> Self {
+        Timings {
+            last: std::time::Instant::now(),
+            steps: Vec::new(),
+        }
+    }
+}
+
+impl Timings {
+    /// Ends the step `name`.
+    fn lap(&mut self, name: &'static str) {
+        let now = std::time::Instant::now();
+        self.steps
+            .push((name, now.duration_since(self.last).as_secs_f64()));
+        self.last = now;
+    }
+
+    fn print(&self, report: &Report) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let s = &report.stats;
+        let ns = |v: &std::sync::atomic::AtomicU64| v.load(Relaxed) as f64 / 1e9;
+        eprintln!("retroanim: timings (seconds):");
+        for (name, t) in &self.steps {
+            eprintln!("retroanim:   {name:<28} {t:8.3}");
+        }
+        eprintln!(
+            "retroanim:   of the scan, summed over threads: candidate pass {:.3} ({} candidates), full readers {:.3} ({} rejected); {} finds, {:.1} MB",
+            ns(&s.candidate_ns),
+            s.candidates.load(Relaxed),
+            ns(&s.parse_ns),
+            s.rejected.load(Relaxed),
+            report.finds.len(),
+            s.bytes.load(Relaxed) as f64 / 1e6
+        );
+    }
 }
 
 fn options(args: &ScanArgs) -> Result<ScanOptions> {
