@@ -146,7 +146,7 @@ fn refused_places_exit_2_and_write_nothing() {
         ("/SAMPLES/NOPE.TIM+0", &tim, "nearest finds: /SAMPLES/"),
         ("/SAMPLES/CHECKER.TIM+4", &tim, "no asset starts there"),
         ("/SAMPLES/CHECKER.TIM+0", &tmd, "not a valid tim"),
-        ("CHECKER", &tim, "no +OFFSET"),
+        ("CHECKER", &tim, "no @OFFSET"),
     ] {
         let o = retroanim()
             .arg("patch")
