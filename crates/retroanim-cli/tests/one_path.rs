@@ -238,6 +238,27 @@ fn an_animation_without_a_model_is_not_converted_and_says_so() {
     let err = stderr(&out);
     assert!(err.contains("an animation without a model"), "{err}");
     assert!(files(&t.path().join("ex"), ".glb").is_empty());
+    // The report: no GLB either, and its card's placeholder says why (15).
+    let rep = t.path().join("rep");
+    succeed(retroanim().arg("scan").arg(&dir).arg("--report").arg(&rep));
+    let index: Value = serde_json::from_slice(&read(rep.join("index.json"))).unwrap();
+    let card = &index["assets"][0];
+    assert_eq!(card["format"], "tod");
+    assert!(card["glb"].is_null(), "{card}");
+    assert!(
+        card["no_preview"]
+            .as_str()
+            .is_some_and(|w| w.contains("an animation without a model")),
+        "{card}"
+    );
+    assert!(
+        index["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("animations without a model")),
+        "{index}"
+    );
     // Named with its model, it converts.
     succeed(
         retroanim()
