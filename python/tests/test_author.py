@@ -112,7 +112,7 @@ def test_play_intr_idx_and_aframe_as_the_cli(cli):
     assert not (base.translation[12:] == base.translation[12]).all()
     switched = retroanim.play(hmd, frames=(0, 299), intr_idx=0)
     assert (switched.translation != base.translation).any()
-    by_cli = cli.json("play", hmd, "--frames", "0..299", "--intr-idx", "0", "--json")
+    by_cli = cli.json("play", hmd, "--frames", "0..=299", "--intr-idx", "0", "--json")
     assert len(by_cli["frames"]) == len(switched.frames)
     with pytest.raises(retroanim.OptionError):
         retroanim.play(SAMPLES / "swing.tod", intr_idx=0)

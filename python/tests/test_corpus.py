@@ -133,7 +133,7 @@ def test_tod_play_equals_cli_json(cli):
     # Every file over its first 60 frames; a few to their end (the default range).
     for i, (name, path, _, model) in enumerate(good):
         whole = i % 10 == 0
-        args = [] if whole else ["--frames", "0..59"]
+        args = [] if whole else ["--frames", "0..=59"]
         p = cli.run("play", "--json", path, *args, check=False)
         if p.returncode != 0:
             # Past the playback limit the CLI refuses; so must the package.
@@ -151,7 +151,7 @@ def test_tod_play_with_a_range_and_after(cli):
     good, _ = readable("TOD")
     janken = {Path(n).name: (p, m) for n, p, _, m in good if "/JANKEN/" in n}
     first, then = janken["APPEAR.TOD"], janken["JAANKEN.TOD"]
-    out = cli.json("play", "--json", then[0], "--after", first[0], "--frames", "2..9")
+    out = cli.json("play", "--json", then[0], "--after", first[0], "--frames", "2..=9")
     pb = retroanim.play(then[1], after=[first[0]], frames=(2, 9))
     assert len(pb.frames) == 8
     _check_playback(pb, out["frames"], "objects", "id", "JAANKEN after APPEAR")
@@ -165,7 +165,7 @@ def test_hmd_play_equals_cli_json(cli):
     # stop, at most 600 frames); one with a sequence and stream ID chosen.
     for i, (name, path, _, model) in enumerate(good):
         whole = i % 15 == 0
-        args = [] if whole else ["--frames", "0..29"]
+        args = [] if whole else ["--frames", "0..=29"]
         p = cli.run("play", "--json", path, *args, check=False)
         if p.returncode != 0:
             with pytest.raises(retroanim.RetroanimError):
@@ -176,7 +176,7 @@ def test_hmd_play_equals_cli_json(cli):
         assert pb.raw == out["frames"], name
         _check_playback(pb, out["frames"], "coordinates", "index", name)
     name, path, _, model = next(g for g in good if g[0].endswith("ANIM/INTERP/INTERP.HMD"))
-    out = cli.json("play", "--json", path, "--frames", "10..20", "--sequence", "0",
+    out = cli.json("play", "--json", path, "--frames", "10..=20", "--sequence", "0",
                    "--stream-id", "0", "--speed", "2")
     pb = retroanim.play(model, frames=(10, 20), sequence=0, stream_id=0, speed=2.0)
     _check_playback(pb, out["frames"], "coordinates", "index", name)

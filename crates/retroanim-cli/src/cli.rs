@@ -55,8 +55,9 @@ pub enum Command {
     Play(PlayArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(CompletionsArgs),
-    /// Print the manual page (roff), e.g. `retroanim man > retroanim.1`.
-    Man,
+    /// Print a manual page (roff): `retroanim man > retroanim.1`, or a subcommand's page
+    /// (`retroanim man convert > retroanim-convert.1`), as the main page's SEE ALSO lists them.
+    Man(ManArgs),
     /// Assemble labp source (`.LAB`, with #include and hmd.def macros) into an HMD.
     Asm(AsmArgs),
     /// Disassemble an HMD into labp source that `asm` turns back into the same bytes.
@@ -141,9 +142,9 @@ pub struct RenderArgs {
     /// HMD: the stream ID to start with instead of the sequence's START SID (0..=127).
     #[arg(long, value_name = "S")]
     pub stream_id: Option<u8>,
-    /// P3D: the LOD by its resolution value (e.g. 1, 1e13). Default: the first LOD with
-    /// frames, else the first LOD.
-    #[arg(long, value_name = "RES")]
+    /// P3D: the LOD by its resolution value or name as `info` prints it (e.g. 1, 1e13,
+    /// Geometry). Default: the first LOD with frames, else the first LOD.
+    #[arg(long, value_name = "RES", value_parser = parse_lod)]
     pub lod: Option<f64>,
     /// Background colour RRGGBB (hex; default 404040).
     #[arg(long, value_name = "RRGGBB")]
@@ -237,9 +238,27 @@ pub struct ScanArgs {
     /// --vram with one is an error.
     #[arg(long, value_name = "FILE")]
     pub vram: Option<PathBuf>,
+    /// Print on standard error where the time went: reading, the candidate pass and the full
+    /// readers (summed over threads), pairing, extracting, printing, the report.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 /// An address as `--base` takes it: `0x`-prefixed hex or decimal.
+/// `retroanim man [SUBCOMMAND]`.
+#[derive(Args, Debug, Clone)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (default: the main page).
+    pub command: Option<String>,
+}
+
+/// A LOD as `--lod` names it: its resolution value, or its name (`Geometry`, `Memory`…).
+fn parse_lod(s: &str) -> Result<f64, String> {
+    retroanim::formats::p3d::lod_value(s).ok_or_else(|| {
+        format!("{s:?} is neither a resolution value (1, 1e13) nor a LOD name (Geometry, Memory, Shadow Volume 10…)")
+    })
+}
+
 fn parse_address(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
@@ -385,9 +404,9 @@ pub struct ConvertArgs {
     /// when --fps is given, else 1 (seconds equal phases).
     #[arg(long, value_name = "SECONDS")]
     pub duration: Option<f32>,
-    /// P3D: the LOD by its resolution value (e.g. 1, 1e13). Default: the first LOD with frames,
-    /// else the first LOD.
-    #[arg(long, value_name = "RES")]
+    /// P3D: the LOD by its resolution value or name as `info` prints it (e.g. 1, 1e13,
+    /// Geometry). Default: the first LOD with frames, else the first LOD.
+    #[arg(long, value_name = "RES", value_parser = parse_lod)]
     pub lod: Option<f64>,
     /// Cache or glTF → P3D: the model whose LOD frames the cache (or the glTF's morph
     /// animation) replaces (everything else is kept byte for byte).

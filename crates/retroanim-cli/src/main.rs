@@ -4,6 +4,22 @@
 //! Exit codes: 0 success, 1 findings (validation errors, round-trip differences), 2 failure
 //! (usage, I/O, unreadable input).
 
+/// `eprintln!` that never panics: a closed standard error (`retroanim ... 2>&1 | head`) is
+/// ignored as a closed standard output is, so the command still does all its work. Defined
+/// before the modules, it takes the place of the standard macro in the whole crate.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {
+        $crate::to_stderr(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `eprint!` that never panics (see `eprintln!` above).
+macro_rules! eprint {
+    ($($arg:tt)*) => {
+        $crate::to_stderr(&format!($($arg)*))
+    };
+}
+
 mod cli;
 mod cmd;
 mod io;
@@ -31,6 +47,13 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Writes to standard error, ignoring a failure (a closed pipe): messages are never worth a
+/// panic or an unfinished batch.
+pub fn to_stderr(s: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(s.as_bytes());
 }
 
 /// An error chain as printed: each line with control characters escaped and cut after 2,000

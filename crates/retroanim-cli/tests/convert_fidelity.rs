@@ -142,10 +142,13 @@ fn tod_notes_say_what_the_model_lacks_with_a_count() {
         err.contains("note: 6 textured polygons (texture page 10) have no TIM"),
         "{err}"
     );
-    // No TMD at all: said so.
+    // No TMD at all: said loudly, a warning (the GLB holds no mesh).
     let (code, err) = convert(&tod, "x.glb", &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("note: no TMD given"), "{err}");
+    assert!(
+        err.contains("warning:") && err.contains("no TMD given"),
+        "{err}"
+    );
     // The hand's own TMD: nothing left out, nothing said.
     let (code, err) = convert(&tod, "x.glb", &["--tmd", hand.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");

@@ -152,7 +152,7 @@ fn readme_is_a_front_door() {
         "README.md has {lines} lines; reference material belongs in docs/"
     );
     let setup = readme
-        .split("## Set-up: two commands")
+        .split("## Developer set-up: two commands")
         .nth(1)
         .and_then(|s| s.split("```sh\n").nth(1))
         .and_then(|s| s.split("```").next())

@@ -126,7 +126,7 @@ fn play_prints_each_frame_and_rejects_bad_options() {
     let path = dir.path().join("tri.hmd");
     std::fs::write(&path, triangle_hmd()).unwrap();
     // No animation: every frame shows the file's coordinates; an explicit range is honoured.
-    let v = play_json(&path, &["--frames", "2..4", "--vertices"]);
+    let v = play_json(&path, &["--frames", "2..=4", "--vertices"]);
     let frames = v["frames"].as_array().unwrap();
     assert_eq!(frames.len(), 3);
     assert_eq!(frames[0]["frame"], 2);
@@ -287,7 +287,7 @@ fn play_json(file: &std::path::Path, args: &[&str]) -> Value {
 
 /// `play --json` of frame 0 with these extra arguments.
 fn frame0(file: &std::path::Path, extra: &[&str]) -> Value {
-    let args: Vec<&str> = ["--frames", "0..0"].iter().chain(extra).copied().collect();
+    let args: Vec<&str> = ["--frames", "0..=0"].iter().chain(extra).copied().collect();
     play_json(file, &args)["frames"][0].clone()
 }
 
@@ -395,7 +395,11 @@ fn play_intr_idx_and_aframe_override_sonys_defaults() {
     };
     // Coordinate 1's local translation at each frame 0..=400.
     let moves = |args: &[&str]| -> Vec<Value> {
-        let all: Vec<&str> = ["--frames", "0..400"].iter().chain(args).copied().collect();
+        let all: Vec<&str> = ["--frames", "0..=400"]
+            .iter()
+            .chain(args)
+            .copied()
+            .collect();
         play_json(&path, &all)["frames"]
             .as_array()
             .unwrap()

@@ -253,10 +253,12 @@ fn convert_one_many_folder_failing() {
         &"--json",
         &sample("swing.tod"),
         &sample("checker.tim"),
+        &sample("link.tmd"),
         &"--out-dir",
         &out,
     ]));
-    assert_eq!(many.items.len(), 2);
+    // The TOD drives the TMD given with it (an animation without one is not converted).
+    assert_eq!(many.items.len(), 3);
     assert_eq!(many.items[1]["target"], "png");
 
     let walked = run(&os(&[
@@ -320,7 +322,7 @@ fn play_frames_and_failures() {
         &"--tmd",
         &sample("link.tmd"),
         &"--frames",
-        &"0..9",
+        &"0..=9",
         &"--json",
     ]));
     assert_eq!(tod.items.len(), 10);
@@ -332,7 +334,7 @@ fn play_frames_and_failures() {
         &"play",
         &sample("triangle.lab"),
         &"--frames",
-        &"0..4",
+        &"0..=4",
         &"--json",
     ]));
     assert_eq!(hmd.items.len(), 5);

@@ -81,10 +81,15 @@ fn the_readme_loop() {
         .args(["--convert", "png"])
         .assert()
         .success();
-    let png = std::fs::read_dir(&ex)
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(ex.join("manifest.json")).unwrap()).unwrap();
+    let png = manifest["finds"]
+        .as_array()
         .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with(".tim.png"))
+        .iter()
+        .filter_map(|f| f["converted"].as_str())
+        .find(|c| c.ends_with("CHECKER.TIM@0.tim.png"))
+        .map(|c| ex.join(c))
         .expect("the TIM as PNG");
     let tim = t.path().join("new.tim");
     retroanim()
@@ -141,7 +146,7 @@ fn refused_places_exit_2_and_write_nothing() {
         ("/SAMPLES/NOPE.TIM+0", &tim, "nearest finds: /SAMPLES/"),
         ("/SAMPLES/CHECKER.TIM+4", &tim, "no asset starts there"),
         ("/SAMPLES/CHECKER.TIM+0", &tmd, "not a valid tim"),
-        ("CHECKER", &tim, "no +OFFSET"),
+        ("CHECKER", &tim, "no @OFFSET"),
     ] {
         let o = retroanim()
             .arg("patch")

@@ -166,7 +166,7 @@ fn play_prints_every_frame_with_matrices() {
         retroanim()
             .arg("play")
             .arg(&anim)
-            .args(["--frames", "1..2", "--json"]),
+            .args(["--frames", "1..=2", "--json"]),
     );
     assert_eq!(some["frames"].as_array().unwrap().len(), 2);
     // A frame beyond the animation (frames 0..=2) is an error naming the range, not an

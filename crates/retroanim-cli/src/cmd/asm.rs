@@ -64,13 +64,6 @@ pub fn run(args: &AsmArgs) -> Result<Outcome> {
     let mut inputs: Vec<&std::path::Path> = vec![&args.file];
     inputs.extend(read.iter().map(PathBuf::as_path));
     crate::io::write_output(&args.output, &bytes, &inputs, args.force)?;
-    if args.output != std::path::Path::new("-") {
-        eprintln!(
-            "{}: {} bytes of HMD written to {}",
-            crate::io::shown_path(&args.file),
-            bytes.len(),
-            crate::io::shown_path(&args.output)
-        );
-    }
+    super::wrote(&args.output, "hmd", bytes.len(), &args.file);
     Ok(Outcome::Clean)
 }

@@ -49,13 +49,14 @@ pub fn run(args: &ConvertArgs) -> Result<Outcome> {
     crate::io::run_inputs(inputs.iter().map(|i| i.path.as_path()), args.force);
     crate::io::run_inputs(protected(Path::new("-"), args), args.force);
     // Each input's target: --to where the input converts to it, else its natural one.
+    let sources: HashMap<PathBuf, Option<Format>> = inputs
+        .iter()
+        .map(|i| (i.path.clone(), source_format(&i.path)))
+        .collect();
     let targets: HashMap<PathBuf, Option<Format>> = inputs
         .iter()
         .map(|i| {
-            let from = std::fs::read(&i.path)
-                .ok()
-                .and_then(|b| retroanim::detect(&b));
-            let t = match (from, to) {
+            let t = match (sources[&i.path], to) {
                 (Some(f), Some(t)) => convert::can_convert(f, t).then_some(t),
                 (Some(f), None) => convert::natural_target(f),
                 (None, t) => t,
@@ -68,6 +69,9 @@ pub fn run(args: &ConvertArgs) -> Result<Outcome> {
     let outputs = output_names(&inputs, dir, |p| targets[p]);
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     each(&inputs, args, |input| {
+        if sources[&input.path].is_none() && holds_assets(&input.path, assembly.as_ref()) {
+            return Err(super::batch::Skip(CONTAINER).into());
+        }
         let Some(target) = targets[&input.path] else {
             return Err(super::batch::Skip("nothing to convert to").into());
         };
@@ -80,10 +84,55 @@ pub fn run(args: &ConvertArgs) -> Result<Outcome> {
         let mut paired = Vec::new();
         if let Some(a) = &assembly {
             let key = input.path.display().to_string();
-            paired = a.pair_into(&key, &mut opts).with_context(|| key.clone())?;
+            if let Some(asset) = a.asset_at(&key, 0) {
+                paired = a
+                    .pair_asset(asset, &mut opts)
+                    .with_context(|| key.clone())?;
+                if let Some(why) = a.missing_model(asset, &opts) {
+                    errln!(
+                        "retroanim: warning: {key}: an animation without a model: not converted ({why}); convert it with --tmd MODEL.TMD"
+                    );
+                    return Err(super::batch::Skip("an animation without a model").into());
+                }
+            }
         }
         Ok(Some((out.clone(), target, opts, paired)))
     })
+}
+
+/// Why a file with no conversion of its own is passed over when it holds assets.
+const CONTAINER: &str =
+    "a container of assets: extract them with `retroanim scan FILE --extract DIR`, then convert those";
+
+/// The format `convert` reads `path` as: `--from`, a `.lab` name (LAB is text, with no magic
+/// number), else detected from its content.
+fn source_format(path: &Path) -> Option<Format> {
+    if let Ok(Some(f)) = super::forced_format() {
+        return Some(f);
+    }
+    let lab = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("lab"));
+    if lab {
+        return Some(Format::Lab);
+    }
+    std::fs::read(path).ok().and_then(|b| retroanim::detect(&b))
+}
+
+/// Whether scan finds assets inside `path` (an LBD, TIX or MOM pack, an archive, a disc
+/// image): from the assembly when there is one, else by scanning it.
+fn holds_assets(path: &Path, assembly: Option<&retroanim::assemble::Assembly>) -> bool {
+    let key = path.display().to_string();
+    match assembly {
+        Some(a) => a.assets.iter().any(|x| x.source.path == key),
+        None => !retroanim::scan::scan_paths(
+            &[path.to_path_buf()],
+            &retroanim::scan::ScanOptions::default(),
+        )
+        .finds
+        .is_empty(),
+    }
 }
 
 /// The work of one input: where its output goes, the target, the options, and the notes of
@@ -142,8 +191,14 @@ fn each(
             return Err(super::batch::Skip("nothing to convert to").into());
         };
         let quiet = super::global().quiet;
-        for n in &notes {
-            note!("{n}");
+        if !quiet && done.output != Path::new("-") {
+            let size = done.size.map_or(String::new(), |s| format!(", {s} bytes"));
+            errln!(
+                "retroanim: wrote {} ({}{size}) from {}",
+                done.output.display(),
+                done.target,
+                input.path.display()
+            );
         }
         if !quiet {
             for (path, format, bytes) in &done.extra {
@@ -153,14 +208,13 @@ fn each(
                 );
             }
         }
-        if !quiet && done.output != Path::new("-") {
-            let size = done.size.map_or(String::new(), |s| format!(", {s} bytes"));
-            errln!(
-                "retroanim: wrote {} ({}{size}) from {}",
-                done.output.display(),
-                done.target,
-                input.path.display()
-            );
+        // The notes of this file, after the line that names it.
+        for n in &notes {
+            if n.code == "no-model" {
+                errln!("retroanim: warning: {}: {n}", input.path.display());
+            } else {
+                note!("{n}");
+            }
         }
         Ok((Outcome::Clean, None))
     })?;

@@ -18,7 +18,10 @@ pub fn run(args: &DisasmArgs) -> Result<Outcome> {
     }
     let text = lab::disassemble_bytes(&bytes).with_context(|| args.file.display().to_string())?;
     match &args.output {
-        Some(out) => crate::io::write_output(out, text.as_bytes(), &[&args.file], args.force)?,
+        Some(out) => {
+            crate::io::write_output(out, text.as_bytes(), &[&args.file], args.force)?;
+            super::wrote(out, "lab", text.len(), &args.file);
+        }
         None => super::emit(&text)?,
     }
     Ok(Outcome::Clean)

@@ -87,8 +87,23 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             emit(&String::from_utf8_lossy(&out))?;
             Ok(Outcome::Clean)
         }
-        Command::Man => {
-            let cmd = <Cli as clap::CommandFactory>::command();
+        Command::Man(a) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            if let Some(name) = &a.command {
+                // Built, it lists `help` too, as the main page does.
+                cmd.build();
+                let Some(sub) = cmd.find_subcommand(name).cloned() else {
+                    let names: Vec<String> = cmd
+                        .get_subcommands()
+                        .map(|c| c.get_name().to_string())
+                        .collect();
+                    anyhow::bail!("man {name}: no such command; one of {}", names.join(", "));
+                };
+                // The page's name is the one the main page's SEE ALSO gives (clap takes a
+                // static name; this runs once, just before the process ends).
+                let page: &'static str = Box::leak(format!("retroanim-{name}").into_boxed_str());
+                cmd = sub.name(page);
+            }
             let mut out = Vec::new();
             clap_mangen::Man::new(cmd)
                 .render(&mut out)
@@ -235,4 +250,49 @@ pub(crate) fn emit(s: &str) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         r => r.context("cannot write to standard output"),
     }
+}
+
+/// The success line every command that writes a file prints on standard error (unless
+/// `--quiet`, or the output is standard output): `retroanim: wrote OUT (WHAT, N bytes) from IN`.
+pub fn wrote(output: &Path, what: &str, bytes: usize, from: &Path) {
+    if global().quiet || output == Path::new("-") {
+        return;
+    }
+    errln!(
+        "retroanim: wrote {} ({what}, {bytes} bytes) from {}",
+        crate::io::shown_path(output),
+        crate::io::shown_path(from)
+    );
+}
+
+/// `--frames` as every command reads it (`play`, `render`), as Rust writes ranges: `A..B`
+/// excludes B, `A..=B` includes it; `A..` runs to the end and `..B` starts at 0. Returns the
+/// first and the last frame, both included (`None` for the last: to the end).
+pub fn frame_range(s: &str) -> Result<(u32, Option<u32>)> {
+    let bad = |why: &str| anyhow!("--frames {s}: {why} (A..B excludes B, A..=B includes it)");
+    let (a, b) = s.split_once("..").ok_or_else(|| bad("expected A..B"))?;
+    let (b, inclusive) = match b.strip_prefix('=') {
+        Some(b) => (b, true),
+        None => (b, false),
+    };
+    let number = |v: &str| -> Result<Option<u32>> {
+        let v = v.trim();
+        if v.is_empty() {
+            return Ok(None);
+        }
+        v.parse()
+            .map(Some)
+            .map_err(|_| bad(&format!("{v:?} is not a frame number")))
+    };
+    let first = number(a)?.unwrap_or(0);
+    let last = match (number(b)?, inclusive) {
+        (None, true) => return Err(bad("..= needs an end")),
+        (None, false) => None,
+        (Some(b), true) => Some(b),
+        (Some(b), false) => Some(b.checked_sub(1).ok_or_else(|| bad("the range is empty"))?),
+    };
+    if last.is_some_and(|l| l < first) {
+        return Err(bad("the range is empty"));
+    }
+    Ok((first, last))
 }

@@ -2,7 +2,7 @@
 //! `retroanim play ANIM.TOD [--tmd MODEL.TMD] [--after A.TOD]... [--frame N | --frames A..B] [--json]`;
 //! HMD in `play_hmd.rs`.
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use retroanim::formats::tod;
 use retroanim::{Limits, Model};
 
@@ -175,21 +175,6 @@ fn range(args: &PlayArgs) -> Result<(u32, u32)> {
     let Some(s) = &args.frames else {
         return Ok((0, u32::MAX));
     };
-    let (a, b) = s
-        .split_once("..")
-        .ok_or_else(|| anyhow!("--frames {s}: expected A..B"))?;
-    let parse = |v: &str, default: u32| -> Result<u32> {
-        if v.is_empty() {
-            Ok(default)
-        } else {
-            v.trim_start_matches('=')
-                .parse()
-                .map_err(|_| anyhow!("--frames {s}: {v:?} is not a frame number"))
-        }
-    };
-    let (a, b) = (parse(a, 0)?, parse(b, u32::MAX)?);
-    if a > b {
-        bail!("--frames {s}: the range is empty");
-    }
-    Ok((a, b))
+    let (a, b) = super::frame_range(s)?;
+    Ok((a, b.unwrap_or(u32::MAX)))
 }

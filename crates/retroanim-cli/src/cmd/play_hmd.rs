@@ -56,15 +56,9 @@ pub fn run(
 }
 
 fn parse_range(r: &str) -> Result<(u64, u64)> {
-    let (a, b) = r
-        .split_once("..")
-        .ok_or_else(|| anyhow!("--frames {r}: expected A..B"))?;
-    let a: u64 = a.trim().parse().with_context(|| format!("--frames {r}"))?;
-    let b: u64 = b.trim().parse().with_context(|| format!("--frames {r}"))?;
-    if b < a {
-        bail!("--frames {r}: the end comes before the start");
-    }
-    Ok((a, b))
+    let (a, b) = super::frame_range(r)?;
+    let b = b.ok_or_else(|| anyhow!("--frames {r}: an HMD range needs an end (A..B or A..=B)"))?;
+    Ok((a.into(), b.into()))
 }
 
 /// MIMEPR weights from multiples (1.0 = 4096), rounded as the console stores them.

@@ -40,11 +40,10 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
     }
     let frames = match &args.frames {
         None => None,
-        Some(f) => Some(
-            f.split_once("..")
-                .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
-                .ok_or_else(|| anyhow!("--frames {f}: expected A..B, e.g. 0..60"))?,
-        ),
+        Some(f) => {
+            let (a, b) = super::frame_range(f)?;
+            Some((a, b.map_or(u32::MAX, |b| b.saturating_add(1))))
+        }
     };
     let tims = super::load_tims(&args.tim)?;
     let opts = RenderOptions {
@@ -102,6 +101,11 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
     inputs.extend(args.tmd.as_deref());
     inputs.extend(args.tim.iter().map(|p| p.as_path()));
     crate::io::write_output(&args.output, &r.bytes, &inputs, args.force)?;
+    let what = match r.frames {
+        1 => "1 picture".to_string(),
+        n => format!("{n} pictures"),
+    };
+    super::wrote(&args.output, &what, r.bytes.len(), &args.file);
     for n in &r.notes {
         note!("{n}");
     }

@@ -13,10 +13,9 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use retroanim::assemble::USE_FROM;
-use retroanim::formats::tmd::Tmd;
 use retroanim::scan::{self, Find, Report, ScanOptions};
 use retroanim::text::escape;
-use retroanim::{Format, Model};
+use retroanim::Format;
 use serde_json::json;
 
 use crate::cli::ScanArgs;
@@ -47,7 +46,9 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
         .num_threads(super::global().jobs.unwrap_or(0))
         .build()
         .context("cannot start the worker threads")?;
+    let mut clock = Timings::default();
     let mut report = pool.install(|| scan::scan_paths(&args.paths, &opts));
+    clock.lap("scan");
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -68,12 +69,22 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
     }
     // A savestate's VRAM textures the models of its RAM.
     pool.install(|| retroanim::assemble::add_savestate_vram(&mut report));
+    clock.lap("savestate and VRAM textures");
     let mut converted = Conversions::default();
     let mut not_extracted = 0;
     if let Some(dir) = &args.extract {
-        not_extracted = extract(&report, dir, convert, args.force, &mut converted)?;
+        not_extracted = extract(
+            &report,
+            &args.paths,
+            dir,
+            convert,
+            args.force,
+            &mut converted,
+        )?;
+        clock.lap("extract (and convert)");
     }
     print(&report, args.json, &converted)?;
+    clock.lap("print");
     if let Some(dir) = &args.report {
         let written = pool
             .install(|| {
@@ -97,6 +108,10 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
             written.index.assets.len(),
             written.files
         );
+        clock.lap("report");
+    }
+    if args.timings {
+        clock.print(&report);
     }
     for e in &report.errors {
         eprintln!(
@@ -110,6 +125,50 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
     } else {
         Outcome::Failed
     })
+}
+
+/// Wall time of each step of a scan (`--timings`).
+struct Timings {
+    last: std::time::Instant,
+    steps: Vec<(&'static str, f64)>,
+}
+
+impl Default for Timings {
+    fn default() -> Self {
+        Timings {
+            last: std::time::Instant::now(),
+            steps: Vec::new(),
+        }
+    }
+}
+
+impl Timings {
+    /// Ends the step `name`.
+    fn lap(&mut self, name: &'static str) {
+        let now = std::time::Instant::now();
+        self.steps
+            .push((name, now.duration_since(self.last).as_secs_f64()));
+        self.last = now;
+    }
+
+    fn print(&self, report: &Report) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let s = &report.stats;
+        let ns = |v: &std::sync::atomic::AtomicU64| v.load(Relaxed) as f64 / 1e9;
+        eprintln!("retroanim: timings (seconds):");
+        for (name, t) in &self.steps {
+            eprintln!("retroanim:   {name:<28} {t:8.3}");
+        }
+        eprintln!(
+            "retroanim:   of the scan, summed over threads: candidate pass {:.3} ({} candidates), full readers {:.3} ({} rejected); {} finds, {:.1} MB",
+            ns(&s.candidate_ns),
+            s.candidates.load(Relaxed),
+            ns(&s.parse_ns),
+            s.rejected.load(Relaxed),
+            report.finds.len(),
+            s.bytes.load(Relaxed) as f64 / 1e6
+        );
+    }
 }
 
 fn options(args: &ScanArgs) -> Result<ScanOptions> {
@@ -143,6 +202,8 @@ struct Conversions {
     /// Notes of the conversions (in the manifest, beside each conversion).
     notes: usize,
     not_offered: BTreeMap<String, usize>,
+    /// Animations not converted: no model to convert them with.
+    no_model: usize,
     failed: Vec<String>,
 }
 
@@ -243,6 +304,7 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
         map.insert("converted".into(), json!(conv.done));
         map.insert("conversion_notes".into(), json!(conv.notes));
         map.insert("not_converted".into(), json!(conv.not_offered));
+        map.insert("animations_without_model".into(), json!(conv.no_model));
         map.insert("conversion_failures".into(), json!(conv.failed));
     }
     let bytes = report
@@ -280,6 +342,12 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
                 outln!("not converted: {n} finds ({what}; extracted as they are)");
             }
         }
+        if conv.no_model > 0 {
+            outln!(
+                "not converted: {} animations without a model (see the warnings)",
+                conv.no_model
+            );
+        }
         if conv.notes > 0 {
             outln!(
                 "{} conversion notes (what the converted files leave out): see manifest.json",
@@ -293,38 +361,130 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
 /// Longest file name written (bytes): most file systems allow 255.
 const MAX_NAME: usize = 255;
 
-/// A file name for a find: its container path with separators flattened, its offset, format.
-/// Only ASCII letters, digits, `.` and `-` are kept (anything else becomes `_`), so names differ
-/// from their containers' spelling; [`unique_names`] makes them distinct and short enough.
-fn file_name(f: &Find) -> String {
-    let base: String = f
-        .container
-        .trim_start_matches(['.', '/'])
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                c
-            } else {
-                '_'
+/// A find's file below the extract folder: the scanned input's own name (with the folders
+/// that set it apart from the other inputs, below their common folder), the folders below it, the container's path inside an image or archive (each `:/` a folder), then `@OFFSET.FMT`
+/// with the offset as scan prints it (`disc.bin:/DATA/X.TIX@2064` is extracted as
+/// `disc.bin/DATA/X.TIX@2064.tim`). Each part keeps ASCII letters, digits, `.`, `-` and `_`
+/// (anything else becomes `_`). The tree keeps the folders and the name keeps the container
+/// and offset, so a `convert` or `scan` of the extracted files pairs them as the finds paired
+/// ([`retroanim::assemble::Source::origin`]).
+fn file_name(f: &Find, roots: &[Root]) -> String {
+    let file = Path::new(&f.path);
+    let mut parts: Vec<String> = Vec::new();
+    let mut add = |p: &str| {
+        if p.is_empty() || p == "." {
+            return;
+        }
+        let clean: String = p
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        parts.push(if clean.chars().all(|c| c == '.') {
+            "_".into()
+        } else {
+            clean
+        });
+    };
+    let inner = match f.container.strip_prefix(f.path.as_str()) {
+        Some(inner) => {
+            // The input's folders below the scanned inputs' common folder, then its name.
+            let root = roots
+                .iter()
+                .filter(|r| file.starts_with(&r.given))
+                .max_by_key(|r| r.given.components().count());
+            match root {
+                Some(r) => {
+                    let below = file.strip_prefix(&r.given).unwrap_or(file);
+                    for c in r.shown.iter().chain(below.iter()) {
+                        add(&c.to_string_lossy());
+                    }
+                }
+                None => add(&file.file_name().unwrap_or_default().to_string_lossy()),
             }
-        })
-        .collect();
-    format!("{base}@{:x}.{}", f.offset, f.format.name())
+            inner
+        }
+        None => f.container.as_str(),
+    };
+    for p in inner.split([':', '/', '\\']) {
+        add(p);
+    }
+    if parts.is_empty() {
+        parts.push("_".into());
+    }
+    format!("{}@{}.{}", parts.join("/"), f.offset, f.format.name())
 }
 
-/// Each find's file name: [`file_name`], cut to fit [`MAX_NAME`] bytes with room for the
-/// converted copy's extension (the middle replaced by a hash of the whole name, so cut names stay
+/// A scanned input and the folders it is extracted under.
+struct Root {
+    /// The path as given.
+    given: std::path::PathBuf,
+    /// Its path below the common folder of all the inputs (its name, for one input): inputs
+    /// keep their places to each other, so the folder evidence of pairings stays the same.
+    shown: std::path::PathBuf,
+}
+
+impl Root {
+    fn all(given: &[std::path::PathBuf]) -> Vec<Root> {
+        let full: Vec<std::path::PathBuf> = given
+            .iter()
+            .map(|g| std::fs::canonicalize(g).unwrap_or_else(|_| g.clone()))
+            .collect();
+        let mut common: Option<std::path::PathBuf> = None;
+        for f in &full {
+            let parent = f.parent().unwrap_or(Path::new("")).to_path_buf();
+            common = Some(match common {
+                None => parent,
+                Some(mut c) => {
+                    while !parent.starts_with(&c) {
+                        match c.parent() {
+                            Some(p) => c = p.to_path_buf(),
+                            None => break,
+                        }
+                    }
+                    c
+                }
+            });
+        }
+        let common = common.unwrap_or_default();
+        given
+            .iter()
+            .zip(full)
+            .map(|(g, f)| Root {
+                given: g.clone(),
+                shown: f
+                    .strip_prefix(&common)
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|_| f.file_name().map(Into::into).unwrap_or_default()),
+            })
+            .collect()
+    }
+}
+
+/// Each find's file (a path with `/`): [`file_name`], its last part cut to fit [`MAX_NAME`]
+/// bytes with room for the converted copy's extension (the middle replaced by a hash of the whole name, so cut names stay
 /// distinct), and `_2`, `_3`… before the extension where two finds would still share one. Names
 /// are compared ignoring ASCII case, for case-insensitive file systems.
-fn unique_names(finds: &[Find]) -> Vec<String> {
+fn unique_names(finds: &[Find], roots: &[std::path::PathBuf]) -> Vec<String> {
+    let roots = Root::all(roots);
+    let roots = &roots[..];
     let mut taken = std::collections::HashSet::new();
     finds
         .iter()
         .map(|f| {
-            let full = file_name(f);
+            let full = file_name(f, roots);
+            let (folder, leaf) = match full.rfind('/') {
+                Some(i) => (&full[..=i], &full[i + 1..]),
+                None => ("", full.as_str()),
+            };
             // Room for `_NNNNNN` and the longest conversion suffix (`.gltf`).
-            let name = shorten(&full, MAX_NAME - 12);
-            let (stem, ext) = match name.rfind('.') {
+            let name = format!("{folder}{}", shorten(leaf, MAX_NAME - 12));
+            let (stem, ext) = match name.rfind('.').filter(|&i| i > folder.len()) {
                 Some(i) => (&name[..i], &name[i..]),
                 None => (name.as_str(), ""),
             };
@@ -365,16 +525,19 @@ fn shorten(name: &str, max: usize) -> String {
 /// returned at the end.
 fn extract(
     report: &Report,
+    roots: &[std::path::PathBuf],
     dir: &Path,
     to: Option<Format>,
     force: bool,
     conv: &mut Conversions,
 ) -> Result<usize> {
-    let names = unique_names(&report.finds);
+    let names = unique_names(&report.finds, roots);
     crate::io::run_inputs(
         report.finds.iter().map(|f| std::path::Path::new(&f.path)),
         force,
     );
+    // Conversions pair as the report and `convert` do: one assembly of every find.
+    let assembly = to.map(|_| retroanim::assemble::from_finds(&report.finds));
     let converted = |name: &str, f: &Find| {
         to.filter(|t| retroanim::convert::targets(f.format).contains(t) && *t != Format::Json)
             .map(|t| format!("{name}.{}", t.name()))
@@ -410,13 +573,18 @@ fn extract(
         .with_context(|| format!("cannot create {}", crate::io::shown_path(dir)))?;
     let mut manifest = Vec::new();
     let mut failed = 0usize;
-    for (f, name) in report.finds.iter().zip(&names) {
+    for (i, (f, name)) in report.finds.iter().zip(&names).enumerate() {
         let at = format!("{}@{}", retroanim::text::escape(&f.container), f.offset);
         let written = f
             .bytes()
             .with_context(|| format!("{at}: cannot read the find again"))
             .and_then(|bytes| {
-                crate::io::write_derived(&dir.join(name), &bytes, force)?;
+                let path = dir.join(name);
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)
+                        .with_context(|| format!("cannot create {}", parent.display()))?;
+                }
+                crate::io::write_derived(&path, &bytes, force)?;
                 Ok(bytes)
             });
         let bytes = match written {
@@ -439,8 +607,7 @@ fn extract(
             "format": f.format,
             "size": f.size,
         });
-        if let Some(target) = to {
-            let model = tod_model(report, f);
+        if let (Some(target), Some(assembly)) = (to, &assembly) {
             let readable = match &f.lenient {
                 Some(_) => match f.readable_bytes() {
                     Ok(b) => b,
@@ -452,7 +619,17 @@ fn extract(
                 },
                 None => bytes.clone(),
             };
-            match convert_find(&readable, model.as_ref(), target) {
+            let result = convert_find(&readable, assembly, &assembly.assets[i], target);
+            if let Ok(Err(why)) = &result {
+                eprintln!(
+                    "retroanim: warning: {at}: an animation without a model: not converted ({why}); convert it with --tmd MODEL.TMD"
+                );
+                conv.no_model += 1;
+                entry["not_converted"] = json!(format!("an animation without a model: {why}"));
+                manifest.push(entry);
+                continue;
+            }
+            match result.map(|c| c.ok().flatten()) {
                 Ok(Some(out)) => {
                     let cname =
                         converted(name, f).unwrap_or_else(|| format!("{name}.{}", target.name()));
@@ -502,36 +679,31 @@ fn extract(
     Ok(failed)
 }
 
-/// A TOD find's first model candidate when its confidence is at least 0.5, read again (`None`
-/// for other finds, or when it cannot be read).
-fn tod_model(report: &Report, f: &Find) -> Option<Tmd> {
-    let c = f
-        .tmd_candidates
-        .as_ref()?
-        .first()
-        .filter(|c| c.confidence >= USE_FROM)?;
-    let t = report
-        .finds
-        .iter()
-        .find(|t| t.container == c.container && t.offset == c.offset)?;
-    retroanim::formats::tmd::read(&t.readable_bytes().ok()?).ok()
-}
-
 /// The one conversion step of `scan --convert`, through `retroanim::convert`: TIM → PNG; TMD,
-/// HMD, P3D (default LOD) and TOD (with its first model candidate, if any) → glTF. `None` where
-/// the find's format does not convert to `to`.
+/// HMD, P3D (default LOD) and TOD → glTF, paired as `assembly` pairs `asset` (the same
+/// [`retroanim::assemble::Assembly::pair_asset`] as `convert` and the report). `Ok(Ok(None))`
+/// where the find's format does not convert to `to`; `Ok(Err(why))` for an animation with no
+/// model to convert with.
 fn convert_find(
     bytes: &[u8],
-    tmd: Option<&Tmd>,
+    assembly: &retroanim::assemble::Assembly,
+    asset: &retroanim::assemble::Asset,
     to: Format,
-) -> Result<Option<retroanim::convert::Conversion>> {
+) -> Result<std::result::Result<Option<retroanim::convert::Conversion>, String>> {
     let model = retroanim::read_any(bytes)?;
     if !retroanim::convert::targets(model.format()).contains(&to) || to == Format::Json {
-        return Ok(None);
+        return Ok(Ok(None));
     }
     let mut opts = retroanim::convert::Options::default();
-    if matches!(model, Model::Tod(_)) {
-        opts.tod.tmd = tmd.cloned();
+    let mut notes = Vec::new();
+    if matches!(to, Format::Glb | Format::Gltf) {
+        notes = assembly.pair_asset(asset, &mut opts)?;
+        if let Some(why) = assembly.missing_model(asset, &opts) {
+            return Ok(Err(why));
+        }
     }
-    Ok(Some(retroanim::convert::convert(&model, to, &opts)?))
+    let mut done = retroanim::convert::convert(&model, to, &opts)?;
+    notes.append(&mut done.notes);
+    done.notes = notes;
+    Ok(Ok(Some(done)))
 }

@@ -19,7 +19,8 @@
 //!   own images come first: only its packets they do not cover are matched.
 //! - **Models for animations** ([`models`]): a TOD's TMD candidates must hold every TMD object
 //!   its TMD-ID packets name; they are ranked by evidence (object count, place, name stem).
-//!   Below 0.5 a candidate is shown, never used ([`ModelMatch::used`]).
+//!   Below 0.5 a candidate is shown, never used ([`ModelMatch::used`]); so is a texture
+//!   ([`TextureMatch::used`]): its polygons stay untextured, and the pairing notes say so.
 //! - Polygons no TIM covers, TODs with no confident model and TIMs no model samples are
 //!   [`Assembly::notes`], each with its count.
 //!
@@ -72,6 +73,8 @@ pub struct TextureMatch {
     pub cover: Cover,
     /// Other TIMs that hold the same texels, best first.
     pub alternatives: Vec<Candidate>,
+    /// Whether it is used (confidence ≥ [`USE_FROM`]); else it is only shown.
+    pub used: bool,
 }
 
 /// The model an animation drives.
@@ -319,6 +322,7 @@ fn texture(a: &mut Asset, groups: &[textures::Group], tims: &[textures::TimKey<'
             polygons: 0,
             cover,
             alternatives: Vec::new(),
+            used: false,
         });
         t.polygons += g.polygons;
         t.confidence = t.confidence.min(conf);
@@ -350,6 +354,7 @@ fn texture(a: &mut Asset, groups: &[textures::Group], tims: &[textures::TimKey<'
                     .then(x.source.cmp(&y.source))
             });
             t.alternatives.truncate(textures::MAX_ALTERNATIVES);
+            t.used = t.confidence >= USE_FROM;
             t
         })
         .collect();
@@ -523,12 +528,13 @@ impl Assembly {
         )
     }
 
-    /// The TIMs chosen for `asset`, read, in the order the glTF bridges take them (give them as
-    /// [`crate::convert::Textures::tims`]).
+    /// The TIMs chosen for `asset` and used (confidence ≥ [`USE_FROM`]), read, in the order
+    /// the glTF bridges take them (give them as [`crate::convert::Textures::tims`]).
     pub fn tims_for(&self, asset: &Asset) -> Result<Vec<Tim>> {
         asset
             .textures
             .iter()
+            .filter(|t| t.used)
             .map(|t| match self.read(&t.source)? {
                 Model::Tim(tim) => Ok(tim),
                 m => Err(Error::UnknownFormat(format!(
@@ -558,29 +564,24 @@ impl Assembly {
     }
 
     /// Puts the pairing of the asset at the start of `container` (a file converted whole) into
-    /// `opts`: its chosen TIMs (models) and its model when used (animations), unless the caller
-    /// set them already. Returns notes saying which pairing was used, or shown and not used.
+    /// `opts`, as [`Assembly::pair_asset`] does.
     pub fn pair_into(
         &self,
         container: &str,
         opts: &mut crate::convert::Options,
     ) -> Result<Vec<Note>> {
-        let mut notes = Vec::new();
-        let Some(a) = self.asset_at(container, 0) else {
-            return Ok(notes);
-        };
-        if opts.textures.tims.is_empty() && !a.textures.is_empty() {
-            opts.textures.tims = self.tims_for(a)?;
-            let list: Vec<String> = a
-                .textures
-                .iter()
-                .map(|t| format!("{} ({:.2})", t.source.container, t.confidence))
-                .collect();
-            notes.push(Note {
-                code: "paired-textures",
-                message: format!("textured from {}", list.join(", ")),
-            });
+        match self.asset_at(container, 0) {
+            Some(a) => self.pair_asset(a, opts),
+            None => Ok(Vec::new()),
         }
+    }
+
+    /// Puts `a`'s pairing into `opts`: its chosen TIMs (models) and its model with that model's
+    /// TIMs (animations), unless the caller set them already. Returns notes saying which
+    /// pairing was used, or shown and not used (below [`USE_FROM`]). Every road that converts
+    /// a find (`convert`, `scan --extract --convert`, `scan --report`) pairs through this.
+    pub fn pair_asset(&self, a: &Asset, opts: &mut crate::convert::Options) -> Result<Vec<Note>> {
+        let mut notes = Vec::new();
         if a.format == Format::Tod && opts.tod.tmd.is_none() {
             match self.model_for(a)? {
                 Some((tmd, m)) => {
@@ -589,13 +590,14 @@ impl Assembly {
                         code: "paired-model",
                         message: format!(
                             "model {} (confidence {:.2})",
-                            m.source.container, m.confidence
+                            shown(&m.source),
+                            m.confidence
                         ),
                     });
                     // The model's own textures, as assembled for it.
                     if opts.textures.tims.is_empty() {
                         if let Some(ma) = self.asset_at(&m.source.container, m.source.offset) {
-                            opts.textures.tims = self.tims_for(ma)?;
+                            notes.extend(self.take_tims(ma, opts)?);
                         }
                     }
                 }
@@ -605,13 +607,72 @@ impl Assembly {
                             code: "model-unsure",
                             message: format!(
                                 "best model candidate {} has confidence {:.2} (below {USE_FROM}): not used",
-                                m.source.container, m.confidence
+                                shown(&m.source),
+                                m.confidence
                             ),
                         });
                     }
                 }
             }
+        } else if a.format != Format::Tod && opts.textures.tims.is_empty() {
+            notes.extend(self.take_tims(a, opts)?);
         }
         Ok(notes)
+    }
+
+    /// Why `a` (an animation) has no model to convert with when `opts` gives none: no TMD
+    /// fits, or the best is below [`USE_FROM`]. `None` for other assets, or when `opts` has a
+    /// model. The roads that pair by themselves do not write such an animation's glTF (it would
+    /// hold no mesh): they warn with this.
+    pub fn missing_model(&self, a: &Asset, opts: &crate::convert::Options) -> Option<String> {
+        if a.format != Format::Tod || opts.tod.tmd.is_some() {
+            return None;
+        }
+        Some(match &a.model {
+            None => "no TMD has every object its TMD IDs name".into(),
+            Some(m) => format!(
+                "its best model candidate {} has confidence {:.2}, below {USE_FROM}",
+                shown(&m.source),
+                m.confidence
+            ),
+        })
+    }
+
+    /// `a`'s used TIMs into `opts`, with notes naming them and the ones not used.
+    fn take_tims(&self, a: &Asset, opts: &mut crate::convert::Options) -> Result<Vec<Note>> {
+        let mut notes = Vec::new();
+        opts.textures.tims = self.tims_for(a)?;
+        let list = |used: bool| -> Vec<String> {
+            a.textures
+                .iter()
+                .filter(|t| t.used == used)
+                .map(|t| format!("{} ({:.2})", shown(&t.source), t.confidence))
+                .collect()
+        };
+        let (used, unsure) = (list(true), list(false));
+        if !used.is_empty() {
+            notes.push(Note {
+                code: "paired-textures",
+                message: format!("textured from {}", used.join(", ")),
+            });
+        }
+        if !unsure.is_empty() {
+            notes.push(Note {
+                code: "texture-unsure",
+                message: format!(
+                    "texture candidate(s) {} below confidence {USE_FROM}: not used (their polygons stay untextured)",
+                    unsure.join(", ")
+                ),
+            });
+        }
+        Ok(notes)
+    }
+}
+
+/// A source as scan prints it: `CONTAINER@OFFSET`, or the container alone at offset 0.
+fn shown(s: &Source) -> String {
+    match s.offset {
+        0 => s.container.clone(),
+        o => format!("{}@{o}", s.container),
     }
 }

@@ -68,7 +68,8 @@ pub struct GroupMatch {
 
 /// The rank key of a TIM for a model: place first (the bridges take TIMs in this order).
 pub fn place_key<'a>(model: &Source, tim: &'a Source) -> (Nearness, &'a str, u64) {
-    (nearness(model, tim), tim.container.as_str(), tim.offset)
+    let (container, offset) = tim.origin();
+    (nearness(model, tim), container, offset)
 }
 
 /// Ranks the TIMs for one group of `model`'s polygons.

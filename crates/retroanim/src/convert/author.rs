@@ -103,7 +103,8 @@ pub(super) fn gltf_to_psx(
             extra,
         });
     }
-    let animation = pick_animation(scene, opts.animation)?.unwrap_or(0);
+    let picked = pick_animation(scene, opts.animation)?;
+    let animation = picked.unwrap_or(0);
     if opts.tod.resolution == Some(0) {
         return Err(option_error(O::Resolution, "0: must be at least 1".into()));
     }
@@ -165,6 +166,15 @@ pub(super) fn gltf_to_psx(
         },
     )?;
     notes.extend(anim.notes);
+    if picked.is_none() {
+        notes.push(Note {
+            code: "no-animation",
+            message: format!(
+                "the glTF has no animation: the TOD holds one frame, the model at rest ({} object(s))",
+                scene.meshes.len()
+            ),
+        });
+    }
     Ok(Conversion {
         bytes: tod::write(&anim.tod)?,
         format: target,

@@ -426,7 +426,30 @@ pub fn convert_bytes(
         }
         _ => {}
     }
-    let model = crate::read_as(data, from, &opts.limits)?;
+    let model = match crate::read_as(data, from, &opts.limits) {
+        Ok(m) => m,
+        // A find scan reads leniently (a TIM's or TMD's length field the data disagrees with)
+        // converts as scan converts it, with a note.
+        Err(e) => {
+            let format = from.or_else(|| crate::detect(data));
+            let Some((bytes, fix)) = format.and_then(|f| crate::scan::lenient::fixed(data, f))
+            else {
+                return Err(e);
+            };
+            let Ok(model) = crate::read_as(&bytes, format, &opts.limits) else {
+                return Err(e);
+            };
+            let mut done = convert(&model, target, opts)?;
+            done.notes.insert(
+                0,
+                Note {
+                    code: "lenient-length",
+                    message: format!("read as scan reads it: {}", fix.warning),
+                },
+            );
+            return Ok(done);
+        }
+    };
     convert(&model, target, opts)
 }
 
@@ -622,6 +645,9 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
                     tim::Stp::Opaque
                 },
             };
+            if let Some(strip) = palette_strip(t, &d)? {
+                return Ok(strip);
+            }
             let first = tim::encode_png(&t.to_rgba(&d)?)?;
             let mut notes = Vec::new();
             if t.depth() == Some(tim::Depth::Mixed) {
@@ -729,6 +755,43 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
 /// TIM → PNG of a file that holds more than one TIM: every TIM that follows the first in
 /// `trailing` becomes a PNG beside the output (`NAME_1.png`, `NAME_2.png`, …), with a note
 /// counting them; bytes after the last TIM that start none are left out with a note.
+/// A palette-only TIM (no pixels, a CLUT) as a PNG strip of its CLUT: one pixel per entry,
+/// one row per CLUT row, with a note. `None` for a TIM with an image (or without a CLUT).
+fn palette_strip(t: &tim::Tim, d: &tim::DecodeOptions) -> Result<Option<Conversion>> {
+    let Some(c) = t
+        .clut
+        .as_ref()
+        .filter(|c| c.width > 0 && !c.data.is_empty())
+    else {
+        return Ok(None);
+    };
+    if t.image.width > 0 && t.image.height > 0 {
+        return Ok(None);
+    }
+    let width = usize::from(c.width);
+    let rows = c.data.len().div_ceil(width);
+    let mut pixels = Vec::with_capacity(width * rows * 4);
+    for k in 0..width * rows {
+        pixels.extend(tim::color15(c.data.get(k).copied().unwrap_or(0), d.stp));
+    }
+    let png = tim::encode_png(&tim::Rgba {
+        width,
+        height: rows,
+        pixels,
+    })?;
+    Ok(Some(done_notes(
+        png,
+        Format::Png,
+        vec![Note {
+            code: "palette-only",
+            message: format!(
+                "a palette-only TIM (its pixel block is {}×{}): the PNG is its CLUT, {rows} row(s) of {width} colours",
+                t.image.width, t.image.height
+            ),
+        }],
+    )))
+}
+
 fn following_tims(
     trailing: &[u8],
     d: &tim::DecodeOptions,

@@ -28,7 +28,7 @@
 //! with them: a TMD or HMD with its matched TIMs, a TOD with its model and that model's TIMs.
 //!
 //! A card without a picture says why (`no_preview`): a TOD without a model paired with
-//! confidence 0.5 or more, a file that cannot be read again or drawn.
+//! confidence 0.5 or more (which gets no GLB either: it would hold no mesh), a file that cannot be read again or drawn.
 
 pub mod html;
 pub mod index;
@@ -47,6 +47,9 @@ use crate::error::{Error, Result};
 use crate::scan::{Find, Report};
 use crate::{Format, Limits, Model};
 use index::{Asset, Index, Inside, SourceRef, Unread, INDEX_VERSION};
+
+/// How a card's warning starts when its animation has no model to make a GLB with.
+const NO_MODEL: &str = "no GLB: an animation without a model";
 
 /// Most warnings listed on one card (the rest are counted).
 pub const MAX_WARNINGS: usize = 20;
@@ -172,11 +175,15 @@ pub fn write_report(
 fn notes(assets: &[Asset]) -> Vec<String> {
     let mut no_preview: BTreeMap<&str, usize> = BTreeMap::new();
     let mut failed: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut no_model: BTreeMap<&str, usize> = BTreeMap::new();
     for a in assets {
         if a.preview.is_none() {
             *no_preview.entry(&a.format).or_default() += 1;
         }
-        if a.warnings
+        if a.warnings.iter().any(|w| w.starts_with(NO_MODEL)) {
+            *no_model.entry(&a.format).or_default() += 1;
+        } else if a
+            .warnings
             .iter()
             .any(|w| w.starts_with("no GLB") || w.starts_with("no PNG"))
         {
@@ -186,6 +193,11 @@ fn notes(assets: &[Asset]) -> Vec<String> {
     let mut out = Vec::new();
     for (f, n) in no_preview {
         out.push(format!("{n} {f} assets have no preview"));
+    }
+    for (f, n) in no_model {
+        out.push(format!(
+            "{n} {f} assets: animations without a model, so without a GLB (see their cards)"
+        ));
     }
     for (f, n) in failed {
         out.push(format!(
@@ -374,7 +386,14 @@ fn convert_card(
                     copts,
                     &mut asset.warnings,
                 );
-                match crate::convert::convert(model, Format::Glb, &copts) {
+                let missing = paired.assembly.missing_model(paired.asset, &copts);
+                match missing.map_or_else(
+                    || {
+                        crate::convert::convert(model, Format::Glb, &copts)
+                            .map_err(|e| e.to_string())
+                    },
+                    |why| Err(format!("an animation without a model ({why})")),
+                ) {
                     Ok(c) => {
                         let glb = paired.put(out, format!("glb/{}.glb", asset.id), &c.bytes)?;
                         asset

@@ -7,7 +7,6 @@ use std::collections::HashMap;
 
 use super::index::{Pairing, SourceRef};
 use crate::assemble::{self, Assembly, Candidate, Source};
-use crate::error::Result;
 use crate::formats::texpage::Cover;
 
 /// Each asset's id by (container, offset).
@@ -82,30 +81,20 @@ pub fn model(a: &assemble::Asset, ids: &Ids) -> (Option<Pairing>, Vec<Pairing>) 
 }
 
 /// Conversion options giving `a`'s GLB its matched TIMs and (animations) its model with that
-/// model's TIMs; notes of what could not be read again.
+/// model's TIMs, as every other road pairs ([`Assembly::pair_asset`]); notes of what could not
+/// be read again.
 pub fn convert_options(
     assembly: &Assembly,
     a: &assemble::Asset,
     base: crate::convert::Options,
     notes: &mut Vec<String>,
 ) -> crate::convert::Options {
-    let mut opts = base;
-    let take = |r: Result<Vec<crate::formats::tim::Tim>>, notes: &mut Vec<String>| match r {
-        Ok(t) => t,
+    let mut opts = base.clone();
+    match assembly.pair_asset(a, &mut opts) {
+        Ok(_) => opts,
         Err(e) => {
-            notes.push(format!("GLB without its matched textures: {e}"));
-            Vec::new()
+            notes.push(format!("GLB without its pairing: {e}"));
+            base
         }
-    };
-    match assembly.model_for(a) {
-        Ok(Some((tmd, m))) => {
-            if let Some(model_asset) = assembly.asset_at(&m.source.container, m.source.offset) {
-                opts.textures.tims = take(assembly.tims_for(model_asset), notes);
-            }
-            opts.tod.tmd = Some(tmd);
-        }
-        Ok(None) => opts.textures.tims = take(assembly.tims_for(a), notes),
-        Err(e) => notes.push(format!("GLB without its model: {e}")),
     }
-    opts
 }

@@ -96,9 +96,12 @@ pub fn animated_png(
                 opts.tmd = Some(tmd);
             }
             Ok(None) => {
-                return Ok(Err(
-                    "no model is paired with confidence 0.5 or more to play it on".into(),
-                ))
+                let why = assembly
+                    .missing_model(asset, &Default::default())
+                    .unwrap_or_default();
+                return Ok(Err(format!(
+                    "an animation without a model to play it on ({why}); no GLB either"
+                )));
             }
             Err(e) => return Ok(Err(format!("its model cannot be read ({e})"))),
         },

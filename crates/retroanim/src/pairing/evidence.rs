@@ -28,6 +28,18 @@ impl Source {
         }
     }
 
+    /// Where the asset was first found: the container and the offset in it. A file that
+    /// `retroanim scan --extract` wrote is named `CONTAINER@OFFSET.FMT` (`_N` before the
+    /// extension where two names collide); read whole, it is the asset at OFFSET of CONTAINER
+    /// (in the file's folder), so it weighs as the same find in the container would: pairings
+    /// do not depend on whether the bytes came from the container or from extracted files.
+    pub fn origin(&self) -> (&str, u64) {
+        match extracted(&self.container).filter(|_| self.offset == 0) {
+            Some(o) => o,
+            None => (&self.container, self.offset),
+        }
+    }
+
     /// The container's file name without its extensions, upper-cased (`TE.TMD` → `TE`;
     /// `M001.LBD@0x782c.TOD` → `M001`).
     pub fn stem(&self) -> String {
@@ -39,6 +51,28 @@ impl Source {
         let stem = name.split(['.', '@']).next().unwrap_or(name);
         stem.to_ascii_uppercase()
     }
+}
+
+/// The container and offset an extracted file's name (`…/NAME@OFFSET.FMT`, OFFSET decimal or
+/// `0x` hex, `_N` allowed before the extension) says it was cut from.
+fn extracted(c: &str) -> Option<(&str, u64)> {
+    let start = c.rfind(['/', '\\', ':']).map_or(0, |i| i + 1);
+    let at = c.rfind('@').filter(|&i| i > start)?;
+    let (num, ext) = c[at + 1..].split_once('.')?;
+    if ext.is_empty() || !ext.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let num = match num.split_once('_') {
+        Some((n, k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => n,
+        Some(_) => return None,
+        None => num,
+    };
+    let offset = match num.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok()?,
+        None if num.bytes().all(|b| b.is_ascii_digit()) => num.parse().ok()?,
+        None => return None,
+    };
+    Some((&c[..at], offset))
 }
 
 /// How near two assets are, by place alone.
@@ -62,6 +96,8 @@ pub struct Place<'a> {
     /// Its folder's parts, as [`nearness`] splits them.
     folder: Vec<&'a str>,
     container_id: usize,
+    /// The offset in that container ([`Source::origin`]).
+    offset: u64,
     folder_id: usize,
     /// The number of [`Source::stem`].
     pub stem_id: usize,
@@ -87,7 +123,8 @@ impl<'a> Place<'a> {
         Place {
             source,
             folder: folder_parts(source.folder()),
-            container_id: names.id(b'c', &source.container),
+            container_id: names.id(b'c', source.origin().0),
+            offset: source.origin().1,
             folder_id: names.id(b'f', source.folder()),
             stem_id: names.id(b's', &source.stem()),
         }
@@ -98,7 +135,7 @@ impl<'a> Place<'a> {
         if self.container_id == other.container_id {
             return Nearness {
                 steps: 0,
-                bytes: self.source.offset.abs_diff(other.source.offset),
+                bytes: self.offset.abs_diff(other.offset),
             };
         }
         if self.folder_id == other.folder_id {
@@ -131,10 +168,11 @@ pub const OTHER_TREE: u32 = 4;
 
 /// How near `a` and `b` are.
 pub fn nearness(a: &Source, b: &Source) -> Nearness {
-    if a.container == b.container {
+    let ((ca, oa), (cb, ob)) = (a.origin(), b.origin());
+    if ca == cb {
         return Nearness {
             steps: 0,
-            bytes: a.offset.abs_diff(b.offset),
+            bytes: oa.abs_diff(ob),
         };
     }
     folder_steps(&folder_parts(a.folder()), &folder_parts(b.folder()))
@@ -211,6 +249,26 @@ mod tests {
         assert_eq!(tod.stem(), "N_C");
         assert_eq!(src("x/M001.LBD@0x782c.TOD", 0).stem(), "M001");
         assert_eq!(src("disc.bin:/DATA/TE.TMD", 0).folder(), "disc.bin:/DATA");
+    }
+
+    #[test]
+    fn an_extracted_file_weighs_as_its_find() {
+        let tod = src("out/M001.LBD@2064.tod", 0);
+        let tmd = src("out/M001.LBD@30000_2.tmd", 0);
+        assert_eq!(tod.origin(), ("out/M001.LBD", 2064));
+        assert_eq!(tmd.origin(), ("out/M001.LBD", 30000));
+        let n = nearness(&tod, &tmd);
+        assert_eq!((n.steps, n.bytes), (0, 27936));
+        assert_eq!(
+            n,
+            nearness(&src("d/M001.LBD", 2064), &src("d/M001.LBD", 30000))
+        );
+        assert_eq!(src("out/X@0x810.tim", 0).origin(), ("out/X", 0x810));
+        // Not extracted names: as they are.
+        for c in ["a@b/X.TIM", "mail@home.tim", "X@12.", "X@1_a.tim"] {
+            assert_eq!(src(c, 0).origin(), (c, 0), "{c}");
+        }
+        assert_eq!(src("out/X@12.tim", 8).origin(), ("out/X@12.tim", 8));
     }
 
     #[test]

@@ -161,7 +161,8 @@ fn rank_with(
         } else {
             0.0
         };
-        let e = (s, near, t.source.container.as_str(), t.source.offset, i);
+        let (container, offset) = t.source.origin();
+        let e = (s, near, container, offset, i);
         if c.len() == MAX_CANDIDATES && c.last().is_some_and(|w| order(&e, w).is_ge()) {
             continue;
         }

@@ -36,7 +36,8 @@ use crate::{Format, Limits, Severity};
 /// One asset to put back.
 #[derive(Debug, Clone)]
 pub struct Replacement {
-    /// Where: a find's place as `scan` prints it (`/DATA/PACK.BIN+4096`).
+    /// Where: a find's place as `scan` prints it (`disc.bin:/DATA/PACK.BIN@4096`, or without
+    /// the image's name, `/DATA/PACK.BIN@4096`; `+4096` is read too).
     pub place: String,
     /// The new bytes.
     pub data: Vec<u8>,
@@ -104,6 +105,14 @@ pub fn patch(image: &Path, reps: &[Replacement], out: &Path, opts: Options) -> R
             what: "nothing to replace: give at least one PLACE and NEWFILE".into(),
         });
     }
+    // Places as scan prints them name the image too: left out here.
+    let reps: &[Replacement] = &reps
+        .iter()
+        .map(|r| Replacement {
+            place: place::without_image(&r.place, image),
+            data: r.data.clone(),
+        })
+        .collect::<Vec<_>>();
     let img = Image::open(image)?;
     let (out_bin, out_cue) = outputs(&img, out);
     // The image's files are the run's inputs: the image as named, its data file, its cue sheet
@@ -147,11 +156,7 @@ pub fn patch(image: &Path, reps: &[Replacement], out: &Path, opts: Options) -> R
                 .iter()
                 .map(|f| {
                     (
-                        format!(
-                            "{}+{}",
-                            p.text.rsplit_once('+').map_or("", |c| c.0),
-                            f.offset
-                        ),
+                        format!("{}@{}", place::split(&p.text).map_or("", |c| c.0), f.offset),
                         f.clone(),
                     )
                 })

@@ -1,7 +1,8 @@
-//! PLACE: a find named the way `scan` prints it, `CONTAINER+OFFSET`, and the container chain
-//! it leads to inside an image.
+//! PLACE: a find named the way `scan` prints it, `CONTAINER@OFFSET` (`CONTAINER+OFFSET` is
+//! read too), and the container chain it leads to inside an image.
 //!
-//! CONTAINER is the find's container without the image's own name: `/DATA/PACK.BIN` (a file of
+//! CONTAINER is the find's container, the image's own name optional (`disc.bin:/DATA/PACK.BIN`
+//! as scan prints it is `/DATA/PACK.BIN` of the image `disc.bin`, [`parse_in`]): `/DATA/PACK.BIN` (a file of
 //! the ISO), `/ADDONS/A.PBO:/data/m.p3d` (an entry of a PBO inside the ISO), `/data/m.p3d`
 //! (an entry of a PBO given as the image), empty for a plain file, optionally opened by
 //! `#trackNN:` when a cue sheet lists several tracks. OFFSET is the byte offset in that
@@ -31,15 +32,61 @@ pub struct Place {
 
 fn bad(text: &str, why: &str) -> Error {
     Error::Parameter {
-        what: format!("place {text:?}: {why} (a place reads CONTAINER+OFFSET as `scan` prints it, e.g. /DATA/PACK.BIN+4096)"),
+        what: format!("place {text:?}: {why} (a place reads CONTAINER@OFFSET as `scan` prints it, e.g. disc.bin:/DATA/PACK.BIN@4096 or /DATA/PACK.BIN@4096)"),
     }
+}
+
+/// A place's container and offset text: split at its last `@` followed by a number, else at its
+/// last `+`.
+pub fn split(text: &str) -> Option<(&str, &str)> {
+    let number = |o: &str| {
+        let o = o.trim();
+        match o.strip_prefix("0x").or_else(|| o.strip_prefix("0X")) {
+            Some(h) => !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()),
+            None => !o.is_empty() && o.bytes().all(|b| b.is_ascii_digit()),
+        }
+    };
+    text.rsplit_once('@')
+        .filter(|(_, o)| number(o))
+        .or_else(|| text.rsplit_once('+'))
+}
+
+/// Parses a PLACE of the image `image`: as [`parse`], the image's own name before its first
+/// `:` (or as the whole container, for a plain file) left out, as `scan IMAGE` prints it.
+pub fn parse_in(text: &str, image: &std::path::Path) -> Result<Place> {
+    let mut p = parse(&without_image(text, image))?;
+    p.text = text.to_string();
+    Ok(p)
+}
+
+/// `text` without the image's own name (its path as given, or its file name) in front of
+/// the container: `disc.bin:/DATA/X.TIX@2064` of `disc.bin` is `:/DATA/X.TIX@2064`.
+pub fn without_image(text: &str, image: &std::path::Path) -> String {
+    let Some((container, off)) = split(text) else {
+        return text.to_string();
+    };
+    let shown = image.display().to_string();
+    let name = image
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for own in [shown.as_str(), name.as_str()] {
+        if own.is_empty() {
+            continue;
+        }
+        match container.strip_prefix(own) {
+            Some(rest) if rest.is_empty() || rest.starts_with(':') => {
+                return format!("{rest}@{off}");
+            }
+            _ => {}
+        }
+    }
+    text.to_string()
 }
 
 /// Parses a PLACE.
 pub fn parse(text: &str) -> Result<Place> {
-    let (container, off) = text
-        .rsplit_once('+')
-        .ok_or_else(|| bad(text, "no +OFFSET"))?;
+    let (container, off) = split(text).ok_or_else(|| bad(text, "no @OFFSET"))?;
     let off = off.trim();
     let offset = match off.strip_prefix("0x").or_else(|| off.strip_prefix("0X")) {
         Some(h) => u64::from_str_radix(h, 16),
@@ -215,7 +262,7 @@ pub fn all_finds(img: &Image) -> Vec<(String, Find)> {
         .flat_map(|r| r.finds)
         .map(|f| {
             (
-                format!("{}+{}", f.container.trim_start_matches(':'), f.offset),
+                format!("{}@{}", f.container.trim_start_matches(':'), f.offset),
                 f,
             )
         })
@@ -225,15 +272,13 @@ pub fn all_finds(img: &Image) -> Vec<(String, Find)> {
 /// The error for a place that names no find: the nearest finds (same container by offset,
 /// else by the longest shared prefix of the name).
 pub fn nearest(place: &Place, why: &str, finds: &[(String, Find)]) -> Error {
-    let container = place
-        .text
-        .rsplit_once('+')
+    let container = split(&place.text)
         .map_or("", |c| c.0)
         .trim_start_matches(':');
     let mut ranked: Vec<(usize, u64, &String, &Find)> = finds
         .iter()
         .map(|(p, f)| {
-            let c = p.rsplit_once('+').map_or("", |c| c.0);
+            let c = split(p).map_or("", |c| c.0);
             let shared = c
                 .chars()
                 .zip(container.chars())
@@ -285,5 +330,30 @@ mod tests {
         for bad in ["/A", "/A+x", "/A:/b:/c+0", "#trackx:/A+0"] {
             assert!(parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn places_parse_as_scan_prints_them() {
+        let img = std::path::Path::new("dir/disc.bin");
+        for text in [
+            "dir/disc.bin:/DATA/PACK.BIN@4096",
+            "disc.bin:/DATA/PACK.BIN@4096",
+            "/DATA/PACK.BIN@4096",
+            "/DATA/PACK.BIN@0x1000",
+            "/DATA/PACK.BIN+4096",
+        ] {
+            let p = parse_in(text, img).unwrap();
+            assert_eq!(
+                (p.segments.clone(), p.offset),
+                (vec!["DATA/PACK.BIN".to_string()], 4096),
+                "{text}"
+            );
+            assert_eq!(p.text, text);
+        }
+        let p = parse_in("dir/disc.bin@12", img).unwrap();
+        assert_eq!((p.segments.len(), p.offset), (0, 12));
+        // An `@` in a name is part of the name.
+        let p = parse("/A@B.TIM@8").unwrap();
+        assert_eq!((p.segments[0].as_str(), p.offset), ("A@B.TIM", 8));
     }
 }

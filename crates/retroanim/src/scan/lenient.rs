@@ -82,6 +82,22 @@ pub(crate) fn tim_fix(src: &dyn Source, offset: u64, near: &[u8]) -> Option<Fix>
     None
 }
 
+/// A whole file that is one lenient find (as `retroanim scan --extract` writes it, its bytes as
+/// found): a copy with the length field replaced, and the fix; `None` when no fix applies.
+/// `convert` reads an extracted lenient find through this, so it converts as the find does.
+pub fn fixed(data: &[u8], format: Format) -> Option<(Vec<u8>, Fix)> {
+    // Every word the fixes look at is in `data`; past it there is nothing to read.
+    let none = super::source::MemSource(Vec::new().into());
+    let fix = match format {
+        Format::Tim => tim_fix(&none, 0, data),
+        Format::Tmd => tmd_fix(&none, 0, data),
+        _ => None,
+    }?;
+    let mut bytes = data.to_vec();
+    fix.apply(&mut bytes);
+    Some((bytes, fix))
+}
+
 /// Most object table entries looked at for padding.
 const MAX_OBJECTS: u64 = 4096;
 

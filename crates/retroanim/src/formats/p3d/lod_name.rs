@@ -64,9 +64,57 @@ pub fn lod_name(resolution: f32) -> String {
     format!("{resolution}")
 }
 
+/// The resolution value a LOD is named by: a number (`1`, `1e13`), or a name [`lod_name`]
+/// gives (`Geometry`, `shadow volume 10`; case and spaces around ` - ` ignored). `None` for
+/// neither.
+pub fn lod_value(text: &str) -> Option<f64> {
+    let t = text.trim();
+    if let Ok(v) = t.parse::<f64>() {
+        return v.is_finite().then_some(v);
+    }
+    let key = |s: &str| -> String {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .replace(" - ", "-")
+            .to_ascii_lowercase()
+    };
+    let want = key(t);
+    if let Some((v, _)) = NAMED.iter().find(|(_, n)| key(n) == want) {
+        return Some(*v);
+    }
+    for &(base, step, end, name) in NUMBERED {
+        let Some(n) = want.strip_prefix(&key(name)) else {
+            continue;
+        };
+        let Ok(n) = n.trim().parse::<u32>() else {
+            continue;
+        };
+        let v = base + f64::from(n) * step;
+        if v < end {
+            return Some(v);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
-    use super::lod_name;
+    use super::{lod_name, lod_value};
+
+    #[test]
+    fn names_read_back_as_their_values() {
+        for v in [1.0f32, 0.5, 1e13, 1e15, 5e15, 1100.0, 10_010.0, 8.02e15] {
+            let name = lod_name(v);
+            let back = lod_value(&name).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(lod_name(back as f32), name, "{v}");
+        }
+        assert_eq!(lod_value("geometry"), Some(1e13));
+        assert_eq!(lod_value("View-Pilot"), Some(1100.0));
+        assert_eq!(lod_value("Shadow Volume 10"), Some(10_010.0));
+        assert_eq!(lod_value("Nothing"), None);
+        assert_eq!(lod_value("inf"), None);
+    }
 
     #[test]
     fn names_follow_the_lod_table() {
