@@ -329,6 +329,8 @@ def check_export_output_rule(out_dir):
 
     other = out_dir / "other.tod"
     (out_dir / "other.tmd").write_bytes(b"the user's own model")
+    # An earlier export of another scene (the same scene's bytes would be left as they are).
+    (out_dir / "chain.tod").write_bytes(b"an older export")
     before = sorted((p.name, p.read_bytes()) for p in out_dir.iterdir() if p.is_file())
     fifo = out_dir / "fifo.tod"
     os.mkfifo(fifo)

@@ -155,6 +155,8 @@ pub(crate) fn to_py(e: retroanim::Error) -> PyErr {
             &[],
         ),
         E::Option { option, what } => option_err(py, option, &what),
+        // The output rule refused a file: the caller's `out` (or what it puts beside it).
+        E::Refused { .. } => option_err(py, "out", &text),
         E::Conversion { from, to, why } => {
             let extra = [(
                 "target",
