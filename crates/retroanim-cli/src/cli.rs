@@ -235,6 +235,10 @@ pub struct ScanArgs {
     /// --vram with one is an error.
     #[arg(long, value_name = "FILE")]
     pub vram: Option<PathBuf>,
+    /// Read the files symbolic links inside a scanned folder point to outside it (without it
+    /// such a link is listed as skipped, not read).
+    #[arg(long)]
+    pub follow_links: bool,
 }
 
 /// An address as `--base` takes it: `0x`-prefixed hex or decimal.

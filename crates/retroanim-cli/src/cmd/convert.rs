@@ -44,13 +44,13 @@ pub fn run(args: &ConvertArgs) -> Result<Outcome> {
         .map(|t| target_format(Some(t), None))
         .transpose()?;
     let inputs = super::batch::expand(&args.paths)?;
-    // Each input's target: --to where the input converts to it, else its natural one.
+    // Each input's target: --to where the input converts to it, else its natural one. The
+    // format is detected from a prefix of each file, not from the whole file.
+    let limit = retroanim::Limits::default().max_input_bytes;
     let targets: HashMap<PathBuf, Option<Format>> = inputs
         .iter()
         .map(|i| {
-            let from = std::fs::read(&i.path)
-                .ok()
-                .and_then(|b| retroanim::detect(&b));
+            let from = retroanim::input::detect_file(&i.path, limit).ok().flatten();
             let t = match (from, to) {
                 (Some(f), Some(t)) => convert::can_convert(f, t).then_some(t),
                 (Some(f), None) => convert::natural_target(f),

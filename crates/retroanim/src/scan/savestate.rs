@@ -86,7 +86,16 @@ pub struct SavestateVram {
 }
 
 /// A savestate: its RAM scanned as a RAM dump (`NAME:/RAM`), its VRAM kept for the caller.
+///
+/// The bytes it unpacks count against the scan's read budget (the most a stream may unpack,
+/// [`STREAM_CAP`], is taken before unpacking): a small archive of many packed savestates cannot
+/// unpack gigabytes.
 pub(super) fn walk(src: &dyn Source, name: &str, cx: &super::Ctx<'_>) {
+    if !cx.take(STREAM_CAP as u64) {
+        return cx
+            .sink
+            .skip(name.to_string(), src.len(), super::OVER_BUDGET);
+    }
     let state = match read(src) {
         Ok(s) => s,
         Err(e) => return cx.sink.error(name, e),
