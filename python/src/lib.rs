@@ -819,12 +819,13 @@ fn scan(
     min_size: u64,
     report: Option<std::path::PathBuf>,
 ) -> PyResult<(Vec<PyFind>, Py<PyAny>)> {
-    let opts = retroanim::scan::ScanOptions::new(&formats.unwrap_or_default(), align, min_size)
+    let mut opts = retroanim::scan::ScanOptions::new(&formats.unwrap_or_default(), align, min_size)
         .map_err(to_py)?;
+    // A savestate's VRAM textures the models of its RAM, as in `retroanim scan`: cut as each
+    // savestate is scanned, and released.
+    opts.vram_cutter = Some(retroanim::assemble::savestate_vram_cutter());
     let (report, written) = py.detach(|| {
-        let mut found = retroanim::scan::scan_paths(&paths, &opts);
-        // A savestate's VRAM textures the models of its RAM, as in `retroanim scan`.
-        retroanim::assemble::add_savestate_vram(&mut found);
+        let found = retroanim::scan::scan_paths(&paths, &opts);
         let written = report.as_ref().map(|dir| {
             retroanim::gallery::write_report(
                 &found,

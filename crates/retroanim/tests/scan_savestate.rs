@@ -234,6 +234,28 @@ fn a_savestates_vram_textures_the_tmds_of_its_ram() {
         }
         let corners = check_texels(&a, asset, &vram, &dir);
         println!("{dir}: {corners} textured corners sample the savestate's VRAM");
+        // Cut while scanning (the VRAM released at once), the same TIMs come out.
+        let opts = ScanOptions {
+            vram_cutter: Some(assemble::savestate_vram_cutter()),
+            ..ScanOptions::default()
+        };
+        let during = scan::scan_paths(&[path.clone()], &opts);
+        let cut = |r: &scan::Report| -> Vec<(String, u64)> {
+            let mut v: Vec<_> = r
+                .finds
+                .iter()
+                .filter(|f| f.container.contains(":/VRAM:/"))
+                .map(|f| (f.container.clone(), f.size))
+                .collect();
+            v.sort();
+            v
+        };
+        assert!(!cut(&report).is_empty(), "{dir}");
+        assert_eq!(cut(&during), cut(&report), "{dir}");
+        assert!(
+            during.vram.iter().all(|v| v.bytes.is_empty()),
+            "{dir}: released"
+        );
     }
 }
 

@@ -66,8 +66,6 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
         let cut = pool.install(|| retroanim::assemble::vram_finds(&report.finds, &dump));
         report.finds.extend(cut);
     }
-    // A savestate's VRAM textures the models of its RAM.
-    pool.install(|| retroanim::assemble::add_savestate_vram(&mut report));
     let mut converted = Conversions::default();
     let mut not_extracted = 0;
     if let Some(dir) = &args.extract {
@@ -113,6 +111,8 @@ fn options(args: &ScanArgs) -> Result<ScanOptions> {
     let mut opts = ScanOptions::new(&args.formats, args.align, args.min_size)?;
     opts.base = args.base;
     opts.follow_links = args.follow_links;
+    // A savestate's VRAM textures the models of its RAM: cut as each savestate is scanned.
+    opts.vram_cutter = Some(retroanim::assemble::savestate_vram_cutter());
     Ok(opts)
 }
 

@@ -535,16 +535,23 @@ const OVER_BUDGET: &str = "not scanned: the input's read budget is spent (its fi
      or 64 MiB for a small input)";
 
 fn scan_blob(src: Arc<dyn Source>, name: &str, cx: &Ctx<'_>) {
+    let finds = blob_finds(src, name, cx);
+    cx.sink.add(finds);
+}
+
+/// The finds of a blob, not yet in the sink (the caller may add to them); a skip or an error
+/// goes to the sink.
+fn blob_finds(src: Arc<dyn Source>, name: &str, cx: &Ctx<'_>) -> Vec<Find> {
     if !cx.take(src.len()) {
-        return cx.sink.skip(name.to_string(), src.len(), OVER_BUDGET);
+        cx.sink.skip(name.to_string(), src.len(), OVER_BUDGET);
+        return Vec::new();
     }
-    let found = match blob::scan(src.as_ref(), cx.opts, cx.stats) {
-        Ok(f) => f,
-        Err(e) => return cx.sink.error(name, e),
-    };
-    let finds = nest(found, |f| make_find(f, &src, name, cx.path));
-    if let Ok(mut v) = cx.sink.finds.lock() {
-        v.extend(finds);
+    match blob::scan(src.as_ref(), cx.opts, cx.stats) {
+        Ok(found) => nest(found, |f| make_find(f, &src, name, cx.path)),
+        Err(e) => {
+            cx.sink.error(name, e);
+            Vec::new()
+        }
     }
 }
 

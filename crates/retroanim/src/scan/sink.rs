@@ -38,6 +38,12 @@ impl Sink {
         }
     }
 
+    pub fn add(&self, finds: Vec<Find>) {
+        if let Ok(mut v) = self.finds.lock() {
+            v.extend(finds);
+        }
+    }
+
     pub fn skip(&self, container: String, size: u64, reason: &str) {
         let Ok(mut list) = self.skipped.lock() else {
             return;

@@ -33,7 +33,15 @@ pub struct ScanOptions {
     /// Read the files symbolic links inside a scanned folder point to outside it (`scan
     /// --follow-links`); without it such a link is listed as skipped, not read.
     pub follow_links: bool,
+    /// Cuts the TIMs a savestate's VRAM holds for the finds of its RAM, as soon as they are
+    /// made (`crate::assemble::savestate_vram_cutter`), so the VRAM is released then instead of
+    /// being kept in [`Report::vram`] for the whole scan. `None`: the VRAM is kept.
+    pub vram_cutter: Option<VramCutter>,
 }
+
+/// See [`ScanOptions::vram_cutter`]: a savestate's VRAM and the finds of its RAM in, the TIM
+/// finds cut from the VRAM out.
+pub type VramCutter = Arc<dyn Fn(&SavestateVram, &[Find]) -> Vec<Find> + Send + Sync>;
 
 impl std::fmt::Debug for ScanOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -62,6 +70,7 @@ impl Default for ScanOptions {
             base: None,
             progress: Arc::new(|_| {}),
             follow_links: false,
+            vram_cutter: None,
         }
     }
 }
@@ -279,7 +288,8 @@ pub struct Report {
     pub stats: Stats,
     /// The VRAM of each savestate scanned (its RAM is scanned as `STATE:/RAM`): a texture
     /// source for the models found there, as `retroanim scan --vram` makes a VRAM dump one
-    /// (`crate::assemble::add_savestate_vram` cuts it into TIM finds).
+    /// (`crate::assemble::add_savestate_vram` cuts it into TIM finds). Its bytes are empty when
+    /// [`ScanOptions::vram_cutter`] cut them during the scan.
     pub vram: Vec<SavestateVram>,
     /// Wall-clock seconds.
     pub seconds: f64,
