@@ -239,7 +239,7 @@ fn a_savestates_vram_textures_the_tmds_of_its_ram() {
             vram_cutter: Some(assemble::savestate_vram_cutter()),
             ..ScanOptions::default()
         };
-        let during = scan::scan_paths(&[path.clone()], &opts);
+        let during = scan::scan_paths(std::slice::from_ref(&path), &opts);
         let cut = |r: &scan::Report| -> Vec<(String, u64)> {
             let mut v: Vec<_> = r
                 .finds
