@@ -59,7 +59,7 @@ fn too_large(path: &Path, requested: u64, limit: u64) -> Error {
     Error::LimitExceeded {
         offset: None,
         what: format!(
-            "{} (bytes read)",
+            "{}: too large; its size in bytes",
             crate::text::escape(&path.display().to_string())
         ),
         requested,
