@@ -79,8 +79,8 @@ Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Model]
 def _bytes_of(source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]) -> bytes:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source)
-    with open(os.fspath(source), "rb") as f:
-        return f.read()
+    # Through the library's one limited reader (refuses oversized files before reading them).
+    return _native.read_file(os.fspath(source))
 
 
 def read(source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview],

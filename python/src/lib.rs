@@ -353,6 +353,16 @@ fn read(data: &[u8], from_: Option<&str>) -> PyResult<PyModel> {
     })
 }
 
+/// The bytes of the file at `path`, through the library's one limited reader
+/// (`retroanim::input::read_input`): at most `Limits::max_input_bytes`; a larger file is refused
+/// from its size before it is read, a device or pipe stops at the limit.
+#[pyfunction]
+fn read_file<'py>(py: Python<'py>, path: std::path::PathBuf) -> PyResult<Bound<'py, PyBytes>> {
+    let data =
+        retroanim::input::read_input(&path, Limits::default().max_input_bytes).map_err(to_py)?;
+    Ok(PyBytes::new(py, &data))
+}
+
 /// Picture bytes, pictures in it, notes `(code, message)`.
 type RenderedTuple = (Vec<u8>, usize, Vec<(&'static str, String)>);
 
@@ -813,12 +823,13 @@ fn scan(
     report: Option<std::path::PathBuf>,
     force: bool,
 ) -> PyResult<(Vec<PyFind>, Py<PyAny>)> {
-    let opts = retroanim::scan::ScanOptions::new(&formats.unwrap_or_default(), align, min_size)
+    let mut opts = retroanim::scan::ScanOptions::new(&formats.unwrap_or_default(), align, min_size)
         .map_err(to_py)?;
+    // A savestate's VRAM textures the models of its RAM, as in `retroanim scan`: cut as each
+    // savestate is scanned, and released.
+    opts.vram_cutter = Some(retroanim::assemble::savestate_vram_cutter());
     let (report, written) = py.detach(|| {
-        let mut found = retroanim::scan::scan_paths(&paths, &opts);
-        // A savestate's VRAM textures the models of its RAM, as in `retroanim scan`.
-        retroanim::assemble::add_savestate_vram(&mut found);
+        let found = retroanim::scan::scan_paths(&paths, &opts);
         let written = report.as_ref().map(|dir| {
             retroanim::gallery::write_report(
                 &found,
@@ -904,6 +915,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_class::<Finding>()?;
     m.add_function(wrap_pyfunction!(read, m)?)?;
+    m.add_function(wrap_pyfunction!(read_file, m)?)?;
     m.add_function(wrap_pyfunction!(targets, m)?)?;
     m.add_function(wrap_pyfunction!(render_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(play_tod, m)?)?;

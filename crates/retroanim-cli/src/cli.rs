@@ -242,6 +242,10 @@ pub struct ScanArgs {
     /// readers (summed over threads), pairing, extracting, printing, the report.
     #[arg(long)]
     pub timings: bool,
+    /// Read the files symbolic links inside a scanned folder point to outside it (without it
+    /// such a link is listed as skipped, not read).
+    #[arg(long)]
+    pub follow_links: bool,
 }
 
 /// An address as `--base` takes it: `0x`-prefixed hex or decimal.

@@ -1,55 +1,30 @@
 //! File input and atomic output.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use retroanim::output::{Claim, Outputs, Role};
 
-/// Bytes read from a stream before judging whether it could hold a file we read at all.
-const PROBE: u64 = 64 * 1024;
-
-/// Reads a whole input: a file, or standard input for `-`. At most
-/// [`retroanim::Limits::max_input_bytes`] are read: a larger regular file is refused before
-/// reading, a device or pipe when it goes past the limit, or after its first 64 KiB when they
-/// cannot start any format retroanim reads (`/dev/zero`, `/dev/urandom`).
+/// Reads a whole input: a file, or standard input for `-`, through the library's one limited
+/// reader ([`retroanim::input`]): at most [`retroanim::Limits::max_input_bytes`] are read; a
+/// larger regular file is refused before reading, a device or pipe when it goes past the limit,
+/// or after its first 64 KiB when they cannot start any format retroanim reads (`/dev/zero`,
+/// `/dev/urandom`).
 pub fn read_input(path: &Path) -> Result<Vec<u8>> {
     let limit = retroanim::Limits::default().max_input_bytes;
     if path == Path::new("-") {
-        return read_limited(std::io::stdin().lock(), limit).context("standard input (-)");
+        return retroanim::input::read_stream(std::io::stdin().lock(), limit)
+            .context("standard input (-)");
     }
-    let file =
-        std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let meta = file
-        .metadata()
-        .with_context(|| format!("{}: cannot read", path.display()))?;
-    if meta.is_dir() {
-        bail!("{}: a directory, not a file", path.display());
-    }
-    if meta.is_file() {
-        retroanim::Limits::default()
-            .input(None, "the input file's size", meta.len())
-            .with_context(|| format!("{}: too large", path.display()))?;
-    }
-    read_limited(file, limit).with_context(|| path.display().to_string())
+    Ok(retroanim::input::read_input(path, limit)?)
 }
 
-fn read_limited(r: impl Read, limit: u64) -> Result<Vec<u8>> {
-    let mut r = r.take(limit.saturating_add(1));
-    let mut data = Vec::new();
-    r.by_ref()
-        .take(PROBE)
-        .read_to_end(&mut data)
-        .context("cannot read")?;
-    if data.len() as u64 == PROBE && !retroanim::plausible_start(&data, limit) {
-        bail!(
-            "unknown format: its first {PROBE} bytes start no format retroanim reads \
-             (stopped reading there)"
-        );
-    }
-    r.read_to_end(&mut data).context("cannot read")?;
-    retroanim::Limits::default().input(None, "the input", data.len() as u64)?;
-    Ok(data)
+/// Reads a file an option names (`--tmd`, `--tim`, `--vram`, `patch --replace`): a regular file
+/// of at most `limit` bytes ([`retroanim::input::read_file`]); FIFOs and devices are refused
+/// before they are opened.
+pub fn read_named(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    Ok(retroanim::input::read_file(path, limit)?)
 }
 
 /// The run's output plan ([`retroanim::output::Outputs`]): one per process, as a process runs

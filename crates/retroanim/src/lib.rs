@@ -42,6 +42,7 @@ pub mod export;
 pub mod formats;
 pub mod gallery;
 pub mod import;
+pub mod input;
 pub mod lab;
 mod limits;
 pub mod output;

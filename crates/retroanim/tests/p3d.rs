@@ -733,3 +733,39 @@ fn unused_slot_bytes_of_any_face_size_round_trip() {
         );
     }
 }
+
+#[test]
+fn validate_names_non_finite_frame_positions_where_they_are() {
+    // Issue 38 item 19: a P3D whose animation frame holds NaN or an infinity passed validate
+    // and then failed convert. Validate now names the frame's position and its byte offset.
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        let mut m = tiny_mlod(Signature::P3dm);
+        let Some(TaggData::Animation { positions, .. }) = m.lods[0]
+            .taggs
+            .iter_mut()
+            .map(|t| &mut t.data)
+            .find(|d| matches!(d, TaggData::Animation { .. }))
+        else {
+            panic!("the tiny model has frames")
+        };
+        positions[1][2] = bad;
+        let bytes = p3d::write(&P3d::Mlod(m)).unwrap();
+        let back = p3d::read(&bytes).unwrap();
+        let found: Vec<_> = p3d::validate(&back)
+            .into_iter()
+            .filter(|i| i.code == "frame-not-finite")
+            .collect();
+        assert_eq!(found.len(), 1, "{bad}: {found:?}");
+        assert_eq!(found[0].severity, Severity::Error);
+        assert!(found[0]
+            .message
+            .contains("position 1 is not a finite number"));
+        // The offset points at the frame's position 1 (its z is the bad float).
+        let at = found[0].offset as usize;
+        let z = f32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap());
+        assert!(
+            !z.is_finite() && z.is_nan() == bad.is_nan(),
+            "{bad}: offset {at}"
+        );
+    }
+}

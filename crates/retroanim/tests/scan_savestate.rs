@@ -234,6 +234,28 @@ fn a_savestates_vram_textures_the_tmds_of_its_ram() {
         }
         let corners = check_texels(&a, asset, &vram, &dir);
         println!("{dir}: {corners} textured corners sample the savestate's VRAM");
+        // Cut while scanning (the VRAM released at once), the same TIMs come out.
+        let opts = ScanOptions {
+            vram_cutter: Some(assemble::savestate_vram_cutter()),
+            ..ScanOptions::default()
+        };
+        let during = scan::scan_paths(std::slice::from_ref(&path), &opts);
+        let cut = |r: &scan::Report| -> Vec<(String, u64)> {
+            let mut v: Vec<_> = r
+                .finds
+                .iter()
+                .filter(|f| f.container.contains(":/VRAM:/"))
+                .map(|f| (f.container.clone(), f.size))
+                .collect();
+            v.sort();
+            v
+        };
+        assert!(!cut(&report).is_empty(), "{dir}");
+        assert_eq!(cut(&during), cut(&report), "{dir}");
+        assert!(
+            during.vram.iter().all(|v| v.bytes.is_empty()),
+            "{dir}: released"
+        );
     }
 }
 
@@ -369,4 +391,86 @@ fn a_gzip_bomb_is_unpacked_only_up_to_the_cap() {
     ra.extend(&plain);
     let s = savestate::read_bytes(&ra).unwrap();
     assert_eq!(s.ram_offset, 16 + 32 + 5 + 36_864);
+}
+
+/// Set in the child process [`rerun_capped`] starts.
+const CAPPED_CHILD: &str = "RETROANIM_CAPPED_CHILD";
+
+/// Runs the test `name` of this binary again in a child process under an address-space limit
+/// of `mb` MiB (`ulimit -v`), where it does its work; the child must pass.
+fn rerun_capped(name: &str, mb: u64) {
+    let exe = std::env::current_exe().unwrap();
+    let status = std::process::Command::new("/bin/sh")
+        .args([
+            "-c",
+            &format!("ulimit -v {}; exec \"$0\" \"$@\"", mb * 1024),
+        ])
+        .arg(exe)
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CAPPED_CHILD, "1")
+        .status()
+        .unwrap();
+    assert!(
+        status.success(),
+        "{name} under a {mb} MiB address-space limit"
+    );
+}
+
+/// This process's peak resident memory (VmHWM), in kB.
+fn peak_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_archive_of_many_packed_savestates_stays_within_the_read_budget() {
+    // Issue 38 item 6: a small PBO of many gzip'd savestates unpacked every one of them (4 MiB
+    // each, 1 MiB of VRAM kept per savestate): gigabytes from megabytes. What a savestate
+    // unpacks now counts against the archive's read budget, so memory stays bounded.
+    if std::env::var_os(CAPPED_CHILD).is_none() {
+        return rerun_capped(
+            "an_archive_of_many_packed_savestates_stays_within_the_read_budget",
+            1024,
+        );
+    }
+    const N: usize = 400;
+    let mut plain = stream(&REARMED, &vec![0; RAM], &vec![0; VRAM]);
+    // BIOS and hardware registers as zeros too: each savestate packs to a few kB.
+    let bios_at = 32 + 4 + 1 + 128 * 96 * 3 + RAM;
+    plain[bios_at..bios_at + (512 << 10) + (64 << 10)].fill(0);
+    let gz = gzip(&plain);
+    let names: Vec<String> = (0..N).map(|i| format!("s{i}.ss0")).collect();
+    let files: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), &gz[..])).collect();
+    let archive = scan::pbo::write(&[("prefix", "x")], &files, None);
+    assert!(archive.len() < 8 << 20, "{} bytes", archive.len());
+    let t = tempfile::tempdir().unwrap();
+    let path = write(t.path(), "states.pbo", &archive);
+    let report = scan::scan_paths(&[path], &ScanOptions::default());
+    let budget = (4 * archive.len() as u64).max(scan::READ_FLOOR);
+    let read = report.vram.len();
+    assert!(read >= 1, "the first savestates are read");
+    assert!(
+        (read * STREAM_CAP) as u64 <= budget,
+        "{read} savestates unpacked, over a budget of {budget} bytes"
+    );
+    let over = report
+        .skipped
+        .iter()
+        .filter(|s| s.reason.contains("read budget is spent"))
+        .count() as u64
+        + report.skipped_unlisted.count;
+    assert!(
+        read as u64 + over >= N as u64,
+        "{read} read, {over} skipped"
+    );
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let peak = peak_kb();
+    assert!(peak < 300 * 1024, "peak {peak} kB");
 }

@@ -27,6 +27,10 @@ impl lab::Loader for Recording {
     fn list(&self, dir: &str) -> std::io::Result<Vec<String>> {
         lab::FsLoader.list(dir)
     }
+
+    fn canonical(&self, path: &str) -> Option<String> {
+        lab::FsLoader.canonical(path)
+    }
 }
 
 pub fn run(args: &AsmArgs) -> Result<Outcome> {

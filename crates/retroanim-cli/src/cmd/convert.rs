@@ -48,7 +48,8 @@ pub fn run(args: &ConvertArgs) -> Result<Outcome> {
     // Every input of the run (and every file an option names) is one no output replaces.
     crate::io::run_inputs(inputs.iter().map(|i| i.path.as_path()), args.force);
     crate::io::run_inputs(protected(Path::new("-"), args), args.force);
-    // Each input's target: --to where the input converts to it, else its natural one.
+    // Each input's target: --to where the input converts to it, else its natural one. The
+    // format is detected from a prefix of each file, not from the whole file.
     let sources: HashMap<PathBuf, Option<Format>> = inputs
         .iter()
         .map(|i| (i.path.clone(), source_format(&i.path)))
@@ -117,7 +118,8 @@ fn source_format(path: &Path) -> Option<Format> {
     if lab {
         return Some(Format::Lab);
     }
-    std::fs::read(path).ok().and_then(|b| retroanim::detect(&b))
+    let limit = retroanim::Limits::default().max_input_bytes;
+    retroanim::input::detect_file(path, limit).ok().flatten()
 }
 
 /// Whether scan finds assets inside `path` (an LBD, TIX or MOM pack, an archive, a disc

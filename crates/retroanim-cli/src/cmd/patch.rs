@@ -10,7 +10,9 @@ use crate::Outcome;
 pub fn run(args: &PatchArgs) -> Result<Outcome> {
     let mut reps = Vec::new();
     for (place, file) in pairs(args)? {
-        let data = std::fs::read(file).with_context(|| format!("{file}: cannot read"))?;
+        let limit = retroanim::Limits::default().max_input_bytes;
+        let data = crate::io::read_named(std::path::Path::new(file), limit)
+            .with_context(|| format!("--replace {place}"))?;
         reps.push(Replacement {
             place: place.clone(),
             data,

@@ -81,7 +81,7 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
                 retroanim::vram::DUMP_BYTES
             );
         }
-        std::fs::read(&args.file).with_context(|| name)?
+        crate::io::read_named(&args.file, len).with_context(|| name)?
     } else {
         crate::io::read_input(&args.file)?
     };

@@ -61,15 +61,12 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
             );
         }
         let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            crate::io::read_named(path, retroanim::vram::DUMP_BYTES as u64).context("--vram")?;
         let dump = retroanim::assemble::VramDump::new(path.display().to_string(), &bytes)
             .with_context(|| format!("{}: not a VRAM dump", path.display()))?;
         let cut = pool.install(|| retroanim::assemble::vram_finds(&report.finds, &dump));
         report.finds.extend(cut);
     }
-    // A savestate's VRAM textures the models of its RAM.
-    pool.install(|| retroanim::assemble::add_savestate_vram(&mut report));
-    clock.lap("savestate and VRAM textures");
     let mut converted = Conversions::default();
     let mut not_extracted = 0;
     if let Some(dir) = &args.extract {
@@ -174,6 +171,9 @@ impl Timings {
 fn options(args: &ScanArgs) -> Result<ScanOptions> {
     let mut opts = ScanOptions::new(&args.formats, args.align, args.min_size)?;
     opts.base = args.base;
+    opts.follow_links = args.follow_links;
+    // A savestate's VRAM textures the models of its RAM: cut as each savestate is scanned.
+    opts.vram_cutter = Some(retroanim::assemble::savestate_vram_cutter());
     Ok(opts)
 }
 
@@ -272,6 +272,13 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
             );
         }
     }
+    if !json && report.skipped_unlisted.count > 0 {
+        outln!(
+            "... and {} more skipped ({} bytes), not listed",
+            report.skipped_unlisted.count,
+            report.skipped_unlisted.bytes
+        );
+    }
     if json {
         // A container that could not be walked is a failed item, as an unreadable file is
         // for the other commands.
@@ -324,7 +331,7 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
             } else {
                 per.join(", ")
             },
-            report.skipped.len(),
+            report.skipped.len() as u64 + report.skipped_unlisted.count,
             report.errors.len(),
             bytes as f64 / 1e6,
             report.seconds,

@@ -158,4 +158,19 @@ pub fn run_measured(
         peak_kb,
     }
 }
+pub mod iso;
 pub mod mutate;
+
+/// [`run_measured`] under an address-space limit of `mb` MiB (`ulimit -v`), the way a user's
+/// 2 GB container would hold it: an allocation past it aborts the command instead of the machine.
+pub fn run_capped(
+    bin: &Path,
+    args: &[&std::ffi::OsStr],
+    mb: u64,
+    limit: std::time::Duration,
+) -> Run {
+    let script = format!("ulimit -v {}; exec \"$0\" \"$@\"", mb * 1024);
+    let mut all: Vec<&std::ffi::OsStr> = vec!["-c".as_ref(), script.as_ref(), bin.as_os_str()];
+    all.extend_from_slice(args);
+    run_measured(Path::new("/bin/sh"), &all, None, limit)
+}

@@ -145,9 +145,24 @@ pub fn source_of(f: &Find) -> Source {
 /// Scans `paths` (files, folders, disc images, archives; as `retroanim scan` with its default
 /// options) and assembles what it finds.
 pub fn from_paths(paths: &[PathBuf]) -> Assembly {
-    let mut report = crate::scan::scan_paths(paths, &crate::scan::ScanOptions::default());
-    add_savestate_vram(&mut report);
+    let opts = crate::scan::ScanOptions {
+        vram_cutter: Some(savestate_vram_cutter()),
+        ..Default::default()
+    };
+    let report = crate::scan::scan_paths(paths, &opts);
     from_finds(&report.finds)
+}
+
+/// The [`crate::scan::ScanOptions::vram_cutter`] that does what [`add_savestate_vram`] does,
+/// one savestate at a time while the scan runs: its VRAM is released as soon as its TIMs are
+/// cut, so a scan of many savestates never holds more than a few VRAMs.
+pub fn savestate_vram_cutter() -> crate::scan::VramCutter {
+    std::sync::Arc::new(|v: &crate::scan::SavestateVram, own: &[Find]| {
+        match VramDump::new(v.container.clone(), &v.bytes) {
+            Ok(dump) => vram_finds_as(own, &dump, &v.path),
+            Err(_) => Vec::new(),
+        }
+    })
 }
 
 /// Adds to `report`'s finds the TIMs cut from the VRAM of each savestate it scanned

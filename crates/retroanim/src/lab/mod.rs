@@ -82,6 +82,11 @@ pub trait Loader {
     /// The names of the entries of folder `dir` (for case-insensitive lookup); empty if the
     /// folder does not exist.
     fn list(&self, dir: &str) -> std::io::Result<Vec<String>>;
+    /// The path `path` resolves to with every symbolic link and `..` followed, where the loader
+    /// has links (a file system); `None` when it has none or `path` does not exist. An
+    /// `#include` whose file resolves outside the folders it may come from is refused by this
+    /// name, before it is read. Required, so a loader wrapping another cannot drop the check.
+    fn canonical(&self, path: &str) -> Option<String>;
 }
 
 /// A [`Loader`] over the local file system (the CLI's choice; tests use [`MemLoader`]).
@@ -90,21 +95,24 @@ pub struct FsLoader;
 
 impl Loader for FsLoader {
     fn read(&self, path: &str, max_bytes: u64) -> std::io::Result<Option<Vec<u8>>> {
-        use std::io::Read;
         let p = std::path::Path::new(if path.is_empty() { "." } else { path });
         if !p.is_file() {
             return Ok(None);
         }
-        let mut out = Vec::new();
-        std::fs::File::open(p)?
-            .take(max_bytes.saturating_add(1))
-            .read_to_end(&mut out)?;
-        if out.len() as u64 > max_bytes {
-            return Err(std::io::Error::other(format!(
+        // Through the library's one limited reader (regular files, at most `max_bytes`).
+        match crate::input::read_file(p, max_bytes) {
+            Ok(d) => Ok(Some(d)),
+            Err(crate::Error::Io(e)) => Err(e),
+            Err(_) => Err(std::io::Error::other(format!(
                 "{path} is larger than {max_bytes} bytes"
-            )));
+            ))),
         }
-        Ok(Some(out))
+    }
+
+    fn canonical(&self, path: &str) -> Option<String> {
+        let p = std::path::Path::new(if path.is_empty() { "." } else { path });
+        let c = p.canonicalize().ok()?;
+        c.to_str().map(str::to_string)
     }
 
     fn list(&self, dir: &str) -> std::io::Result<Vec<String>> {
@@ -149,6 +157,11 @@ impl Loader for MemLoader {
             Some(d) => Ok(Some(d.clone())),
             None => Ok(None),
         }
+    }
+
+    fn canonical(&self, _: &str) -> Option<String> {
+        // No links in memory: the lexical check is the whole check.
+        None
     }
 
     fn list(&self, dir: &str) -> std::io::Result<Vec<String>> {

@@ -577,6 +577,9 @@ impl<'a> Pp<'a> {
                 }
             }
         }
+        if let Some(p) = &found {
+            self.check_resolved(pos, &name, p)?;
+        }
         let (path, data) = match found {
             Some(p) => match self
                 .loader
@@ -642,6 +645,35 @@ impl<'a> Pp<'a> {
         let r = self.file(&shown, path, Some(pos), &data);
         self.depth -= 1;
         r
+    }
+
+    /// Refuses an include whose file, its symbolic links followed, lies outside every folder
+    /// includes may come from (the root file's folder tree and the include folders, resolved the
+    /// same way): the lexical check before it compares names as written. The message names the
+    /// `#include` line's name only, never the file it resolves to nor a byte of it.
+    fn check_resolved(&self, pos: Pos, name: &str, path: &str) -> R<()> {
+        let Some(real) = self.loader.canonical(path) else {
+            return Ok(());
+        };
+        let real = normalize(&real);
+        let inside = self.roots.iter().any(|r| {
+            let root = self
+                .loader
+                .canonical(&r.join("/").replacen("//", "/", 1))
+                .map(|c| normalize(&c));
+            root.is_some_and(|root| real.len() > root.len() && real.starts_with(&root))
+        });
+        if inside {
+            return Ok(());
+        }
+        Err(self.err(
+            pos,
+            LabErrorKind::Include,
+            format!(
+                "#include {}: resolves (through a symbolic link) outside the source's folder and the include folders (-I); not read",
+                crate::text::shown(name)
+            ),
+        ))
     }
 
     /// Finds `name` (components separated by `/` or `\`) under `dir`, each component matched

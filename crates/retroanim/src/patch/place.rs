@@ -166,12 +166,18 @@ pub fn resolve(img: &Image, p: &Place) -> Result<Resolved> {
         if iso::looks_like(t.view.as_ref()) {
             if let Some(name) = segs.next() {
                 let files = iso::list(t.view.as_ref())?;
-                let f = files
+                let mut same = files
                     .into_iter()
-                    .find(|f| f.path.trim_start_matches('/') == name)
-                    .ok_or_else(|| {
-                        not_found(format!("{}: no file /{name} in the image", p.text))
-                    })?;
+                    .filter(|f| f.path.trim_start_matches('/') == name);
+                let f = same.next().ok_or_else(|| {
+                    not_found(format!("{}: no file /{name} in the image", p.text))
+                })?;
+                if let Some(g) = same.find(|g| (g.offset, g.size) != (f.offset, f.size)) {
+                    return Err(not_found(format!(
+                        "{}: the image has two files named /{name} (at bytes {} and {} of the track); the place is ambiguous, nothing patched",
+                        p.text, f.offset, g.offset
+                    )));
+                }
                 if f.is_stream() {
                     return Err(not_found(format!(
                         "{}: /{name} is a Mode 2 Form 2 / interleaved stream, which holds no asset",
@@ -195,11 +201,33 @@ pub fn resolve(img: &Image, p: &Place) -> Result<Resolved> {
         }
         let src = r.container.clone();
         let archive = pbo::read(src.as_ref())?;
-        let i = archive
-            .entries
-            .iter()
-            .position(|e| e.name == *name)
+        let same: Vec<usize> = (0..archive.entries.len())
+            .filter(|&k| archive.entries[k].name == *name)
+            .collect();
+        let i = *same
+            .first()
             .ok_or_else(|| not_found(format!("{}: no entry {name} in the archive", p.text)))?;
+        if same.len() > 1 {
+            // Which of them the user means cannot be told: refuse, naming every one.
+            let places: Vec<String> = same
+                .iter()
+                .map(|&k| {
+                    let e = &archive.entries[k];
+                    format!(
+                        "entry {} (data at byte {}, {} bytes)",
+                        k + 1,
+                        e.offset,
+                        e.data_size
+                    )
+                })
+                .collect();
+            return Err(not_found(format!(
+                "{}: the archive has {} entries named {name}: {}; the place is ambiguous, nothing patched",
+                p.text,
+                same.len(),
+                places.join(" and ")
+            )));
+        }
         let e = &archive.entries[i];
         if e.is_encrypted() {
             return Err(not_found(format!("{}: {name} is encrypted", p.text)));

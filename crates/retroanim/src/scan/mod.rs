@@ -38,52 +38,27 @@ pub mod pbo;
 pub mod ram;
 pub mod raw;
 pub mod savestate;
+mod sink;
 pub mod source;
 mod types;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
 
 pub use blob::{Rejection, Stats};
 pub use savestate::SavestateVram;
+pub use sink::MAX_SKIPPED_LISTED;
 pub use source::{FileSource, MemSource, Source, SubSource};
 pub use types::*;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::input::FileId;
 use crate::Model;
-
-#[derive(Default)]
-struct Sink {
-    finds: Mutex<Vec<Find>>,
-    skipped: Mutex<Vec<Skipped>>,
-    errors: Mutex<Vec<ContainerError>>,
-    vram: Mutex<Vec<SavestateVram>>,
-}
-
-impl Sink {
-    fn error(&self, container: &str, error: Error) {
-        if let Ok(mut v) = self.errors.lock() {
-            v.push(ContainerError {
-                container: container.to_string(),
-                error,
-            });
-        }
-    }
-
-    fn skip(&self, container: String, size: u64, reason: &str) {
-        if let Ok(mut v) = self.skipped.lock() {
-            v.push(Skipped {
-                container,
-                size,
-                reason: reason.to_string(),
-            });
-        }
-    }
-}
+use sink::Sink;
 
 /// The top-level image a source belongs to: offsets in it are image offsets.
 #[derive(Debug)]
@@ -140,27 +115,40 @@ impl Ctx<'_> {
             .fetch_update(Relaxed, Relaxed, |left| left.checked_sub(n))
             .is_ok()
     }
+
+    /// Gives back `n` bytes taken for work that is charged again later (an unpacked entry,
+    /// charged when unpacked and again when scanned, counts once).
+    fn give_back(&self, n: u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.budget
+            .fetch_update(Relaxed, Relaxed, |left| Some(left.saturating_add(n)))
+            .ok();
+    }
 }
 
-/// Scans files and folders (recursively; symbolic links to folders are not followed).
+/// Scans files and folders (recursively; symbolic links to folders are not followed, links
+/// inside a folder to files outside it are listed as skipped unless
+/// [`ScanOptions::follow_links`]). Each file is scanned once however many names reach it (hard
+/// links, symbolic links, a path given twice): its other names are listed as skipped.
 pub fn scan_paths(paths: &[PathBuf], opts: &ScanOptions) -> Report {
     let start = Instant::now();
     let sink = Sink::default();
     let stats = Stats::default();
     let mut files = Vec::new();
     for p in paths {
-        collect_files(p, &mut files, &sink);
+        collect_files(p, &mut files, &sink, opts.follow_links);
     }
     // A .bin that a listed cue sheet names is scanned through the cue sheet only.
     let mut via_cue = HashSet::new();
     for f in files.iter().filter(|f| is_cue(f)) {
         if let Ok(text) = cue::read_sheet(f) {
             if let Ok(tracks) = cue::parse(&text, f.parent().unwrap_or(Path::new("."))) {
-                via_cue.extend(tracks.into_iter().map(|t| t.file));
+                via_cue.extend(tracks.iter().filter_map(|t| FileId::of(&t.file)));
             }
         }
     }
-    files.retain(|f| is_cue(f) || !via_cue.contains(f));
+    files.retain(|f| is_cue(f) || FileId::of(f).map_or(true, |id| !via_cue.contains(&id)));
+    once_each(&mut files, &sink);
     files.par_iter().for_each(|f| {
         let name = f.display().to_string();
         let budget = budget_for(std::fs::metadata(f).map_or(0, |m| m.len()));
@@ -201,12 +189,11 @@ pub fn scan_source_as(src: Arc<dyn Source>, name: &str, pbo: bool, opts: &ScanOp
     finish(sink, stats, start)
 }
 
-fn finish(sink: Sink, stats: Stats, start: Instant) -> Report {
+fn finish(mut sink: Sink, stats: Stats, start: Instant) -> Report {
+    let (skipped, skipped_unlisted) = sink.take_skipped();
     let mut finds = sink.finds.into_inner().unwrap_or_default();
     finds.sort_by(|a, b| (&a.path, &a.container, a.offset).cmp(&(&b.path, &b.container, b.offset)));
     link_tods(&mut finds);
-    let mut skipped = sink.skipped.into_inner().unwrap_or_default();
-    skipped.sort_by(|a, b| a.container.cmp(&b.container));
     let mut errors = sink.errors.into_inner().unwrap_or_default();
     errors.sort_by(|a, b| a.container.cmp(&b.container));
     let mut vram = sink.vram.into_inner().unwrap_or_default();
@@ -214,6 +201,7 @@ fn finish(sink: Sink, stats: Stats, start: Instant) -> Report {
     Report {
         finds,
         skipped,
+        skipped_unlisted,
         errors,
         vram,
         stats,
@@ -225,7 +213,32 @@ fn is_cue(p: &Path) -> bool {
     p.extension().is_some_and(|e| e.eq_ignore_ascii_case("cue"))
 }
 
-fn collect_files(p: &Path, out: &mut Vec<PathBuf>, sink: &Sink) {
+/// Keeps the first name of each file (by [`FileId`]); its other names are listed as skipped.
+fn once_each(files: &mut Vec<PathBuf>, sink: &Sink) {
+    let mut first: std::collections::HashMap<FileId, PathBuf> = Default::default();
+    files.retain(|f| {
+        let Some(id) = FileId::of(f) else { return true };
+        match first.entry(id) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(f.clone());
+                true
+            }
+            std::collections::hash_map::Entry::Occupied(e) => {
+                sink.skip(
+                    f.display().to_string(),
+                    std::fs::metadata(f).map_or(0, |m| m.len()),
+                    &format!(
+                        "the same file as {} (scanned there)",
+                        crate::text::escape(&e.get().display().to_string())
+                    ),
+                );
+                false
+            }
+        }
+    });
+}
+
+fn collect_files(p: &Path, out: &mut Vec<PathBuf>, sink: &Sink, follow_links: bool) {
     let meta = match std::fs::metadata(p) {
         Ok(m) => m,
         Err(e) => return sink.error(&p.display().to_string(), e.into()),
@@ -237,6 +250,7 @@ fn collect_files(p: &Path, out: &mut Vec<PathBuf>, sink: &Sink) {
     if !meta.is_dir() {
         return;
     }
+    let top = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
     let mut stack = vec![p.to_path_buf()];
     while let Some(dir) = stack.pop() {
         let entries = match std::fs::read_dir(&dir) {
@@ -252,7 +266,19 @@ fn collect_files(p: &Path, out: &mut Vec<PathBuf>, sink: &Sink) {
             match std::fs::symlink_metadata(&n) {
                 Ok(m) if m.is_dir() => stack.push(n),
                 Ok(m) if m.is_file() => out.push(n),
-                Ok(m) if m.file_type().is_symlink() && n.is_file() => out.push(n),
+                Ok(m) if m.file_type().is_symlink() && n.is_file() => match n.canonicalize() {
+                    Ok(t) if follow_links || t.starts_with(&top) => out.push(n),
+                    Ok(t) => sink.skip(
+                        n.display().to_string(),
+                        std::fs::metadata(&n).map_or(0, |m| m.len()),
+                        &format!(
+                            "a symbolic link to {}, outside the scanned folder: not read \
+                                 (--follow-links reads it)",
+                            crate::text::escape(&t.display().to_string())
+                        ),
+                    ),
+                    Err(e) => sink.error(&n.display().to_string(), e.into()),
+                },
                 _ => {}
             }
         }
@@ -275,14 +301,24 @@ fn scan_file(path: &Path, cx: &Ctx<'_>) -> Result<()> {
 fn scan_cue(path: &Path, cx: &Ctx<'_>) -> Result<()> {
     let text = cue::read_sheet(path)?;
     let mut tracks = cue::parse(&text, path.parent().unwrap_or(Path::new(".")))?;
+    // One file however the sheet names it (another spelling, a hard or symbolic link): the
+    // first name of each file stands for it.
+    let mut first_name: std::collections::HashMap<FileId, PathBuf> = Default::default();
+    let mut names: std::collections::HashMap<PathBuf, PathBuf> = Default::default();
+    for t in &tracks {
+        if let Some(id) = FileId::of(&t.file) {
+            let first = first_name.entry(id).or_insert_with(|| t.file.clone());
+            names.insert(t.file.clone(), first.clone());
+        }
+    }
     cue::resolve_with(&mut tracks, &|f| Ok(std::fs::metadata(f)?.len()), &|f| {
-        f.canonicalize().unwrap_or_else(|_| f.to_path_buf())
+        names.get(f).cloned().unwrap_or_else(|| f.to_path_buf())
     })?;
     // The budget of a cue sheet: its files (each once), not the sheet's few bytes.
     let mut seen = HashSet::new();
     let total: u64 = tracks
         .iter()
-        .filter(|t| seen.insert(t.file.canonicalize().unwrap_or_else(|_| t.file.clone())))
+        .filter(|t| seen.insert(names.get(&t.file).unwrap_or(&t.file).clone()))
         .filter_map(|t| std::fs::metadata(&t.file).ok())
         .map(|m| m.len())
         .fold(0u64, u64::saturating_add);
@@ -338,6 +374,16 @@ fn scan_cue(path: &Path, cx: &Ctx<'_>) -> Result<()> {
     Ok(())
 }
 
+/// A container whose structure is damaged, scanned as bytes: at every offset (what it held
+/// need not start at a multiple of 4 of it, as a PBO entry's data does not).
+fn scan_damaged(src: Arc<dyn Source>, name: &str, cx: &Ctx<'_>) {
+    let opts = ScanOptions {
+        align: 1,
+        ..cx.opts.clone()
+    };
+    scan_blob(src, name, &Ctx { opts: &opts, ..*cx });
+}
+
 /// Walks a source as whatever container it is.
 fn walk(src: Arc<dyn Source>, name: &str, pbo_hint: bool, depth: usize, cx: &Ctx<'_>) {
     if depth <= MAX_DEPTH {
@@ -381,7 +427,12 @@ fn walk_image(view: Arc<dyn Source>, name: &str, depth: usize, cx: &Ctx<'_>) {
     }
     let files = match iso::list(view.as_ref()) {
         Ok(f) => f,
-        Err(e) => return cx.sink.error(name, e),
+        Err(e) => {
+            // A bad record must not hide the whole image: the damage is reported, and the
+            // image's bytes are scanned as they are (files start at sector boundaries).
+            cx.sink.error(name, e);
+            return scan_blob(view, name, cx);
+        }
     };
     // Records that share an extent are one file's bytes: the first (in directory order) is
     // scanned, the others listed as its aliases.
@@ -430,7 +481,11 @@ fn walk_image(view: Arc<dyn Source>, name: &str, depth: usize, cx: &Ctx<'_>) {
 fn walk_pbo(src: Arc<dyn Source>, name: &str, depth: usize, cx: &Ctx<'_>) {
     let pbo = match pbo::read(src.as_ref()) {
         Ok(p) => p,
-        Err(e) => return cx.sink.error(name, e),
+        Err(e) => {
+            // The damage is reported, and the archive's bytes are scanned as they are.
+            cx.sink.error(name, e);
+            return scan_damaged(src, name, cx);
+        }
     };
     pbo.entries.par_iter().for_each(|e| {
         let ename = format!("{name}:/{}", e.name);
@@ -452,7 +507,13 @@ fn walk_pbo(src: Arc<dyn Source>, name: &str, depth: usize, cx: &Ctx<'_>) {
                 "packed PBO entry larger than the largest asset read",
             );
         }
-        match pbo::unpack_entry(src.as_ref(), e) {
+        // Unpacked bytes count against the read budget before they are unpacked.
+        if !cx.take(e.original_size as u64) {
+            return cx.sink.skip(ename, e.data_size as u64, OVER_BUDGET);
+        }
+        let unpacked = pbo::unpack_entry(src.as_ref(), e);
+        cx.give_back(e.original_size as u64);
+        match unpacked {
             Ok(data) => walk(
                 Arc::new(MemSource(data.into())),
                 &ename,
@@ -465,24 +526,32 @@ fn walk_pbo(src: Arc<dyn Source>, name: &str, depth: usize, cx: &Ctx<'_>) {
     });
 }
 
+// The message below states the budget in words.
+const _: () = assert!(READ_FACTOR == 4 && READ_FLOOR == 64 << 20);
+
+/// Why a part of an input is not read when its read budget is spent.
+const OVER_BUDGET: &str = "not scanned: the input's read budget is spent (its files overlap or \
+     unpack to more than it holds, and reading them all would read more than 4 times its size, \
+     or 64 MiB for a small input)";
+
 fn scan_blob(src: Arc<dyn Source>, name: &str, cx: &Ctx<'_>) {
+    let finds = blob_finds(src, name, cx);
+    cx.sink.add(finds);
+}
+
+/// The finds of a blob, not yet in the sink (the caller may add to them); a skip or an error
+/// goes to the sink.
+fn blob_finds(src: Arc<dyn Source>, name: &str, cx: &Ctx<'_>) -> Vec<Find> {
     if !cx.take(src.len()) {
-        return cx.sink.skip(
-            name.to_string(),
-            src.len(),
-            &format!(
-                "not scanned: the input's files overlap, and scanning them all would read more \
-                 than {READ_FACTOR} times its size"
-            ),
-        );
+        cx.sink.skip(name.to_string(), src.len(), OVER_BUDGET);
+        return Vec::new();
     }
-    let found = match blob::scan(src.as_ref(), cx.opts, cx.stats) {
-        Ok(f) => f,
-        Err(e) => return cx.sink.error(name, e),
-    };
-    let finds = nest(found, |f| make_find(f, &src, name, cx.path));
-    if let Ok(mut v) = cx.sink.finds.lock() {
-        v.extend(finds);
+    match blob::scan(src.as_ref(), cx.opts, cx.stats) {
+        Ok(found) => nest(found, |f| make_find(f, &src, name, cx.path)),
+        Err(e) => {
+            cx.sink.error(name, e);
+            Vec::new()
+        }
     }
 }
 

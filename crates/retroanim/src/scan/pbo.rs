@@ -20,7 +20,8 @@
 //! that way); compressed entries are unpacked ([`unpack_entry`], layout in `lzss.rs`) to their
 //! original size, which the scanner bounds by its largest asset; encrypted entries are listed,
 //! not scanned. Data sizes that add up
-//! past the end of the archive are an error naming the entry's header offset.
+//! past the end of the archive are an error naming the entry's header offset, and so is a
+//! packing method no packer writes (what follows a NUL inside a name, read as fields).
 
 use super::source::Source;
 use crate::error::{Error, Result};
@@ -182,6 +183,17 @@ pub fn read(src: &dyn Source) -> Result<Pbo> {
             break;
         }
         first = false;
+        if ![0, CPRS, ENCO, VERS].contains(&method) {
+            // What follows a NUL inside a name is read as the entry's fields: a method no
+            // packer writes says the header is damaged here, and nothing after it can be placed.
+            return Err(err(
+                header_offset,
+                format!(
+                    "entry {:?}: packing method 0x{method:08x} is none of stored, Cprs, Enco and Vers: the header is damaged here (a NUL inside a name?)",
+                    crate::text::escape(&name)
+                ),
+            ));
+        }
         // Each entry takes at least 21 header bytes: the count is bounded by the archive length.
         pbo.entries.push(PboEntry {
             name: name.replace('\\', "/"),

@@ -81,28 +81,46 @@ pub struct SavestateVram {
     pub path: String,
     /// Its name as a container: `STATE:/VRAM`.
     pub container: String,
-    /// The 1 MiB of VRAM (1024 × 512 halfwords), as a VRAM dump holds it.
+    /// The 1 MiB of VRAM (1024 × 512 halfwords), as a VRAM dump holds it; empty when the
+    /// scan's [`super::ScanOptions::vram_cutter`] already cut its TIMs (and released it).
     pub bytes: Arc<[u8]>,
 }
 
 /// A savestate: its RAM scanned as a RAM dump (`NAME:/RAM`), its VRAM kept for the caller.
+///
+/// The bytes it unpacks count against the scan's read budget (the most a stream may unpack,
+/// [`STREAM_CAP`], is taken before unpacking): a small archive of many packed savestates cannot
+/// unpack gigabytes.
 pub(super) fn walk(src: &dyn Source, name: &str, cx: &super::Ctx<'_>) {
+    if !cx.take(STREAM_CAP as u64) {
+        return cx
+            .sink
+            .skip(name.to_string(), src.len(), super::OVER_BUDGET);
+    }
     let state = match read(src) {
         Ok(s) => s,
         Err(e) => return cx.sink.error(name, e),
     };
-    if let Ok(mut v) = cx.sink.vram.lock() {
-        v.push(SavestateVram {
-            path: cx.path.to_string(),
-            container: format!("{name}:/VRAM"),
-            bytes: state.vram.into(),
-        });
-    }
-    super::scan_blob(
+    let mut vram = SavestateVram {
+        path: cx.path.to_string(),
+        container: format!("{name}:/VRAM"),
+        bytes: state.vram.into(),
+    };
+    let mut finds = super::blob_finds(
         Arc::new(super::MemSource(state.ram.into())),
         &format!("{name}:/RAM"),
         cx,
     );
+    if let Some(cut) = &cx.opts.vram_cutter {
+        // Its TIMs are cut now, and the 1 MiB of VRAM released: many savestates cannot add up.
+        let cut = cut(&vram, &finds);
+        finds.extend(cut);
+        vram.bytes = Arc::from(Vec::new());
+    }
+    cx.sink.add(finds);
+    if let Ok(mut v) = cx.sink.vram.lock() {
+        v.push(vram);
+    }
 }
 
 /// How a savestate's stream was stored.

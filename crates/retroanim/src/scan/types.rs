@@ -30,7 +30,18 @@ pub struct ScanOptions {
     pub base: Option<u64>,
     /// Called with the number of bytes each finished chunk covered (for a progress bar).
     pub progress: Arc<dyn Fn(u64) + Send + Sync>,
+    /// Read the files symbolic links inside a scanned folder point to outside it (`scan
+    /// --follow-links`); without it such a link is listed as skipped, not read.
+    pub follow_links: bool,
+    /// Cuts the TIMs a savestate's VRAM holds for the finds of its RAM, as soon as they are
+    /// made (`crate::assemble::savestate_vram_cutter`), so the VRAM is released then instead of
+    /// being kept in [`Report::vram`] for the whole scan. `None`: the VRAM is kept.
+    pub vram_cutter: Option<VramCutter>,
 }
+
+/// See [`ScanOptions::vram_cutter`]: a savestate's VRAM and the finds of its RAM in, the TIM
+/// finds cut from the VRAM out.
+pub type VramCutter = Arc<dyn Fn(&SavestateVram, &[Find]) -> Vec<Find> + Send + Sync>;
 
 impl std::fmt::Debug for ScanOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -58,6 +69,8 @@ impl Default for ScanOptions {
             },
             base: None,
             progress: Arc::new(|_| {}),
+            follow_links: false,
+            vram_cutter: None,
         }
     }
 }
@@ -231,7 +244,7 @@ pub(crate) enum Link {
 }
 
 /// A file listed but not scanned (audio track, video stream, packed archive entry).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Skipped {
     /// Where.
     pub container: String,
@@ -239,6 +252,15 @@ pub struct Skipped {
     pub size: u64,
     /// Why.
     pub reason: String,
+}
+
+/// Entries skipped but not listed one by one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Unlisted {
+    /// How many.
+    pub count: u64,
+    /// Their bytes in all.
+    pub bytes: u64,
 }
 
 /// A container that could not be walked.
@@ -255,15 +277,19 @@ pub struct ContainerError {
 pub struct Report {
     /// Finds, by input, container and offset.
     pub finds: Vec<Find>,
-    /// Files listed but not scanned.
+    /// Files listed but not scanned: at most [`super::MAX_SKIPPED_LISTED`], the first by
+    /// container name; the others are counted in [`Report::skipped_unlisted`].
     pub skipped: Vec<Skipped>,
+    /// Files not scanned beyond those [`Report::skipped`] lists: how many, and their bytes.
+    pub skipped_unlisted: Unlisted,
     /// Containers that could not be walked (the rest of the scan went on).
     pub errors: Vec<ContainerError>,
     /// Counters.
     pub stats: Stats,
     /// The VRAM of each savestate scanned (its RAM is scanned as `STATE:/RAM`): a texture
     /// source for the models found there, as `retroanim scan --vram` makes a VRAM dump one
-    /// (`crate::assemble::add_savestate_vram` cuts it into TIM finds).
+    /// (`crate::assemble::add_savestate_vram` cuts it into TIM finds). Its bytes are empty when
+    /// [`ScanOptions::vram_cutter`] cut them during the scan.
     pub vram: Vec<SavestateVram>,
     /// Wall-clock seconds.
     pub seconds: f64,
@@ -273,7 +299,8 @@ impl Report {
     /// The scan's totals as the CLI's last `--json` line holds them: `finds`, `formats` (count
     /// per format name), `bytes_scanned`, `seconds`, `mb_per_second`, `candidates`, `rejected`,
     /// `rejected_by` (count per format and reason),
-    /// `skipped` and `errors` (container, byte offset, message).
+    /// `skipped`, `skipped_unlisted` (`count`, `bytes` of the skipped entries not listed) and
+    /// `errors` (container, byte offset, message).
     pub fn summary(&self) -> serde_json::Value {
         use std::sync::atomic::Ordering::Relaxed;
         let mut formats: std::collections::BTreeMap<&str, usize> = Default::default();
@@ -311,6 +338,7 @@ impl Report {
             "rejected_by": self.stats.rejected_by.lock().map(|m| m.clone()).unwrap_or_default(),
             "bytes_in_holes": self.stats.holes.load(Relaxed),
             "skipped": self.skipped,
+            "skipped_unlisted": self.skipped_unlisted,
             "errors": self.errors.iter().map(|e| serde_json::json!({
                 "container": e.container,
                 "offset": e.error.offset(),

@@ -394,7 +394,19 @@ fn validate_lod(out: &mut Vec<Issue>, i: usize, lod: &Lod, start: u64) -> u64 {
             }
         }
         match &t.data {
-            TaggData::Animation { time, .. } => frames.push((*time, at)),
+            TaggData::Animation { time, positions } => {
+                frames.push((*time, at));
+                if let Some(v) = positions
+                    .iter()
+                    .position(|p| !p.iter().all(|c| c.is_finite()))
+                {
+                    out.push(Issue::error(
+                        at + head + 4 + 4 + 12 * v as u64,
+                        "frame-not-finite",
+                        format!("{what}: position {v} is not a finite number (NaN or infinite)"),
+                    ));
+                }
+            }
             TaggData::SharpEdges { edges } => {
                 if let Some(e) = edges
                     .iter()
