@@ -30,6 +30,8 @@ pub enum Format {
     Json,
     /// PNG image.
     Png,
+    /// PlayStation libgs high-speed model (ID 0x42, or a bare primitive group).
+    Pmd,
     /// labp assembler source of an HMD (text; never detected from content, named by `--from
     /// lab`, a `.lab` input or a `.lab` output).
     Lab,
@@ -51,11 +53,12 @@ impl Format {
             Format::Json => "json",
             Format::Png => "png",
             Format::Lab => "lab",
+            Format::Pmd => "pmd",
         }
     }
 
     /// All formats, in a stable order.
-    pub const ALL: [Format; 12] = [
+    pub const ALL: [Format; 13] = [
         Format::Tod,
         Format::Hmd,
         Format::Tmd,
@@ -68,6 +71,7 @@ impl Format {
         Format::Json,
         Format::Png,
         Format::Lab,
+        Format::Pmd,
     ];
 
     /// Looks a format up by its name or a file extension (case-insensitive). Used for choosing
@@ -130,6 +134,11 @@ pub fn detect(data: &[u8]) -> Option<Format> {
     }
     if looks_like_mdd(data) {
         return Some(Format::Mdd);
+    }
+    if crate::formats::pmd::looks_like(data, data.len() as u64)
+        || crate::formats::pmd::looks_like_bare(data)
+    {
+        return Some(Format::Pmd);
     }
     // Too damaged to walk: let the reader of the likelier format say what is wrong. An HMD's
     // first words (0x50, MAP FLAG 0 or 1) read as a TOD with at most one frame; a damaged HMD is
@@ -199,7 +208,12 @@ pub fn plausible_start(prefix: &[u8], max_len: u64) -> bool {
     }
     let word =
         |i: usize| u32::from_le_bytes([prefix[i], prefix[i + 1], prefix[i + 2], prefix[i + 3]]);
-    if prefix[0] == crate::formats::tod::FILE_ID || matches!(word(0), 0x41 | 0x50 | 0x10) {
+    if prefix[0] == crate::formats::tod::FILE_ID || matches!(word(0), 0x41 | 0x42 | 0x50 | 0x10) {
+        return true;
+    }
+    // A bare PMD primitive group: a packet count, then a polygon's GPU code in the first
+    // primitive's colour word.
+    if word(0) as u16 > 0 && prefix.get(11).is_some_and(|c| c & 0xE0 == 0x20) {
         return true;
     }
     let be =

@@ -374,7 +374,9 @@ impl Extra {
 pub fn targets(from: Format) -> &'static [Format] {
     use Format::*;
     match from {
-        Tod | Tmd => &[Gltf, Glb, Json],
+        Tod => &[Gltf, Glb, Json],
+        Tmd => &[Gltf, Glb, Json, Pmd],
+        Pmd => &[Tmd, Gltf, Glb, Json],
         Hmd => &[Gltf, Glb, Json, Lab],
         Tim => &[Png, Json],
         P3d => &[Mdd, Pc2, Gltf, Glb, Json],
@@ -396,7 +398,7 @@ pub fn targets(from: Format) -> &'static [Format] {
 pub fn natural_target(from: Format) -> Option<Format> {
     use Format::*;
     match from {
-        Tod | Tmd | Hmd | P3d | Mdd | Pc2 => Some(Glb),
+        Tod | Tmd | Hmd | P3d | Mdd | Pc2 | Pmd => Some(Glb),
         Tim => Some(Png),
         Png => Some(Tim),
         Lab => Some(Hmd),
@@ -642,6 +644,24 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
             let mut out = done(first, notes);
             following_tims(&t.trailing, &d, opts, &mut out)?;
             Ok(out)
+        }
+        Model::Pmd(p) if target == Format::Tmd || gltf => {
+            opts.check(from, target, &[O::Axes, O::Scale, O::Tim])?;
+            let (t, noted) = crate::formats::pmd::to_tmd(p)?;
+            let mut notes = coded(noted);
+            if target == Format::Tmd {
+                opts.check(from, target, &[])?;
+                return Ok(done(crate::formats::tmd::write(&t)?, notes));
+            }
+            let (scene, more) =
+                crate::formats::tmd::scene::tmd_scene_noted(&t, &psx_options(opts))?;
+            notes.extend(coded(more));
+            Ok(done(crate::export::gltf::write(&scene, target)?, notes))
+        }
+        Model::Tmd(t) if target == Format::Pmd => {
+            opts.check(from, target, &[])?;
+            let (p, noted) = crate::formats::pmd::from_tmd(t, &Default::default())?;
+            Ok(done(crate::formats::pmd::write(&p)?, coded(noted)))
         }
         Model::Tmd(t) if gltf => {
             opts.check(from, target, &[O::Axes, O::Scale, O::Tim])?;
