@@ -32,6 +32,10 @@ pub enum Format {
     Png,
     /// PlayStation libgs high-speed model (ID 0x42, or a bare primitive group).
     Pmd,
+    /// PlayStation sprite-editor palette (ID 0x12), or a headerless palette named by `--from clt`.
+    Clt,
+    /// PlayStation sprite-editor pixel data (ID 0x11).
+    Pxl,
     /// labp assembler source of an HMD (text; never detected from content, named by `--from
     /// lab`, a `.lab` input or a `.lab` output).
     Lab,
@@ -54,11 +58,13 @@ impl Format {
             Format::Png => "png",
             Format::Lab => "lab",
             Format::Pmd => "pmd",
+            Format::Clt => "clt",
+            Format::Pxl => "pxl",
         }
     }
 
     /// All formats, in a stable order.
-    pub const ALL: [Format; 13] = [
+    pub const ALL: [Format; 15] = [
         Format::Tod,
         Format::Hmd,
         Format::Tmd,
@@ -72,6 +78,8 @@ impl Format {
         Format::Png,
         Format::Lab,
         Format::Pmd,
+        Format::Clt,
+        Format::Pxl,
     ];
 
     /// Looks a format up by its name or a file extension (case-insensitive). Used for choosing
@@ -128,6 +136,9 @@ pub fn detect(data: &[u8]) -> Option<Format> {
         {
             return Some(Format::Tmd)
         }
+        // CLT: ID 0x12, FLAG 2 (PMODE); PXL: ID 0x11, FLAG bit 0 (PMODE).
+        (Some(0x12), Some(2)) => return Some(Format::Clt),
+        (Some(0x11), Some(0 | 1)) => return Some(Format::Pxl),
         // TIM: ID 0x10, flags: bpp mode 0..4 and the CLUT bit.
         (Some(0x10), Some(f)) if f & !0xF == 0 && f & 7 <= 4 => return Some(Format::Tim),
         _ => {}
@@ -208,7 +219,9 @@ pub fn plausible_start(prefix: &[u8], max_len: u64) -> bool {
     }
     let word =
         |i: usize| u32::from_le_bytes([prefix[i], prefix[i + 1], prefix[i + 2], prefix[i + 3]]);
-    if prefix[0] == crate::formats::tod::FILE_ID || matches!(word(0), 0x41 | 0x42 | 0x50 | 0x10) {
+    if prefix[0] == crate::formats::tod::FILE_ID
+        || matches!(word(0), 0x41 | 0x42 | 0x50 | 0x10 | 0x11 | 0x12)
+    {
         return true;
     }
     // A bare PMD primitive group: a packet count, then a polygon's GPU code in the first

@@ -82,6 +82,10 @@ pub enum Model {
     Hmd(formats::hmd::Hmd),
     /// A PMD model.
     Pmd(formats::pmd::Pmd),
+    /// A CLT palette.
+    Clt(formats::clt::Clt),
+    /// A PXL image.
+    Pxl(formats::pxl::Pxl),
 }
 
 impl Model {
@@ -96,6 +100,8 @@ impl Model {
             Model::Pc2(_) => Format::Pc2,
             Model::Hmd(_) => Format::Hmd,
             Model::Pmd(_) => Format::Pmd,
+            Model::Clt(_) => Format::Clt,
+            Model::Pxl(_) => Format::Pxl,
         }
     }
 
@@ -110,6 +116,8 @@ impl Model {
             Model::Pc2(p) => formats::pc2::write(p),
             Model::Hmd(h) => formats::hmd::write(h),
             Model::Pmd(p) => formats::pmd::write(p),
+            Model::Clt(c) => formats::clt::write(c),
+            Model::Pxl(p) => formats::pxl::write(p),
         }
     }
 
@@ -146,6 +154,8 @@ impl Model {
             Model::Pc2(p) => formats::pc2::validate(p),
             Model::Hmd(h) => formats::hmd::validate(h),
             Model::Pmd(p) => formats::pmd::validate(p),
+            Model::Clt(c) => formats::clt::validate(c),
+            Model::Pxl(p) => formats::pxl::validate(p),
         }
     }
 
@@ -160,6 +170,8 @@ impl Model {
             Model::Pc2(p) => serde_json::to_value(p.summary()),
             Model::Hmd(h) => serde_json::to_value(h.summary()),
             Model::Pmd(p) => serde_json::to_value(p.summary()),
+            Model::Clt(c) => serde_json::to_value(c.summary()),
+            Model::Pxl(p) => serde_json::to_value(p.summary()),
         };
         v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
     }
@@ -247,6 +259,12 @@ pub fn read_as(data: &[u8], format: Option<Format>, limits: &Limits) -> Result<M
         Some(Format::Pc2) => formats::pc2::read_with(data, limits).map(Model::Pc2),
         Some(Format::Hmd) => formats::hmd::read_with(data, limits).map(Model::Hmd),
         Some(Format::Pmd) => formats::pmd::read_with(data, limits).map(Model::Pmd),
+        // Named by the caller: a headerless palette reads too.
+        Some(Format::Clt) if format.is_some() => {
+            formats::clt::read_raw(data, limits).map(Model::Clt)
+        }
+        Some(Format::Clt) => formats::clt::read_with(data, limits).map(Model::Clt),
+        Some(Format::Pxl) => formats::pxl::read_with(data, limits).map(Model::Pxl),
         Some(Format::Json) => Model::from_json(data),
         Some(other) => Err(Error::Unsupported {
             format: other,

@@ -1,5 +1,6 @@
 //! One module per format: its layout table, faithful types, reader, writer and validation.
 
+pub mod clt;
 mod flat_lights;
 pub mod gte;
 pub mod hmd;
@@ -8,6 +9,7 @@ pub mod mdd;
 pub mod p3d;
 pub mod pc2;
 pub mod pmd;
+pub mod pxl;
 mod stream;
 pub mod texpage;
 pub mod tim;

@@ -535,6 +535,8 @@ pub(crate) fn compact_summary(model: &Model) -> Box<serde_json::value::RawValue>
         Model::Pc2(p) => raw(&p.summary()),
         Model::Hmd(h) => raw(&h.summary()),
         Model::Pmd(p) => raw(&p.summary()),
+        Model::Clt(c) => raw(&c.summary()),
+        Model::Pxl(p) => raw(&p.summary()),
     };
     text.or_else(|_| raw(&model.summary())).unwrap_or_else(|_| {
         serde_json::value::RawValue::from_string("null".into())
