@@ -36,6 +36,10 @@ pub enum Format {
     Clt,
     /// PlayStation sprite-editor pixel data (ID 0x11).
     Pxl,
+    /// MIMe vertex difference file (MIMEFILT; no magic: named by `--from vdf`).
+    Vdf,
+    /// MIMe normal difference file (MIMEFILT; no magic: named by `--from ndf`).
+    Ndf,
     /// labp assembler source of an HMD (text; never detected from content, named by `--from
     /// lab`, a `.lab` input or a `.lab` output).
     Lab,
@@ -60,11 +64,13 @@ impl Format {
             Format::Pmd => "pmd",
             Format::Clt => "clt",
             Format::Pxl => "pxl",
+            Format::Vdf => "vdf",
+            Format::Ndf => "ndf",
         }
     }
 
     /// All formats, in a stable order.
-    pub const ALL: [Format; 15] = [
+    pub const ALL: [Format; 17] = [
         Format::Tod,
         Format::Hmd,
         Format::Tmd,
@@ -80,6 +86,8 @@ impl Format {
         Format::Pmd,
         Format::Clt,
         Format::Pxl,
+        Format::Vdf,
+        Format::Ndf,
     ];
 
     /// Looks a format up by its name or a file extension (case-insensitive). Used for choosing

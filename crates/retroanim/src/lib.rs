@@ -86,6 +86,10 @@ pub enum Model {
     Clt(formats::clt::Clt),
     /// A PXL image.
     Pxl(formats::pxl::Pxl),
+    /// A MIMe vertex difference file.
+    Vdf(formats::mime::Diff),
+    /// A MIMe normal difference file.
+    Ndf(formats::mime::Diff),
 }
 
 impl Model {
@@ -102,6 +106,8 @@ impl Model {
             Model::Pmd(_) => Format::Pmd,
             Model::Clt(_) => Format::Clt,
             Model::Pxl(_) => Format::Pxl,
+            Model::Vdf(_) => Format::Vdf,
+            Model::Ndf(_) => Format::Ndf,
         }
     }
 
@@ -118,6 +124,7 @@ impl Model {
             Model::Pmd(p) => formats::pmd::write(p),
             Model::Clt(c) => formats::clt::write(c),
             Model::Pxl(p) => formats::pxl::write(p),
+            Model::Vdf(d) | Model::Ndf(d) => formats::mime::write(d),
         }
     }
 
@@ -156,6 +163,8 @@ impl Model {
             Model::Pmd(p) => formats::pmd::validate(p),
             Model::Clt(c) => formats::clt::validate(c),
             Model::Pxl(p) => formats::pxl::validate(p),
+            Model::Vdf(d) => formats::mime::validate(d, None, false),
+            Model::Ndf(d) => formats::mime::validate(d, None, true),
         }
     }
 
@@ -172,6 +181,8 @@ impl Model {
             Model::Pmd(p) => serde_json::to_value(p.summary()),
             Model::Clt(c) => serde_json::to_value(c.summary()),
             Model::Pxl(p) => serde_json::to_value(p.summary()),
+            Model::Vdf(d) => serde_json::to_value(d.summary(Format::Vdf)),
+            Model::Ndf(d) => serde_json::to_value(d.summary(Format::Ndf)),
         };
         v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
     }
@@ -265,6 +276,8 @@ pub fn read_as(data: &[u8], format: Option<Format>, limits: &Limits) -> Result<M
         }
         Some(Format::Clt) => formats::clt::read_with(data, limits).map(Model::Clt),
         Some(Format::Pxl) => formats::pxl::read_with(data, limits).map(Model::Pxl),
+        Some(Format::Vdf) => formats::mime::read_with(data, Format::Vdf, limits).map(Model::Vdf),
+        Some(Format::Ndf) => formats::mime::read_with(data, Format::Ndf, limits).map(Model::Ndf),
         Some(Format::Json) => Model::from_json(data),
         Some(other) => Err(Error::Unsupported {
             format: other,

@@ -102,8 +102,11 @@ fn every_corpus_pmd_reads_validates_and_writes_back_exactly() {
     }
 }
 
-/// Each corner of each polygon: position, colour and UV, by object.
-fn corners(t: &tmd::Tmd) -> Vec<Vec<Vec<([i16; 3], [u8; 3], [u8; 2])>>> {
+/// A polygon corner: position, colour and UV.
+type Corner = ([i16; 3], [u8; 3], [u8; 2]);
+
+/// Each corner of each polygon, by object.
+fn corners(t: &tmd::Tmd) -> Vec<Vec<Vec<Corner>>> {
     t.objects
         .iter()
         .map(|o| {

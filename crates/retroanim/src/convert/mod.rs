@@ -388,6 +388,7 @@ pub fn targets(from: Format) -> &'static [Format] {
         Tim => &[Png, Json, Pxl, Clt],
         Pxl => &[Tim, Png, Json],
         Clt => &[Png, Json],
+        Vdf | Ndf => &[Json],
         P3d => &[Mdd, Pc2, Gltf, Glb, Json],
         Mdd => &[Pc2, P3d, Gltf, Glb, Json],
         Pc2 => &[Mdd, P3d, Gltf, Glb, Json],
@@ -411,7 +412,7 @@ pub fn natural_target(from: Format) -> Option<Format> {
         Tim | Pxl | Clt => Some(Png),
         Png => Some(Tim),
         Lab => Some(Hmd),
-        Gltf | Glb | Json => None,
+        Gltf | Glb | Json | Vdf | Ndf => None,
     }
 }
 

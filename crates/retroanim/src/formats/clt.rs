@@ -230,7 +230,7 @@ pub fn validate(c: &Clt) -> Vec<Issue> {
     }
     if !c.trailing.is_empty() {
         out.push(Issue::info(
-            (c.clut.bnum() + 8).min(u64::MAX),
+            c.clut.bnum() + 8,
             "trailing-bytes",
             format!("{} bytes after the CLUT section", c.trailing.len()),
         ));

@@ -6,6 +6,7 @@ pub mod gte;
 pub mod hmd;
 mod json_f32;
 pub mod mdd;
+pub mod mime;
 pub mod p3d;
 pub mod pc2;
 pub mod pmd;

@@ -183,11 +183,7 @@ pub(crate) fn candidate(b: &[u8], want: &[Format], out: &mut Vec<Format>) {
                 }
             }
         }
-        0x42 if wants(Format::Pmd) => {
-            if pmd::looks_like(b, u64::MAX) {
-                out.push(Format::Pmd);
-            }
-        }
+        0x42 if wants(Format::Pmd) && pmd::looks_like(b, u64::MAX) => out.push(Format::Pmd),
         0x11 if wants(Format::Pxl) && pxl::looks_like(b) => out.push(Format::Pxl),
         0x12 if wants(Format::Clt) && clt::looks_like(b) => out.push(Format::Clt),
         _ => {}

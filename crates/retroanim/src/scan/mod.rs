@@ -537,6 +537,8 @@ pub(crate) fn compact_summary(model: &Model) -> Box<serde_json::value::RawValue>
         Model::Pmd(p) => raw(&p.summary()),
         Model::Clt(c) => raw(&c.summary()),
         Model::Pxl(p) => raw(&p.summary()),
+        Model::Vdf(d) => raw(&d.summary(crate::Format::Vdf)),
+        Model::Ndf(d) => raw(&d.summary(crate::Format::Ndf)),
     };
     text.or_else(|_| raw(&model.summary())).unwrap_or_else(|_| {
         serde_json::value::RawValue::from_string("null".into())

@@ -48,7 +48,7 @@ pub fn write(pmd: &Pmd) -> Result<Vec<u8>> {
     let size = head + groups + 8 * pmd.vertices.len() + pmd.trailing.len();
     let mut w = Writer::with_capacity(size);
     if let Some(h) = &pmd.header {
-        if !h.shared && !(pmd.vertices.is_empty() && h.vertex_gap.is_empty()) {
+        if !h.shared && (!pmd.vertices.is_empty() || !h.vertex_gap.is_empty()) {
             return Err(unencodable(
                 "VERT POINT is 0 (not shared) but the model has a VERTEX group".into(),
             ));
