@@ -309,7 +309,8 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
             animation: Optional[int] = None, name: Optional[str] = None,
             intr_idx: Optional[int] = None, resolution: Optional[int] = None,
             bpp: Optional[int] = None, vram: Optional[Tuple[int, int]] = None,
-            clut_at: Optional[Tuple[int, int]] = None, force: bool = False) -> Conversion:
+            clut_at: Optional[Tuple[int, int]] = None,
+            clt: Optional[Source] = None, force: bool = False) -> Conversion:
     """Converts a file or model to ``target`` (``"glb"``, ``"gltf"``, ``"mdd"``, ``"pc2"``,
     ``"p3d"``, ``"png"``, ``"tmd"``, ``"tod"``, ``"json"``, or the source's own format), as
     ``retroanim convert`` does. glTF/GLB sources (→ TMD, TOD, P3D) are given as a path or bytes.
@@ -320,7 +321,8 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
     ``base``, ``animation`` (glTF → TOD/P3D: which glTF animation), ``intr_idx`` (HMD → glTF,
     as ``--intr-idx``), ``resolution`` (glTF → TOD: ticks per frame), ``bpp``, ``vram`` and
     ``clut_at`` (PNG → TIM: depth 4/8/16, the image's and the CLUT's VRAM ``(x, y)``, as ``--bpp``,
-    ``--vram`` and ``--clut X,Y``); ``name`` names the output scene. Files an option names may be paths, bytes or models. An option the conversion does
+    ``--vram`` and ``--clut X,Y``), ``clt`` (PXL → TIM/PNG: the palette, a CLT; a headerless one
+    read with ``read(path, from_="clt")``; else the first ``tim``'s CLUT); ``name`` names the output scene. Files an option names may be paths, bytes or models. An option the conversion does
     not read raises :class:`OptionError` naming it; a conversion retroanim does not offer raises
     :class:`ConversionError`.
 
@@ -347,7 +349,8 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
         sequence=sequence, stream_id=stream_id, speed=speed, lod=lod,
         base=None if base is None else _model(base), animation=animation, name=name,
         out=None if out_path is None else os.fspath(out_path), intr_idx=intr_idx,
-        resolution=resolution, bpp=bpp, vram=vram, clut_at=clut_at)
+        resolution=resolution, bpp=bpp, vram=vram, clut_at=clut_at,
+        clt=None if clt is None else _model(clt))
     extra = [Extra(suffix=s, format=f, data=d) for s, f, d, _ in extras]
     if out_path is not None:
         inputs = [path] + [_path_of(o) for o in (tmd, base, *after, *tim)]

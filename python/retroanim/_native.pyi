@@ -131,6 +131,7 @@ def convert_model(
     bpp: Optional[int] = None,
     vram: Optional[Tuple[int, int]] = None,
     clut_at: Optional[Tuple[int, int]] = None,
+    clt: Optional[Model] = None,
 ) -> Tuple[
     bytes,
     str,

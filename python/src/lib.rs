@@ -613,7 +613,7 @@ enum Source<'py> {
     source, target, *, from_=None, axes=None, scale=None, fps=None, duration=None, smooth=false,
     tmd=None, after=Vec::new(), tim=Vec::new(), clut=None, semi_transparent=false, sequence=None,
     stream_id=None, speed=None, lod=None, base=None, animation=None, name=None, out=None,
-    intr_idx=None, resolution=None, bpp=None, vram=None, clut_at=None
+    intr_idx=None, resolution=None, bpp=None, vram=None, clut_at=None, clt=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn convert_model<'py>(
@@ -644,6 +644,7 @@ fn convert_model<'py>(
     bpp: Option<u8>,
     vram: Option<(u16, u16)>,
     clut_at: Option<(u16, u16)>,
+    clt: Option<PyRef<'_, PyModel>>,
 ) -> PyResult<Converted<'py>> {
     let target = format_named("to", target)?;
     let mut o = Options::default();
@@ -680,6 +681,12 @@ fn convert_model<'py>(
     o.textures.bpp = bpp;
     o.textures.vram = vram;
     o.textures.clut_at = clut_at;
+    if let Some(c) = clt.as_deref() {
+        match model_of(c, "clt", Format::Clt)? {
+            retroanim::Model::Clt(c) => o.textures.clt = Some(c.clone()),
+            _ => unreachable!("model_of checked the format"),
+        }
+    }
     o.p3d.lod = lod;
     if let Some(b) = base.as_deref() {
         match model_of(b, "base", Format::P3d)? {

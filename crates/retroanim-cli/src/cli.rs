@@ -459,6 +459,10 @@ pub struct ConvertArgs {
     /// in addition to its own image primitives).
     #[arg(long, value_name = "TEX.TIM")]
     pub tim: Vec<PathBuf>,
+    /// PXL → TIM/PNG: the palette (a CLT file, or a headerless palette of 16-bit entries);
+    /// else the CLUT of the first --tim.
+    #[arg(long, value_name = "PALETTE.CLT")]
+    pub clt: Option<PathBuf>,
     /// TOD → glTF: interpolate linearly between frames (default: STEP, as the console showed).
     #[arg(long)]
     pub smooth: bool,

@@ -178,6 +178,27 @@ fn main() {
         },
         &mut ratios,
     );
+    // PMD and CLT beside TMD and TIM: the same byte throughput is the aim (issue #40).
+    bench_codec(
+        &mut c,
+        &Codec {
+            kind: "PMD",
+            name: "pmd",
+            read: retroanim::formats::pmd::read,
+            write: retroanim::formats::pmd::write,
+        },
+        &mut ratios,
+    );
+    bench_codec(
+        &mut c,
+        &Codec {
+            kind: "CLT",
+            name: "clt",
+            read: |b| retroanim::formats::clt::read_raw(b, &retroanim::Limits::default()),
+            write: retroanim::formats::clt::write,
+        },
+        &mut ratios,
+    );
     bench_codec(
         &mut c,
         &Codec {

@@ -30,6 +30,16 @@ pub enum Format {
     Json,
     /// PNG image.
     Png,
+    /// PlayStation libgs high-speed model (ID 0x42, or a bare primitive group).
+    Pmd,
+    /// PlayStation sprite-editor palette (ID 0x12), or a headerless palette named by `--from clt`.
+    Clt,
+    /// PlayStation sprite-editor pixel data (ID 0x11).
+    Pxl,
+    /// MIMe vertex difference file (MIMEFILT; no magic: named by `--from vdf`).
+    Vdf,
+    /// MIMe normal difference file (MIMEFILT; no magic: named by `--from ndf`).
+    Ndf,
     /// labp assembler source of an HMD (text; never detected from content, named by `--from
     /// lab`, a `.lab` input or a `.lab` output).
     Lab,
@@ -51,11 +61,16 @@ impl Format {
             Format::Json => "json",
             Format::Png => "png",
             Format::Lab => "lab",
+            Format::Pmd => "pmd",
+            Format::Clt => "clt",
+            Format::Pxl => "pxl",
+            Format::Vdf => "vdf",
+            Format::Ndf => "ndf",
         }
     }
 
     /// All formats, in a stable order.
-    pub const ALL: [Format; 12] = [
+    pub const ALL: [Format; 17] = [
         Format::Tod,
         Format::Hmd,
         Format::Tmd,
@@ -68,6 +83,11 @@ impl Format {
         Format::Json,
         Format::Png,
         Format::Lab,
+        Format::Pmd,
+        Format::Clt,
+        Format::Pxl,
+        Format::Vdf,
+        Format::Ndf,
     ];
 
     /// Looks a format up by its name or a file extension (case-insensitive). Used for choosing
@@ -124,12 +144,20 @@ pub fn detect(data: &[u8]) -> Option<Format> {
         {
             return Some(Format::Tmd)
         }
+        // CLT: ID 0x12, FLAG 2 (PMODE); PXL: ID 0x11, FLAG bit 0 (PMODE).
+        (Some(0x12), Some(2)) => return Some(Format::Clt),
+        (Some(0x11), Some(0 | 1)) => return Some(Format::Pxl),
         // TIM: ID 0x10, flags: bpp mode 0..4 and the CLUT bit.
         (Some(0x10), Some(f)) if f & !0xF == 0 && f & 7 <= 4 => return Some(Format::Tim),
         _ => {}
     }
     if looks_like_mdd(data) {
         return Some(Format::Mdd);
+    }
+    if crate::formats::pmd::looks_like(data, data.len() as u64)
+        || crate::formats::pmd::looks_like_bare(data)
+    {
+        return Some(Format::Pmd);
     }
     // Too damaged to walk: let the reader of the likelier format say what is wrong. An HMD's
     // first words (0x50, MAP FLAG 0 or 1) read as a TOD with at most one frame; a damaged HMD is
@@ -199,7 +227,14 @@ pub fn plausible_start(prefix: &[u8], max_len: u64) -> bool {
     }
     let word =
         |i: usize| u32::from_le_bytes([prefix[i], prefix[i + 1], prefix[i + 2], prefix[i + 3]]);
-    if prefix[0] == crate::formats::tod::FILE_ID || matches!(word(0), 0x41 | 0x50 | 0x10) {
+    if prefix[0] == crate::formats::tod::FILE_ID
+        || matches!(word(0), 0x41 | 0x42 | 0x50 | 0x10 | 0x11 | 0x12)
+    {
+        return true;
+    }
+    // A bare PMD primitive group: a packet count, then a polygon's GPU code in the first
+    // primitive's colour word.
+    if word(0) as u16 > 0 && prefix.get(11).is_some_and(|c| c & 0xE0 == 0x20) {
         return true;
     }
     let be =

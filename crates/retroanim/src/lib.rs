@@ -81,6 +81,16 @@ pub enum Model {
     Pc2(formats::pc2::Pc2),
     /// An HMD model / animation.
     Hmd(formats::hmd::Hmd),
+    /// A PMD model.
+    Pmd(formats::pmd::Pmd),
+    /// A CLT palette.
+    Clt(formats::clt::Clt),
+    /// A PXL image.
+    Pxl(formats::pxl::Pxl),
+    /// A MIMe vertex difference file.
+    Vdf(formats::mime::Diff),
+    /// A MIMe normal difference file.
+    Ndf(formats::mime::Diff),
 }
 
 impl Model {
@@ -94,6 +104,11 @@ impl Model {
             Model::Mdd(_) => Format::Mdd,
             Model::Pc2(_) => Format::Pc2,
             Model::Hmd(_) => Format::Hmd,
+            Model::Pmd(_) => Format::Pmd,
+            Model::Clt(_) => Format::Clt,
+            Model::Pxl(_) => Format::Pxl,
+            Model::Vdf(_) => Format::Vdf,
+            Model::Ndf(_) => Format::Ndf,
         }
     }
 
@@ -107,6 +122,10 @@ impl Model {
             Model::Mdd(m) => formats::mdd::write(m),
             Model::Pc2(p) => formats::pc2::write(p),
             Model::Hmd(h) => formats::hmd::write(h),
+            Model::Pmd(p) => formats::pmd::write(p),
+            Model::Clt(c) => formats::clt::write(c),
+            Model::Pxl(p) => formats::pxl::write(p),
+            Model::Vdf(d) | Model::Ndf(d) => formats::mime::write(d),
         }
     }
 
@@ -142,6 +161,11 @@ impl Model {
             Model::Mdd(m) => formats::mdd::validate(m),
             Model::Pc2(p) => formats::pc2::validate(p),
             Model::Hmd(h) => formats::hmd::validate(h),
+            Model::Pmd(p) => formats::pmd::validate(p),
+            Model::Clt(c) => formats::clt::validate(c),
+            Model::Pxl(p) => formats::pxl::validate(p),
+            Model::Vdf(d) => formats::mime::validate(d, None, false),
+            Model::Ndf(d) => formats::mime::validate(d, None, true),
         }
     }
 
@@ -155,6 +179,11 @@ impl Model {
             Model::Mdd(m) => serde_json::to_value(m.summary()),
             Model::Pc2(p) => serde_json::to_value(p.summary()),
             Model::Hmd(h) => serde_json::to_value(h.summary()),
+            Model::Pmd(p) => serde_json::to_value(p.summary()),
+            Model::Clt(c) => serde_json::to_value(c.summary()),
+            Model::Pxl(p) => serde_json::to_value(p.summary()),
+            Model::Vdf(d) => serde_json::to_value(d.summary(Format::Vdf)),
+            Model::Ndf(d) => serde_json::to_value(d.summary(Format::Ndf)),
         };
         v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
     }
@@ -241,6 +270,15 @@ pub fn read_as(data: &[u8], format: Option<Format>, limits: &Limits) -> Result<M
         Some(Format::Mdd) => formats::mdd::read_with(data, limits).map(Model::Mdd),
         Some(Format::Pc2) => formats::pc2::read_with(data, limits).map(Model::Pc2),
         Some(Format::Hmd) => formats::hmd::read_with(data, limits).map(Model::Hmd),
+        Some(Format::Pmd) => formats::pmd::read_with(data, limits).map(Model::Pmd),
+        // Named by the caller: a headerless palette reads too.
+        Some(Format::Clt) if format.is_some() => {
+            formats::clt::read_raw(data, limits).map(Model::Clt)
+        }
+        Some(Format::Clt) => formats::clt::read_with(data, limits).map(Model::Clt),
+        Some(Format::Pxl) => formats::pxl::read_with(data, limits).map(Model::Pxl),
+        Some(Format::Vdf) => formats::mime::read_with(data, Format::Vdf, limits).map(Model::Vdf),
+        Some(Format::Ndf) => formats::mime::read_with(data, Format::Ndf, limits).map(Model::Ndf),
         Some(Format::Json) => Model::from_json(data),
         Some(other) => Err(Error::Unsupported {
             format: other,

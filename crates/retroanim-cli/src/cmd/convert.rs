@@ -421,6 +421,13 @@ fn options(args: &ConvertArgs) -> Result<Options> {
     o.tod.after = super::load_tods(&args.after)?;
     o.tod.resolution = args.resolution;
     o.textures.tims = super::load_tims(&args.tim)?;
+    if let Some(path) = &args.clt {
+        let data = std::fs::read(path).with_context(|| format!("{}", path.display()))?;
+        o.textures.clt = Some(
+            retroanim::formats::clt::read_raw(&data, &o.limits)
+                .with_context(|| format!("{}", path.display()))?,
+        );
+    }
     match args.clut.as_deref() {
         None => {}
         Some(v) if v.contains(',') => o.textures.clut_at = Some(xy("--clut", v)?),

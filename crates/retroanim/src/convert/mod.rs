@@ -27,6 +27,7 @@
 //! [`convert`]'s.
 
 mod author;
+mod clt_pxl;
 mod gltf_p3d;
 mod p3d;
 pub mod stream;
@@ -92,6 +93,8 @@ pub struct Textures {
     pub vram: Option<(u16, u16)>,
     /// PNG → TIM: the CLUT's VRAM position (4 and 8 bpp).
     pub clut_at: Option<(u16, u16)>,
+    /// PXL → TIM/PNG: the palette (else the first TIM's CLUT).
+    pub clt: Option<crate::formats::clt::Clt>,
 }
 
 /// Which part of an HMD's animation to export.
@@ -176,6 +179,8 @@ pub enum OptionName {
     Vram,
     /// [`Textures::clut_at`].
     ClutAt,
+    /// [`Textures::clt`].
+    Clt,
     /// [`HmdSelection::sequence`].
     Sequence,
     /// [`HmdSelection::stream_id`].
@@ -210,6 +215,7 @@ impl OptionName {
             OptionName::Bpp => "bpp",
             OptionName::Vram => "vram",
             OptionName::ClutAt => "clut",
+            OptionName::Clt => "clt",
             OptionName::Sequence => "sequence",
             OptionName::StreamId => "stream-id",
             OptionName::Speed => "speed",
@@ -245,6 +251,7 @@ impl Options {
         add(self.textures.bpp.is_some(), O::Bpp);
         add(self.textures.vram.is_some(), O::Vram);
         add(self.textures.clut_at.is_some(), O::ClutAt);
+        add(self.textures.clt.is_some(), O::Clt);
         add(self.hmd.sequence.is_some(), O::Sequence);
         add(self.hmd.stream_id.is_some(), O::StreamId);
         add(self.hmd.speed.is_some(), O::Speed);
@@ -374,9 +381,14 @@ impl Extra {
 pub fn targets(from: Format) -> &'static [Format] {
     use Format::*;
     match from {
-        Tod | Tmd => &[Gltf, Glb, Json],
+        Tod => &[Gltf, Glb, Json],
+        Tmd => &[Gltf, Glb, Json, Pmd],
+        Pmd => &[Tmd, Gltf, Glb, Json],
         Hmd => &[Gltf, Glb, Json, Lab],
-        Tim => &[Png, Json],
+        Tim => &[Png, Json, Pxl, Clt],
+        Pxl => &[Tim, Png, Json],
+        Clt => &[Png, Json],
+        Vdf | Ndf => &[Json],
         P3d => &[Mdd, Pc2, Gltf, Glb, Json],
         Mdd => &[Pc2, P3d, Gltf, Glb, Json],
         Pc2 => &[Mdd, P3d, Gltf, Glb, Json],
@@ -396,11 +408,11 @@ pub fn targets(from: Format) -> &'static [Format] {
 pub fn natural_target(from: Format) -> Option<Format> {
     use Format::*;
     match from {
-        Tod | Tmd | Hmd | P3d | Mdd | Pc2 => Some(Glb),
-        Tim => Some(Png),
+        Tod | Tmd | Hmd | P3d | Mdd | Pc2 | Pmd => Some(Glb),
+        Tim | Pxl | Clt => Some(Png),
         Png => Some(Tim),
         Lab => Some(Hmd),
-        Gltf | Glb | Json => None,
+        Gltf | Glb | Json | Vdf | Ndf => None,
     }
 }
 
@@ -567,6 +579,9 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
         let text = crate::lab::disassemble(h)?;
         return Ok(done(text.into_bytes(), Vec::new()));
     }
+    if let Some(c) = clt_pxl::convert(model, target, opts) {
+        return c;
+    }
     match model {
         Model::P3d(_) | Model::Mdd(_) | Model::Pc2(_)
             if from == Format::P3d || target == Format::P3d =>
@@ -668,6 +683,24 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
             let mut out = done(first, notes);
             following_tims(&t.trailing, &d, opts, &mut out)?;
             Ok(out)
+        }
+        Model::Pmd(p) if target == Format::Tmd || gltf => {
+            opts.check(from, target, &[O::Axes, O::Scale, O::Tim])?;
+            let (t, noted) = crate::formats::pmd::to_tmd(p)?;
+            let mut notes = coded(noted);
+            if target == Format::Tmd {
+                opts.check(from, target, &[])?;
+                return Ok(done(crate::formats::tmd::write(&t)?, notes));
+            }
+            let (scene, more) =
+                crate::formats::tmd::scene::tmd_scene_noted(&t, &psx_options(opts))?;
+            notes.extend(coded(more));
+            Ok(done(crate::export::gltf::write(&scene, target)?, notes))
+        }
+        Model::Tmd(t) if target == Format::Pmd => {
+            opts.check(from, target, &[])?;
+            let (p, noted) = crate::formats::pmd::from_tmd(t, &Default::default())?;
+            Ok(done(crate::formats::pmd::write(&p)?, coded(noted)))
         }
         Model::Tmd(t) if gltf => {
             opts.check(from, target, &[O::Axes, O::Scale, O::Tim])?;

@@ -1,12 +1,16 @@
 //! One module per format: its layout table, faithful types, reader, writer and validation.
 
+pub mod clt;
 mod flat_lights;
 pub mod gte;
 pub mod hmd;
 mod json_f32;
 pub mod mdd;
+pub mod mime;
 pub mod p3d;
 pub mod pc2;
+pub mod pmd;
+pub mod pxl;
 mod stream;
 pub mod texpage;
 pub mod tim;

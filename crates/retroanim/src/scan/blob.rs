@@ -8,6 +8,8 @@
 //! |---|---|
 //! | TIM | word 0 = 0x10; flags: only PMODE (≤ 4) and CF; the first block's `bnum` within a quarter of 12 + 2·W·H (exact up to 16 bytes more, else a lenient find), W and H non-zero |
 //! | TMD | word 0 = 0x41; flags 0 or 1; 1 ≤ NOBJ ≤ 4096; with FIXP clear, object 0's vertex pointer past the object table |
+//! | PMD | word 0 = 0x42; 1 ≤ NOBJ ≤ 4096; PRIM POINT past the object table's first entry, VERT POINT 0 or past it; the first POINTER at or past PRIM POINT; the first group's TYPE names its first packet's GPU code ([`crate::formats::pmd::looks_like`]); an embedded PMD ends after the last shared vertex a packet uses |
+//! | PXL / CLT | word 0 = 0x11 / 0x12; FLAG 0 or 1 / 2; `bnum` = 12 + 2·W·H (up to 16 bytes more); the rectangle inside the VRAM; a CLT's W 16 or 256 |
 //! | HMD | word 0 = 0x50; MAP FLAG 0 or 1; 1 ≤ block count ≤ 4096; primitive header pointer past the block table |
 //! | TOD | byte 0 = 0x50, version < 16, 1 ≤ frames ≤ 2²⁰, and the first frames walk as packets ([`crate::formats::tod::looks_like`]) |
 //! | P3D | `MLOD` with major version ≤ 1 and 1..=4096 LODs; `ODOL` with version 7, 50 or 73 |
@@ -35,7 +37,7 @@ use rayon::prelude::*;
 use super::source::Source;
 use super::ScanOptions;
 use crate::error::{Error, Result};
-use crate::formats::{hmd, p3d, tim, tmd, tod};
+use crate::formats::{clt, hmd, p3d, pmd, pxl, tim, tmd, tod};
 use crate::{Format, Model, Severity};
 
 /// Bytes the candidate pass looks at per task: large, so that few candidates' windows run past
@@ -181,6 +183,9 @@ pub(crate) fn candidate(b: &[u8], want: &[Format], out: &mut Vec<Format>) {
                 }
             }
         }
+        0x42 if wants(Format::Pmd) && pmd::looks_like(b, u64::MAX) => out.push(Format::Pmd),
+        0x11 if wants(Format::Pxl) && pxl::looks_like(b) => out.push(Format::Pxl),
+        0x12 if wants(Format::Clt) && clt::looks_like(b) => out.push(Format::Clt),
         _ => {}
     }
     if w0 == 0x50 && wants(Format::Hmd) {
@@ -235,6 +240,9 @@ fn read_model(format: Format, data: &[u8], opts: &ScanOptions) -> Result<Model> 
         Format::Tmd => tmd::read_with(data, l).map(Model::Tmd),
         Format::Tod => tod::read_with(data, l).map(Model::Tod),
         Format::Hmd => hmd::read_with(data, l).map(Model::Hmd),
+        Format::Pmd => pmd::read_with(data, l).map(Model::Pmd),
+        Format::Clt => clt::read_with(data, l).map(Model::Clt),
+        Format::Pxl => pxl::read_with(data, l).map(Model::Pxl),
         _ => p3d::read_with(data, l).map(Model::P3d),
     }
 }
@@ -254,6 +262,10 @@ fn own_size(m: &Model, hmd_len: Option<u64>, len: u64, left: u64, at_start: bool
     match m {
         Model::Tim(t) => len - t.trailing.len() as u64,
         Model::Tod(t) => len - t.trailing.len() as u64,
+        Model::Clt(c) => len - c.trailing.len() as u64,
+        Model::Pxl(p) => len - p.trailing.len() as u64,
+        // A shared VERTEX group has no count: the PMD ends after the last vertex it uses.
+        Model::Pmd(p) => (p.structural_len() as u64).min(len),
         Model::P3d(p3d::P3d::Mlod(m)) => len - m.trailing.0.len() as u64,
         Model::P3d(p3d::P3d::Odol(o)) => match &o.arma {
             Some(a) => len - a.trailing.0.len() as u64,
@@ -638,7 +650,7 @@ thread_local! {
 }
 
 /// True when the little-endian word `w` can open a candidate of any format: the whole word is
-/// a TIM (0x10), TMD (0x41) or HMD (0x50) ID, or byte 0 is the TOD ID 0x50 with a version byte
+/// a TIM (0x10), PXL (0x11), CLT (0x12), TMD (0x41), PMD (0x42) or HMD (0x50) ID, or byte 0 is the TOD ID 0x50 with a version byte
 /// below 16 (bits 12..15 clear; the resolution above it is free), or the word is `MLOD` /
 /// `ODOL`. A superset of [`candidate`]'s tests, cheap enough to vectorise.
 #[inline(always)]
@@ -647,6 +659,8 @@ fn may_open(w: u32) -> bool {
     // word passes the TOD test.
     (w == 0x10)
         | (w == 0x41)
+        | (w.wrapping_sub(0x11) <= 1)
+        | (w == 0x42)
         | (w & 0xF0FF == 0x50)
         | (w == u32::from_le_bytes(*b"MLOD"))
         | (w == u32::from_le_bytes(*b"ODOL"))

@@ -603,6 +603,11 @@ pub(crate) fn compact_summary(model: &Model) -> Box<serde_json::value::RawValue>
         Model::Mdd(m) => raw(&m.summary()),
         Model::Pc2(p) => raw(&p.summary()),
         Model::Hmd(h) => raw(&h.summary()),
+        Model::Pmd(p) => raw(&p.summary()),
+        Model::Clt(c) => raw(&c.summary()),
+        Model::Pxl(p) => raw(&p.summary()),
+        Model::Vdf(d) => raw(&d.summary(crate::Format::Vdf)),
+        Model::Ndf(d) => raw(&d.summary(crate::Format::Ndf)),
     };
     text.or_else(|_| raw(&model.summary())).unwrap_or_else(|_| {
         serde_json::value::RawValue::from_string("null".into())

@@ -76,12 +76,15 @@ impl Default for ScanOptions {
 }
 
 /// The formats the scanner can find.
-pub const SCANNABLE: [Format; 5] = [
+pub const SCANNABLE: [Format; 8] = [
     Format::Tod,
     Format::Hmd,
     Format::Tmd,
     Format::Tim,
     Format::P3d,
+    Format::Pmd,
+    Format::Clt,
+    Format::Pxl,
 ];
 
 impl ScanOptions {
@@ -132,6 +135,9 @@ impl ScanOptions {
             match f {
                 Format::Tim => t[0x10] = true,
                 Format::Tmd => t[0x41] = true,
+                Format::Pmd => t[0x42] = true,
+                Format::Pxl => t[0x11] = true,
+                Format::Clt => t[0x12] = true,
                 Format::Tod | Format::Hmd => t[0x50] = true,
                 Format::P3d => {
                     t[b'M' as usize] = true;

@@ -36,10 +36,12 @@ mod write;
 pub use decode::{color15, encode_png, DecodeOptions, Rgba, Stp};
 pub(crate) use encode::image_pixels;
 pub use encode::{color16, decode_png, png_dimensions, EncodeOptions, EncodeReport};
+pub(crate) use read::read_block;
 pub use read::{read, read_own, read_with};
 pub use types::*;
 pub use validate::validate;
 pub use write::write;
+pub(crate) use write::write_block;
 
 /// The TIM ID byte.
 pub const FILE_ID: u8 = 0x10;

@@ -49,7 +49,7 @@ pub fn read_own(data: &[u8], limits: &Limits) -> Result<(Tim, usize)> {
     Ok((tim, data.len() - r.rest().len()))
 }
 
-fn read_block(r: &mut Reader<'_, Le>, what: &str) -> Result<Block> {
+pub(crate) fn read_block(r: &mut Reader<'_, Le>, what: &str) -> Result<Block> {
     let at = r.offset();
     let bnum = r.u32(&format!("{what} bnum"))? as u64;
     let x = r.u16("DX")?;

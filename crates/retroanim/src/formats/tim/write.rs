@@ -42,7 +42,7 @@ fn block_size(b: &Block) -> usize {
     12 + 2 * b.data.len() + b.extra.len()
 }
 
-fn write_block(w: &mut Writer<Le>, b: &Block, what: &str) -> Result<()> {
+pub(crate) fn write_block(w: &mut Writer<Le>, b: &Block, what: &str) -> Result<()> {
     let n = b.width as usize * b.height as usize;
     if b.data.len() != n {
         return Err(unencodable(format!(
