@@ -33,6 +33,8 @@ pub enum Format {
     /// labp assembler source of an HMD (text; never detected from content, named by `--from
     /// lab`, a `.lab` input or a `.lab` output).
     Lab,
+    /// PlayStation RSD text model set (`@RSD` file naming its PLY / MAT / GRP).
+    Rsd,
 }
 
 impl Format {
@@ -51,11 +53,12 @@ impl Format {
             Format::Json => "json",
             Format::Png => "png",
             Format::Lab => "lab",
+            Format::Rsd => "rsd",
         }
     }
 
     /// All formats, in a stable order.
-    pub const ALL: [Format; 12] = [
+    pub const ALL: [Format; 13] = [
         Format::Tod,
         Format::Hmd,
         Format::Tmd,
@@ -68,6 +71,7 @@ impl Format {
         Format::Json,
         Format::Png,
         Format::Lab,
+        Format::Rsd,
     ];
 
     /// Looks a format up by its name or a file extension (case-insensitive). Used for choosing
@@ -103,6 +107,10 @@ pub fn detect(data: &[u8]) -> Option<Format> {
     }
     if let Some(f) = detect_json(data) {
         return Some(f);
+    }
+    // An RSD file (text: `@RSDnnnnnn` after any comment lines) names the other files of its set.
+    if crate::formats::rsd::text_kind(data) == Some("rsd") {
+        return Some(Format::Rsd);
     }
     if crate::formats::tod::looks_like(data) {
         return Some(Format::Tod);

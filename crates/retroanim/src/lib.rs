@@ -241,6 +241,11 @@ pub fn read_as(data: &[u8], format: Option<Format>, limits: &Limits) -> Result<M
         Some(Format::Pc2) => formats::pc2::read_with(data, limits).map(Model::Pc2),
         Some(Format::Hmd) => formats::hmd::read_with(data, limits).map(Model::Hmd),
         Some(Format::Json) => Model::from_json(data),
+        Some(Format::Rsd) => Err(Error::Unsupported {
+            format: Format::Rsd,
+            offset: 0,
+            feature: "an RSD file names the PLY, MAT and GRP files of its set: read the set with formats::rsd::read_set".into(),
+        }),
         Some(other) => Err(Error::Unsupported {
             format: other,
             offset: 0,

@@ -29,6 +29,7 @@
 mod author;
 mod gltf_p3d;
 mod p3d;
+pub mod rsd;
 pub mod stream;
 
 use crate::error::{Error, Result};
@@ -374,7 +375,10 @@ impl Extra {
 pub fn targets(from: Format) -> &'static [Format] {
     use Format::*;
     match from {
-        Tod | Tmd => &[Gltf, Glb, Json],
+        Tod => &[Gltf, Glb, Json],
+        Tmd => &[Gltf, Glb, Json, Rsd],
+        // An RSD set (read with `formats::rsd::read_set`; see `rsd::convert_set`).
+        Rsd => &[Tmd, Gltf, Glb, Json],
         Hmd => &[Gltf, Glb, Json, Lab],
         Tim => &[Png, Json],
         P3d => &[Mdd, Pc2, Gltf, Glb, Json],
@@ -385,7 +389,7 @@ pub fn targets(from: Format) -> &'static [Format] {
         // LAB source is assembled first (it needs its includes: see `lab`).
         Lab => &[Hmd],
         // Authoring for the console (see `author`); morph animation into a P3D's LOD frames.
-        Gltf | Glb => &[Tmd, Tod, Hmd, P3d],
+        Gltf | Glb => &[Tmd, Tod, Hmd, P3d, Rsd],
         Json => &[],
     }
 }
@@ -400,6 +404,7 @@ pub fn natural_target(from: Format) -> Option<Format> {
         Tim => Some(Png),
         Png => Some(Tim),
         Lab => Some(Hmd),
+        Rsd => Some(Tmd),
         Gltf | Glb | Json => None,
     }
 }
@@ -418,6 +423,9 @@ pub fn convert_bytes(
 ) -> Result<Conversion> {
     match from.or_else(|| crate::detect(data)) {
         Some(Format::Png) => return png_to_tim(data, target, opts),
+        Some(f @ (Format::Gltf | Format::Glb)) if target == Format::Rsd => {
+            return rsd::gltf_to_rsd(data, f, opts)
+        }
         Some(f @ (Format::Gltf | Format::Glb)) if target == Format::P3d => {
             return gltf_p3d::gltf_to_p3d(data, f, opts)
         }
@@ -643,6 +651,7 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
             following_tims(&t.trailing, &d, opts, &mut out)?;
             Ok(out)
         }
+        Model::Tmd(t) if target == Format::Rsd => rsd::tmd_to_rsd(t, opts, &[]),
         Model::Tmd(t) if gltf => {
             opts.check(from, target, &[O::Axes, O::Scale, O::Tim])?;
             let (scene, noted) =
