@@ -7,6 +7,7 @@
 //! `play --json` prints, so the two cannot drift apart.
 
 mod assemble;
+mod rsd;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -903,6 +904,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(patch, m)?)?;
     m.add_class::<assemble::PyAssembly>()?;
     m.add_function(wrap_pyfunction!(assemble::assemble, m)?)?;
+    m.add_class::<rsd::PyRsdSet>()?;
+    m.add_function(wrap_pyfunction!(rsd::read_rsd, m)?)?;
     m.add(
         "FORMATS",
         Format::ALL.iter().map(|f| f.name()).collect::<Vec<_>>(),

@@ -199,6 +199,44 @@ fn corpus_tmds_come_back_from_rsd_identical() {
             same += 1;
         } else {
             noted += 1;
+            // What the notes name aside (TGE bits, pads, scale, layout), every packet, vertex
+            // and normal comes back.
+            let linked = rsd::to_tmd_all(&sets).unwrap().tmd;
+            let plain = |t: &tmd::Tmd| -> Vec<_> {
+                t.objects
+                    .iter()
+                    .map(|o| {
+                        let p: Vec<_> = o
+                            .primitives
+                            .iter()
+                            .map(|p| {
+                                // The first colour word repeats the mode byte, TGE included.
+                                let mut data = p.data.clone();
+                                if let PrimitiveData::Polygon(q) = &mut data {
+                                    for c in q.colors.iter_mut() {
+                                        c.x &= !mode::TGE;
+                                    }
+                                }
+                                (p.olen, p.flag, p.mode & !mode::TGE, data)
+                            })
+                            .collect();
+                        let v: Vec<_> = o
+                            .vertices
+                            .iter()
+                            .chain(&o.normals)
+                            .map(|v| [v.x, v.y, v.z])
+                            .collect();
+                        (p, v)
+                    })
+                    .collect()
+            };
+            if !un.notes.iter().any(|n| n.code == "primitive-dropped") {
+                assert!(
+                    plain(&linked) == plain(&t),
+                    "{name}: packets differ beyond {:?}",
+                    un.notes
+                );
+            }
             for n in &un.notes {
                 *codes.entry(n.code).or_default() += 1;
             }

@@ -48,10 +48,15 @@ pub fn run(args: &ConvertArgs) -> Result<Outcome> {
     let targets: HashMap<PathBuf, Option<Format>> = inputs
         .iter()
         .map(|i| {
-            let from = std::fs::read(&i.path)
-                .ok()
-                .and_then(|b| retroanim::detect(&b));
+            let bytes = std::fs::read(&i.path).ok();
+            let from = bytes.as_deref().and_then(retroanim::detect);
+            // The PLY, MAT and GRP parts of an RSD set convert with their RSD, not alone.
+            let part = bytes
+                .as_deref()
+                .and_then(retroanim::formats::rsd::text_kind)
+                .is_some_and(|k| k != "rsd");
             let t = match (from, to) {
+                _ if part => None,
                 (Some(f), Some(t)) => convert::can_convert(f, t).then_some(t),
                 (Some(f), None) => convert::natural_target(f),
                 (None, t) => t,
@@ -184,9 +189,17 @@ fn one(
     let (source, notes, size) = match streamed(input, output, target, args, opts)? {
         Some((from, notes, size)) => (Some(from), notes, size),
         None => {
-            let (bytes, from) = super::input_bytes(input)?;
+            let rsd_set = super::rsd::set_of(input)?;
+            let (bytes, from) = match &rsd_set {
+                Some(_) => (std::fs::read(input)?, Some(Format::Rsd)),
+                None => super::input_bytes(input)?,
+            };
             let source = from.or_else(|| retroanim::detect(&bytes));
             let mut opts = opts.clone();
+            // An RSD names its parts after the output (`out.rsd` → `out.ply`, `out.mat`).
+            if target == Format::Rsd && opts.name.is_none() {
+                opts.name = output.file_stem().map(|s| s.to_string_lossy().into_owned());
+            }
             if let Some(base) = &args.base {
                 match super::load(base)? {
                     (_, Model::P3d(p)) => opts.p3d.base = Some(p),
@@ -200,7 +213,11 @@ fn one(
             if opts.name.is_none() {
                 opts.name = input.file_stem().map(|s| s.to_string_lossy().into_owned());
             }
-            let done = convert::convert_bytes(&bytes, from, target, &opts).with_context(ctx)?;
+            let done = match &rsd_set {
+                Some(set) => convert::rsd::convert_set(set, target, &opts),
+                None => convert::convert_bytes(&bytes, from, target, &opts),
+            }
+            .with_context(ctx)?;
             if !done.extra.is_empty() && output == Path::new("-") {
                 bail!(
                     "{}: this conversion writes {} more file(s) beside its output; name an output file instead of -",

@@ -30,22 +30,22 @@ pub fn convert_set(set: &RsdSet, target: Format, opts: &Options) -> Result<Conve
         Format::Gltf | Format::Glb => {
             opts.check(Format::Rsd, target, &[O::Axes, O::Scale, O::Tim])?;
             let linked = rsd::to_tmd(set)?;
+            let (tmd, names) = grouped(set, &linked);
             let mut p = psx_options(opts);
             p.tims.extend(set.tims.iter().flatten().cloned());
-            let (scene, noted) = crate::formats::tmd::scene::tmd_scene_noted(&linked.tmd, &p)?;
-            let mut notes = linked.notes;
-            notes.extend(coded(noted));
-            if let Some(g) = &set.grp {
-                if !g.groups.is_empty() {
-                    notes.push(Note {
-                        code: "groups-dropped",
-                        message: format!(
-                            "{} GRP group name(s) left out of the glTF (the mesh is one primitive per material)",
-                            g.groups.len()
-                        ),
-                    });
+            let (mut scene, noted) = crate::formats::tmd::scene::tmd_scene_noted(&tmd, &p)?;
+            // Groups as nodes: object k is group k; its mesh and node take the group's name.
+            for (m, mesh) in scene.meshes.iter_mut().enumerate() {
+                let k = crate::scene::extras::get_u64(&mesh.extras, "tmd", "object");
+                if let Some(name) = k.and_then(|k| names.get(k as usize)) {
+                    mesh.name = name.clone();
+                    for n in scene.nodes.iter_mut().filter(|n| n.mesh == Some(m)) {
+                        n.name = name.clone();
+                    }
                 }
             }
+            let mut notes = linked.notes;
+            notes.extend(coded(noted));
             Ok(done_notes(
                 crate::export::gltf::write(&scene, target)?,
                 target,
@@ -71,6 +71,58 @@ pub fn convert_set(set: &RsdSet, target: Format, opts: &Options) -> Result<Conve
         }
         _ => Err(no_such(Format::Rsd, target)),
     }
+}
+
+/// The linked TMD split by GRP group: object k holds the packets of the polygons of group k
+/// (the first group naming a polygon has it; polygons in no group go to a last object
+/// `ungrouped`), each object with the whole vertex and normal lists. Without groups, the TMD
+/// as linked, its one object named after the RSD's PLY.
+fn grouped(set: &RsdSet, linked: &rsd::Linked) -> (Tmd, Vec<String>) {
+    let plain = || {
+        let name = set.rsd.get(&Key::Ply).unwrap_or("rsd").to_string();
+        (linked.tmd.clone(), vec![name])
+    };
+    let (Some(g), Some(o)) = (&set.grp, linked.tmd.objects.first()) else {
+        return plain();
+    };
+    if g.groups.is_empty() {
+        return plain();
+    }
+    let np = set.ply.as_ref().map_or(0, |p| p.polygons.len());
+    let claims = g.groups.iter().enumerate().flat_map(|(k, grp)| {
+        grp.lines
+            .iter()
+            .flat_map(move |l| l.0.iter().map(move |&r| (r, k)))
+    });
+    let owner: Vec<usize> = rsd::first_claims(np, claims)
+        .into_iter()
+        .map(|k| k.unwrap_or(g.groups.len()))
+        .collect();
+    let mut names: Vec<String> = g.groups.iter().map(|x| x.name.clone()).collect();
+    names.push("ungrouped".into());
+    let mut objects: Vec<tmd::Object> = names
+        .iter()
+        .map(|_| tmd::Object {
+            primitives: Vec::new(),
+            ..o.clone()
+        })
+        .collect();
+    for (p, &poly) in o.primitives.iter().zip(&linked.polygons) {
+        objects[owner[poly]].primitives.push(p.clone());
+    }
+    let keep: Vec<bool> = objects.iter().map(|o| !o.primitives.is_empty()).collect();
+    let names = names
+        .into_iter()
+        .zip(&keep)
+        .filter_map(|(n, k)| k.then_some(n))
+        .collect();
+    objects.retain(|o| !o.primitives.is_empty());
+    let mut t = Tmd {
+        objects,
+        ..linked.tmd.clone()
+    };
+    t.pack();
+    (t, names)
 }
 
 /// Points the RSD's PLY / MAT / GRP entries at `stem.ply` etc. (the other files keep their

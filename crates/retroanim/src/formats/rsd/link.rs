@@ -32,6 +32,8 @@ pub struct Linked {
     pub tmd: Tmd,
     /// What was left out or approximated.
     pub notes: Vec<Note>,
+    /// For each packet (objects in order), the PLY polygon it was made from.
+    pub polygons: Vec<usize>,
 }
 
 fn fixed(v: f64, scale: f64, what: &str, i: usize) -> Result<i16> {
@@ -131,20 +133,21 @@ pub fn to_tmd(set: &RsdSet) -> Result<Linked> {
     // Each polygon's material: the last descriptor naming it (as the material editor applies
     // them in order).
     let np = ply.polygons.len();
-    let mut of: Vec<Option<&Material>> = vec![None; np];
-    if let Some(m) = &set.mat {
-        for x in &m.materials {
-            for &(a, b) in &x.polygons.0 {
-                if (a as usize) < np {
-                    for slot in &mut of[a as usize..=(b as usize).min(np - 1)] {
-                        *slot = Some(x);
-                    }
-                }
-            }
-        }
-    }
+    let materials: &[Material] = set.mat.as_ref().map_or(&[], |m| &m.materials);
+    // The last descriptor naming a polygon is the first one counting from the end.
+    let claims = materials
+        .iter()
+        .enumerate()
+        .rev()
+        .flat_map(|(k, x)| x.polygons.0.iter().map(move |&r| (r, k)));
+    let of: Vec<Option<&Material>> = super::first_claims(np, claims)
+        .into_iter()
+        .map(|k| k.map(|k| &materials[k]))
+        .collect();
     let mut primitives = Vec::with_capacity(np);
+    let mut polygon_of = Vec::with_capacity(np);
     for (i, q) in ply.polygons.iter().enumerate() {
+        let before = primitives.len();
         let Some(m) = of[i] else {
             notes.add("polygon-without-material", 1, || {
                 "polygons without a material left out".into()
@@ -189,6 +192,9 @@ pub fn to_tmd(set: &RsdSet) -> Result<Linked> {
                 "sprites and reserved polygon types left out (not converted)".into()
             }),
         }
+        if primitives.len() > before {
+            polygon_of.push(i);
+        }
     }
     let mut tmd = Tmd {
         flags: 0,
@@ -208,6 +214,7 @@ pub fn to_tmd(set: &RsdSet) -> Result<Linked> {
     Ok(Linked {
         tmd,
         notes: notes.finish(),
+        polygons: polygon_of,
     })
 }
 
@@ -220,9 +227,11 @@ pub fn to_tmd_all(sets: &[RsdSet]) -> Result<Linked> {
         gaps: Vec::new(),
     };
     let mut notes = Vec::new();
+    let mut polygons = Vec::new();
     for s in sets {
         let l = to_tmd(s)?;
         tmd.objects.extend(l.tmd.objects);
+        polygons.extend(l.polygons);
         for n in l.notes {
             if !notes.contains(&n) {
                 notes.push(n);
@@ -230,7 +239,11 @@ pub fn to_tmd_all(sets: &[RsdSet]) -> Result<Linked> {
         }
     }
     tmd.pack();
-    Ok(Linked { tmd, notes })
+    Ok(Linked {
+        tmd,
+        notes,
+        polygons,
+    })
 }
 
 fn semi(m: &Material) -> u8 {

@@ -226,3 +226,40 @@ impl RsdSet {
         }
     }
 }
+
+/// For polygons `0..n`, the first of `claims` (a range `a..=b` and who claims it) that names
+/// each, in claim order: every polygon is settled once (a pointer to the next unsettled one
+/// skips settled runs), so overlapping or repeated ranges cost no more than the polygons.
+pub(crate) fn first_claims(
+    n: usize,
+    claims: impl Iterator<Item = ((u32, u32), usize)>,
+) -> Vec<Option<usize>> {
+    let mut owner = vec![None; n];
+    // next[i]: the first unsettled polygon at or after i (n: none).
+    let mut next: Vec<usize> = (0..=n).collect();
+    fn find(next: &mut [usize], mut i: usize) -> usize {
+        let mut root = i;
+        while next[root] != root {
+            root = next[root];
+        }
+        while next[i] != root {
+            let up = next[i];
+            next[i] = root;
+            i = up;
+        }
+        root
+    }
+    for ((a, b), who) in claims {
+        let (a, b) = (a as usize, (b as usize).min(n.saturating_sub(1)));
+        if a >= n {
+            continue;
+        }
+        let mut i = find(&mut next, a);
+        while i <= b {
+            owner[i] = Some(who);
+            next[i] = i + 1;
+            i = find(&mut next, i + 1);
+        }
+    }
+    owner
+}

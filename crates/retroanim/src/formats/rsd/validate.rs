@@ -130,15 +130,14 @@ pub fn validate(set: &RsdSet) -> Vec<Issue> {
     }
     let mat_name = rsd.get(&Key::Mat).unwrap_or("MAT");
     if let (Some(m), Some(np)) = (&set.mat, npoly) {
-        let mut seen = vec![0u8; np];
+        // Coverage by difference array: +1 where a range starts, −1 after it ends.
+        let mut diff = vec![0i64; np + 1];
         let mut past = 0u64;
         for (i, x) in m.materials.iter().enumerate() {
             for &(a, b) in &x.polygons.0 {
-                let hi = (b as usize).min(np.saturating_sub(1));
                 if (a as usize) < np {
-                    for s in &mut seen[a as usize..=hi] {
-                        *s = s.saturating_add(1);
-                    }
+                    diff[a as usize] += 1;
+                    diff[(b as usize).min(np - 1) + 1] -= 1;
                 }
                 past += u64::from(b) + 1 - u64::from(a).max(np as u64).min(u64::from(b) + 1);
             }
@@ -176,6 +175,14 @@ pub fn validate(set: &RsdSet) -> Vec<Issue> {
                 ));
             }
         }
+        let mut run = 0i64;
+        let seen: Vec<i64> = diff[..np]
+            .iter()
+            .map(|d| {
+                run += d;
+                run
+            })
+            .collect();
         if past > 0 {
             out.push(Issue::error(
                 0,
