@@ -49,8 +49,11 @@ pub fn issues(path: &Path) -> Result<(Format, Vec<Issue>)> {
     Ok((model.format(), model.validate()))
 }
 
-/// An RSD set's files as read and as written again, part by part: (name, original, written).
-pub fn again(path: &Path, set: &RsdSet) -> Result<Vec<(String, Vec<u8>, Vec<u8>)>> {
+/// A part of a set: its path, its bytes on disk and the bytes written again.
+pub type Part = (String, Vec<u8>, Vec<u8>);
+
+/// An RSD set's files as read and as written again, part by part.
+pub fn again(path: &Path, set: &RsdSet) -> Result<Vec<Part>> {
     let dir = path.parent().unwrap_or(Path::new(""));
     let mut out = Vec::new();
     for f in rsd::write_set(set)? {

@@ -272,7 +272,6 @@ fn object(o: &Object, stem: &str, tims: &[(String, Tim)], notes: &mut Counts) ->
         },
     ];
     let mut kept = Kept::default();
-    kept.newline = "\n".into();
     kept.lines.push(KeptLine::Other(format!(
         "# {stem}.rsd: made by retroanim from a TMD object\n"
     )));
