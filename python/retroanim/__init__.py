@@ -34,9 +34,11 @@ from ._native import (
     Model,
     OptionError,
     RetroanimError,
+    RsdSet,
     UnencodableError,
     UnknownFormatError,
     UnsupportedError,
+    read_rsd,
 )
 
 __all__ = [
@@ -55,6 +57,8 @@ __all__ = [
     "OptionError",
     "Playback",
     "RetroanimError",
+    "RsdSet",
+    "read_rsd",
     "UnencodableError",
     "UnknownFormatError",
     "UnsupportedError",

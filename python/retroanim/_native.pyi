@@ -189,3 +189,18 @@ class Assembly:
         """The asset at ``container`` and ``offset`` read into its model."""
 
 def assemble(paths: List[str]) -> Assembly: ...
+
+
+class RsdSet:
+    """An RSD set (RSD, PLY, MAT, GRP) read with ``read_rsd``."""
+
+    def summary(self) -> Dict[str, Any]:
+        """``retroanim info --json``'s fields, with ``ok`` and ``findings``."""
+    def to_dict(self) -> Dict[str, Any]: ...
+    def write(self) -> List[Tuple[str, bytes]]:
+        """(name as the RSD gives it, ``""`` for the RSD; bytes) per file."""
+    def convert(self, to: str) -> Tuple[bytes, List[Tuple[str, str]]]:
+        """The set as ``"tmd"``, ``"gltf"``, ``"glb"`` or ``"json"``: (bytes, notes)."""
+
+def read_rsd(path: Union[str, Any]) -> RsdSet:
+    """Reads an RSD and the PLY, MAT, GRP and TIM files it names, from beside it."""

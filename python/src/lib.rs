@@ -8,6 +8,7 @@
 
 mod assemble;
 mod output;
+mod rsd;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -934,6 +935,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<assemble::PyAssembly>()?;
     m.add_function(wrap_pyfunction!(assemble::assemble, m)?)?;
     m.add_function(wrap_pyfunction!(output::write_outputs, m)?)?;
+    m.add_class::<rsd::PyRsdSet>()?;
+    m.add_function(wrap_pyfunction!(rsd::read_rsd, m)?)?;
     m.add(
         "FORMATS",
         Format::ALL.iter().map(|f| f.name()).collect::<Vec<_>>(),

@@ -43,6 +43,8 @@ pub enum Format {
     /// labp assembler source of an HMD (text; never detected from content, named by `--from
     /// lab`, a `.lab` input or a `.lab` output).
     Lab,
+    /// PlayStation RSD text model set (`@RSD` file naming its PLY / MAT / GRP).
+    Rsd,
 }
 
 impl Format {
@@ -66,11 +68,12 @@ impl Format {
             Format::Pxl => "pxl",
             Format::Vdf => "vdf",
             Format::Ndf => "ndf",
+            Format::Rsd => "rsd",
         }
     }
 
     /// All formats, in a stable order.
-    pub const ALL: [Format; 17] = [
+    pub const ALL: [Format; 18] = [
         Format::Tod,
         Format::Hmd,
         Format::Tmd,
@@ -88,6 +91,7 @@ impl Format {
         Format::Pxl,
         Format::Vdf,
         Format::Ndf,
+        Format::Rsd,
     ];
 
     /// Looks a format up by its name or a file extension (case-insensitive). Used for choosing
@@ -123,6 +127,10 @@ pub fn detect(data: &[u8]) -> Option<Format> {
     }
     if let Some(f) = detect_json(data) {
         return Some(f);
+    }
+    // An RSD file (text: `@RSDnnnnnn` after any comment lines) names the other files of its set.
+    if crate::formats::rsd::text_kind(data) == Some("rsd") {
+        return Some(Format::Rsd);
     }
     if crate::formats::tod::looks_like(data) {
         return Some(Format::Tod);

@@ -280,6 +280,11 @@ pub fn read_as(data: &[u8], format: Option<Format>, limits: &Limits) -> Result<M
         Some(Format::Vdf) => formats::mime::read_with(data, Format::Vdf, limits).map(Model::Vdf),
         Some(Format::Ndf) => formats::mime::read_with(data, Format::Ndf, limits).map(Model::Ndf),
         Some(Format::Json) => Model::from_json(data),
+        Some(Format::Rsd) => Err(Error::Unsupported {
+            format: Format::Rsd,
+            offset: 0,
+            feature: "an RSD file names the PLY, MAT and GRP files of its set: read the set with formats::rsd::read_set".into(),
+        }),
         Some(other) => Err(Error::Unsupported {
             format: other,
             offset: 0,

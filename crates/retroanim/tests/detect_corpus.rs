@@ -15,6 +15,7 @@ fn every_corpus_file_is_detected_as_its_kind() {
         ("mdd", Format::Mdd),
         ("p3d-mlod", Format::P3d),
         ("p3d-odol", Format::P3d),
+        ("RSD", Format::Rsd),
     ];
     for (kind, format) in kinds {
         for (name, path) in common::corpus_files(kind) {

@@ -57,7 +57,11 @@ pub fn run(args: &ConvertArgs) -> Result<Outcome> {
     let targets: HashMap<PathBuf, Option<Format>> = inputs
         .iter()
         .map(|i| {
+            // The PLY, MAT and GRP parts of an RSD set convert with their RSD, not alone
+            // (judged from the file's first bytes).
+            let part = rsd_part(&i.path);
             let t = match (sources[&i.path], to) {
+                _ if part => None,
                 (Some(f), Some(t)) => convert::can_convert(f, t).then_some(t),
                 (Some(f), None) => convert::natural_target(f),
                 (None, t) => t,
@@ -120,6 +124,15 @@ fn source_format(path: &Path) -> Option<Format> {
     }
     let limit = retroanim::Limits::default().max_input_bytes;
     retroanim::input::detect_file(path, limit).ok().flatten()
+}
+
+/// Whether `path` is the PLY, MAT or GRP part of an RSD set (from its first 64 KiB).
+fn rsd_part(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(64 * 1024).read_to_end(&mut head));
+    read.is_ok()
+        && retroanim::formats::rsd::text_kind(&head).is_some_and(|k| k != "rsd")
 }
 
 /// Whether scan finds assets inside `path` (an LBD, TIX or MOM pack, an archive, a disc
@@ -250,9 +263,17 @@ fn one(
     let (source, notes, size) = match streamed(input, output, role, target, args, opts)? {
         Some((from, notes, size)) => (Some(from), notes, size),
         None => {
-            let (bytes, from) = super::input_bytes(input)?;
+            let rsd_set = super::rsd::set_of(input)?;
+            let (bytes, from) = match &rsd_set {
+                Some(_) => (std::fs::read(input)?, Some(Format::Rsd)),
+                None => super::input_bytes(input)?,
+            };
             let source = from.or_else(|| retroanim::detect(&bytes));
             let mut opts = opts.clone();
+            // An RSD names its parts after the output (`out.rsd` → `out.ply`, `out.mat`).
+            if target == Format::Rsd && opts.name.is_none() {
+                opts.name = output.file_stem().map(|s| s.to_string_lossy().into_owned());
+            }
             if let Some(base) = &args.base {
                 match super::load(base)? {
                     (_, Model::P3d(p)) => opts.p3d.base = Some(p),
@@ -266,7 +287,11 @@ fn one(
             if opts.name.is_none() {
                 opts.name = input.file_stem().map(|s| s.to_string_lossy().into_owned());
             }
-            let done = convert::convert_bytes(&bytes, from, target, &opts).with_context(ctx)?;
+            let done = match &rsd_set {
+                Some(set) => convert::rsd::convert_set(set, target, &opts),
+                None => convert::convert_bytes(&bytes, from, target, &opts),
+            }
+            .with_context(ctx)?;
             if !done.extra.is_empty() && output == Path::new("-") {
                 bail!(
                     "{}: this conversion writes {} more file(s) beside its output; name an output file instead of -",

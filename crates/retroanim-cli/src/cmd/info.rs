@@ -41,6 +41,18 @@ fn summary_of(
     path: &std::path::Path,
     findings: bool,
 ) -> Result<(Vec<u8>, serde_json::Value, Vec<retroanim::Issue>)> {
+    if let Some(set) = super::rsd::set_of(path)? {
+        let issues = if findings {
+            retroanim::formats::rsd::validate(&set)
+        } else {
+            Vec::new()
+        };
+        return Ok((
+            std::fs::read(path)?,
+            serde_json::to_value(set.summary())?,
+            issues,
+        ));
+    }
     let (bytes, format) = super::input_bytes(path)?;
     match format.or_else(|| retroanim::detect(&bytes)) {
         Some(f @ (Format::Gltf | Format::Glb)) => {

@@ -36,6 +36,7 @@ mod play;
 mod play_hmd;
 mod render;
 mod roundtrip;
+mod rsd;
 mod scan;
 mod stream;
 mod validate;

@@ -46,7 +46,7 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
         }
     };
     let tims = super::load_tims(&args.tim)?;
-    let opts = RenderOptions {
+    let mut opts = RenderOptions {
         view,
         view_set: args.yaw.is_some()
             || args.pitch.is_some()
@@ -84,6 +84,15 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
         crate::io::read_named(&args.file, len).with_context(|| name)?
     } else {
         crate::io::read_input(&args.file)?
+    };
+    // An RSD set is drawn as the TMD rsdlink makes of it, with its TIMs.
+    let data = match super::rsd::set_of(&args.file)? {
+        Some(set) => {
+            let (tmd, tims) = super::rsd::tmd_bytes(&set)?;
+            opts.tims.extend(tims);
+            tmd
+        }
+        None => data,
     };
     // A file render does not draw: say what it is and what would work, as `play` does.
     if let Some(found) = retroanim::detect(&data).filter(|f| {

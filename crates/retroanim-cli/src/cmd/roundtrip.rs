@@ -61,6 +61,19 @@ pub fn run(args: &RoundtripArgs) -> Result<Outcome> {
 
 /// A file's bytes, the bytes its model writes, and its format.
 fn again(path: &std::path::Path) -> Result<(Vec<u8>, Vec<u8>, retroanim::Format)> {
+    // An RSD set: every part compared; the first part that differs is the one reported.
+    if let Some(set) = super::rsd::set_of(path)? {
+        let parts = super::rsd::again(path, &set)?;
+        let differing = parts.iter().position(|(_, a, b)| a != b).unwrap_or(0);
+        let (name, a, b) = parts.into_iter().nth(differing).unwrap_or_default();
+        if a != b {
+            errln!(
+                "retroanim: {}: {name} is the part that differs",
+                path.display()
+            );
+        }
+        return Ok((a, b, retroanim::Format::Rsd));
+    }
     let (bytes, model) = super::load(path)?;
     if retroanim::detect(&bytes) == Some(retroanim::Format::Json) {
         anyhow::bail!(

@@ -12,8 +12,7 @@ pub fn run(args: &ValidateArgs) -> Result<Outcome> {
     let quiet = super::global().quiet;
     if args.json {
         return super::batch::run_json(&inputs, "validate", |input| {
-            let (_, model) = super::load(&input.path)?;
-            let issues = model.validate();
+            let (format, issues) = super::rsd::issues(&input.path)?;
             let count = |s: Severity| issues.iter().filter(|i| i.severity == s).count();
             let fields = super::jsonl::fields(json!({
                 "errors": count(Severity::Error),
@@ -22,7 +21,7 @@ pub fn run(args: &ValidateArgs) -> Result<Outcome> {
             }));
             let line = super::jsonl::item(
                 &input.path.display().to_string(),
-                Some(model.format()),
+                Some(format),
                 fields,
                 issues.iter().map(super::jsonl::finding).collect(),
             );
@@ -32,8 +31,7 @@ pub fn run(args: &ValidateArgs) -> Result<Outcome> {
     let (outcome, _) = super::batch::run::<()>(&inputs, |input| {
         let path = &input.path;
         let shown = path.display();
-        let (_, model) = super::load(path)?;
-        let issues = model.validate();
+        let (format, issues) = super::rsd::issues(path)?;
         let count = |s: Severity| issues.iter().filter(|i| i.severity == s).count();
         let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
         for i in &issues {
@@ -45,7 +43,7 @@ pub fn run(args: &ValidateArgs) -> Result<Outcome> {
             let verdict = if errors > 0 { "invalid" } else { "ok" };
             outln!(
                 "{shown}: {verdict} ({}, {errors} errors, {warnings} warnings)",
-                model.format()
+                format
             );
         }
         Ok((verdict(&issues), None))

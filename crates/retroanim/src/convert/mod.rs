@@ -30,6 +30,7 @@ mod author;
 mod clt_pxl;
 mod gltf_p3d;
 mod p3d;
+pub mod rsd;
 pub mod stream;
 
 use crate::error::{Error, Result};
@@ -382,8 +383,10 @@ pub fn targets(from: Format) -> &'static [Format] {
     use Format::*;
     match from {
         Tod => &[Gltf, Glb, Json],
-        Tmd => &[Gltf, Glb, Json, Pmd],
+        Tmd => &[Gltf, Glb, Json, Pmd, Rsd],
         Pmd => &[Tmd, Gltf, Glb, Json],
+        // An RSD set (read with `formats::rsd::read_set`; see `rsd::convert_set`).
+        Rsd => &[Tmd, Gltf, Glb, Json],
         Hmd => &[Gltf, Glb, Json, Lab],
         Tim => &[Png, Json, Pxl, Clt],
         Pxl => &[Tim, Png, Json],
@@ -397,7 +400,7 @@ pub fn targets(from: Format) -> &'static [Format] {
         // LAB source is assembled first (it needs its includes: see `lab`).
         Lab => &[Hmd],
         // Authoring for the console (see `author`); morph animation into a P3D's LOD frames.
-        Gltf | Glb => &[Tmd, Tod, Hmd, P3d],
+        Gltf | Glb => &[Tmd, Tod, Hmd, P3d, Rsd],
         Json => &[],
     }
 }
@@ -412,6 +415,7 @@ pub fn natural_target(from: Format) -> Option<Format> {
         Tim | Pxl | Clt => Some(Png),
         Png => Some(Tim),
         Lab => Some(Hmd),
+        Rsd => Some(Tmd),
         Gltf | Glb | Json | Vdf | Ndf => None,
     }
 }
@@ -430,6 +434,9 @@ pub fn convert_bytes(
 ) -> Result<Conversion> {
     match from.or_else(|| crate::detect(data)) {
         Some(Format::Png) => return png_to_tim(data, target, opts),
+        Some(f @ (Format::Gltf | Format::Glb)) if target == Format::Rsd => {
+            return rsd::gltf_to_rsd(data, f, opts)
+        }
         Some(f @ (Format::Gltf | Format::Glb)) if target == Format::P3d => {
             return gltf_p3d::gltf_to_p3d(data, f, opts)
         }
@@ -702,6 +709,7 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
             let (p, noted) = crate::formats::pmd::from_tmd(t, &Default::default())?;
             Ok(done(crate::formats::pmd::write(&p)?, coded(noted)))
         }
+        Model::Tmd(t) if target == Format::Rsd => rsd::tmd_to_rsd(t, opts, &[]),
         Model::Tmd(t) if gltf => {
             opts.check(from, target, &[O::Axes, O::Scale, O::Tim])?;
             let (scene, noted) =

@@ -11,6 +11,7 @@ pub mod p3d;
 pub mod pc2;
 pub mod pmd;
 pub mod pxl;
+pub mod rsd;
 mod stream;
 pub mod texpage;
 pub mod tim;

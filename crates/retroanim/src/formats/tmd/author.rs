@@ -604,8 +604,19 @@ fn packet(c: &[Corner], look: &Look) -> Packet {
     }
     p.vertices = vertices;
     // The GPU packet's words (FF p.2-28..2-34; notes tmd_tim.md).
-    let shaded = gouraud || gradation;
-    let olen = match (textured, n == 4, shaded) {
+    let olen = polygon_olen(textured, n == 4, gouraud || gradation);
+    Packet {
+        olen,
+        flag: f,
+        mode: m,
+        data: PrimitiveData::Polygon(p),
+    }
+}
+
+/// The GPU packet's words of a polygon (FF p.2-28..2-34; notes tmd_tim.md): `shaded` is
+/// Gouraud or gradation.
+pub(crate) fn polygon_olen(textured: bool, quad: bool, shaded: bool) -> u8 {
+    match (textured, quad, shaded) {
         (false, false, false) => 4,
         (false, false, true) => 6,
         (false, true, false) => 5,
@@ -614,12 +625,6 @@ fn packet(c: &[Corner], look: &Look) -> Packet {
         (true, false, true) => 9,
         (true, true, false) => 9,
         (true, true, true) => 12,
-    };
-    Packet {
-        olen,
-        flag: f,
-        mode: m,
-        data: PrimitiveData::Polygon(p),
     }
 }
 
