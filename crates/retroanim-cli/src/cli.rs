@@ -305,6 +305,12 @@ pub struct PlayArgs {
     /// coordinates.
     #[arg(long)]
     pub vertices: bool,
+    /// RTM: print the pose at this phase (0..1) only, interpolated between the frames around it.
+    #[arg(long, value_name = "P", conflicts_with = "frames")]
+    pub phase: Option<f32>,
+    /// RTM: add phase × displacement (the unit's travel over the cycle) to every bone.
+    #[arg(long)]
+    pub step: bool,
     /// Print JSON Lines: one object per frame, then a `{"summary": ...}` line (docs/json.md).
     #[arg(long)]
     pub json: bool,

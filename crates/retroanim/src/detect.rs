@@ -30,6 +30,8 @@ pub enum Format {
     Json,
     /// PNG image.
     Png,
+    /// Operation Flashpoint / Arma skeletal animation (`RTM_0101`, `RTM_MDAT`, `BMTR`).
+    Rtm,
     /// labp assembler source of an HMD (text; never detected from content, named by `--from
     /// lab`, a `.lab` input or a `.lab` output).
     Lab,
@@ -51,11 +53,12 @@ impl Format {
             Format::Json => "json",
             Format::Png => "png",
             Format::Lab => "lab",
+            Format::Rtm => "rtm",
         }
     }
 
     /// All formats, in a stable order.
-    pub const ALL: [Format; 12] = [
+    pub const ALL: [Format; 13] = [
         Format::Tod,
         Format::Hmd,
         Format::Tmd,
@@ -68,6 +71,7 @@ impl Format {
         Format::Json,
         Format::Png,
         Format::Lab,
+        Format::Rtm,
     ];
 
     /// Looks a format up by its name or a file extension (case-insensitive). Used for choosing
@@ -100,6 +104,9 @@ pub fn detect(data: &[u8]) -> Option<Format> {
     }
     if data.starts_with(b"MLOD") || data.starts_with(b"ODOL") {
         return Some(Format::P3d);
+    }
+    if crate::formats::rtm::looks_like(data) {
+        return Some(Format::Rtm);
     }
     if let Some(f) = detect_json(data) {
         return Some(f);
@@ -220,7 +227,28 @@ fn detect_json(data: &[u8]) -> Option<Format> {
     }
     let head = &data[..data.len().min(4096)];
     let text = String::from_utf8_lossy(head);
-    if text.contains("\"asset\"") && !text.contains("\"format\"") {
+    // glTF's top-level keys; a large glTF (serialised in key order) can hold its "asset" past
+    // the first 4096 bytes, but its first key is one of these.
+    const GLTF_KEYS: [&str; 9] = [
+        "accessors",
+        "animations",
+        "asset",
+        "bufferViews",
+        "buffers",
+        "extensions",
+        "extensionsRequired",
+        "extensionsUsed",
+        "extras",
+    ];
+    let first_key = text
+        .trim_start()
+        .strip_prefix('{')
+        .map(str::trim_start)
+        .and_then(|t| t.strip_prefix('"'))
+        .and_then(|t| t.split('"').next());
+    if (text.contains("\"asset\"") || first_key.is_some_and(|k| GLTF_KEYS.contains(&k)))
+        && !text.contains("\"format\"")
+    {
         Some(Format::Gltf)
     } else {
         Some(Format::Json)

@@ -80,6 +80,8 @@ pub enum Model {
     Pc2(formats::pc2::Pc2),
     /// An HMD model / animation.
     Hmd(formats::hmd::Hmd),
+    /// An Operation Flashpoint / Arma skeletal animation.
+    Rtm(formats::rtm::Rtm),
 }
 
 impl Model {
@@ -93,6 +95,7 @@ impl Model {
             Model::Mdd(_) => Format::Mdd,
             Model::Pc2(_) => Format::Pc2,
             Model::Hmd(_) => Format::Hmd,
+            Model::Rtm(_) => Format::Rtm,
         }
     }
 
@@ -106,6 +109,7 @@ impl Model {
             Model::Mdd(m) => formats::mdd::write(m),
             Model::Pc2(p) => formats::pc2::write(p),
             Model::Hmd(h) => formats::hmd::write(h),
+            Model::Rtm(r) => formats::rtm::write(r),
         }
     }
 
@@ -141,6 +145,7 @@ impl Model {
             Model::Mdd(m) => formats::mdd::validate(m),
             Model::Pc2(p) => formats::pc2::validate(p),
             Model::Hmd(h) => formats::hmd::validate(h),
+            Model::Rtm(r) => formats::rtm::validate(r),
         }
     }
 
@@ -154,6 +159,7 @@ impl Model {
             Model::Mdd(m) => serde_json::to_value(m.summary()),
             Model::Pc2(p) => serde_json::to_value(p.summary()),
             Model::Hmd(h) => serde_json::to_value(h.summary()),
+            Model::Rtm(r) => serde_json::to_value(r.summary()),
         };
         v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
     }
@@ -240,6 +246,7 @@ pub fn read_as(data: &[u8], format: Option<Format>, limits: &Limits) -> Result<M
         Some(Format::Mdd) => formats::mdd::read_with(data, limits).map(Model::Mdd),
         Some(Format::Pc2) => formats::pc2::read_with(data, limits).map(Model::Pc2),
         Some(Format::Hmd) => formats::hmd::read_with(data, limits).map(Model::Hmd),
+        Some(Format::Rtm) => formats::rtm::read_with(data, limits).map(Model::Rtm),
         Some(Format::Json) => Model::from_json(data),
         Some(other) => Err(Error::Unsupported {
             format: other,

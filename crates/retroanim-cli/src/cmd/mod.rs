@@ -34,6 +34,7 @@ mod jsonl;
 mod patch;
 mod play;
 mod play_hmd;
+mod play_rtm;
 mod render;
 mod roundtrip;
 mod scan;

@@ -29,6 +29,7 @@
 mod author;
 mod gltf_p3d;
 mod p3d;
+mod rtm;
 pub mod stream;
 
 use crate::error::{Error, Result};
@@ -120,6 +121,14 @@ pub struct P3dSelection {
     pub base: Option<crate::formats::p3d::P3d>,
 }
 
+/// What an RTM export needs besides itself.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RtmInput {
+    /// RTM → glTF: the skeletons of a `model.cfg` (`--skeleton`), parsed with
+    /// [`crate::formats::rtm::skeleton::parse_model_cfg`]; the one naming most bones is used.
+    pub skeletons: Option<Vec<crate::formats::rtm::Skeleton>>,
+}
+
 /// Everything a conversion may be told. Unset fields take each conversion's defaults; a set
 /// field the conversion does not read is an [`Error::Option`].
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -136,6 +145,8 @@ pub struct Options {
     pub hmd: HmdSelection,
     /// P3D LOD and base model.
     pub p3d: P3dSelection,
+    /// RTM skeleton.
+    pub rtm: RtmInput,
     /// glTF → TOD/P3D: which of the glTF's animations to write (default 0, the first).
     pub animation: Option<usize>,
     /// The name given to the output's scene (glTF); default: the format's own.
@@ -190,6 +201,8 @@ pub enum OptionName {
     Base,
     /// [`Options::animation`].
     Animation,
+    /// [`RtmInput::skeletons`].
+    Skeleton,
 }
 
 impl OptionName {
@@ -217,6 +230,7 @@ impl OptionName {
             OptionName::Lod => "lod",
             OptionName::Base => "base",
             OptionName::Animation => "animation",
+            OptionName::Skeleton => "skeleton",
         }
     }
 }
@@ -252,6 +266,7 @@ impl Options {
         add(self.p3d.lod.is_some(), O::Lod);
         add(self.p3d.base.is_some(), O::Base);
         add(self.animation.is_some(), O::Animation);
+        add(self.rtm.skeletons.is_some(), O::Skeleton);
         v
     }
 
@@ -385,7 +400,8 @@ pub fn targets(from: Format) -> &'static [Format] {
         // LAB source is assembled first (it needs its includes: see `lab`).
         Lab => &[Hmd],
         // Authoring for the console (see `author`); morph animation into a P3D's LOD frames.
-        Gltf | Glb => &[Tmd, Tod, Hmd, P3d],
+        Gltf | Glb => &[Tmd, Tod, Hmd, P3d, Rtm],
+        Rtm => &[Gltf, Glb, Json],
         Json => &[],
     }
 }
@@ -396,7 +412,7 @@ pub fn targets(from: Format) -> &'static [Format] {
 pub fn natural_target(from: Format) -> Option<Format> {
     use Format::*;
     match from {
-        Tod | Tmd | Hmd | P3d | Mdd | Pc2 => Some(Glb),
+        Tod | Tmd | Hmd | P3d | Mdd | Pc2 | Rtm => Some(Glb),
         Tim => Some(Png),
         Png => Some(Tim),
         Lab => Some(Hmd),
@@ -420,6 +436,9 @@ pub fn convert_bytes(
         Some(Format::Png) => return png_to_tim(data, target, opts),
         Some(f @ (Format::Gltf | Format::Glb)) if target == Format::P3d => {
             return gltf_p3d::gltf_to_p3d(data, f, opts)
+        }
+        Some(f @ (Format::Gltf | Format::Glb)) if target == Format::Rtm => {
+            return rtm::gltf_to_rtm(data, f, opts)
         }
         Some(f @ (Format::Gltf | Format::Glb)) => {
             return author::gltf_to_psx(data, f, target, opts)
@@ -545,6 +564,7 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
         return Ok(done(text.into_bytes(), Vec::new()));
     }
     match model {
+        Model::Rtm(r) if gltf => rtm::to_gltf(model, r, target, opts),
         Model::P3d(_) | Model::Mdd(_) | Model::Pc2(_)
             if from == Format::P3d || target == Format::P3d =>
         {

@@ -7,6 +7,7 @@ mod json_f32;
 pub mod mdd;
 pub mod p3d;
 pub mod pc2;
+pub mod rtm;
 mod stream;
 pub mod texpage;
 pub mod tim;

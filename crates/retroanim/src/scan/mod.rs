@@ -534,6 +534,7 @@ pub(crate) fn compact_summary(model: &Model) -> Box<serde_json::value::RawValue>
         Model::Mdd(m) => raw(&m.summary()),
         Model::Pc2(p) => raw(&p.summary()),
         Model::Hmd(h) => raw(&h.summary()),
+        Model::Rtm(r) => raw(&r.summary()),
     };
     text.or_else(|_| raw(&model.summary())).unwrap_or_else(|_| {
         serde_json::value::RawValue::from_string("null".into())
