@@ -176,6 +176,10 @@ fn corpus_rtm_with_a_skeleton_nests_the_joints_and_still_comes_back() {
     };
     let model = retroanim::read_any(bytes).unwrap();
     let out = convert::convert(&model, Format::Gltf, &opts).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rtm_skeleton.gltf");
+    std::fs::write(&path, &out.bytes).unwrap();
+    common::assert_khronos_clean(&path);
     assert!(
         out.notes.iter().any(|n| n.code == "bones-not-in-skeleton"),
         "{name}: the test skeleton names 16 of the bones: {:?}",
