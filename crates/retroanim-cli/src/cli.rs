@@ -401,6 +401,10 @@ pub struct ConvertArgs {
     /// first); the others are left out with a note.
     #[arg(long, value_name = "N")]
     pub animation: Option<usize>,
+    /// RTM → glTF: a `model.cfg` whose `CfgSkeletons` give the bone hierarchy (the skeleton
+    /// naming most of the RTM's bones); without it the joints are flat.
+    #[arg(long, value_name = "MODEL.CFG")]
+    pub skeleton: Option<PathBuf>,
     /// Axes: `default` or `raw` (coordinates as stored). P3D: point caches in Arma 3 Object
     /// Builder's Blender axes, glTF right-handed +Y up with the model facing +Z. TOD/TMD/HMD → glTF:
     /// the PlayStation's Y-down axes turned 180° about X into glTF's +Y up.

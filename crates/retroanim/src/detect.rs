@@ -188,7 +188,16 @@ pub fn detect_damaged(data: &[u8]) -> Option<Format> {
 /// data fit in `max_len`. Lets a caller reading a stream (a device, a pipe) give up after the
 /// first bytes instead of reading to its size limit.
 pub fn plausible_start(prefix: &[u8], max_len: u64) -> bool {
-    const MAGICS: [&[u8]; 5] = [b"glTF", b"\x89PNG", b"POINTCACHE2\0", b"MLOD", b"ODOL"];
+    const MAGICS: [&[u8]; 8] = [
+        b"glTF",
+        b"\x89PNG",
+        b"POINTCACHE2\0",
+        b"MLOD",
+        b"ODOL",
+        b"RTM_0101",
+        b"RTM_MDAT",
+        b"BMTR",
+    ];
     if MAGICS
         .iter()
         .any(|m| prefix.starts_with(m) || m.starts_with(prefix))

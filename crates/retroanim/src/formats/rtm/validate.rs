@@ -100,6 +100,7 @@ fn validate_mlod(m: &Mlod) -> Vec<Issue> {
         }
     }
     let mut previous: Option<f32> = None;
+    let mut noise = (0usize, 0f64, None::<usize>);
     for (f, frame) in m.frames.iter().enumerate() {
         let at = m.frame_offset(f);
         let p = frame.phase;
@@ -126,7 +127,20 @@ fn validate_mlod(m: &Mlod) -> Vec<Issue> {
             }
         }
         previous = Some(p);
-        check_frame(m, f, &mut out);
+        let (n, e) = check_frame(m, f, &mut out);
+        if n > 0 {
+            noise = (noise.0 + n, noise.1.max(e), noise.2.or(Some(f)));
+        }
+    }
+    if let Some(first) = noise.2 {
+        out.push(Issue::info(
+            m.frame_offset(first),
+            "matrix-noise",
+            format!(
+                "{} matrices (the first in frame {first}) are off a rotation by up to {:.4}: exporter noise, played as stored",
+                noise.0, noise.1
+            ),
+        ));
     }
     if let (Some(a), Some(b)) = (m.frames.first(), m.frames.last()) {
         if a.phase != 0.0 || b.phase != 1.0 {
@@ -143,7 +157,9 @@ fn validate_mlod(m: &Mlod) -> Vec<Issue> {
     out
 }
 
-fn check_frame(m: &Mlod, f: usize, out: &mut Vec<Issue>) {
+/// Checks frame `f`'s transforms; returns how many matrices are off a rotation by exporter
+/// noise, and the largest such deviation.
+fn check_frame(m: &Mlod, f: usize, out: &mut Vec<Issue>) -> (usize, f64) {
     let frame = &m.frames[f];
     let mut reordered = false;
     for b in 0..m.bones.len() {
@@ -195,16 +211,7 @@ fn check_frame(m: &Mlod, f: usize, out: &mut Vec<Issue>) {
             ));
         }
     }
-    if off.0 > 0 {
-        out.push(Issue::info(
-            m.frame_offset(f),
-            "matrix-noise",
-            format!(
-                "frame {f}: {} matrices are off a rotation by up to {:.4} (exporter noise; played as stored)",
-                off.0, off.1
-            ),
-        ));
-    }
+    off
 }
 
 /// Deviations from a rotation up to this much are exporter noise (the corpus's files reach
