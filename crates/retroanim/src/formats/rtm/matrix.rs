@@ -72,12 +72,10 @@ pub(crate) fn polar(m: &M3) -> Option<(M3, M3)> {
     }
     let mut p = mul(&transpose(&r), m);
     // Symmetric by construction up to rounding: make it exactly so.
-    for i in 0..3 {
-        for j in i + 1..3 {
-            let v = 0.5 * (p[i][j] + p[j][i]);
-            p[i][j] = v;
-            p[j][i] = v;
-        }
+    for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+        let v = 0.5 * (p[i][j] + p[j][i]);
+        p[i][j] = v;
+        p[j][i] = v;
     }
     Some((r, p))
 }

@@ -75,7 +75,7 @@ pub fn best<'a>(skeletons: &'a [Skeleton], bones: &[&str]) -> Option<&'a Skeleto
     let mut best: Option<(&Skeleton, usize)> = None;
     for s in skeletons {
         let n = s.covers(bones);
-        if n > 0 && best.is_none_or(|(_, m)| n > m) {
+        if n > 0 && best.map_or(true, |(_, m)| n > m) {
             best = Some((s, n));
         }
     }
