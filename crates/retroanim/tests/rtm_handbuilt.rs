@@ -350,3 +350,19 @@ fn gltf_export_carries_mdat_displacement_and_duration_back() {
         [0.0, 1.0]
     );
 }
+
+#[test]
+fn scan_finds_an_rtm_inside_other_bytes_to_its_declared_size() {
+    let rtm = two_frames();
+    let opts = retroanim::scan::ScanOptions::default();
+    let mut blob = vec![0x55u8; 64];
+    blob.extend(&rtm);
+    blob.extend([0x77u8; 100]);
+    let finds = retroanim::scan::scan_bytes(&blob, &opts);
+    let f = finds
+        .iter()
+        .find(|f| f.format == Format::Rtm)
+        .expect("found");
+    assert_eq!((f.offset, f.size), (64, rtm.len() as u64));
+    assert_eq!(rtm::declared_len(&blob[64..]), Some(rtm.len() as u64));
+}

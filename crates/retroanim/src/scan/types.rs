@@ -63,12 +63,13 @@ impl Default for ScanOptions {
 }
 
 /// The formats the scanner can find.
-pub const SCANNABLE: [Format; 5] = [
+pub const SCANNABLE: [Format; 6] = [
     Format::Tod,
     Format::Hmd,
     Format::Tmd,
     Format::Tim,
     Format::P3d,
+    Format::Rtm,
 ];
 
 impl ScanOptions {
@@ -124,6 +125,7 @@ impl ScanOptions {
                     t[b'M' as usize] = true;
                     t[b'O' as usize] = true;
                 }
+                Format::Rtm => t[b'R' as usize] = true,
                 _ => {}
             }
         }

@@ -72,7 +72,7 @@ mod write;
 
 pub use author::{from_scene, AuthorOptions};
 pub use play::{pose, PlayOptions};
-pub use read::{read, read_with};
+pub use read::{declared_len, read, read_with};
 pub use scene::{to_scene, SceneOptions};
 pub use skeleton::Skeleton;
 pub use types::{Bmtr, BoneTransform, Frame, Mdat, Mlod, Name32, Property, Rtm, Summary};

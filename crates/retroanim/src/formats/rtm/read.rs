@@ -191,3 +191,22 @@ fn read_bmtr(r: &mut Reader<'_, Le>) -> Result<Bmtr> {
         body: r.rest().to_vec(),
     })
 }
+
+/// The size the editable RTM at the start of `data` declares (MDAT block, header, bone names
+/// and frames), when its header reads; `None` for a BMTR (its compressed frames declare no
+/// size) or a header that is cut or damaged. The scanner reads an embedded RTM to this size.
+pub fn declared_len(data: &[u8]) -> Option<u64> {
+    let mut r = Reader::le(data, Format::Rtm);
+    if data.starts_with(MDAT_MAGIC) {
+        read_mdat(&mut r).ok()?;
+    }
+    let start = r.offset();
+    if &r.array::<8>("the RTM_0101 magic").ok()? != MAGIC {
+        return None;
+    }
+    r.skip(12, "displacement").ok()?;
+    let (f, b) = (r.i32("frame count").ok()?, r.i32("bone count").ok()?);
+    let (f, b) = (u64::try_from(f).ok()?, u64::try_from(b).ok()?);
+    let frame = 4 + TRANSFORM_SIZE as u64 * b;
+    Some(start + 28 + NAME_SIZE as u64 * b + f * frame)
+}
