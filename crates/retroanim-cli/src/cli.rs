@@ -26,7 +26,7 @@ pub struct Global {
     #[arg(long, short, global = true)]
     pub verbose: bool,
     /// Read every input as this format instead of detecting it from the content (for a damaged
-    /// file whose magic number is gone): tod, hmd, tmd, tim, p3d, mdd, pc2, json, lab (HMD source text).
+    /// file whose magic number is gone): tod, hmd, tmd, tim, p3d, rtm, mdd, pc2, json, lab (HMD source text).
     #[arg(long, global = true, value_name = "FMT")]
     pub from: Option<String>,
     /// Walk folders given as inputs, and their subfolders (files of no known format found in

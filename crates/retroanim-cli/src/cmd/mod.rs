@@ -64,7 +64,7 @@ pub fn forced_format() -> Result<Option<Format>> {
         Some(name) => match Format::from_name(name) {
             Some(f) if !matches!(f, Format::Gltf | Format::Glb | Format::Png) => Ok(Some(f)),
             _ => Err(anyhow!(
-                "--from {name}: not a format retroanim reads (tod, hmd, tmd, tim, p3d, mdd, pc2, json, lab)"
+                "--from {name}: not a format retroanim reads (tod, hmd, tmd, tim, p3d, rtm, mdd, pc2, json, lab)"
             )),
         },
     }
