@@ -68,6 +68,7 @@ __all__ = [
     "convert",
     "patch",
     "play",
+    "play_rtm",
     "read",
     "render",
     "Rendered",
@@ -247,6 +248,15 @@ def play(model: Source, tmd: Optional[Source] = None, after: Iterable[Source] = 
     raise _option_error("model", f"a {m.format} file; play needs a TOD or HMD animation")
 
 
+def play_rtm(model: Source, phase: Optional[float] = None, step: bool = False) -> dict:
+    """Plays an RTM (Arma animation): every frame, or only the pose at ``phase`` (0..1,
+    interpolated as docs/rtm.md says); ``step`` adds phase × displacement to every bone, as the
+    CLI's ``--step``. Returns ``{"displacement": [x, y, z], "frames": [{"frame", "phase",
+    "bones": [{"name", "matrix"}]}]}`` (``matrix``: 12 numbers, BI's layout), as ``play --json``
+    prints them."""
+    return _native.play_rtm(_model(model), phase, step)
+
+
 def _option_error(option: str, message: str) -> OptionError:
     e = OptionError(f"--{option}: {message}")
     e.option, e.message, e.format, e.offset = option, message, None, None
@@ -314,7 +324,9 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
             intr_idx: Optional[int] = None, resolution: Optional[int] = None,
             bpp: Optional[int] = None, vram: Optional[Tuple[int, int]] = None,
             clut_at: Optional[Tuple[int, int]] = None,
-            clt: Optional[Source] = None, force: bool = False) -> Conversion:
+            clt: Optional[Source] = None,
+            skeleton: Optional[Union[str, os.PathLike]] = None,
+            force: bool = False) -> Conversion:
     """Converts a file or model to ``target`` (``"glb"``, ``"gltf"``, ``"mdd"``, ``"pc2"``,
     ``"p3d"``, ``"png"``, ``"tmd"``, ``"tod"``, ``"json"``, or the source's own format), as
     ``retroanim convert`` does. glTF/GLB sources (→ TMD, TOD, P3D) are given as a path or bytes.
@@ -326,7 +338,8 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
     as ``--intr-idx``), ``resolution`` (glTF → TOD: ticks per frame), ``bpp``, ``vram`` and
     ``clut_at`` (PNG → TIM: depth 4/8/16, the image's and the CLUT's VRAM ``(x, y)``, as ``--bpp``,
     ``--vram`` and ``--clut X,Y``), ``clt`` (PXL → TIM/PNG: the palette, a CLT; a headerless one
-    read with ``read(path, from_="clt")``; else the first ``tim``'s CLUT); ``name`` names the output scene. Files an option names may be paths, bytes or models. An option the conversion does
+    read with ``read(path, from_="clt")``; else the first ``tim``'s CLUT); ``skeleton`` (RTM → glTF: the path of a ``model.cfg`` whose
+    ``CfgSkeletons`` give the bone hierarchy, as ``--skeleton``); ``name`` names the output scene. Files an option names may be paths, bytes or models. An option the conversion does
     not read raises :class:`OptionError` naming it; a conversion retroanim does not offer raises
     :class:`ConversionError`.
 
@@ -354,7 +367,8 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
         base=None if base is None else _model(base), animation=animation, name=name,
         out=None if out_path is None else os.fspath(out_path), intr_idx=intr_idx,
         resolution=resolution, bpp=bpp, vram=vram, clut_at=clut_at,
-        clt=None if clt is None else _model(clt))
+        clt=None if clt is None else _model(clt),
+        skeleton=None if skeleton is None else Path(skeleton).read_text(encoding="latin-1"))
     extra = [Extra(suffix=s, format=f, data=d) for s, f, d, _ in extras]
     if out_path is not None:
         inputs = [path] + [_path_of(o) for o in (tmd, base, *after, *tim)]

@@ -534,6 +534,33 @@ fn play_tod(
     json_of(py, &out)
 }
 
+/// Plays an RTM: every frame (or only `phase`), each bone's matrix as `play --json` prints it.
+#[pyfunction]
+#[pyo3(signature = (model, phase=None, step=false))]
+fn play_rtm(py: Python<'_>, model: &PyModel, phase: Option<f32>, step: bool) -> PyResult<Py<PyAny>> {
+    let retroanim::Model::Rtm(r) = &model.inner else {
+        return Err(option_error("model", "play_rtm needs an RTM"));
+    };
+    let m = r.mlod().map_err(to_py)?;
+    let phases: Vec<(Option<usize>, f32)> = match phase {
+        Some(p) => vec![(None, p)],
+        None => m.frames.iter().enumerate().map(|(f, fr)| (Some(f), fr.phase)).collect(),
+    };
+    let opts = retroanim::formats::rtm::PlayOptions { with_step: step };
+    let mut frames = Vec::with_capacity(phases.len());
+    for (frame, p) in phases {
+        let pose = retroanim::formats::rtm::pose(m, p, opts).map_err(to_py)?;
+        let bones: Vec<_> = m
+            .bones
+            .iter()
+            .zip(&pose)
+            .map(|(b, mx)| serde_json::json!({ "name": b.name, "matrix": mx }))
+            .collect();
+        frames.push(serde_json::json!({ "frame": frame, "phase": p, "bones": bones }));
+    }
+    json_of(py, &serde_json::json!({ "displacement": m.displacement, "frames": frames }))
+}
+
 /// Plays an HMD as libhmd does: frames `first..=last` (default: until every sequence has
 /// stopped, at most 600 frames, as the CLI does).
 #[pyfunction]
@@ -614,7 +641,7 @@ enum Source<'py> {
     source, target, *, from_=None, axes=None, scale=None, fps=None, duration=None, smooth=false,
     tmd=None, after=Vec::new(), tim=Vec::new(), clut=None, semi_transparent=false, sequence=None,
     stream_id=None, speed=None, lod=None, base=None, animation=None, name=None, out=None,
-    intr_idx=None, resolution=None, bpp=None, vram=None, clut_at=None, clt=None
+    intr_idx=None, resolution=None, bpp=None, vram=None, clut_at=None, clt=None, skeleton=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn convert_model<'py>(
@@ -646,6 +673,7 @@ fn convert_model<'py>(
     vram: Option<(u16, u16)>,
     clut_at: Option<(u16, u16)>,
     clt: Option<PyRef<'_, PyModel>>,
+    skeleton: Option<String>,
 ) -> PyResult<Converted<'py>> {
     let target = format_named("to", target)?;
     let mut o = Options::default();
@@ -697,6 +725,10 @@ fn convert_model<'py>(
     }
     o.animation = animation;
     o.name = name;
+    if let Some(text) = skeleton {
+        o.rtm.skeletons =
+            Some(retroanim::formats::rtm::skeleton::parse_model_cfg(&text).map_err(to_py)?);
+    }
     let done = match &source {
         Source::Model(m) => convert::convert(&m.inner, target, &o),
         Source::Bytes(data) => {
@@ -928,6 +960,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(play_tod, m)?)?;
     m.add_function(wrap_pyfunction!(play_hmd, m)?)?;
+    m.add_function(wrap_pyfunction!(play_rtm, m)?)?;
     m.add_function(wrap_pyfunction!(convert_model, m)?)?;
     m.add_class::<PyFind>()?;
     m.add_function(wrap_pyfunction!(scan, m)?)?;

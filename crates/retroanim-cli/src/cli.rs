@@ -26,7 +26,7 @@ pub struct Global {
     #[arg(long, short, global = true)]
     pub verbose: bool,
     /// Read every input as this format instead of detecting it from the content (for a damaged
-    /// file whose magic number is gone): tod, hmd, tmd, tim, p3d, mdd, pc2, json, lab (HMD source text).
+    /// file whose magic number is gone): tod, hmd, tmd, tim, p3d, rtm, mdd, pc2, json, lab (HMD source text).
     #[arg(long, global = true, value_name = "FMT")]
     pub from: Option<String>,
     /// Walk folders given as inputs, and their subfolders (files of no known format found in
@@ -330,6 +330,12 @@ pub struct PlayArgs {
     /// coordinates.
     #[arg(long)]
     pub vertices: bool,
+    /// RTM: print the pose at this phase (0..1) only, interpolated between the frames around it.
+    #[arg(long, value_name = "P", conflicts_with = "frames")]
+    pub phase: Option<f32>,
+    /// RTM: add phase × displacement (the unit's travel over the cycle) to every bone.
+    #[arg(long)]
+    pub step: bool,
     /// Print JSON Lines: one object per frame, then a `{"summary": ...}` line (docs/json.md).
     #[arg(long)]
     pub json: bool,
@@ -420,6 +426,10 @@ pub struct ConvertArgs {
     /// first); the others are left out with a note.
     #[arg(long, value_name = "N")]
     pub animation: Option<usize>,
+    /// RTM → glTF: a `model.cfg` whose `CfgSkeletons` give the bone hierarchy (the skeleton
+    /// naming most of the RTM's bones); without it the joints are flat.
+    #[arg(long, value_name = "MODEL.CFG")]
+    pub skeleton: Option<PathBuf>,
     /// Axes: `default` or `raw` (coordinates as stored). P3D: point caches in Arma 3 Object
     /// Builder's Blender axes, glTF right-handed +Y up with the model facing +Z. TOD/TMD/HMD → glTF:
     /// the PlayStation's Y-down axes turned 180° about X into glTF's +Y up.

@@ -40,6 +40,8 @@ pub enum Format {
     Vdf,
     /// MIMe normal difference file (MIMEFILT; no magic: named by `--from ndf`).
     Ndf,
+    /// Operation Flashpoint / Arma skeletal animation (`RTM_0101`, `RTM_MDAT`, `BMTR`).
+    Rtm,
     /// labp assembler source of an HMD (text; never detected from content, named by `--from
     /// lab`, a `.lab` input or a `.lab` output).
     Lab,
@@ -69,11 +71,12 @@ impl Format {
             Format::Vdf => "vdf",
             Format::Ndf => "ndf",
             Format::Rsd => "rsd",
+            Format::Rtm => "rtm",
         }
     }
 
     /// All formats, in a stable order.
-    pub const ALL: [Format; 18] = [
+    pub const ALL: [Format; 19] = [
         Format::Tod,
         Format::Hmd,
         Format::Tmd,
@@ -92,6 +95,7 @@ impl Format {
         Format::Vdf,
         Format::Ndf,
         Format::Rsd,
+        Format::Rtm,
     ];
 
     /// Looks a format up by its name or a file extension (case-insensitive). Used for choosing
@@ -124,6 +128,9 @@ pub fn detect(data: &[u8]) -> Option<Format> {
     }
     if data.starts_with(b"MLOD") || data.starts_with(b"ODOL") {
         return Some(Format::P3d);
+    }
+    if crate::formats::rtm::looks_like(data) {
+        return Some(Format::Rtm);
     }
     if let Some(f) = detect_json(data) {
         return Some(f);
@@ -217,7 +224,16 @@ pub fn detect_damaged(data: &[u8]) -> Option<Format> {
 /// data fit in `max_len`. Lets a caller reading a stream (a device, a pipe) give up after the
 /// first bytes instead of reading to its size limit.
 pub fn plausible_start(prefix: &[u8], max_len: u64) -> bool {
-    const MAGICS: [&[u8]; 5] = [b"glTF", b"\x89PNG", b"POINTCACHE2\0", b"MLOD", b"ODOL"];
+    const MAGICS: [&[u8]; 8] = [
+        b"glTF",
+        b"\x89PNG",
+        b"POINTCACHE2\0",
+        b"MLOD",
+        b"ODOL",
+        b"RTM_0101",
+        b"RTM_MDAT",
+        b"BMTR",
+    ];
     if MAGICS
         .iter()
         .any(|m| prefix.starts_with(m) || m.starts_with(prefix))
@@ -263,7 +279,28 @@ fn detect_json(data: &[u8]) -> Option<Format> {
     }
     let head = &data[..data.len().min(4096)];
     let text = String::from_utf8_lossy(head);
-    if text.contains("\"asset\"") && !text.contains("\"format\"") {
+    // glTF's top-level keys; a large glTF (serialised in key order) can hold its "asset" past
+    // the first 4096 bytes, but its first key is one of these.
+    const GLTF_KEYS: [&str; 9] = [
+        "accessors",
+        "animations",
+        "asset",
+        "bufferViews",
+        "buffers",
+        "extensions",
+        "extensionsRequired",
+        "extensionsUsed",
+        "extras",
+    ];
+    let first_key = text
+        .trim_start()
+        .strip_prefix('{')
+        .map(str::trim_start)
+        .and_then(|t| t.strip_prefix('"'))
+        .and_then(|t| t.split('"').next());
+    if (text.contains("\"asset\"") || first_key.is_some_and(|k| GLTF_KEYS.contains(&k)))
+        && !text.contains("\"format\"")
+    {
         Some(Format::Gltf)
     } else {
         Some(Format::Json)

@@ -91,6 +91,8 @@ pub enum Model {
     Vdf(formats::mime::Diff),
     /// A MIMe normal difference file.
     Ndf(formats::mime::Diff),
+    /// An Operation Flashpoint / Arma skeletal animation.
+    Rtm(formats::rtm::Rtm),
 }
 
 impl Model {
@@ -109,6 +111,7 @@ impl Model {
             Model::Pxl(_) => Format::Pxl,
             Model::Vdf(_) => Format::Vdf,
             Model::Ndf(_) => Format::Ndf,
+            Model::Rtm(_) => Format::Rtm,
         }
     }
 
@@ -126,6 +129,7 @@ impl Model {
             Model::Clt(c) => formats::clt::write(c),
             Model::Pxl(p) => formats::pxl::write(p),
             Model::Vdf(d) | Model::Ndf(d) => formats::mime::write(d),
+            Model::Rtm(r) => formats::rtm::write(r),
         }
     }
 
@@ -166,6 +170,7 @@ impl Model {
             Model::Pxl(p) => formats::pxl::validate(p),
             Model::Vdf(d) => formats::mime::validate(d, None, false),
             Model::Ndf(d) => formats::mime::validate(d, None, true),
+            Model::Rtm(r) => formats::rtm::validate(r),
         }
     }
 
@@ -184,6 +189,7 @@ impl Model {
             Model::Pxl(p) => serde_json::to_value(p.summary()),
             Model::Vdf(d) => serde_json::to_value(d.summary(Format::Vdf)),
             Model::Ndf(d) => serde_json::to_value(d.summary(Format::Ndf)),
+            Model::Rtm(r) => serde_json::to_value(r.summary()),
         };
         v.unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
     }
@@ -279,6 +285,7 @@ pub fn read_as(data: &[u8], format: Option<Format>, limits: &Limits) -> Result<M
         Some(Format::Pxl) => formats::pxl::read_with(data, limits).map(Model::Pxl),
         Some(Format::Vdf) => formats::mime::read_with(data, Format::Vdf, limits).map(Model::Vdf),
         Some(Format::Ndf) => formats::mime::read_with(data, Format::Ndf, limits).map(Model::Ndf),
+        Some(Format::Rtm) => formats::rtm::read_with(data, limits).map(Model::Rtm),
         Some(Format::Json) => Model::from_json(data),
         Some(Format::Rsd) => Err(Error::Unsupported {
             format: Format::Rsd,

@@ -347,6 +347,7 @@ fn one(
 fn protected<'a>(input: &'a Path, args: &'a ConvertArgs) -> Vec<&'a Path> {
     let mut v = vec![input];
     v.extend(args.base.as_deref());
+    v.extend(args.skeleton.as_deref());
     v.extend(args.tmd.as_deref());
     v.extend(args.tim.iter().map(PathBuf::as_path));
     v.extend(args.after.iter().map(PathBuf::as_path));
@@ -472,6 +473,13 @@ fn options(args: &ConvertArgs) -> Result<Options> {
     o.hmd.intr_idx = args.intr_idx;
     o.p3d.lod = args.lod;
     o.animation = args.animation;
+    if let Some(cfg) = &args.skeleton {
+        let text = std::fs::read_to_string(cfg).with_context(|| cfg.display().to_string())?;
+        o.rtm.skeletons = Some(
+            retroanim::formats::rtm::skeleton::parse_model_cfg(&text)
+                .with_context(|| cfg.display().to_string())?,
+        );
+    }
     Ok(o)
 }
 

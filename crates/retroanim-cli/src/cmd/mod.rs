@@ -34,6 +34,7 @@ mod jsonl;
 mod patch;
 mod play;
 mod play_hmd;
+mod play_rtm;
 mod render;
 mod roundtrip;
 mod rsd;
@@ -64,7 +65,7 @@ pub fn forced_format() -> Result<Option<Format>> {
         Some(name) => match Format::from_name(name) {
             Some(f) if !matches!(f, Format::Gltf | Format::Glb | Format::Png) => Ok(Some(f)),
             _ => Err(anyhow!(
-                "--from {name}: not a format retroanim reads (tod, hmd, tmd, tim, p3d, mdd, pc2, json, lab)"
+                "--from {name}: not a format retroanim reads (tod, hmd, tmd, tim, p3d, rtm, mdd, pc2, json, lab)"
             )),
         },
     }

@@ -33,11 +33,19 @@ fn play(args: &PlayArgs, out: &mut Stream, mut lines: Option<&mut JsonLines>) ->
     if let Some(l) = lines.as_deref_mut() {
         l.set_format(model.format());
     }
+    if !matches!(model, Model::Rtm(_)) && (args.phase.is_some() || args.step) {
+        bail!(
+            "{}: --phase and --step are for RTM animations; this is a {}",
+            args.file.display(),
+            model.format()
+        );
+    }
     let anim = match model {
         Model::Tod(anim) => anim,
         Model::Hmd(h) => return super::play_hmd::run(args, &h, out, lines),
+        Model::Rtm(r) => return super::play_rtm::run(args, &r, out, lines),
         other => bail!(
-            "{}: a {} file; play needs a TOD or HMD animation",
+            "{}: a {} file; play needs a TOD, HMD or RTM animation",
             args.file.display(),
             other.format()
         ),

@@ -55,7 +55,7 @@ pub fn run(
     play_hmd(h, args, frames, out, lines).with_context(|| args.file.display().to_string())
 }
 
-fn parse_range(r: &str) -> Result<(u64, u64)> {
+pub(super) fn parse_range(r: &str) -> Result<(u64, u64)> {
     let (a, b) = super::frame_range(r)?;
     let b = b.ok_or_else(|| anyhow!("--frames {r}: an HMD range needs an end (A..B or A..=B)"))?;
     Ok((a.into(), b.into()))

@@ -31,6 +31,7 @@ mod clt_pxl;
 mod gltf_p3d;
 mod p3d;
 pub mod rsd;
+mod rtm;
 pub mod stream;
 
 use crate::error::{Error, Result};
@@ -124,6 +125,14 @@ pub struct P3dSelection {
     pub base: Option<crate::formats::p3d::P3d>,
 }
 
+/// What an RTM export needs besides itself.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RtmInput {
+    /// RTM → glTF: the skeletons of a `model.cfg` (`--skeleton`), parsed with
+    /// [`crate::formats::rtm::skeleton::parse_model_cfg`]; the one naming most bones is used.
+    pub skeletons: Option<Vec<crate::formats::rtm::Skeleton>>,
+}
+
 /// Everything a conversion may be told. Unset fields take each conversion's defaults; a set
 /// field the conversion does not read is an [`Error::Option`].
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -140,6 +149,8 @@ pub struct Options {
     pub hmd: HmdSelection,
     /// P3D LOD and base model.
     pub p3d: P3dSelection,
+    /// RTM skeleton.
+    pub rtm: RtmInput,
     /// glTF → TOD/P3D: which of the glTF's animations to write (default 0, the first).
     pub animation: Option<usize>,
     /// The name given to the output's scene (glTF); default: the format's own.
@@ -196,6 +207,8 @@ pub enum OptionName {
     Base,
     /// [`Options::animation`].
     Animation,
+    /// [`RtmInput::skeletons`].
+    Skeleton,
 }
 
 impl OptionName {
@@ -224,6 +237,7 @@ impl OptionName {
             OptionName::Lod => "lod",
             OptionName::Base => "base",
             OptionName::Animation => "animation",
+            OptionName::Skeleton => "skeleton",
         }
     }
 }
@@ -260,6 +274,7 @@ impl Options {
         add(self.p3d.lod.is_some(), O::Lod);
         add(self.p3d.base.is_some(), O::Base);
         add(self.animation.is_some(), O::Animation);
+        add(self.rtm.skeletons.is_some(), O::Skeleton);
         v
     }
 
@@ -400,7 +415,8 @@ pub fn targets(from: Format) -> &'static [Format] {
         // LAB source is assembled first (it needs its includes: see `lab`).
         Lab => &[Hmd],
         // Authoring for the console (see `author`); morph animation into a P3D's LOD frames.
-        Gltf | Glb => &[Tmd, Tod, Hmd, P3d, Rsd],
+        Gltf | Glb => &[Tmd, Tod, Hmd, P3d, Rsd, Rtm],
+        Rtm => &[Gltf, Glb, Json],
         Json => &[],
     }
 }
@@ -411,7 +427,7 @@ pub fn targets(from: Format) -> &'static [Format] {
 pub fn natural_target(from: Format) -> Option<Format> {
     use Format::*;
     match from {
-        Tod | Tmd | Hmd | P3d | Mdd | Pc2 | Pmd => Some(Glb),
+        Tod | Tmd | Hmd | P3d | Mdd | Pc2 | Pmd | Rtm => Some(Glb),
         Tim | Pxl | Clt => Some(Png),
         Png => Some(Tim),
         Lab => Some(Hmd),
@@ -439,6 +455,9 @@ pub fn convert_bytes(
         }
         Some(f @ (Format::Gltf | Format::Glb)) if target == Format::P3d => {
             return gltf_p3d::gltf_to_p3d(data, f, opts)
+        }
+        Some(f @ (Format::Gltf | Format::Glb)) if target == Format::Rtm => {
+            return rtm::gltf_to_rtm(data, f, opts)
         }
         Some(f @ (Format::Gltf | Format::Glb)) => {
             return author::gltf_to_psx(data, f, target, opts)
@@ -590,6 +609,7 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
         return c;
     }
     match model {
+        Model::Rtm(r) if gltf => rtm::to_gltf(model, r, target, opts),
         Model::P3d(_) | Model::Mdd(_) | Model::Pc2(_)
             if from == Format::P3d || target == Format::P3d =>
         {

@@ -106,3 +106,29 @@ pub(crate) mod optional_frame {
         Ok(Option::<Vec<[J; 3]>>::deserialize(d)?.map(|f| f.into_iter().map(from3).collect()))
     }
 }
+
+/// `[f32; 3]` fields (a vector).
+pub(crate) mod triple {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(v: &[f32; 3], s: S) -> Result<S::Ok, S::Error> {
+        to3(v).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[f32; 3], D::Error> {
+        Ok(from3(<[J; 3]>::deserialize(d)?))
+    }
+}
+
+/// `[f32; 12]` fields (a 4×3 matrix).
+pub(crate) mod matrix12 {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(v: &[f32; 12], s: S) -> Result<S::Ok, S::Error> {
+        v.map(J).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[f32; 12], D::Error> {
+        Ok(<[J; 12]>::deserialize(d)?.map(|j| j.0))
+    }
+}

@@ -12,6 +12,7 @@ pub mod pc2;
 pub mod pmd;
 pub mod pxl;
 pub mod rsd;
+pub mod rtm;
 mod stream;
 pub mod texpage;
 pub mod tim;

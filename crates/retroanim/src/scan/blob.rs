@@ -13,6 +13,7 @@
 //! | HMD | word 0 = 0x50; MAP FLAG 0 or 1; 1 ≤ block count ≤ 4096; primitive header pointer past the block table |
 //! | TOD | byte 0 = 0x50, version < 16, 1 ≤ frames ≤ 2²⁰, and the first frames walk as packets ([`crate::formats::tod::looks_like`]) |
 //! | P3D | `MLOD` with major version ≤ 1 and 1..=4096 LODs; `ODOL` with version 7, 50 or 73 |
+//! | RTM | `RTM_0101` or `RTM_MDAT`, read to the size its header declares ([`rtm::declared_len`]); BMTR is not scanned for (it declares no size) |
 //!
 //! A candidate is read from a window of the source that starts at 64 KiB (a TIM's exact size,
 //! from its header) and doubles while the reader runs out of bytes, up to `max_asset`. It is
@@ -37,7 +38,7 @@ use rayon::prelude::*;
 use super::source::Source;
 use super::ScanOptions;
 use crate::error::{Error, Result};
-use crate::formats::{clt, hmd, p3d, pmd, pxl, tim, tmd, tod};
+use crate::formats::{clt, hmd, p3d, pmd, pxl, rtm, tim, tmd, tod};
 use crate::{Format, Model, Severity};
 
 /// Bytes the candidate pass looks at per task: large, so that few candidates' windows run past
@@ -202,6 +203,10 @@ pub(crate) fn candidate(b: &[u8], want: &[Format], out: &mut Vec<Format>) {
             }
         }
     }
+    // Editable RTMs only: a BMTR declares no size, so a window would decide where it ends.
+    if wants(Format::Rtm) && (b.starts_with(rtm::MAGIC) || b.starts_with(rtm::MDAT_MAGIC)) {
+        out.push(Format::Rtm);
+    }
     if wants(Format::P3d) {
         match &b[..4] {
             b"MLOD" => {
@@ -243,6 +248,12 @@ fn read_model(format: Format, data: &[u8], opts: &ScanOptions) -> Result<Model> 
         Format::Pmd => pmd::read_with(data, l).map(Model::Pmd),
         Format::Clt => clt::read_with(data, l).map(Model::Clt),
         Format::Pxl => pxl::read_with(data, l).map(Model::Pxl),
+        Format::Rtm => {
+            let own = rtm::declared_len(data).map_or(data.len(), |n| {
+                usize::try_from(n).map_or(data.len(), |n| n.min(data.len()))
+            });
+            rtm::read_with(&data[..own], l).map(Model::Rtm)
+        }
         _ => p3d::read_with(data, l).map(Model::P3d),
     }
 }
@@ -266,6 +277,7 @@ fn own_size(m: &Model, hmd_len: Option<u64>, len: u64, left: u64, at_start: bool
         Model::Pxl(p) => len - p.trailing.len() as u64,
         // A shared VERTEX group has no count: the PMD ends after the last vertex it uses.
         Model::Pmd(p) => (p.structural_len() as u64).min(len),
+        Model::Rtm(rtm::Rtm::Mlod(m)) => m.frame_offset(m.frames.len()).min(len),
         Model::P3d(p3d::P3d::Mlod(m)) => len - m.trailing.0.len() as u64,
         Model::P3d(p3d::P3d::Odol(o)) => match &o.arma {
             Some(a) => len - a.trailing.0.len() as u64,
@@ -652,7 +664,7 @@ thread_local! {
 /// True when the little-endian word `w` can open a candidate of any format: the whole word is
 /// a TIM (0x10), PXL (0x11), CLT (0x12), TMD (0x41), PMD (0x42) or HMD (0x50) ID, or byte 0 is the TOD ID 0x50 with a version byte
 /// below 16 (bits 12..15 clear; the resolution above it is free), or the word is `MLOD` /
-/// `ODOL`. A superset of [`candidate`]'s tests, cheap enough to vectorise.
+/// `ODOL` or `RTM_`. A superset of [`candidate`]'s tests, cheap enough to vectorise.
 #[inline(always)]
 fn may_open(w: u32) -> bool {
     // `&` and `|`, not `&&` and `||`: no branches, so the block loop vectorises. The HMD ID
@@ -664,6 +676,7 @@ fn may_open(w: u32) -> bool {
         | (w & 0xF0FF == 0x50)
         | (w == u32::from_le_bytes(*b"MLOD"))
         | (w == u32::from_le_bytes(*b"ODOL"))
+        | (w == u32::from_le_bytes(*b"RTM_"))
 }
 
 /// Words tested together before any is looked at on its own.

@@ -672,6 +672,7 @@ pub(crate) fn compact_summary(model: &Model) -> Box<serde_json::value::RawValue>
         Model::Pxl(p) => raw(&p.summary()),
         Model::Vdf(d) => raw(&d.summary(crate::Format::Vdf)),
         Model::Ndf(d) => raw(&d.summary(crate::Format::Ndf)),
+        Model::Rtm(r) => raw(&r.summary()),
     };
     text.or_else(|_| raw(&model.summary())).unwrap_or_else(|_| {
         serde_json::value::RawValue::from_string("null".into())

@@ -76,7 +76,7 @@ impl Default for ScanOptions {
 }
 
 /// The formats the scanner can find.
-pub const SCANNABLE: [Format; 8] = [
+pub const SCANNABLE: [Format; 9] = [
     Format::Tod,
     Format::Hmd,
     Format::Tmd,
@@ -85,6 +85,7 @@ pub const SCANNABLE: [Format; 8] = [
     Format::Pmd,
     Format::Clt,
     Format::Pxl,
+    Format::Rtm,
 ];
 
 impl ScanOptions {
@@ -143,6 +144,7 @@ impl ScanOptions {
                     t[b'M' as usize] = true;
                     t[b'O' as usize] = true;
                 }
+                Format::Rtm => t[b'R' as usize] = true,
                 _ => {}
             }
         }
