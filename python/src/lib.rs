@@ -537,14 +537,24 @@ fn play_tod(
 /// Plays an RTM: every frame (or only `phase`), each bone's matrix as `play --json` prints it.
 #[pyfunction]
 #[pyo3(signature = (model, phase=None, step=false))]
-fn play_rtm(py: Python<'_>, model: &PyModel, phase: Option<f32>, step: bool) -> PyResult<Py<PyAny>> {
+fn play_rtm(
+    py: Python<'_>,
+    model: &PyModel,
+    phase: Option<f32>,
+    step: bool,
+) -> PyResult<Py<PyAny>> {
     let retroanim::Model::Rtm(r) = &model.inner else {
         return Err(option_error("model", "play_rtm needs an RTM"));
     };
     let m = r.mlod().map_err(to_py)?;
     let phases: Vec<(Option<usize>, f32)> = match phase {
         Some(p) => vec![(None, p)],
-        None => m.frames.iter().enumerate().map(|(f, fr)| (Some(f), fr.phase)).collect(),
+        None => m
+            .frames
+            .iter()
+            .enumerate()
+            .map(|(f, fr)| (Some(f), fr.phase))
+            .collect(),
     };
     let opts = retroanim::formats::rtm::PlayOptions { with_step: step };
     let mut frames = Vec::with_capacity(phases.len());
@@ -558,7 +568,10 @@ fn play_rtm(py: Python<'_>, model: &PyModel, phase: Option<f32>, step: bool) -> 
             .collect();
         frames.push(serde_json::json!({ "frame": frame, "phase": p, "bones": bones }));
     }
-    json_of(py, &serde_json::json!({ "displacement": m.displacement, "frames": frames }))
+    json_of(
+        py,
+        &serde_json::json!({ "displacement": m.displacement, "frames": frames }),
+    )
 }
 
 /// Plays an HMD as libhmd does: frames `first..=last` (default: until every sequence has

@@ -9,6 +9,9 @@ use retroanim::formats::rsd;
 
 use super::{format_named, json_of, to_py};
 
+/// A conversion's bytes and its notes as (code, message) pairs.
+type Converted<'py> = (Bound<'py, PyBytes>, Vec<(&'static str, String)>);
+
 /// An RSD set read from files.
 #[pyclass(name = "RsdSet", module = "retroanim", frozen)]
 pub(crate) struct PyRsdSet {
@@ -22,8 +25,14 @@ impl PyRsdSet {
         let issues = rsd::validate(&self.inner);
         let mut s = serde_json::to_value(self.inner.summary()).unwrap_or_default();
         if let Some(map) = s.as_object_mut() {
-            map.insert("ok".into(), (!retroanim::report::has_errors(&issues)).into());
-            map.insert("findings".into(), serde_json::to_value(&issues).unwrap_or_default());
+            map.insert(
+                "ok".into(),
+                (!retroanim::report::has_errors(&issues)).into(),
+            );
+            map.insert(
+                "findings".into(),
+                serde_json::to_value(&issues).unwrap_or_default(),
+            );
         }
         json_of(py, &s)
     }
@@ -45,11 +54,7 @@ impl PyRsdSet {
 
     /// Converts the set to `to` (`"tmd"`, `"gltf"`, `"glb"`, `"json"`): (bytes, notes), notes
     /// as (code, message) pairs.
-    fn convert<'py>(
-        &self,
-        py: Python<'py>,
-        to: &str,
-    ) -> PyResult<(Bound<'py, PyBytes>, Vec<(&'static str, String)>)> {
+    fn convert<'py>(&self, py: Python<'py>, to: &str) -> PyResult<Converted<'py>> {
         let target = format_named("to", to)?;
         let out = retroanim::convert::rsd::convert_set(
             &self.inner,

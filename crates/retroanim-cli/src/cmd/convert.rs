@@ -131,8 +131,7 @@ fn rsd_part(path: &Path) -> bool {
     use std::io::Read;
     let mut head = Vec::new();
     let read = std::fs::File::open(path).and_then(|f| f.take(64 * 1024).read_to_end(&mut head));
-    read.is_ok()
-        && retroanim::formats::rsd::text_kind(&head).is_some_and(|k| k != "rsd")
+    read.is_ok() && retroanim::formats::rsd::text_kind(&head).is_some_and(|k| k != "rsd")
 }
 
 /// Whether scan finds assets inside `path` (an LBD, TIX or MOM pack, an archive, a disc
