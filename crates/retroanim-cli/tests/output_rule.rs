@@ -247,24 +247,15 @@ fn two_track_cue(dir: &Path) -> Option<PathBuf> {
     let tree = dir.join("tree");
     std::fs::create_dir_all(&tree).unwrap();
     std::fs::copy(samples().join("checker.tim"), tree.join("CHECKER.TIM")).unwrap();
-    let iso = dir.join("game.iso");
-    let ok = Std::new("xorriso")
-        .args(["-as", "mkisofs", "-quiet", "-no-pad", "-o"])
-        .arg(&iso)
-        .arg(&tree)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var("RETROANIM_REQUIRE_CORPUS").as_deref() != Ok("1"),
-            "xorriso is not installed (scripts/test installs it)"
-        );
-        eprintln!("\n*** SKIPPING the patch output test: xorriso is not installed ***\n");
+    if !common::raw_disc(
+        &tree,
+        &dir.join("game.iso"),
+        &dir.join("game.bin"),
+        &["-no-pad"],
+        "the patch output test",
+    ) {
         return None;
     }
-    let mut input = std::fs::File::open(&iso).unwrap();
-    let mut out = std::fs::File::create(dir.join("game.bin")).unwrap();
-    retroanim::scan::raw::write_mode2_image(&mut input, &mut out).unwrap();
     std::fs::write(dir.join("audio.bin"), vec![0x5Au8; 2352 * 4]).unwrap();
     std::fs::write(dir.join("audio.cue"), b"the user's other cue sheet").unwrap();
     let cue = dir.join("game.cue");

@@ -2,7 +2,6 @@
 //! PNG, back to TIM, patch, scan again), --dry-run, and refused places with exit code 2.
 
 use std::path::{Path, PathBuf};
-use std::process::Command as Std;
 
 use serde_json::Value;
 
@@ -18,26 +17,15 @@ fn disc(dir: &Path) -> Option<PathBuf> {
     for name in ["checker.tim", "link.tmd", "swing.tod"] {
         std::fs::copy(samples.join(name), tree.join(name.to_uppercase())).unwrap();
     }
-    let iso = dir.join("disc.iso");
-    let ok = Std::new("xorriso")
-        .args(["-as", "mkisofs", "-quiet", "-no-pad", "-o"])
-        .arg(&iso)
-        .arg(dir.join("tree"))
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var("RETROANIM_REQUIRE_CORPUS").as_deref() != Ok("1"),
-            "xorriso is not installed (scripts/test installs it)"
-        );
-        eprintln!("\n*** SKIPPING patch CLI test: xorriso is not installed ***\n");
-        return None;
-    }
     let bin = dir.join("disc.bin");
-    let mut input = std::fs::File::open(&iso).unwrap();
-    let mut out = std::fs::File::create(&bin).unwrap();
-    retroanim::scan::raw::write_mode2_image(&mut input, &mut out).unwrap();
-    Some(bin)
+    common::raw_disc(
+        &dir.join("tree"),
+        &dir.join("disc.iso"),
+        &bin,
+        &["-no-pad"],
+        "patch CLI test",
+    )
+    .then_some(bin)
 }
 
 /// `scan --json` finds by place.

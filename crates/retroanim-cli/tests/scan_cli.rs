@@ -2,7 +2,6 @@
 //! example): JSON Lines contract, human output, --extract, --convert, exit codes.
 
 use std::path::{Path, PathBuf};
-use std::process::Command as Std;
 
 use serde_json::Value;
 
@@ -30,26 +29,15 @@ fn disc(dir: &Path) -> Option<PathBuf> {
     for (name, _) in SAMPLES {
         std::fs::copy(sample(name), tree.join(name.to_uppercase())).unwrap();
     }
-    let iso = dir.join("samples.iso");
-    let ok = Std::new("xorriso")
-        .args(["-as", "mkisofs", "-quiet", "-V", "SAMPLES", "-o"])
-        .arg(&iso)
-        .arg(dir.join("tree"))
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var("RETROANIM_REQUIRE_CORPUS").as_deref() != Ok("1"),
-            "xorriso is not installed (scripts/test installs it)"
-        );
-        eprintln!("\n*** SKIPPING scan CLI test: xorriso is not installed ***\n");
-        return None;
-    }
     let bin = dir.join("samples.bin");
-    let mut input = std::fs::File::open(&iso).unwrap();
-    let mut out = std::fs::File::create(&bin).unwrap();
-    retroanim::scan::raw::write_mode2_image(&mut input, &mut out).unwrap();
-    Some(bin)
+    common::raw_disc(
+        &dir.join("tree"),
+        &dir.join("samples.iso"),
+        &bin,
+        &["-V", "SAMPLES"],
+        "scan CLI test",
+    )
+    .then_some(bin)
 }
 
 #[test]

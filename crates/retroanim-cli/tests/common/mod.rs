@@ -174,3 +174,29 @@ pub fn run_capped(
     all.extend_from_slice(args);
     run_measured(Path::new("/bin/sh"), &all, None, limit)
 }
+
+/// Builds `iso` from the folder `tree` with xorriso (`-as mkisofs -quiet`, plus `extra`
+/// arguments) and writes it as a raw Mode 2 image at `bin`; `false` (with a loud note naming
+/// `what`) when xorriso is not installed, which fails instead under RETROANIM_REQUIRE_CORPUS=1.
+pub fn raw_disc(tree: &Path, iso: &Path, bin: &Path, extra: &[&str], what: &str) -> bool {
+    let ok = std::process::Command::new("xorriso")
+        .args(["-as", "mkisofs", "-quiet"])
+        .args(extra)
+        .arg("-o")
+        .arg(iso)
+        .arg(tree)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var("RETROANIM_REQUIRE_CORPUS").as_deref() != Ok("1"),
+            "xorriso is not installed (scripts/test installs it)"
+        );
+        eprintln!("\n*** SKIPPING {what}: xorriso is not installed ***\n");
+        return false;
+    }
+    let mut input = std::fs::File::open(iso).unwrap();
+    let mut out = std::fs::File::create(bin).unwrap();
+    retroanim::scan::raw::write_mode2_image(&mut input, &mut out).unwrap();
+    true
+}
