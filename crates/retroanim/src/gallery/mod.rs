@@ -8,7 +8,8 @@
 //! | `index.html` | one card per asset, filters by kind, a search box; its data inside it ([`html`]) |
 //! | `index.json` | the same data for other tools ([`index::Index`]) |
 //! | `files/ID.FMT` | each asset's bytes as found |
-//! | `glb/ID.glb` | models and animations as glTF binary ([`crate::convert`]) |
+//! | `glb/ID.glb` | models, and animations without a model, as glTF binary ([`crate::convert`]) |
+//! | `glb/ID.gltf`, `glb/ID.bin` | an animation on its model: glTF whose model part (meshes, materials, textures) is a shared `glb/MODEL.model.bin`, written once for every animation of that model ([`shared::gltf`]) |
 //! | `png/ID.png` | textures as PNG (the TIM's first CLUT row; 0x0000 transparent) |
 //! | `preview/ID.png` | models and animations drawn as the console draws them, with their matched TIMs and (TODs) their model; animated PNGs for animations ([`preview`]) |
 //!
@@ -374,12 +375,27 @@ fn convert_card(
                     copts,
                     &mut asset.warnings,
                 );
-                match crate::convert::convert(model, Format::Glb, &copts) {
-                    Ok(c) => {
-                        let glb = paired.put(out, format!("glb/{}.glb", asset.id), &c.bytes)?;
+                let written = match model {
+                    Model::Tod(anim) if copts.tod.tmd.is_some() => {
+                        crate::convert::tod_gltf_parts(anim, &copts).map(|(parts, notes)| {
+                            shared::gltf(&parts, &asset.id, |rel, bytes| {
+                                paired.put(out, rel, bytes)
+                            })
+                            .map(|path| (path, notes))
+                        })
+                    }
+                    _ => crate::convert::convert(model, Format::Glb, &copts).map(|c| {
+                        paired
+                            .put(out, format!("glb/{}.glb", asset.id), &c.bytes)
+                            .map(|path| (path, c.notes))
+                    }),
+                };
+                match written {
+                    Ok(written) => {
+                        let (glb, notes) = written?;
                         asset
                             .warnings
-                            .extend(c.notes.iter().map(|n| format!("GLB: {n}")));
+                            .extend(notes.iter().map(|n| format!("GLB: {n}")));
                         asset.glb = Some(glb);
                     }
                     Err(e) => asset.warnings.push(format!("no GLB: {e}")),
