@@ -519,6 +519,7 @@ fn a_report_writes_a_model_once_for_all_its_animations() {
         model_parts.insert(gltf.parent().unwrap().join(uri));
     }
     assert_eq!(model_parts.len(), 1, "{model_parts:?}");
+    khronos_clean(&report.join(tods[0]["glb"].as_str().unwrap()));
     let model_part = model_parts.first().unwrap();
     let model_size = std::fs::metadata(model_part).unwrap().len();
     assert!(model_size > input / 2, "{model_size} bytes of model for {input} in");
@@ -530,4 +531,36 @@ fn a_report_writes_a_model_once_for_all_its_animations() {
         .count();
     assert!(holding <= 2, "{holding} files as large as the model");
     assert!(total < 3 * model_size + input, "{total} bytes written for {input} in");
+}
+
+/// Asserts that the Khronos glTF Validator (`tools/gltf-validator`) finds no error and no
+/// warning in `path`, reading the files its buffers name; skipped loudly when it is not
+/// installed, unless `RETROANIM_REQUIRE_CORPUS=1` (CI).
+fn khronos_clean(path: &Path) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/gltf-validator");
+    if !dir.join("node_modules/gltf-validator").is_dir() {
+        assert_ne!(
+            std::env::var("RETROANIM_REQUIRE_CORPUS").as_deref(),
+            Ok("1"),
+            "the Khronos glTF Validator is not installed (npm ci in {})",
+            dir.display()
+        );
+        eprintln!("\n*** SKIPPING Khronos glTF Validator check of {} ***\n", path.display());
+        return;
+    }
+    let out = Command::new("node")
+        .arg(dir.join("validate.mjs"))
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let issues = &report["issues"];
+    assert_eq!(
+        (issues["numErrors"].as_u64(), issues["numWarnings"].as_u64()),
+        (Some(0), Some(0)),
+        "{}: {}",
+        path.display(),
+        issues["messages"]
+    );
 }
