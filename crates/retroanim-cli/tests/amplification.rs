@@ -522,15 +522,18 @@ fn a_report_writes_a_model_once_for_all_its_animations() {
     khronos_clean(&report.join(tods[0]["glb"].as_str().unwrap()));
     let model_part = model_parts.first().unwrap();
     let model_size = std::fs::metadata(model_part).unwrap().len();
-    assert!(model_size > input / 2, "{model_size} bytes of model for {input} in");
+    assert!(
+        model_size > input / 2,
+        "{model_size} bytes of model for {input} in"
+    );
     // The model's bytes are in the report twice at most (the TMD's own GLB, and the part its
     // animations share), whatever the number of animations: before, once per TOD (121 MB).
-    let holding = written
-        .iter()
-        .filter(|(_, n)| *n >= model_size)
-        .count();
+    let holding = written.iter().filter(|(_, n)| *n >= model_size).count();
     assert!(holding <= 2, "{holding} files as large as the model");
-    assert!(total < 3 * model_size + input, "{total} bytes written for {input} in");
+    assert!(
+        total < 3 * model_size + input,
+        "{total} bytes written for {input} in"
+    );
 }
 
 /// Asserts that the Khronos glTF Validator (`tools/gltf-validator`) finds no error and no
@@ -545,7 +548,10 @@ fn khronos_clean(path: &Path) {
             "the Khronos glTF Validator is not installed (npm ci in {})",
             dir.display()
         );
-        eprintln!("\n*** SKIPPING Khronos glTF Validator check of {} ***\n", path.display());
+        eprintln!(
+            "\n*** SKIPPING Khronos glTF Validator check of {} ***\n",
+            path.display()
+        );
         return;
     }
     let out = Command::new("node")
@@ -553,7 +559,11 @@ fn khronos_clean(path: &Path) {
         .arg(path)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let issues = &report["issues"];
     assert_eq!(

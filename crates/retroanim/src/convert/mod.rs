@@ -548,7 +548,8 @@ fn tod_gltf_scene(
     if opts.tod.tmd.is_none() && !opts.textures.tims.is_empty() {
         return Err(option_error(
             O::Tim,
-            "a TOD's textures go on its model: give the model with --tmd, or leave --tim out".into(),
+            "a TOD's textures go on its model: give the model with --tmd, or leave --tim out"
+                .into(),
         ));
     }
     let before: Vec<&Tod> = opts.tod.after.iter().collect();
