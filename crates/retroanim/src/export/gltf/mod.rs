@@ -50,7 +50,7 @@ use builder::Builder;
 /// Writes `scene` as a `.gltf`: one JSON document with the binary data embedded as a base64
 /// `data:` URI.
 pub fn write_gltf(scene: &Scene) -> Result<Vec<u8>> {
-    let (mut root, bin, _) = build(scene)?;
+    let (mut root, bin, _) = build(scene, false)?;
     if let Some(buf) = root.buffers.first_mut() {
         buf.uri = Some(format!(
             "data:application/octet-stream;base64,{}",
@@ -64,7 +64,7 @@ pub fn write_gltf(scene: &Scene) -> Result<Vec<u8>> {
 
 /// Writes `scene` as a `.glb` (binary glTF: a JSON chunk and a BIN chunk).
 pub fn write_glb(scene: &Scene) -> Result<Vec<u8>> {
-    let (root, mut bin, _) = build(scene)?;
+    let (root, mut bin, _) = build(scene, false)?;
     let mut json = serde_json::to_vec(&root).map_err(|e| unencodable(e.to_string()))?;
     while json.len() % 4 != 0 {
         json.push(b' ');
@@ -89,9 +89,10 @@ pub fn write_glb(scene: &Scene) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// A `.gltf` whose binary data lies in files beside it, in two parts: the part that depends on
-/// the meshes, materials and images only (which every animation of one model writes the same,
-/// so they can share one file) and the rest (skins, animations: the scene's own).
+/// A `.gltf` whose binary data lies in files beside it, in two parts: the scene's meshes,
+/// materials and images, all of them whether a node shows them or not (so every animation of
+/// one model writes the same bytes, whichever of its objects it shows, and they can share one
+/// file), and the rest (skins, animations: the scene's own).
 #[derive(Debug, Clone)]
 pub struct Parts {
     root: json::Root,
@@ -124,7 +125,7 @@ impl Parts {
 
 /// Writes `scene` as a `.gltf` whose binary data is in two [`Parts`].
 pub fn write_parts(scene: &Scene) -> Result<Parts> {
-    let (mut root, mut bin, split) = build(scene)?;
+    let (mut root, mut bin, split) = build(scene, true)?;
     let own = bin.split_off(split.min(bin.len()));
     let shared = bin;
     let own_index = u32::from(!shared.is_empty());
@@ -181,8 +182,9 @@ fn name(s: &str) -> Option<String> {
 }
 
 /// Builds the glTF document and its binary buffer, and where in the buffer (4-aligned) the
-/// meshes, materials and images end.
-fn build(scene: &Scene) -> Result<(json::Root, Vec<u8>, usize)> {
+/// meshes, materials and images end. With `every_mesh`, the meshes no node shows are written
+/// too (the validator's `UNUSED_OBJECT`, a hint, not a warning).
+fn build(scene: &Scene, every_mesh: bool) -> Result<(json::Root, Vec<u8>, usize)> {
     let problems = scene.check();
     if !problems.is_empty() {
         let list: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
@@ -192,7 +194,7 @@ fn build(scene: &Scene) -> Result<(json::Root, Vec<u8>, usize)> {
         )));
     }
     let mut b = Builder::new();
-    let used = mesh::Used::of(scene);
+    let used = mesh::Used::of(scene, every_mesh);
 
     // Textures, materials, meshes: only what the nodes use, renumbered.
     let textures = mesh::textures(&mut b, scene, &used)?;
