@@ -1,7 +1,7 @@
 //! Small inputs that asked for gigabytes or minutes (issue 38, items 7 to 11 and 14): glTF files
 //! whose shared data expands, a glTF embedding a PNG that declares 20000 × 20000 pixels, a
 //! glTF of a million nodes, drawings whose work has no end, reports that wrote one texture
-//! once per card. Every input is generated here (no blobs). Each case runs in a child process
+//! once per card or one model once per animation (item 8). Every input is generated here (no blobs). Each case runs in a child process
 //! under an address-space limit (`ulimit -v`) and must end with the error naming its budget
 //! (a `Limits` field); time bounds are benchmarks (`benches/author.rs`), not asserted here.
 
