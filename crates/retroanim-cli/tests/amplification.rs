@@ -1,7 +1,7 @@
 //! Small inputs that asked for gigabytes or minutes (issue 38, items 7 to 11 and 14): glTF files
 //! whose shared data expands, a glTF embedding a PNG that declares 20000 × 20000 pixels, a
 //! glTF of a million nodes, drawings whose work has no end, reports that wrote one texture
-//! once per card. Every input is generated here (no blobs). Each case runs in a child process
+//! once per card or one model once per animation (item 8). Every input is generated here (no blobs). Each case runs in a child process
 //! under an address-space limit (`ulimit -v`) and must end with the error naming its budget
 //! (a `Limits` field); time bounds are benchmarks (`benches/author.rs`), not asserted here.
 
@@ -398,4 +398,181 @@ fn identical_files_of_a_report_are_written_once() {
         let n = std::fs::read_dir(report.join(sub)).unwrap().count();
         assert_eq!(n, 1, "{sub}/ holds {n} files");
     }
+}
+
+/// A GLB of two objects showing one mesh: a `side` × `side` grid of vertices, two triangles
+/// per cell.
+fn grid_model(side: u32) -> Vec<u8> {
+    let mut bin = Vec::new();
+    for y in 0..side {
+        for x in 0..side {
+            for v in [x as f32 / side as f32, y as f32 / side as f32, 0.0] {
+                bin.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    let positions = bin.len();
+    let mut triangles = 0;
+    for y in 0..side - 1 {
+        for x in 0..side - 1 {
+            let i = y * side + x;
+            for v in [i, i + 1, i + side, i + 1, i + side + 1, i + side] {
+                bin.extend_from_slice(&v.to_le_bytes());
+            }
+            triangles += 2;
+        }
+    }
+    let doc = json!({
+        "scenes": [{"nodes": [0, 1]}],
+        "nodes": [{"mesh": 0}, {"mesh": 0, "translation": [2.0, 0.0, 0.0]}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": positions},
+            {"buffer": 0, "byteOffset": positions, "byteLength": triangles * 12},
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": side * side, "type": "VEC3",
+             "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
+            {"bufferView": 1, "componentType": 5125, "count": triangles * 3, "type": "SCALAR"},
+        ],
+    });
+    gltf(doc, &bin)
+}
+
+/// An 88-byte TOD: frame 0 creates object 1, shows TMD object `1 + k % 2` on it and sets its
+/// rotation (by `k`) and translation; frame 1 moves it; frame 2 holds.
+fn small_tod(k: u32) -> Vec<u8> {
+    let packet = |kind: u32, flag: u32, data: &[u32]| {
+        let mut v = vec![1 | kind << 16 | flag << 20 | (data.len() as u32 + 1) << 24];
+        v.extend_from_slice(data);
+        v
+    };
+    let frames: [Vec<Vec<u32>>; 3] = [
+        vec![
+            packet(8, 0, &[]),
+            packet(2, 0, &[1 + k % 2]),
+            packet(1, 2 | 8, &[4096 * k, 4096 * 3 * k, 0, 0, 0, 0]),
+        ],
+        vec![packet(1, 8, &[10 * k, 0, 0])],
+        vec![],
+    ];
+    let mut words = vec![0x50 | 1 << 16, frames.len() as u32];
+    for (number, packets) in frames.iter().enumerate() {
+        let size = 2 + packets.iter().map(Vec::len).sum::<usize>();
+        words.push(size as u32 | (packets.len() as u32) << 16);
+        words.push(number as u32);
+        words.extend(packets.iter().flatten());
+    }
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// The files under `dir`, recursively, with their sizes.
+fn files(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            out.extend(files(&e.path()));
+        } else {
+            out.push((e.path(), e.metadata().unwrap().len()));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_report_writes_a_model_once_for_all_its_animations() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("in");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(t.path().join("grid.glb"), grid_model(92)).unwrap();
+    let tmd = dir.join("model.tmd");
+    let (code, err) = capped(1024, &[p("convert"), &t.path().join("grid.glb"), &tmd]);
+    assert_eq!(code, Some(0), "{err}");
+    for k in 0..20 {
+        let tod = small_tod(k + 1);
+        assert_eq!(tod.len(), 88);
+        std::fs::write(dir.join(format!("a{k}.tod")), tod).unwrap();
+    }
+    let input: u64 = files(&dir).iter().map(|(_, n)| n).sum();
+    let report = t.path().join("report");
+    let (code, err) = capped(2048, &[p("scan"), &dir, p("--report"), &report]);
+    assert!(matches!(code, Some(0 | 1)), "{err}");
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(report.join("index.json")).unwrap()).unwrap();
+    let assets = index["assets"].as_array().unwrap();
+    let tods: Vec<&Value> = assets.iter().filter(|a| a["format"] == "tod").collect();
+    assert_eq!(tods.len(), 20);
+    let written = files(&report);
+    let total: u64 = written.iter().map(|(_, n)| n).sum();
+    eprintln!("input {input} bytes, report {total} bytes");
+    for (path, n) in &written {
+        eprintln!("  {n:>9} {}", path.strip_prefix(&report).unwrap().display());
+    }
+    // Every TOD plays on the model, and its glTF reads the model's part from one shared file,
+    // whichever of the model's two objects it shows.
+    let mut model_parts = std::collections::BTreeSet::new();
+    for a in &tods {
+        assert!(!a["model"].is_null(), "{a}");
+        let gltf = report.join(a["glb"].as_str().unwrap());
+        let doc: Value = serde_json::from_slice(&std::fs::read(&gltf).unwrap()).unwrap();
+        assert!(!doc["meshes"].as_array().unwrap().is_empty(), "{doc}");
+        let uri = doc["buffers"][0]["uri"].as_str().unwrap();
+        model_parts.insert(gltf.parent().unwrap().join(uri));
+    }
+    assert_eq!(model_parts.len(), 1, "{model_parts:?}");
+    khronos_clean(&report.join(tods[0]["glb"].as_str().unwrap()));
+    let model_part = model_parts.first().unwrap();
+    let model_size = std::fs::metadata(model_part).unwrap().len();
+    assert!(
+        model_size > input / 2,
+        "{model_size} bytes of model for {input} in"
+    );
+    // The model's bytes are in the report twice at most (the TMD's own GLB, and the part its
+    // animations share), whatever the number of animations: before, once per TOD (121 MB).
+    let holding = written.iter().filter(|(_, n)| *n >= model_size).count();
+    assert!(holding <= 2, "{holding} files as large as the model");
+    assert!(
+        total < 3 * model_size + input,
+        "{total} bytes written for {input} in"
+    );
+}
+
+/// Asserts that the Khronos glTF Validator (`tools/gltf-validator`) finds no error and no
+/// warning in `path`, reading the files its buffers name; skipped loudly when it is not
+/// installed, unless `RETROANIM_REQUIRE_CORPUS=1` (CI).
+fn khronos_clean(path: &Path) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/gltf-validator");
+    if !dir.join("node_modules/gltf-validator").is_dir() {
+        assert_ne!(
+            std::env::var("RETROANIM_REQUIRE_CORPUS").as_deref(),
+            Ok("1"),
+            "the Khronos glTF Validator is not installed (npm ci in {})",
+            dir.display()
+        );
+        eprintln!(
+            "\n*** SKIPPING Khronos glTF Validator check of {} ***\n",
+            path.display()
+        );
+        return;
+    }
+    let out = Command::new("node")
+        .arg(dir.join("validate.mjs"))
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let issues = &report["issues"];
+    assert_eq!(
+        (issues["numErrors"].as_u64(), issues["numWarnings"].as_u64()),
+        (Some(0), Some(0)),
+        "{}: {}",
+        path.display(),
+        issues["messages"]
+    );
 }

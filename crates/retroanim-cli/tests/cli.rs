@@ -345,7 +345,7 @@ fn usage_errors_exit_2() {
     for (args, want) in [
         (
             vec!["play".into(), sample("link.tmd")],
-            "a tmd file; play needs a TOD or HMD",
+            "a tmd file; play needs a TOD, HMD or RTM",
         ),
         (
             vec![

@@ -97,9 +97,12 @@ fn pairing(v: &Value, what: &str, format: &str, assets: &[Value]) {
     }
 }
 
-/// The JSON chunk of a GLB file.
+/// The JSON chunk of a GLB file, or a `.gltf` (an animation on its model) whole.
 fn glb_json(path: &Path) -> Value {
     let b = std::fs::read(path).unwrap();
+    if path.extension().is_some_and(|e| e == "gltf") {
+        return serde_json::from_slice(&b).unwrap();
+    }
     let len = u32::from_le_bytes(b[12..16].try_into().unwrap()) as usize;
     assert_eq!(&b[16..20], b"JSON");
     serde_json::from_slice(&b[20..20 + len]).unwrap()
@@ -166,7 +169,21 @@ fn check_index(
             if a[key].is_null() {
                 continue;
             }
-            let bytes = std::fs::read(linked(dir, &a[key], id)).unwrap();
+            let path = linked(dir, &a[key], id);
+            let bytes = std::fs::read(&path).unwrap();
+            if key == "glb" && path.extension().is_some_and(|e| e == "gltf") {
+                // An animation on its model: its buffers are files beside it.
+                let doc = glb_json(&path);
+                assert_eq!(doc["asset"]["version"], "2.0", "{id}");
+                for b in doc["buffers"].as_array().into_iter().flatten() {
+                    let uri = b["uri"].as_str().unwrap();
+                    let len = std::fs::metadata(path.parent().unwrap().join(uri))
+                        .unwrap()
+                        .len();
+                    assert_eq!(Some(len), b["byteLength"].as_u64(), "{id}: {uri}");
+                }
+                continue;
+            }
             let magic: &[u8] = if key == "glb" {
                 b"glTF"
             } else {

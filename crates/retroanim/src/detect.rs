@@ -136,7 +136,7 @@ pub fn detect(data: &[u8]) -> Option<Format> {
         return Some(f);
     }
     // An RSD file (text: `@RSDnnnnnn` after any comment lines) names the other files of its set.
-    if crate::formats::rsd::text_kind(data) == Some("rsd") {
+    if rsd_text_kind(data) == Some("rsd") {
         return Some(Format::Rsd);
     }
     if crate::formats::tod::looks_like(data) {
@@ -328,6 +328,33 @@ fn looks_like_mdd(data: &[u8]) -> bool {
     frames < len
         && points < len
         && (body(frames) == len || body(frames).saturating_add(points * 12) == len)
+}
+
+/// Whether `data` looks like an RSD-family text file (`@RSD`, `@PLY`, `@MAT`, `@GRP` as the
+/// first non-comment line): which one, by its tag.
+pub fn rsd_text_kind(data: &[u8]) -> Option<&'static str> {
+    let mut rest = data;
+    loop {
+        let start = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+        rest = &rest[start..];
+        if rest.first() == Some(&b'#') {
+            let end = rest.iter().position(|&b| b == b'\n')?;
+            rest = &rest[end + 1..];
+            continue;
+        }
+        let tag = rest.get(..4)?.to_ascii_uppercase();
+        let digits = rest[4..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 {
+            return None;
+        }
+        return match tag.as_slice() {
+            b"@RSD" => Some("rsd"),
+            b"@PLY" => Some("ply"),
+            b"@MAT" => Some("mat"),
+            b"@GRP" => Some("grp"),
+            _ => None,
+        };
+    }
 }
 
 #[cfg(test)]

@@ -72,6 +72,9 @@ fn check_output(name: &str, to: Format, bytes: &[u8], source: &Model) {
                 .unwrap_or_else(|e| panic!("{name} → lab does not assemble: {e}"));
             assert_eq!(hmd, source.write().unwrap(), "{name} → lab → hmd");
         }
+        // An RSD names its PLY/MAT/GRP files (written beside it): the set is read by
+        // `formats::rsd::read_set` (tests/rsd.rs reads TMD → RSD sets back whole).
+        Format::Rsd => assert_eq!(retroanim::detect(bytes), Some(Format::Rsd), "{name} → rsd"),
         _ => {
             let back = retroanim::read_any(bytes).unwrap();
             assert_eq!(back.format(), to, "{name} → {to}");

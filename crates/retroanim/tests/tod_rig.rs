@@ -429,10 +429,11 @@ fn what_a_tod_cannot_light_or_project_is_noted() {
         "2 × lights past the first 3 left out",
         "1 × orthographic cameras",
         "1 × camera fields of view left out",
+        "the glTF has no animation",
     ] {
         assert!(all.contains(want), "missing {want:?} in:\n{all}");
     }
-    assert_eq!(notes.len(), 7, "{all}");
+    assert_eq!(notes.len(), 8, "{all}");
     // Three lights and three cameras written; the camera that also shows a mesh is an object.
     let ids = |k: tod::PacketKind| -> std::collections::BTreeSet<u16> {
         anim.frames

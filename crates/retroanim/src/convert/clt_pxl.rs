@@ -91,6 +91,8 @@ fn pxl_to(p: &pxl::Pxl, target: Format, opts: &Options) -> Result<Conversion> {
 
 fn split(t: &tim::Tim, target: Format, opts: &Options) -> Result<Conversion> {
     opts.check(Format::Tim, target, &[])?;
+    // A TIM that cannot be written cannot be split either: the same error `validate` reports.
+    tim::write(t)?;
     let (p, c) = pxl::split_tim(t)?;
     let pxl_bytes = pxl::write(&p)?;
     let clt_bytes = c.as_ref().map(clt::write).transpose()?;

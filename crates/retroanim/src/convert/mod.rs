@@ -581,6 +581,58 @@ fn png_to_tim(data: &[u8], target: Format, opts: &Options) -> Result<Conversion>
     Ok(done_notes(tim::write(&t)?, target, notes))
 }
 
+/// A TOD as a `.gltf` whose binary data is in two parts ([`crate::export::gltf::Parts`]): its
+/// model's meshes, materials and textures (the same bytes for every animation of one model with
+/// the same textures and options, so they can be written once and shared), and its own.
+pub fn tod_gltf_parts(
+    anim: &Tod,
+    opts: &Options,
+) -> Result<(crate::export::gltf::Parts, Vec<Note>)> {
+    let (scene, notes) = tod_gltf_scene(anim, Format::Gltf, opts)?;
+    Ok((crate::export::gltf::write_parts(&scene)?, notes))
+}
+
+/// A TOD's glTF scene (with its model and textures when given) and its notes.
+fn tod_gltf_scene(
+    anim: &Tod,
+    target: Format,
+    opts: &Options,
+) -> Result<(crate::scene::Scene, Vec<Note>)> {
+    use OptionName as O;
+    let from = Format::Tod;
+    opts.check(
+        from,
+        target,
+        &[O::Axes, O::Scale, O::Tim, O::Smooth, O::Tmd, O::After],
+    )?;
+    // The textures belong to the model: without one they would texture nothing.
+    if opts.tod.tmd.is_none() && !opts.textures.tims.is_empty() {
+        return Err(option_error(
+            O::Tim,
+            "a TOD's textures go on its model: give the model with --tmd, or leave --tim out"
+                .into(),
+        ));
+    }
+    let before: Vec<&Tod> = opts.tod.after.iter().collect();
+    let (scene, noted) = crate::formats::tod::scene::tod_scene_noted(
+        &before,
+        anim,
+        opts.tod.tmd.as_ref(),
+        &psx_options(opts),
+    )?;
+    let mut notes = coded(noted);
+    if opts.tod.tmd.is_none() && !scene.nodes.is_empty() {
+        notes.push(Note {
+            code: "no-model",
+            message: format!(
+                "no TMD given (--tmd): the {} object(s) are exported without geometry",
+                scene.nodes.len()
+            ),
+        });
+    }
+    Ok((scene, notes))
+}
+
 /// Converts a model to `target`.
 pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversion> {
     use OptionName as O;
@@ -726,6 +778,9 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
         }
         Model::Tmd(t) if target == Format::Pmd => {
             opts.check(from, target, &[])?;
+            // A TMD that cannot be written cannot be laid out as a PMD either: the same error
+            // `validate` reports.
+            crate::formats::tmd::write(t)?;
             let (p, noted) = crate::formats::pmd::from_tmd(t, &Default::default())?;
             Ok(done(crate::formats::pmd::write(&p)?, coded(noted)))
         }
@@ -740,35 +795,7 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
             ))
         }
         Model::Tod(anim) if gltf => {
-            opts.check(
-                from,
-                target,
-                &[O::Axes, O::Scale, O::Tim, O::Smooth, O::Tmd, O::After],
-            )?;
-            // The textures belong to the model: without one they would texture nothing.
-            if opts.tod.tmd.is_none() && !opts.textures.tims.is_empty() {
-                return Err(option_error(
-                    O::Tim,
-                    "a TOD's textures go on its model: give the model with --tmd, or leave --tim out".into(),
-                ));
-            }
-            let before: Vec<&Tod> = opts.tod.after.iter().collect();
-            let (scene, noted) = crate::formats::tod::scene::tod_scene_noted(
-                &before,
-                anim,
-                opts.tod.tmd.as_ref(),
-                &psx_options(opts),
-            )?;
-            let mut notes = coded(noted);
-            if opts.tod.tmd.is_none() && !scene.nodes.is_empty() {
-                notes.push(Note {
-                    code: "no-model",
-                    message: format!(
-                        "no TMD given (--tmd): the {} object(s) are exported without geometry",
-                        scene.nodes.len()
-                    ),
-                });
-            }
+            let (scene, notes) = tod_gltf_scene(anim, target, opts)?;
             Ok(done(crate::export::gltf::write(&scene, target)?, notes))
         }
         Model::Hmd(h) if gltf => {

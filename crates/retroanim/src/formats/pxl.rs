@@ -216,11 +216,11 @@ use tim::Tim;
 /// one) as a CLT, with the FLAGs the manual gives (PXL bit 0 PMODE, CLT PMODE 2).
 pub fn split_tim(t: &Tim) -> Result<(Pxl, Option<Clt>)> {
     if t.pmode > 1 {
-        return Err(Error::Unsupported {
-            format: Format::Tim,
-            offset: 4,
-            feature: format!(
-                "PMODE {}: a PXL holds 4- or 8-bit CLUT indices only",
+        // A request this TIM cannot satisfy (its pixels are colours, not CLUT indices), not a
+        // fault of the TIM.
+        return Err(Error::Parameter {
+            what: format!(
+                "the TIM is PMODE {} (direct colour): a PXL and CLT hold 4- or 8-bit CLUT indices only",
                 t.pmode
             ),
         });

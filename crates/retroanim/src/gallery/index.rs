@@ -108,7 +108,8 @@ pub struct Asset {
     pub alternatives: Vec<Pairing>,
     /// The extracted bytes.
     pub file: String,
-    /// Its glTF binary, if it converts to one.
+    /// Its glTF, if it converts to one: a `.glb`, or for an animation on its model a `.gltf`
+    /// whose buffers are files beside it (the model's part shared by its animations).
     pub glb: Option<String>,
     /// Its PNG (textures).
     pub png: Option<String>,

@@ -8,7 +8,8 @@
 //! | `index.html` | one card per asset, filters by kind, a search box; its data inside it ([`html`]) |
 //! | `index.json` | the same data for other tools ([`index::Index`]) |
 //! | `files/ID.FMT` | each asset's bytes as found |
-//! | `glb/ID.glb` | models and animations as glTF binary ([`crate::convert`]) |
+//! | `glb/ID.glb` | models, and animations without a model, as glTF binary ([`crate::convert`]) |
+//! | `glb/ID.gltf`, `glb/ID.bin` | an animation on its model: glTF whose model part (meshes, materials, textures) is a shared `glb/MODEL.model.bin`, written once for every animation of that model ([`shared::gltf`]) |
 //! | `png/ID.png` | textures as PNG (the TIM's first CLUT row; 0x0000 transparent) |
 //! | `preview/ID.png` | models and animations drawn as the console draws them, with their matched TIMs and (TODs) their model; animated PNGs for animations ([`preview`]) |
 //!
@@ -310,7 +311,16 @@ fn card(f: &Find, id: String, paired: &Paired<'_>, out: &Out, opts: &Options) ->
         Some(_) => f.readable_bytes()?,
         None => bytes,
     };
-    let model = match crate::read_as(&readable, Some(f.format), &opts.limits) {
+    // An RSD names the PLY/MAT/GRP files of its set: the set is read from beside it and
+    // linked into the TMD it stands for (as rsdlink does), which is drawn and exported.
+    let read = if f.format == Format::Rsd {
+        crate::formats::rsd::read_set(&f.path, &crate::input::FsLoader)
+            .and_then(|set| crate::formats::rsd::to_tmd(&set))
+            .map(|linked| Model::Tmd(linked.tmd))
+    } else {
+        crate::read_as(&readable, Some(f.format), &opts.limits)
+    };
+    let model = match read {
         Ok(m) => m,
         Err(e) => {
             asset.warnings.push(format!("cannot read it again: {e}"));
@@ -387,18 +397,32 @@ fn convert_card(
                     &mut asset.warnings,
                 );
                 let missing = paired.assembly.missing_model(paired.asset, &copts);
-                match missing.map_or_else(
-                    || {
-                        crate::convert::convert(model, Format::Glb, &copts)
+                let written = match (missing, model) {
+                    (Some(why), _) => Err(format!("an animation without a model ({why})")),
+                    (None, Model::Tod(anim)) if copts.tod.tmd.is_some() => {
+                        crate::convert::tod_gltf_parts(anim, &copts)
                             .map_err(|e| e.to_string())
-                    },
-                    |why| Err(format!("an animation without a model ({why})")),
-                ) {
-                    Ok(c) => {
-                        let glb = paired.put(out, format!("glb/{}.glb", asset.id), &c.bytes)?;
+                            .map(|(parts, notes)| {
+                                shared::gltf(&parts, &asset.id, |rel, bytes| {
+                                    paired.put(out, rel, bytes)
+                                })
+                                .map(|path| (path, notes))
+                            })
+                    }
+                    (None, _) => crate::convert::convert(model, Format::Glb, &copts)
+                        .map_err(|e| e.to_string())
+                        .map(|c| {
+                            paired
+                                .put(out, format!("glb/{}.glb", asset.id), &c.bytes)
+                                .map(|path| (path, c.notes))
+                        }),
+                };
+                match written {
+                    Ok(written) => {
+                        let (glb, notes) = written?;
                         asset
                             .warnings
-                            .extend(c.notes.iter().map(|n| format!("GLB: {n}")));
+                            .extend(notes.iter().map(|n| format!("GLB: {n}")));
                         asset.glb = Some(glb);
                     }
                     Err(e) => asset.warnings.push(format!("no GLB: {e}")),

@@ -2,6 +2,10 @@
 //! are byte-identical (one TIM found in several containers, one model drawn the same twice)
 //! share one file, named after the first; `index.json` points both cards at it.
 //!
+//! An animation on its model is written as a `.gltf` ([`gltf`]) whose model part (meshes,
+//! materials and textures: the same bytes for every animation of one model) is a `.model.bin`
+//! put here like any file, so twenty TODs of one TMD write the model once, not twenty times.
+//!
 //! Files are told apart by their SHA-1 and their folder and extension, so a texture and a GLB
 //! never share a name even were their bytes equal.
 
@@ -49,4 +53,26 @@ impl Shared {
     pub(super) fn saved(&self) -> u64 {
         self.saved.load(std::sync::atomic::Ordering::Relaxed)
     }
+}
+
+/// Writes an animation's glTF `parts` as `glb/ID.gltf` beside its own data `glb/ID.bin` and its
+/// model part `glb/ID.model.bin`, each through `put` (which returns the path holding the bytes:
+/// the model part of an earlier animation of the same model when identical). Returns the
+/// `.gltf`'s path.
+pub(super) fn gltf(
+    parts: &crate::export::gltf::Parts,
+    id: &str,
+    mut put: impl FnMut(String, &[u8]) -> Result<String>,
+) -> Result<String> {
+    // Paths are made by `names` (`A-Z a-z 0-9 . _ -` only), so they are URIs as they are.
+    let mut uri = |rel: String, bytes: &[u8]| -> Result<String> {
+        if bytes.is_empty() {
+            return Ok(String::new());
+        }
+        let path = put(rel, bytes)?;
+        Ok(path.strip_prefix("glb/").unwrap_or(&path).to_string())
+    };
+    let shared = uri(format!("glb/{id}.model.bin"), &parts.shared)?;
+    let own = uri(format!("glb/{id}.bin"), &parts.own)?;
+    put(format!("glb/{id}.gltf"), &parts.gltf(&shared, &own)?)
 }

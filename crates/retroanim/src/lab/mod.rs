@@ -71,62 +71,9 @@ pub use disasm::{disassemble, disassemble_bytes};
 /// The project's own `hmd.def` (the definitions the samples include as `<hmd/hmd.def>`).
 pub const HMD_DEF: &str = include_str!("hmd.def");
 
-/// Where the assembler finds files: the library itself never touches the file system.
-///
-/// Paths are `/`-separated strings as the caller gave them (the root file name, include
-/// folders) joined with the names in `#include` lines.
-pub trait Loader {
-    /// The contents of the file at `path`, `Ok(None)` if there is no such file. Implementations
-    /// must not return more than `max_bytes` bytes: a larger file is an error.
-    fn read(&self, path: &str, max_bytes: u64) -> std::io::Result<Option<Vec<u8>>>;
-    /// The names of the entries of folder `dir` (for case-insensitive lookup); empty if the
-    /// folder does not exist.
-    fn list(&self, dir: &str) -> std::io::Result<Vec<String>>;
-    /// The path `path` resolves to with every symbolic link and `..` followed, where the loader
-    /// has links (a file system); `None` when it has none or `path` does not exist. An
-    /// `#include` whose file resolves outside the folders it may come from is refused by this
-    /// name, before it is read. Required, so a loader wrapping another cannot drop the check.
-    fn canonical(&self, path: &str) -> Option<String>;
-}
-
-/// A [`Loader`] over the local file system (the CLI's choice; tests use [`MemLoader`]).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct FsLoader;
-
-impl Loader for FsLoader {
-    fn read(&self, path: &str, max_bytes: u64) -> std::io::Result<Option<Vec<u8>>> {
-        let p = std::path::Path::new(if path.is_empty() { "." } else { path });
-        if !p.is_file() {
-            return Ok(None);
-        }
-        // Through the library's one limited reader (regular files, at most `max_bytes`).
-        match crate::input::read_file(p, max_bytes) {
-            Ok(d) => Ok(Some(d)),
-            Err(crate::Error::Io(e)) => Err(e),
-            Err(_) => Err(std::io::Error::other(format!(
-                "{path} is larger than {max_bytes} bytes"
-            ))),
-        }
-    }
-
-    fn canonical(&self, path: &str) -> Option<String> {
-        let p = std::path::Path::new(if path.is_empty() { "." } else { path });
-        let c = p.canonicalize().ok()?;
-        c.to_str().map(str::to_string)
-    }
-
-    fn list(&self, dir: &str) -> std::io::Result<Vec<String>> {
-        let d = if dir.is_empty() { "." } else { dir };
-        match std::fs::read_dir(d) {
-            Ok(it) => Ok(it
-                .filter_map(|e| e.ok())
-                .filter_map(|e| e.file_name().into_string().ok())
-                .collect()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-            Err(e) => Err(e),
-        }
-    }
-}
+// Where the assembler (and the RSD reader) finds files: one level down, in `input`, so a
+// format can read its companion files without importing the assembler.
+pub use crate::input::{FsLoader, Loader};
 
 /// A [`Loader`] over files held in memory, keyed by `/`-separated path (tests, fuzzing, the
 /// Python layer).

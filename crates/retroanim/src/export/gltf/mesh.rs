@@ -21,9 +21,11 @@ pub(super) struct Used {
 }
 
 impl Used {
-    pub fn of(scene: &Scene) -> Used {
+    /// What the nodes use; with `every_mesh`, every mesh (and its materials and textures)
+    /// whether a node shows it or not.
+    pub fn of(scene: &Scene, every_mesh: bool) -> Used {
         let mut u = Used {
-            meshes: vec![false; scene.meshes.len()],
+            meshes: vec![every_mesh; scene.meshes.len()],
             materials: vec![false; scene.materials.len()],
             textures: vec![false; scene.textures.len()],
             cameras: vec![false; scene.cameras.len()],

@@ -50,7 +50,7 @@ use builder::Builder;
 /// Writes `scene` as a `.gltf`: one JSON document with the binary data embedded as a base64
 /// `data:` URI.
 pub fn write_gltf(scene: &Scene) -> Result<Vec<u8>> {
-    let (mut root, bin) = build(scene)?;
+    let (mut root, bin, _) = build(scene, false)?;
     if let Some(buf) = root.buffers.first_mut() {
         buf.uri = Some(format!(
             "data:application/octet-stream;base64,{}",
@@ -64,7 +64,7 @@ pub fn write_gltf(scene: &Scene) -> Result<Vec<u8>> {
 
 /// Writes `scene` as a `.glb` (binary glTF: a JSON chunk and a BIN chunk).
 pub fn write_glb(scene: &Scene) -> Result<Vec<u8>> {
-    let (root, mut bin) = build(scene)?;
+    let (root, mut bin, _) = build(scene, false)?;
     let mut json = serde_json::to_vec(&root).map_err(|e| unencodable(e.to_string()))?;
     while json.len() % 4 != 0 {
         json.push(b' ');
@@ -87,6 +87,68 @@ pub fn write_glb(scene: &Scene) -> Result<Vec<u8>> {
         out.extend_from_slice(&bin);
     }
     Ok(out)
+}
+
+/// A `.gltf` whose binary data lies in files beside it, in two parts: the scene's meshes,
+/// materials and images, all of them whether a node shows them or not (so every animation of
+/// one model writes the same bytes, whichever of its objects it shows, and they can share one
+/// file), and the rest (skins, animations: the scene's own).
+#[derive(Debug, Clone)]
+pub struct Parts {
+    root: json::Root,
+    /// Meshes, materials and images (empty when the scene has none).
+    pub shared: Vec<u8>,
+    /// Everything else (empty when nothing else).
+    pub own: Vec<u8>,
+}
+
+impl Parts {
+    /// The `.gltf` JSON with its buffers at `shared_uri` and `own_uri` (relative URIs, already
+    /// escaped); a part that is empty has no buffer.
+    pub fn gltf(&self, shared_uri: &str, own_uri: &str) -> Result<Vec<u8>> {
+        let mut root = self.root.clone();
+        let uris = [shared_uri, own_uri];
+        for (buffer, uri) in root.buffers.iter_mut().zip(
+            [&self.shared, &self.own]
+                .iter()
+                .zip(uris)
+                .filter(|(b, _)| !b.is_empty())
+                .map(|(_, u)| u),
+        ) {
+            buffer.uri = Some(uri.to_string());
+        }
+        let mut out = serde_json::to_vec_pretty(&root).map_err(|e| unencodable(e.to_string()))?;
+        out.push(b'\n');
+        Ok(out)
+    }
+}
+
+/// Writes `scene` as a `.gltf` whose binary data is in two [`Parts`].
+pub fn write_parts(scene: &Scene) -> Result<Parts> {
+    let (mut root, mut bin, split) = build(scene, true)?;
+    let own = bin.split_off(split.min(bin.len()));
+    let shared = bin;
+    let own_index = u32::from(!shared.is_empty());
+    root.buffers.clear();
+    for part in [&shared, &own] {
+        if !part.is_empty() {
+            root.buffers.push(json::Buffer {
+                byte_length: USize64::from(part.len()),
+                name: None,
+                uri: None,
+                extensions: None,
+                extras: None,
+            });
+        }
+    }
+    for view in &mut root.buffer_views {
+        let offset = view.byte_offset.map_or(0, |o| o.0);
+        if offset >= split as u64 && !own.is_empty() {
+            view.buffer = Index::new(own_index);
+            view.byte_offset = Some(USize64(offset - split as u64));
+        }
+    }
+    Ok(Parts { root, shared, own })
 }
 
 /// Writes `.gltf` or `.glb` by `format`.
@@ -119,8 +181,10 @@ fn name(s: &str) -> Option<String> {
     (!s.is_empty()).then(|| s.to_string())
 }
 
-/// Builds the glTF document and its binary buffer.
-fn build(scene: &Scene) -> Result<(json::Root, Vec<u8>)> {
+/// Builds the glTF document and its binary buffer, and where in the buffer (4-aligned) the
+/// meshes, materials and images end. With `every_mesh`, the meshes no node shows are written
+/// too (the validator's `UNUSED_OBJECT`, a hint, not a warning).
+fn build(scene: &Scene, every_mesh: bool) -> Result<(json::Root, Vec<u8>, usize)> {
     let problems = scene.check();
     if !problems.is_empty() {
         let list: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
@@ -130,12 +194,16 @@ fn build(scene: &Scene) -> Result<(json::Root, Vec<u8>)> {
         )));
     }
     let mut b = Builder::new();
-    let used = mesh::Used::of(scene);
+    let used = mesh::Used::of(scene, every_mesh);
 
     // Textures, materials, meshes: only what the nodes use, renumbered.
     let textures = mesh::textures(&mut b, scene, &used)?;
     let materials = mesh::materials(&mut b, scene, &used, &textures);
     let meshes = mesh::meshes(&mut b, scene, &used, &materials);
+    while b.bin.len() % 4 != 0 {
+        b.bin.push(0);
+    }
+    let split = b.bin.len();
 
     let skins = skins(&mut b, scene, &used);
     let mut cameras = vec![None; scene.cameras.len()];
@@ -321,7 +389,7 @@ fn build(scene: &Scene) -> Result<(json::Root, Vec<u8>)> {
             extras: None,
         });
     }
-    Ok((b.root, b.bin))
+    Ok((b.root, b.bin, split))
 }
 
 /// The used skins: joints (node indices are kept as they are) and inverse bind matrices.

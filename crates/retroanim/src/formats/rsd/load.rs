@@ -3,7 +3,7 @@
 
 use super::types::*;
 use super::{read_grp, read_mat, read_ply, read_rsd, write_grp, write_mat, write_ply, write_rsd};
-use crate::lab::Loader;
+use crate::input::Loader;
 use crate::{Error, Result};
 
 /// Largest file of a set read, in bytes.

@@ -99,32 +99,7 @@ impl From<RsdError> for Error {
     }
 }
 
-/// Whether `data` looks like an RSD-family text file (`@RSD`, `@PLY`, `@MAT`, `@GRP` as the
-/// first non-comment line): which one, by its tag.
-pub fn text_kind(data: &[u8]) -> Option<&'static str> {
-    let mut rest = data;
-    loop {
-        let start = rest.iter().position(|b| !b.is_ascii_whitespace())?;
-        rest = &rest[start..];
-        if rest.first() == Some(&b'#') {
-            let end = rest.iter().position(|&b| b == b'\n')?;
-            rest = &rest[end + 1..];
-            continue;
-        }
-        let tag = rest.get(..4)?.to_ascii_uppercase();
-        let digits = rest[4..].iter().take_while(|b| b.is_ascii_digit()).count();
-        if digits == 0 {
-            return None;
-        }
-        return match tag.as_slice() {
-            b"@RSD" => Some("rsd"),
-            b"@PLY" => Some("ply"),
-            b"@MAT" => Some("mat"),
-            b"@GRP" => Some("grp"),
-            _ => None,
-        };
-    }
-}
+pub use crate::detect::rsd_text_kind as text_kind;
 
 /// The summary `retroanim info` prints for an RSD set.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
