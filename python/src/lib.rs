@@ -359,8 +359,14 @@ fn read(data: &[u8], from_: Option<&str>) -> PyResult<PyModel> {
 /// from its size before it is read, a device or pipe stops at the limit.
 #[pyfunction]
 fn read_file<'py>(py: Python<'py>, path: std::path::PathBuf) -> PyResult<Bound<'py, PyBytes>> {
-    let data =
-        retroanim::input::read_input(&path, Limits::default().max_input_bytes).map_err(to_py)?;
+    // A file that cannot be opened raises the OSError of its kind (FileNotFoundError, …), as
+    // Python's own `open` would; what the reader refuses raises the library's errors.
+    let data = retroanim::input::read_input(&path, Limits::default().max_input_bytes).map_err(
+        |e| match e {
+            retroanim::Error::Io(io) => PyErr::from(io),
+            other => to_py(other),
+        },
+    )?;
     Ok(PyBytes::new(py, &data))
 }
 

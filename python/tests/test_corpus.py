@@ -229,7 +229,8 @@ def test_convert_bytes_equal_the_cli(kind, target, args, opts, cli, tmp_path):
             assert str(e.value) in p.stderr.decode(), (name, str(e.value), p.stderr.decode())
             continue
         mine = tmp_path / f"py.{target}"
-        result = retroanim.convert(path, target, mine, **opts)
+        # The same name for each file: the previous file's output is replaced (force, as --force).
+        result = retroanim.convert(path, target, mine, force=True, **opts)
         assert result.format == target
         assert result.path == mine
         assert mine.read_bytes() == result.data

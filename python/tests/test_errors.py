@@ -85,7 +85,7 @@ def test_impossible_conversion_lists_nothing_silently():
         retroanim.convert(tim, "mdd")
     assert e.value.format == "tim" and e.value.target == "mdd"
     assert "png" in str(e.value)
-    assert retroanim.targets("tim") == ["png", "json"]
+    assert retroanim.targets("tim") == ["png", "json", "pxl", "clt"]
 
 
 def test_out_never_replaces_the_input(tmp_path):
