@@ -9,7 +9,7 @@
 //! | `index.json` | the same data for other tools ([`index::Index`]) |
 //! | `files/ID.FMT` | each asset's bytes as found |
 //! | `glb/ID.glb` | models, and animations without a model, as glTF binary ([`crate::convert`]) |
-//! | `glb/ID.gltf`, `glb/ID.bin` | an animation on its model: glTF whose model part (meshes, materials, textures) is a shared `glb/MODEL.model.bin`, written once for every animation of that model ([`shared::gltf`]) |
+//! | `glb/ID.gltf`, `glb/ID.bin` | an animation on its model: glTF whose model part (meshes, materials, textures) is a shared `glb/MODEL.model.bin`, written once for every animation of that model (`shared::gltf`) |
 //! | `png/ID.png` | textures as PNG (the TIM's first CLUT row; 0x0000 transparent) |
 //! | `preview/ID.png` | models and animations drawn as the console draws them, with their matched TIMs and (TODs) their model; animated PNGs for animations ([`preview`]) |
 //!

@@ -20,10 +20,10 @@
 //! | offset | size | field | unit / meaning | source |
 //! |---|---|---|---|---|
 //! | +0 | 8 | magic `RTM_0101` | not NUL-terminated | wiki "RtmFile" |
-//! | +8 | 12 | displacement | f32 x, y, z metres: how far the animation moves its unit per cycle ("step") | wiki "Vertex[3]" |
+//! | +8 | 12 | displacement | f32 x, y, z metres: how far the animation moves its unit per cycle ("step") | wiki "Vertex\[3\]" |
 //! | +20 | 4 | frame count F | i32 | wiki "TotalFrames" |
 //! | +24 | 4 | bone count B | i32 | wiki "nPictures" |
-//! | +28 | 32·B | bone names | NUL-padded, fixed 32 bytes | wiki "P3dNames[][32]" |
+//! | +28 | 32·B | bone names | NUL-padded, fixed 32 bytes | wiki "P3dNames\[\]\[32\]" |
 //! | | F·(4 + 80·B) | frames | f32 phase (0..1); then B × { 32-byte bone name; 12 × f32 matrix } | wiki "Frame" |
 //!
 //! The matrix is BI's `Matrix4P`: the rotation's three columns (aside, up, direction: the
@@ -57,7 +57,7 @@
 //! - BMTR: only the fields above are decoded. The rest (its layout differs by version and is
 //!   documented only in part) is kept verbatim, so the file writes back unchanged; playing or
 //!   converting a BMTR is [`crate::Error::Unsupported`].
-//! - [`play`] interpolates between the two frames around a phase: translation linearly,
+//! - `play` interpolates between the two frames around a phase: translation linearly,
 //!   rotation by quaternion slerp, the stretch linearly (see its module for what is assumed).
 
 mod author;
