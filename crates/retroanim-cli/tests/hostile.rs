@@ -205,16 +205,18 @@ fn inputs_are_read_with_a_size_limit() {
         let started = std::time::Instant::now();
         let o = run(&["info", dev], None);
         assert_eq!(code(&o), 2, "{dev}: {}", err(&o));
-        // Random bytes begin like a JSON document (`{`) or a TOD (0x50) about one time in a
-        // hundred: then the input is read as that format up to the size limit, which it names.
-        let known = err(&o).contains("unknown format")
-            || (dev == "/dev/urandom" && err(&o).contains("limit exceeded"));
+        // Random bytes begin like a TOD (0x50 and packets of any length) about one time in 256:
+        // then the input is read as that format up to the size limit, which it names.
+        let given_up = err(&o).contains("unknown format");
+        let known = given_up || (dev == "/dev/urandom" && err(&o).contains("limit exceeded"));
         assert!(known, "{dev}: {}", err(&o));
         assert!(
             started.elapsed() < Duration::from_secs(20),
             "{dev} took long"
         );
-        bounded(&o, 32, dev);
+        if given_up {
+            bounded(&o, 32, dev);
+        }
     }
     // A 300 MB file (sparse: no disk space) is refused before it is read.
     let dir = tempfile::tempdir().unwrap();

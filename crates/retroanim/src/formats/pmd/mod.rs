@@ -171,6 +171,27 @@ pub fn looks_like(data: &[u8], len: u64) -> bool {
     }
 }
 
+/// Whether a stream that begins with `prefix` (at least as long as `prefix`) could be a bare
+/// primitive group: a polygon's GPU code in the first primitive, repeated in the packet's second
+/// (double-buffered) primitive and in the next packet's, and a group long enough to reach the
+/// end of `prefix`. Lets a stream reader give up on random bytes instead of reading them to its
+/// limit (a bare group has no magic number).
+pub fn plausible_bare_start(prefix: &[u8]) -> bool {
+    let (Some(b), Some(&code)) = (prefix.get(0..4), prefix.get(11)) else {
+        return prefix.len() < 12;
+    };
+    let n = u16::from_le_bytes([b[0], b[1]]) as usize;
+    let same = |at: usize| prefix.get(at).is_none_or(|&c| c == code);
+    n > 0
+        && [false, true].into_iter().any(|shared| {
+            Kind::from_gpu_code(code, shared).is_some_and(|k| {
+                4 + n * k.packet_bytes() + 7 >= prefix.len()
+                    && same(4 + 4 * k.primitive_words() + 11)
+                    && (n < 2 || same(4 + k.packet_bytes() + 11))
+            })
+        })
+}
+
 /// Whether `data` is, in whole, a bare primitive group: a first packet whose GPU code is a
 /// polygon's, and packets that fill the rest exactly (up to 7 bytes).
 pub fn looks_like_bare(data: &[u8]) -> bool {
