@@ -538,6 +538,103 @@ fn a_report_writes_a_model_once_for_all_its_animations() {
     );
 }
 
+/// `scan --extract --convert gltf` writes a model once for all its animations too: each TOD's
+/// `.gltf` reads the model's part from one shared `.model.bin`; with `--convert glb` each GLB
+/// holds its model whole (a GLB is one file), and the summary says how to share it.
+#[test]
+fn an_extraction_writes_a_model_once_for_all_its_animations() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("in");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(t.path().join("grid.glb"), grid_model(92)).unwrap();
+    let (code, err) = capped(
+        1024,
+        &[
+            p("convert"),
+            &t.path().join("grid.glb"),
+            &dir.join("model.tmd"),
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    for k in 0..20 {
+        std::fs::write(dir.join(format!("a{k}.tod")), small_tod(k + 1)).unwrap();
+    }
+    let input: u64 = files(&dir).iter().map(|(_, n)| n).sum();
+    let out = t.path().join("ex");
+    let (code, err) = capped(
+        2048,
+        &[
+            p("scan"),
+            &dir,
+            p("--extract"),
+            &out,
+            p("--convert"),
+            p("gltf"),
+        ],
+    );
+    assert!(matches!(code, Some(0 | 1)), "{err}");
+    let written = files(&out);
+    let gltfs: Vec<&PathBuf> = written
+        .iter()
+        .map(|(p, _)| p)
+        .filter(|p| p.to_string_lossy().ends_with(".tod.gltf"))
+        .collect();
+    assert_eq!(gltfs.len(), 20, "{written:?}");
+    let mut model_parts = std::collections::BTreeSet::new();
+    for gltf in &gltfs {
+        let doc: Value = serde_json::from_slice(&std::fs::read(gltf).unwrap()).unwrap();
+        assert!(!doc["meshes"].as_array().unwrap().is_empty(), "{doc}");
+        assert!(!doc["animations"].as_array().unwrap().is_empty(), "{doc}");
+        let uri = doc["buffers"][0]["uri"].as_str().unwrap();
+        model_parts.insert(gltf.parent().unwrap().join(uri));
+    }
+    assert_eq!(model_parts.len(), 1, "{model_parts:?}");
+    khronos_clean(gltfs[0]);
+    khronos_clean(gltfs[19]);
+    let model_size = std::fs::metadata(model_parts.first().unwrap())
+        .unwrap()
+        .len();
+    let total: u64 = written.iter().map(|(_, n)| n).sum();
+    assert!(
+        total < 3 * model_size + 2 * input,
+        "{total} bytes extracted for {input} in"
+    );
+    // The manifest lists the files each animation's .gltf reads.
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    let entry = manifest["finds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["format"] == "tod")
+        .unwrap();
+    assert!(
+        entry["converted_extra"].as_array().is_some_and(|x| x
+            .iter()
+            .any(|f| f.as_str().unwrap().ends_with(".model.bin"))),
+        "{entry}"
+    );
+    // As GLBs, each holds the model, and the summary says so and how to share it.
+    let glbs = t.path().join("ex-glb");
+    let run = Command::new(bin())
+        .args([
+            p("scan"),
+            &dir,
+            p("--extract"),
+            &glbs,
+            p("--convert"),
+            p("glb"),
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains("20 animation GLBs each hold their model")
+            && stdout.contains("--convert gltf writes each model once"),
+        "{stdout}"
+    );
+}
+
 /// Asserts that the Khronos glTF Validator (`tools/gltf-validator`) finds no error and no
 /// warning in `path`, reading the files its buffers name; skipped loudly when it is not
 /// installed, unless `RETROANIM_REQUIRE_CORPUS=1` (CI).

@@ -205,6 +205,8 @@ struct Conversions {
     /// Animations not converted: no model to convert them with.
     no_model: usize,
     failed: Vec<String>,
+    /// Animations converted to GLB on a model, each holding the whole model, and their bytes.
+    glb_on_model: (usize, u64),
 }
 
 fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
@@ -353,6 +355,13 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
             outln!(
                 "not converted: {} animations without a model (see the warnings)",
                 conv.no_model
+            );
+        }
+        if conv.glb_on_model.0 > 1 {
+            outln!(
+                "{} animation GLBs each hold their model ({:.1} MB in all); --convert gltf writes each model once for all its animations",
+                conv.glb_on_model.0,
+                conv.glb_on_model.1 as f64 / 1e6
             );
         }
         if conv.notes > 0 {
@@ -554,6 +563,9 @@ fn extract(
     for (f, name) in report.finds.iter().zip(&names) {
         planned.push(dir.join(name));
         planned.extend(converted(name, f).map(|c| dir.join(c)));
+        if to == Some(Format::Gltf) && f.format == Format::Tod {
+            planned.extend(["bin", "model.bin"].map(|e| dir.join(format!("{name}.{e}"))));
+        }
     }
     let existing: Vec<&std::path::PathBuf> = planned
         .iter()
@@ -580,6 +592,7 @@ fn extract(
         .with_context(|| format!("cannot create {}", crate::io::shown_path(dir)))?;
     let mut manifest = Vec::new();
     let mut failed = 0usize;
+    let mut model_parts = ModelParts::default();
     for (i, (f, name)) in report.finds.iter().zip(&names).enumerate() {
         let at = format!("{}@{}", retroanim::text::escape(&f.container), f.offset);
         let written = f
@@ -626,7 +639,13 @@ fn extract(
                 },
                 None => bytes.clone(),
             };
-            let result = convert_find(&readable, assembly, &assembly.assets[i], target);
+            let result = convert_find(
+                &readable,
+                assembly,
+                &assembly.assets[i],
+                target,
+                &mut |parts| model_parts.write(dir, name, parts, force),
+            );
             if let Ok(Err(why)) = &result {
                 eprintln!(
                     "retroanim: warning: {at}: an animation without a model: not converted ({why}); convert it with --tmd MODEL.TMD"
@@ -649,7 +668,7 @@ fn extract(
                     entry["converted"] = json!(cname);
                     // Files that go with it (the other TIMs of a file of several) and what
                     // the conversion left out, as `convert` reports them.
-                    let mut extra = Vec::new();
+                    let mut extra = std::mem::take(&mut model_parts.beside);
                     for e in &out.extra {
                         let p = e.path_beside(&cpath);
                         crate::io::write_derived(&p, &e.bytes, force)?;
@@ -663,6 +682,10 @@ fn extract(
                         conv.notes += out.notes.len();
                     }
                     conv.done += 1;
+                    if target == Format::Glb && f.format == Format::Tod {
+                        conv.glb_on_model.0 += 1;
+                        conv.glb_on_model.1 += out.bytes.len() as u64;
+                    }
                 }
                 Ok(None) => {
                     *conv
@@ -691,11 +714,16 @@ fn extract(
 /// [`retroanim::assemble::Assembly::pair_asset`] as `convert` and the report). `Ok(Ok(None))`
 /// where the find's format does not convert to `to`; `Ok(Err(why))` for an animation with no
 /// model to convert with.
+///
+/// A TOD on its model converted to `.gltf` keeps its model's meshes, materials and textures in
+/// a `.model.bin` shared by every animation of that model ([`ModelParts`], as the report does):
+/// `write_parts` writes them and gives the `.gltf` and the files beside it.
 fn convert_find(
     bytes: &[u8],
     assembly: &retroanim::assemble::Assembly,
     asset: &retroanim::assemble::Asset,
     to: Format,
+    write_parts: &mut dyn FnMut(&retroanim::export::gltf::Parts) -> Result<Vec<u8>>,
 ) -> Result<std::result::Result<Option<retroanim::convert::Conversion>, String>> {
     let model = retroanim::read_any(bytes)?;
     if !retroanim::convert::targets(model.format()).contains(&to) || to == Format::Json {
@@ -709,8 +737,97 @@ fn convert_find(
             return Ok(Err(why));
         }
     }
+    if let (retroanim::Model::Tod(anim), Format::Gltf, true) = (&model, to, opts.tod.tmd.is_some())
+    {
+        let (parts, mut more) = retroanim::convert::tod_gltf_parts(anim, &opts)?;
+        notes.append(&mut more);
+        return Ok(Ok(Some(retroanim::convert::Conversion {
+            bytes: write_parts(&parts)?,
+            format: Format::Gltf,
+            notes,
+            extra: Vec::new(),
+        })));
+    }
     let mut done = retroanim::convert::convert(&model, to, &opts)?;
     notes.append(&mut done.notes);
     done.notes = notes;
     Ok(Ok(Some(done)))
+}
+
+/// The model parts (`.model.bin`) an extraction wrote, by content: the first animation of a
+/// model names the file, the later ones point at it.
+#[derive(Default)]
+struct ModelParts {
+    written: std::collections::HashMap<[u8; 20], String>,
+    /// The files the last animation's `.gltf` points at (its extracted names).
+    beside: Vec<String>,
+}
+
+impl ModelParts {
+    /// Writes an animation's own data beside `name` (`NAME.bin`) and its model part (once per
+    /// content: `NAME.model.bin`, or an earlier animation's), and gives the `.gltf` that points
+    /// at them (their names in [`ModelParts::beside`]).
+    fn write(
+        &mut self,
+        dir: &Path,
+        name: &str,
+        parts: &retroanim::export::gltf::Parts,
+        force: bool,
+    ) -> Result<Vec<u8>> {
+        let beside = &mut self.beside;
+        beside.clear();
+        let mut shared_uri = String::new();
+        if !parts.shared.is_empty() {
+            let key = sha1_smol::Sha1::from(&parts.shared).digest().bytes();
+            let rel = match self.written.get(&key) {
+                Some(rel) => rel.clone(),
+                None => {
+                    let rel = format!("{name}.model.bin");
+                    crate::io::write_derived(&dir.join(&rel), &parts.shared, force)?;
+                    self.written.insert(key, rel.clone());
+                    rel
+                }
+            };
+            shared_uri = relative_uri(name, &rel);
+            beside.push(rel);
+        }
+        let mut own_uri = String::new();
+        if !parts.own.is_empty() {
+            let rel = format!("{name}.bin");
+            crate::io::write_derived(&dir.join(&rel), &parts.own, force)?;
+            own_uri = relative_uri(name, &rel);
+            beside.push(rel);
+        }
+        Ok(parts.gltf(&shared_uri, &own_uri)?)
+    }
+}
+
+/// The URI of extracted file `to` seen from extracted file `from` (both `/`-separated below
+/// the extract folder, made of URI-safe characters by [`file_name`]).
+fn relative_uri(from: &str, to: &str) -> String {
+    let from: Vec<&str> = from.split('/').collect();
+    let to: Vec<&str> = to.split('/').collect();
+    let from_dir = &from[..from.len() - 1];
+    let common = from_dir
+        .iter()
+        .zip(&to)
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(to.len() - 1);
+    let mut parts: Vec<&str> = vec![".."; from_dir.len() - common];
+    parts.extend(&to[common..]);
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relative_uri;
+
+    #[test]
+    fn uris_between_extracted_files() {
+        assert_eq!(relative_uri("a/x.tod", "a/y.bin"), "y.bin");
+        assert_eq!(relative_uri("a/b/x.tod", "a/y.bin"), "../y.bin");
+        assert_eq!(relative_uri("x.tod", "a/b/y.bin"), "a/b/y.bin");
+        assert_eq!(relative_uri("c/x.tod", "a/b/y.bin"), "../a/b/y.bin");
+    }
 }
