@@ -10,12 +10,22 @@ use retroanim::output::{Claim, Outputs, Role};
 /// reader ([`retroanim::input`]): at most [`retroanim::Limits::max_input_bytes`] are read; a
 /// larger regular file is refused before reading, a device or pipe when it goes past the limit,
 /// or after its first 64 KiB when they cannot start any format retroanim reads (`/dev/zero`,
-/// `/dev/urandom`).
+/// `/dev/urandom`). A path that names no file but a find as `scan` prints it
+/// (`IMAGE:CONTAINER@OFFSET`, `FILE@OFFSET`) reads that find's bytes
+/// ([`retroanim::patch::place::find_at`]).
 pub fn read_input(path: &Path) -> Result<Vec<u8>> {
     let limit = retroanim::Limits::default().max_input_bytes;
     if path == Path::new("-") {
         return retroanim::input::read_stream(std::io::stdin().lock(), limit)
             .context("standard input (-)");
+    }
+    // A find named as `scan` prints it (`disc.bin:/DATA/X.TIX@2064`), where no such file is.
+    if std::fs::symlink_metadata(path).is_err() {
+        if let Some(text) = path.to_str() {
+            if let Some(find) = retroanim::patch::place::find_at(text)? {
+                return Ok(find.readable_bytes()?);
+            }
+        }
     }
     Ok(retroanim::input::read_input(path, limit)?)
 }

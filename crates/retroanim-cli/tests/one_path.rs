@@ -433,6 +433,29 @@ fn scan_prints_extracts_and_patch_reads_one_place_syntax() {
         "{}",
         stderr(&out)
     );
+    // render (and every command that reads a file) reads the find at the place scan printed:
+    // the same picture as from the extracted file.
+    let (a, b) = (t.path().join("a.png"), t.path().join("b.png"));
+    succeed(retroanim().arg("render").arg(&place).arg(&a));
+    succeed(
+        retroanim()
+            .arg("render")
+            .arg(ex.join(format!("TEXA.TIX@{}.tim", offsets[0])))
+            .arg(&b),
+    );
+    assert_eq!(read(&a), read(&b));
+    let info = succeed(retroanim().arg("info").arg(&place));
+    assert!(String::from_utf8_lossy(&info.stdout).contains("tim"));
+    // A place where no asset starts names the nearest one.
+    let out = retroanim()
+        .arg("render")
+        .arg(format!("{}@{}", img.display(), offsets[0] + 4))
+        .arg(t.path().join("c.png"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&place), "{}", stderr(&out));
+    assert!(!t.path().join("c.png").exists());
 }
 
 // ---- 5: --frames ----

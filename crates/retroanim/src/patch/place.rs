@@ -251,6 +251,54 @@ pub fn resolve(img: &Image, p: &Place) -> Result<Resolved> {
     Ok(r)
 }
 
+/// The image on disk a place names in front of its container, as `scan` prints it:
+/// `disc.bin:/DATA/X.TIX@2064` → `disc.bin`, `pack.dat@4096` → `pack.dat`. `None` when `text`
+/// is no place or no such file exists (the longest existing prefix ending at a `:` wins).
+pub fn image_of(text: &str) -> Option<std::path::PathBuf> {
+    let (container, _) = split(text)?;
+    let file = |p: &str| {
+        let p = std::path::Path::new(p);
+        p.is_file().then(|| p.to_path_buf())
+    };
+    file(container).or_else(|| {
+        container
+            .char_indices()
+            .filter(|&(_, c)| c == ':')
+            .filter_map(|(i, _)| file(&container[..i]))
+            .next_back()
+    })
+}
+
+/// The find at a place given with its image (`disc.bin:/DATA/X.TIX@2064`, as `scan` prints
+/// it): `None` when `text` names no existing image ([`image_of`]); an error naming the nearest
+/// finds when no asset starts there. Lets every command read a find where a file is expected.
+pub fn find_at(text: &str) -> Result<Option<Find>> {
+    let Some(image) = image_of(text) else {
+        return Ok(None);
+    };
+    let img = Image::open(&image)?;
+    let p = parse_in(text, &image)?;
+    let r = match resolve(&img, &p) {
+        Ok(r) => r,
+        Err(Error::Parameter { what }) => return Err(nearest(&p, &what, &all_finds(&img))),
+        Err(e) => return Err(e),
+    };
+    let finds = finds_in(&r);
+    if let Some(f) = finds.iter().find(|f| f.offset == p.offset) {
+        return Ok(Some(f.clone()));
+    }
+    let container = split(&p.text).map_or("", |c| c.0);
+    let named: Vec<(String, Find)> = finds
+        .into_iter()
+        .map(|f| (format!("{container}@{}", f.offset), f))
+        .collect();
+    Err(nearest(
+        &p,
+        &format!("{}: no asset starts there", p.text),
+        &named,
+    ))
+}
+
 /// The scan options the patcher finds assets with: every byte offset.
 pub fn scan_options() -> ScanOptions {
     ScanOptions {
