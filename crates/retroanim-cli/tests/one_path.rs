@@ -755,3 +755,64 @@ fn the_readme_quick_start_runs_as_written_on_the_samples() {
     }
     assert!(ran >= 5, "{block}");
 }
+
+// ---- 15: every card shows its asset ----
+
+/// Whether a PNG's first picture is one colour throughout.
+fn one_colour(png_bytes: &[u8]) -> bool {
+    let mut reader = png::Decoder::new(png_bytes).read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let px = info.line_size / info.width as usize;
+    let pixels = &buf[..info.buffer_size()];
+    pixels.chunks(px).all(|p| p == &pixels[..px])
+}
+
+/// On real folders (the JANKEN TODs, which move objects APPEAR.TOD creates, and PMDs): every
+/// card has a picture or says why not, and no model or animation is a blank picture: a TOD that
+/// shows no object on its own shows its model at rest and says so, a PMD is drawn.
+#[test]
+fn every_card_shows_its_asset_or_says_why() {
+    let Some(te) = corpus("addons/graphics/TOD/JANKEN/TMD/TE.TMD") else {
+        return;
+    };
+    let Some(pmd) = corpus("addons/graphics/PMD/SHARE.PMD") else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let rep = t.path().join("rep");
+    succeed(
+        retroanim()
+            .arg("scan")
+            .arg(te.parent().unwrap().parent().unwrap())
+            .arg(pmd.parent().unwrap())
+            .arg("--report")
+            .arg(&rep),
+    );
+    let index: Value = serde_json::from_slice(&read(rep.join("index.json"))).unwrap();
+    let assets = index["assets"].as_array().unwrap();
+    let mut pmds = 0;
+    let mut at_rest = 0;
+    for a in assets {
+        let Some(preview) = a["preview"].as_str() else {
+            let why = a["no_preview"].as_str().unwrap_or("");
+            assert!(!why.is_empty(), "a card with no picture and no reason: {a}");
+            assert_ne!(a["format"], "pmd", "{a}");
+            continue;
+        };
+        let bytes = read(rep.join(preview));
+        if a["format"] != "tim" {
+            assert!(!one_colour(&bytes), "a blank picture: {a}");
+        }
+        pmds += usize::from(a["format"] == "pmd");
+        let warnings = a["warnings"].to_string();
+        if warnings.contains("its model at rest") {
+            assert_eq!(a["format"], "tod");
+            assert!(warnings.contains("--after"), "{warnings}");
+            at_rest += 1;
+        }
+    }
+    assert!(pmds >= 2, "{pmds} PMDs drawn");
+    // C_N, G_N, N_C, N_G, N_P, P_N and DISAPP move what APPEAR creates.
+    assert!(at_rest >= 6, "{at_rest} TODs shown at rest");
+}

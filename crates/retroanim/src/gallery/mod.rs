@@ -367,8 +367,23 @@ fn convert_card(
                 asset.no_preview = Some(format!("it does not convert to PNG ({e})"));
             }
         },
-        Format::Tmd | Format::Hmd | Format::Tod | Format::P3d => {
-            if let Model::Tmd(tmd) = model {
+        Format::Tmd | Format::Pmd | Format::Hmd | Format::Tod | Format::P3d => {
+            // A PMD is drawn as the TMD its packets make.
+            let pmd_tmd = match model {
+                Model::Pmd(p) => match crate::formats::pmd::to_tmd(p) {
+                    Ok((tmd, _)) => Some(Ok(tmd)),
+                    Err(e) => Some(Err(e)),
+                },
+                _ => None,
+            };
+            let still = match (model, &pmd_tmd) {
+                (Model::Tmd(tmd), _) | (_, Some(Ok(tmd))) => Some(Ok(tmd)),
+                (_, Some(Err(e))) => Some(Err(e)),
+                _ => None,
+            };
+            if let Some(Err(e)) = still {
+                asset.no_preview = Some(format!("it could not be drawn ({e})"));
+            } else if let Some(Ok(tmd)) = still {
                 match preview::tmd_png(tmd, paired.assembly, paired.asset) {
                     Ok((png, notes)) => {
                         let path = paired.put(out, format!("preview/{}.png", asset.id), &png)?;

@@ -5,7 +5,8 @@
 //! |---|---|
 //! | TIM | its own PNG |
 //! | TMD | the model at rest, 256 × 256, the default three-quarter view |
-//! | TOD | an animated PNG of the TOD playing on its model, when the assembly pairs one with confidence ≥ 0.5 (else no picture: the card lists the candidates) |
+//! | PMD | the TMD its packets make (`pmd::to_tmd`), drawn as a TMD |
+//! | TOD | an animated PNG of the TOD playing on its model, when the assembly pairs one with confidence ≥ 0.5 (else no picture: the card lists the candidates); the model at rest, with a note saying why, when no picture of the animation shows an object (it moves objects another TOD creates) |
 //! | HMD | the model at rest, or an animated PNG of its sequence 0 when it has one |
 //! | P3D | its default LOD (the first with frames, else the first), animated when that LOD has frames |
 //!
@@ -109,6 +110,40 @@ pub fn animated_png(
         _ => {}
     }
     let r = render_model(model, &opts)?;
+    // A TOD whose every picture shows no object plays after another one (its objects are
+    // created there): its model at rest is shown instead of a blank picture, and says why.
+    let all_empty = format!("{} ×", r.frames);
+    if let (Model::Tod(_), Some(tmd)) = (model, &opts.tmd) {
+        if r.notes
+            .iter()
+            .any(|n| n.code == "no-objects" && n.message.starts_with(&all_empty))
+        {
+            let (fb, drawn) = render_tmd_within(
+                tmd,
+                &{
+                    let mut vram = Vram::new();
+                    for t in &opts.tims {
+                        vram.place_tim(t);
+                    }
+                    vram
+                },
+                &opts.view,
+                &mut Budget::preview(&crate::Limits::default(), 1),
+            )?;
+            notes.push(
+                "picture: its model at rest: the animation shows no object on its own (it moves objects another animation creates: play it with --after FIRST.TOD)"
+                    .into(),
+            );
+            notes.extend(r.notes.iter().map(|n| format!("picture: {n}")));
+            notes.extend(drawn.iter().map(|n| format!("picture: {n}")));
+            let png = encode_png(&Rgba {
+                width: fb.width,
+                height: fb.height,
+                pixels: fb.to_rgba(),
+            })?;
+            return Ok(Ok((png, 1, notes)));
+        }
+    }
     notes.extend(r.notes.iter().map(|n| format!("picture: {n}")));
     Ok(Ok((r.bytes, r.frames, notes)))
 }

@@ -177,6 +177,17 @@ pub fn render_model(model: &Model, opts: &RenderOptions) -> Result<Rendered> {
                 super::render_tmd_within(t, &vram, &opts.view, &mut Budget::of(opts, 1))?;
             still(rgba(&fb), notes, opts)
         }
+        // A PMD is drawn as the TMD its packets make (`pmd::to_tmd`: the same polygons,
+        // vertices and texture places), with that conversion's notes.
+        Model::Pmd(p) => {
+            let (tmd, noted) = crate::formats::pmd::to_tmd(p)?;
+            let mut r = render_model(&Model::Tmd(tmd), opts)?;
+            r.notes.extend(noted.into_iter().map(|(code, message)| Note {
+                code,
+                message,
+            }));
+            Ok(r)
+        }
         Model::Tod(anim) => tod(anim, opts),
         Model::Hmd(h) => super::sources::hmd(h, opts),
         Model::P3d(p) => super::sources::p3d(p, opts),
@@ -184,7 +195,7 @@ pub fn render_model(model: &Model, opts: &RenderOptions) -> Result<Rendered> {
             format: other.format(),
             offset: 0,
             feature: format!(
-                "drawing {} files: render draws TMD, HMD, P3D and glTF models, TOD animations with their TMD, TIMs and VRAM dumps",
+                "drawing {} files: render draws TMD, PMD, HMD, P3D and glTF models, TOD animations with their TMD, TIMs and VRAM dumps",
                 other.format()
             ),
         }),
