@@ -122,9 +122,16 @@ def import_psx(context, filepath: str, *, tmd: str = "", tims: str = "", sequenc
     """Imports a TOD, HMD or TMD; returns (new objects, notes): the conversion's, and for a TMD
     textured from the TIMs beside it (``find_textures`` without ``tims``) what was matched."""
     ra = _retroanim()
+    if Path(filepath).suffix.lower() == ".rsd":
+        # An RSD set (with its PLY, MAT, GRP and TIMs beside it) comes in through the library's
+        # RSD → glTF conversion: groups as nodes, materials with their textures.
+        data, notes = ra.read_rsd(filepath).convert("glb")
+        objects = _import_glb(context, data)
+        return objects, [ra.Note(c, m) for c, m in notes]
     model = ra.read(filepath)
-    if model.format not in ("tod", "hmd", "tmd"):
-        raise ra.OptionError(f"{filepath}: a {model.format} file, not a TOD, HMD or TMD")
+    if model.format not in ("tod", "hmd", "tmd", "pmd"):
+        raise ra.OptionError(
+            f"{filepath}: a {model.format} file, not a TOD, HMD, TMD, PMD or RSD")
     opts = {}
     found = []
     if axes != "default":
@@ -133,7 +140,7 @@ def import_psx(context, filepath: str, *, tmd: str = "", tims: str = "", sequenc
         opts["scale"] = scale
     if tims:
         opts["tim"] = _paths(tims)
-    elif find_textures and model.format == "tmd":
+    elif find_textures and model.format in ("tmd", "pmd"):
         opts["tim"], found = textures_beside(filepath)
     if model.format == "tod":
         if tmd:
@@ -291,7 +298,7 @@ def export_p3d_frames(context, obj, filepath: str, base: str, *, lod: float = -1
 
 
 #: What File → Export → PlayStation writes, by the chosen file's extension.
-PSX_TARGETS = {".tod": "tod", ".hmd": "hmd", ".tmd": "tmd"}
+PSX_TARGETS = {".tod": "tod", ".hmd": "hmd", ".tmd": "tmd", ".rsd": "rsd"}
 
 
 def _glb_node_names(data: bytes) -> list:
@@ -376,7 +383,7 @@ def export_psx(context, filepath: str, *, selection_only: bool = False, scale: f
     ra = _retroanim()
     target = PSX_TARGETS.get(Path(filepath).suffix.lower())
     if target is None:
-        raise ra.OptionError(f"{filepath}: name a .tod, .hmd or .tmd file")
+        raise ra.OptionError(f"{filepath}: name a .tod, .hmd, .tmd or .rsd file")
     if fps > 0 and target != "hmd":
         raise ra.OptionError("the frame rate is for HMD (a TOD runs in 1/60 s ticks)")
     data = export_glb(context, selection_only=selection_only)
@@ -398,7 +405,8 @@ class IMPORT_OT_retroanim_psx(bpy.types.Operator, ImportHelper):
     bl_options = {"REGISTER", "UNDO", "PRESET"}
 
     filename_ext = ".tod"
-    filter_glob: StringProperty(default="*.tod;*.TOD;*.hmd;*.HMD;*.tmd;*.TMD", options={"HIDDEN"})
+    filter_glob: StringProperty(
+        default="*.tod;*.TOD;*.hmd;*.HMD;*.tmd;*.TMD;*.pmd;*.PMD;*.rsd;*.RSD", options={"HIDDEN"})
     tmd: StringProperty(name="TMD", description="The TMD model a TOD drives", subtype="FILE_PATH")
     tims: StringProperty(name="TIMs", description="TIM textures, separated by ';'")
     sequence: IntProperty(name="HMD sequence", default=-1, min=-1,
@@ -504,7 +512,7 @@ class EXPORT_OT_retroanim_psx(bpy.types.Operator, ExportHelper):
 
     filename_ext = ".tod"
     check_extension = False
-    filter_glob: StringProperty(default="*.tod;*.hmd;*.tmd", options={"HIDDEN"})
+    filter_glob: StringProperty(default="*.tod;*.hmd;*.tmd;*.rsd", options={"HIDDEN"})
     selection_only: BoolProperty(name="Selected only", description="Only the selected objects")
     scale: FloatProperty(name="Scale", default=0.0, min=0.0, precision=6,
                          description="Metres per PlayStation unit (0: retroanim's 1/4096)")

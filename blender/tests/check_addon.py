@@ -420,6 +420,33 @@ def check_p3d(addon, p3d, out_dir):
     json.dump({"exported": str(out)}, open(Path(out_dir) / "export.json", "w"))
 
 
+def check_pmd_rsd(addon, pmd, rsd, out_dir):
+    """A PMD and an RSD set import as meshes (through the library's PMD → glTF and RSD → glTF);
+    the RSD's mesh exported back as an RSD set reads as one with the same polygon count."""
+    for path, kind in ((pmd, "PMD"), (rsd, "RSD")):
+        fresh()
+        result = bpy.ops.import_scene.retroanim_psx(filepath=path)
+        meshes = [o for o in bpy.context.scene.objects if o.type == "MESH"]
+        if result != {"FINISHED"} or not meshes:
+            fail(f"{kind} {Path(path).name}: no mesh imported ({result})")
+        polygons = sum(len(o.data.polygons) for o in meshes)
+        if polygons == 0:
+            fail(f"{kind} {Path(path).name}: the meshes have no polygon")
+        print(f"check_addon: {kind} {Path(path).name}: {len(meshes)} meshes, {polygons} polygons")
+    # The RSD scene is still loaded: export it as an RSD set and read that back.
+    want = retroanim.read_rsd(rsd).summary()
+    out = Path(out_dir) / "back.rsd"
+    conv, _ = addon.export_psx(bpy.context, str(out))
+    if not out.exists():
+        fail("RSD export: nothing written")
+    got = retroanim.read_rsd(out).summary()
+    polys = lambda s: s["triangles"] + s["quads"]
+    if polys(got) != polys(want):
+        fail(f"RSD export: {polys(got)} polygons, the imported set had {polys(want)}")
+    print(f"check_addon: RSD export: {polys(got)} polygons back in {out.name} "
+          f"({len(conv.extra)} files beside it)")
+
+
 if __name__ == "__main__":
     out_dir, tod, tmd, hmd, p3d, textured_tmd = sys.argv[1:7]
     retroanim_addon = load_addon()
@@ -429,4 +456,6 @@ if __name__ == "__main__":
     check_tmd(retroanim_addon, tmd)
     check_p3d(retroanim_addon, p3d, out_dir)
     check_export(retroanim_addon, out_dir)
+    if len(sys.argv) > 8:
+        check_pmd_rsd(retroanim_addon, sys.argv[7], sys.argv[8], out_dir)
     print("check_addon: all checks hold")

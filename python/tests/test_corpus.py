@@ -20,7 +20,12 @@ KINDS = {
     "p3d-mlod": "p3d",
     "p3d-odol": "p3d",
     "mdd": "mdd",
+    "PMD": "pmd",
+    "RTM": "rtm",
 }
+
+#: Manifest kinds without a magic number: read when named (``from_``), as ``--from`` does.
+NAMED = {"CLT": "clt", "VDF": "vdf", "NDF": "ndf"}
 
 
 def readable(kind):
@@ -295,3 +300,19 @@ def test_convert_with_files_as_options_equals_the_cli(source, target, cli_args, 
     as_models = {k: ([retroanim.read(x) for x in v] if isinstance(v, list) else retroanim.read(v))
                  for k, v in resolved.items()}
     assert retroanim.convert(retroanim.read(path(source)), target, **as_models).data == mine.data
+
+
+@pytest.mark.parametrize("kind", sorted(NAMED))
+def test_files_read_by_name_equal_the_cli(kind, cli):
+    files = corpus_files(kind)
+    assert files, f"no {kind} file in the corpus"
+    for name, path in files:
+        data = path.read_bytes()
+        model = retroanim.read(data, from_=NAMED[kind])
+        assert model.format == NAMED[kind], name
+        assert model.write() == data, name
+        infos, _ = cli.lines("info", "--json", "--from", NAMED[kind], path)
+        info = infos[0]
+        assert info.pop("path") == str(path)
+        assert model.summary() == info, name
+
