@@ -56,6 +56,17 @@ fn files(dir: &Path, ext: &str) -> BTreeMap<String, Vec<u8>> {
 
 /// A folder with a pack holding an animation and its model, and another pack holding the
 /// same model: the pack of the animation is the evidence that picks its model.
+/// `convert -r DIR --out-dir OUT`, which must succeed; its output.
+fn convert_r(dir: impl AsRef<Path>, out: impl AsRef<Path>) -> std::process::Output {
+    succeed(
+        retroanim()
+            .args(["convert", "-r"])
+            .arg(dir.as_ref())
+            .arg("--out-dir")
+            .arg(out.as_ref()),
+    )
+}
+
 fn packs(dir: &Path) -> PathBuf {
     let folder = dir.join("STG00");
     std::fs::create_dir_all(&folder).unwrap();
@@ -94,13 +105,7 @@ fn the_preserver_recipe_gives_the_same_glbs_by_every_road() {
             .arg(&rep),
     );
     let cv = t.path().join("cv");
-    let out = succeed(
-        retroanim()
-            .args(["convert", "-r"])
-            .arg(&ex)
-            .arg("--out-dir")
-            .arg(&cv),
-    );
+    let out = convert_r(&ex, &cv);
     // Road 1 (scan --extract --convert) against road 2 (convert -r of the extracted files):
     // the same GLB for every find, byte for byte (meshes, textures, the model of each TOD).
     let extracted = files(&ex, ".glb");
@@ -209,13 +214,7 @@ fn pairing_is_the_same_from_the_container_and_from_extracted_files() {
     assert_eq!(best_after["confidence"].as_f64(), Some(confidence));
     // `convert` says the same, after the line of the file it belongs to (7).
     let cv = t.path().join("cv");
-    let out = succeed(
-        retroanim()
-            .args(["convert", "-r"])
-            .arg(&ex)
-            .arg("--out-dir")
-            .arg(&cv),
-    );
+    let out = convert_r(&ex, &cv);
     let err = stderr(&out);
     let lines: Vec<&str> = err.lines().collect();
     let at = lines
@@ -537,13 +536,7 @@ fn a_lab_converts_to_hmd_by_default() {
     );
     assert_eq!(hmd, read(&asm));
     let out2 = t.path().join("out2");
-    succeed(
-        retroanim()
-            .args(["convert", "-r"])
-            .arg(&dir)
-            .arg("--out-dir")
-            .arg(&out2),
-    );
+    convert_r(&dir, &out2);
     assert_eq!(read(out2.join("triangle.hmd")), hmd);
 }
 
