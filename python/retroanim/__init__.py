@@ -355,10 +355,13 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
     """
     path = None if isinstance(source, (Model, bytes, bytearray, memoryview)) else Path(source)
     src = source if isinstance(source, Model) else _bytes_of(source)
+    out_path = None if out is None else Path(out)
+    if name is None and out_path is not None and target.lower().lstrip(".") == "rsd":
+        # As the CLI does: an RSD names its parts after the output (out.rsd → out.ply, out.mat).
+        name = out_path.stem
     if name is None and path is not None:
         # As the CLI does: the output scene (of a point cache) is named after its file.
         name = path.stem
-    out_path = None if out is None else Path(out)
     data, fmt, notes, extras = _native.convert_model(
         src, target, from_=from_, axes=axes, scale=scale, fps=fps, duration=duration,
         smooth=smooth, tmd=None if tmd is None else _model(tmd), after=[_model(a) for a in after],

@@ -35,3 +35,18 @@ def test_rsd_errors_name_the_line(tmp_path):
     with pytest.raises(retroanim.MalformedError) as e:
         retroanim.read_rsd(tmp_path / "a.rsd")
     assert "a.ply:3:3" in str(e.value)
+
+
+def test_rsd_written_from_python_names_its_parts_after_the_output(tmp_path):
+    if not CUBE.is_file():
+        pytest.skip("no corpus")
+    glb, _ = retroanim.read_rsd(CUBE).convert("glb")
+    src = tmp_path / "scene.glb"
+    src.write_bytes(glb)
+    out = tmp_path / "back.rsd"
+    conv = retroanim.convert(src, "rsd", out)
+    assert "PLY=back.ply" in out.read_text()
+    assert {e.path.name for e in conv.extra} >= {"back.ply", "back.mat"}
+    again = retroanim.read_rsd(out).summary()
+    want = retroanim.read_rsd(CUBE).summary()
+    assert again["triangles"] + again["quads"] == want["triangles"] + want["quads"]

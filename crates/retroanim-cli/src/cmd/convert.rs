@@ -264,7 +264,7 @@ fn one(
         None => {
             let rsd_set = super::rsd::set_of(input)?;
             let (bytes, from) = match &rsd_set {
-                Some(_) => (std::fs::read(input)?, Some(Format::Rsd)),
+                Some(_) => (crate::io::read_input(input)?, Some(Format::Rsd)),
                 None => super::input_bytes(input)?,
             };
             let source = from.or_else(|| retroanim::detect(&bytes));
@@ -447,7 +447,8 @@ fn options(args: &ConvertArgs) -> Result<Options> {
     o.tod.resolution = args.resolution;
     o.textures.tims = super::load_tims(&args.tim)?;
     if let Some(path) = &args.clt {
-        let data = std::fs::read(path).with_context(|| format!("{}", path.display()))?;
+        let data = crate::io::read_named(path, o.limits.max_input_bytes)
+            .with_context(|| format!("{}", path.display()))?;
         o.textures.clt = Some(
             retroanim::formats::clt::read_raw(&data, &o.limits)
                 .with_context(|| format!("{}", path.display()))?,
@@ -473,7 +474,10 @@ fn options(args: &ConvertArgs) -> Result<Options> {
     o.p3d.lod = args.lod;
     o.animation = args.animation;
     if let Some(cfg) = &args.skeleton {
-        let text = std::fs::read_to_string(cfg).with_context(|| cfg.display().to_string())?;
+        let bytes = crate::io::read_named(cfg, o.limits.max_input_bytes)
+            .with_context(|| cfg.display().to_string())?;
+        // model.cfg is 8-bit text (Latin-1 where not ASCII): each byte is its character.
+        let text: String = bytes.iter().map(|&b| char::from(b)).collect();
         o.rtm.skeletons = Some(
             retroanim::formats::rtm::skeleton::parse_model_cfg(&text)
                 .with_context(|| cfg.display().to_string())?,

@@ -48,7 +48,7 @@ fn summary_of(
             Vec::new()
         };
         return Ok((
-            std::fs::read(path)?,
+            crate::io::read_input(path)?,
             serde_json::to_value(set.summary())?,
             issues,
         ));

@@ -58,7 +58,7 @@ pub fn again(path: &Path, set: &RsdSet) -> Result<Vec<Part>> {
     let mut out = Vec::new();
     for f in rsd::write_set(set)? {
         let (name, original) = if f.name.is_empty() {
-            (path.display().to_string(), std::fs::read(path)?)
+            (path.display().to_string(), crate::io::read_input(path)?)
         } else {
             let found = std::fs::read_dir(if dir.as_os_str().is_empty() {
                 Path::new(".")
@@ -74,7 +74,7 @@ pub fn again(path: &Path, set: &RsdSet) -> Result<Vec<Part>> {
             .ok_or_else(|| anyhow!("{}: {} not found beside it", path.display(), f.name))?;
             (
                 found.path().display().to_string(),
-                std::fs::read(found.path())?,
+                crate::io::read_named(&found.path(), retroanim::Limits::default().max_input_bytes)?,
             )
         };
         out.push((name, original, f.bytes));
