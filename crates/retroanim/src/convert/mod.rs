@@ -11,7 +11,8 @@
 //! [`Options`] holds one struct per concern: [`Geometry`] (axes, scale), [`Timing`] (frame rate,
 //! phase duration, interpolation), [`TodInput`] (the TMD a TOD drives, TODs played first),
 //! [`Textures`] (TIMs for textured polygons, CLUT and STP choice for TIM → PNG),
-//! [`HmdSelection`] (sequence, stream ID, speed) and [`P3dSelection`] (LOD, base model). Every field
+//! [`HmdSelection`] (sequence, stream ID, speed), [`P3dSelection`] (LOD, base model) and
+//! [`MimeInput`] (VDF/NDF differences and their weights as glTF morph targets, [`mime`]). Every field
 //! is unset by default; a conversion refuses an option it does not read with
 //! [`Error::Option`] naming it, so that nothing the caller asked for is silently ignored.
 //!

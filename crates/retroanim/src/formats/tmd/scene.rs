@@ -405,12 +405,12 @@ pub fn tmd_scene_noted(
     Ok((scene, notes))
 }
 
+/// A scene, its notes, and the [`Models`] it was built from.
+pub(crate) type Sourced = (Scene, Vec<(&'static str, String)>, Models);
+
 /// [`tmd_scene_noted`] with the [`Models`] it was built from (node i shows object i), so that
 /// MIMe differences can be laid onto the exported vertices.
-pub(crate) fn tmd_scene_sourced(
-    tmd: &Tmd,
-    opts: &PsxOptions,
-) -> Result<(Scene, Vec<(&'static str, String)>, Models)> {
+pub(crate) fn tmd_scene_sourced(tmd: &Tmd, opts: &PsxOptions) -> Result<Sourced> {
     let conv = Conv::new(opts);
     let mut scene = Scene {
         name: Some("tmd".into()),
