@@ -326,6 +326,8 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
             clut_at: Optional[Tuple[int, int]] = None,
             clt: Optional[Source] = None,
             skeleton: Optional[Union[str, os.PathLike]] = None,
+            vdf: Optional[Source] = None, ndf: Optional[Source] = None,
+            mime_weights: Optional[Sequence[Sequence[int]]] = None,
             force: bool = False) -> Conversion:
     """Converts a file or model to ``target`` (``"glb"``, ``"gltf"``, ``"mdd"``, ``"pc2"``,
     ``"p3d"``, ``"png"``, ``"tmd"``, ``"tod"``, ``"json"``, or the source's own format), as
@@ -339,7 +341,11 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
     ``clut_at`` (PNG → TIM: depth 4/8/16, the image's and the CLUT's VRAM ``(x, y)``, as ``--bpp``,
     ``--vram`` and ``--clut X,Y``), ``clt`` (PXL → TIM/PNG: the palette, a CLT; a headerless one
     read with ``read(path, from_="clt")``; else the first ``tim``'s CLUT); ``skeleton`` (RTM → glTF: the path of a ``model.cfg`` whose
-    ``CfgSkeletons`` give the bone hierarchy, as ``--skeleton``); ``name`` names the output scene. Files an option names may be paths, bytes or models. An option the conversion does
+    ``CfgSkeletons`` give the bone hierarchy, as ``--skeleton``); ``vdf`` and ``ndf`` (TMD → glTF:
+    MIMe vertex and normal differences as morph targets, as ``--vdf``/``--ndf``; paths and bytes
+    are read as VDF/NDF) and ``mime_weights`` (frames of one integer weight per key, 4096 = 1.0:
+    a weights animation, as ``--mime-weights``); glTF → ``"vdf"``/``"ndf"`` takes the base ``tmd``;
+    ``name`` names the output scene. Files an option names may be paths, bytes or models. An option the conversion does
     not read raises :class:`OptionError` naming it; a conversion retroanim does not offer raises
     :class:`ConversionError`.
 
@@ -371,10 +377,13 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
         out=None if out_path is None else os.fspath(out_path), intr_idx=intr_idx,
         resolution=resolution, bpp=bpp, vram=vram, clut_at=clut_at,
         clt=None if clt is None else _model(clt),
-        skeleton=None if skeleton is None else Path(skeleton).read_text(encoding="latin-1"))
+        skeleton=None if skeleton is None else Path(skeleton).read_text(encoding="latin-1"),
+        vdf=None if vdf is None else _model(vdf, "vdf"),
+        ndf=None if ndf is None else _model(ndf, "ndf"),
+        mime_weights=None if mime_weights is None else [[int(w) for w in f] for f in mime_weights])
     extra = [Extra(suffix=s, format=f, data=d) for s, f, d, _ in extras]
     if out_path is not None:
-        inputs = [path] + [_path_of(o) for o in (tmd, base, *after, *tim)]
+        inputs = [path] + [_path_of(o) for o in (tmd, base, vdf, ndf, *after, *tim)]
         _write_outputs([(out_path, data, True)] + [(beside, d, False) for _, _, d, beside in extras],
                        inputs, force)
         extra = [Extra(suffix=s, format=f, data=d, path=Path(beside)) for s, f, d, beside in extras]

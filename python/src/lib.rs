@@ -660,7 +660,8 @@ enum Source<'py> {
     source, target, *, from_=None, axes=None, scale=None, fps=None, duration=None, smooth=false,
     tmd=None, after=Vec::new(), tim=Vec::new(), clut=None, semi_transparent=false, sequence=None,
     stream_id=None, speed=None, lod=None, base=None, animation=None, name=None, out=None,
-    intr_idx=None, resolution=None, bpp=None, vram=None, clut_at=None, clt=None, skeleton=None
+    intr_idx=None, resolution=None, bpp=None, vram=None, clut_at=None, clt=None, skeleton=None,
+    vdf=None, ndf=None, mime_weights=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn convert_model<'py>(
@@ -693,6 +694,9 @@ fn convert_model<'py>(
     clut_at: Option<(u16, u16)>,
     clt: Option<PyRef<'_, PyModel>>,
     skeleton: Option<String>,
+    vdf: Option<PyRef<'_, PyModel>>,
+    ndf: Option<PyRef<'_, PyModel>>,
+    mime_weights: Option<Vec<Vec<i32>>>,
 ) -> PyResult<Converted<'py>> {
     let target = format_named("to", target)?;
     let mut o = Options::default();
@@ -742,6 +746,19 @@ fn convert_model<'py>(
             _ => unreachable!("model_of checked the format"),
         }
     }
+    for (m, name, format) in [(&vdf, "vdf", Format::Vdf), (&ndf, "ndf", Format::Ndf)] {
+        if let Some(m) = m.as_deref() {
+            let d = match model_of(m, name, format)? {
+                retroanim::Model::Vdf(d) | retroanim::Model::Ndf(d) => d.clone(),
+                _ => unreachable!("model_of checked the format"),
+            };
+            match format {
+                Format::Vdf => o.mime.vdf = Some(d),
+                _ => o.mime.ndf = Some(d),
+            }
+        }
+    }
+    o.mime.weights = mime_weights;
     o.animation = animation;
     o.name = name;
     if let Some(text) = skeleton {

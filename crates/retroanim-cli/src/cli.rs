@@ -277,9 +277,11 @@ fn parse_address(s: &str) -> Result<u64, String> {
 /// `retroanim play`.
 #[derive(Debug, Args)]
 pub struct PlayArgs {
-    /// The animation: a TOD, or an HMD model with its animation.
+    /// The animation: a TOD, an HMD model with its animation, an RTM, or MIMe differences
+    /// (VDF/NDF, with --tmd).
     pub file: PathBuf,
-    /// TOD: the TMD model the animation drives (TMD ID k links TMD object k-1).
+    /// TOD: the TMD model the animation drives (TMD ID k links TMD object k-1). VDF/NDF: the
+    /// base TMD the differences apply to.
     #[arg(long, value_name = "MODEL.TMD")]
     pub tmd: Option<PathBuf>,
     /// TOD: animations to play first on the same object table (repeatable), as the janken
@@ -325,6 +327,15 @@ pub struct PlayArgs {
         value_name = "W,W,..."
     )]
     pub mime_weights: Vec<f64>,
+    /// VDF/NDF (with --tmd): MIMe key weights as KEY=WEIGHT pairs, comma-separated, 4096 =
+    /// 1.0 (e.g. `0=4096,2=2048`); keys not named weigh 0.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "K=W,...",
+        allow_hyphen_values = true
+    )]
+    pub weights: Vec<String>,
     /// HMD: also print the vertices (and normals) as MIMe deforms them, and the shared
     /// (category 1) vertices and normals the pre-calculation primitives compute, in world
     /// coordinates.
@@ -370,6 +381,10 @@ pub struct ValidateArgs {
     /// Files (or, with --recursive, folders) to check.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// VDF/NDF: the base TMD the differences apply to (object and vertex/normal ranges are
+    /// checked against it).
+    #[arg(long, value_name = "BASE.TMD")]
+    pub tmd: Option<PathBuf>,
     /// Print JSON Lines: one object per file, then a `{"summary": ...}` line (docs/json.md).
     #[arg(long)]
     pub json: bool,
@@ -496,6 +511,17 @@ pub struct ConvertArgs {
     /// glTF → TOD: ticks (1/60 s) per TOD frame (default 1).
     #[arg(long, value_name = "TICKS")]
     pub resolution: Option<u16>,
+    /// TMD → glTF: MIMe vertex differences (MIMEFILT's VDF): one morph target per block (key).
+    #[arg(long, value_name = "DIFF.VDF")]
+    pub vdf: Option<PathBuf>,
+    /// TMD → glTF: MIMe normal differences (MIMEFILT's NDF): the morph targets' normals.
+    #[arg(long, value_name = "DIFF.NDF")]
+    pub ndf: Option<PathBuf>,
+    /// TMD → glTF with --vdf: a weights animation, a JSON array of frames each holding one
+    /// integer weight per key (4096 = 1.0), e.g. `[[0,0],[2048,0],[4096,0]]`; --fps sets its
+    /// rate (default 60), --smooth interpolates linearly (default STEP).
+    #[arg(long, value_name = "WEIGHTS.JSON")]
+    pub mime_weights: Option<PathBuf>,
 }
 
 /// `--axes`.

@@ -350,6 +350,9 @@ fn protected<'a>(input: &'a Path, args: &'a ConvertArgs) -> Vec<&'a Path> {
     v.extend(args.tmd.as_deref());
     v.extend(args.tim.iter().map(PathBuf::as_path));
     v.extend(args.after.iter().map(PathBuf::as_path));
+    v.extend(args.vdf.as_deref());
+    v.extend(args.ndf.as_deref());
+    v.extend(args.mime_weights.as_deref());
     v
 }
 
@@ -472,6 +475,16 @@ fn options(args: &ConvertArgs) -> Result<Options> {
     o.hmd.speed = args.speed;
     o.hmd.intr_idx = args.intr_idx;
     o.p3d.lod = args.lod;
+    o.mime.vdf = super::load_diff(args.vdf.as_deref(), Format::Vdf)?;
+    o.mime.ndf = super::load_diff(args.ndf.as_deref(), Format::Ndf)?;
+    if let Some(path) = &args.mime_weights {
+        let limit = o.limits.max_input_bytes;
+        let data =
+            retroanim::input::read_file(path, limit).with_context(|| path.display().to_string())?;
+        o.mime.weights = Some(
+            convert::mime::weights_from_json(&data).with_context(|| path.display().to_string())?,
+        );
+    }
     o.animation = args.animation;
     if let Some(cfg) = &args.skeleton {
         let bytes = crate::io::read_named(cfg, o.limits.max_input_bytes)

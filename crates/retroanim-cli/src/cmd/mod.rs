@@ -34,6 +34,7 @@ mod jsonl;
 mod patch;
 mod play;
 mod play_hmd;
+mod play_mime;
 mod play_rtm;
 mod render;
 mod roundtrip;
@@ -159,6 +160,21 @@ pub fn load_tmd(path: Option<&Path>) -> Result<Option<retroanim::formats::tmd::T
             m.format()
         ),
     }
+}
+
+/// Reads the VDF or NDF named by `--vdf` / `--ndf` (these files have no magic number: read as
+/// `format`).
+pub fn load_diff(
+    path: Option<&Path>,
+    format: Format,
+) -> Result<Option<retroanim::formats::mime::Diff>> {
+    let Some(path) = path else { return Ok(None) };
+    let limits = retroanim::Limits::default();
+    let data = retroanim::input::read_file(path, limits.max_input_bytes)
+        .with_context(|| path.display().to_string())?;
+    retroanim::formats::mime::read_with(&data, format, &limits)
+        .map(Some)
+        .with_context(|| format!("{} (read as {format})", path.display()))
 }
 
 /// Reads the TIMs named by `--tim`, in order.

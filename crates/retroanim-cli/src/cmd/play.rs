@@ -29,6 +29,15 @@ pub fn run(args: &PlayArgs) -> Result<Outcome> {
 
 /// Plays `args.file`, printing text, or JSON Lines into `lines`.
 fn play(args: &PlayArgs, out: &mut Stream, mut lines: Option<&mut JsonLines>) -> Result<()> {
+    if let Some(format) = super::play_mime::diff_format(&args.file)? {
+        return super::play_mime::run(args, format, out, lines);
+    }
+    if !args.weights.is_empty() {
+        bail!(
+            "{}: --weights is for MIMe difference files (VDF, NDF) with --tmd; HMD MIMe takes --mime-weights",
+            args.file.display()
+        );
+    }
     let (_, model) = super::load(&args.file)?;
     if let Some(l) = lines.as_deref_mut() {
         l.set_format(model.format());

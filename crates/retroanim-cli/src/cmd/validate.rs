@@ -10,9 +10,28 @@ use crate::Outcome;
 pub fn run(args: &ValidateArgs) -> Result<Outcome> {
     let inputs = super::batch::expand(&args.files)?;
     let quiet = super::global().quiet;
+    let base = super::load_tmd(args.tmd.as_deref())?;
+    let issues_of = |path: &std::path::Path| -> Result<(retroanim::Format, Vec<retroanim::Issue>)> {
+        let Some(tmd) = &base else {
+            return super::rsd::issues(path);
+        };
+        // --tmd is the base of MIMe differences: checked against it.
+        let Some(format) = super::play_mime::diff_format(path)? else {
+            anyhow::bail!(
+                "{}: --tmd is for MIMe difference files (VDF, NDF: a .vdf/.ndf name or --from vdf|ndf)",
+                path.display()
+            );
+        };
+        let d = super::load_diff(Some(path), format)?.expect("a path was given");
+        let normals = format == retroanim::Format::Ndf;
+        Ok((
+            format,
+            retroanim::formats::mime::validate(&d, Some(tmd), normals),
+        ))
+    };
     if args.json {
         return super::batch::run_json(&inputs, "validate", |input| {
-            let (format, issues) = super::rsd::issues(&input.path)?;
+            let (format, issues) = issues_of(&input.path)?;
             let count = |s: Severity| issues.iter().filter(|i| i.severity == s).count();
             let fields = super::jsonl::fields(json!({
                 "errors": count(Severity::Error),
@@ -31,7 +50,7 @@ pub fn run(args: &ValidateArgs) -> Result<Outcome> {
     let (outcome, _) = super::batch::run::<()>(&inputs, |input| {
         let path = &input.path;
         let shown = path.display();
-        let (format, issues) = super::rsd::issues(path)?;
+        let (format, issues) = issues_of(path)?;
         let count = |s: Severity| issues.iter().filter(|i| i.severity == s).count();
         let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
         for i in &issues {

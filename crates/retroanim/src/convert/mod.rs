@@ -11,7 +11,8 @@
 //! [`Options`] holds one struct per concern: [`Geometry`] (axes, scale), [`Timing`] (frame rate,
 //! phase duration, interpolation), [`TodInput`] (the TMD a TOD drives, TODs played first),
 //! [`Textures`] (TIMs for textured polygons, CLUT and STP choice for TIM → PNG),
-//! [`HmdSelection`] (sequence, stream ID, speed) and [`P3dSelection`] (LOD, base model). Every field
+//! [`HmdSelection`] (sequence, stream ID, speed), [`P3dSelection`] (LOD, base model) and
+//! [`MimeInput`] (VDF/NDF differences and their weights as glTF morph targets, [`mime`]). Every field
 //! is unset by default; a conversion refuses an option it does not read with
 //! [`Error::Option`] naming it, so that nothing the caller asked for is silently ignored.
 //!
@@ -29,6 +30,7 @@
 mod author;
 mod clt_pxl;
 mod gltf_p3d;
+pub mod mime;
 mod p3d;
 pub mod rsd;
 mod rtm;
@@ -37,6 +39,7 @@ pub mod stream;
 use crate::error::{Error, Result};
 use crate::formats::{tim, tmd::Tmd, tod::Tod};
 use crate::{Format, Limits, Model};
+pub use mime::MimeInput;
 
 /// Axis convention of the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -151,6 +154,8 @@ pub struct Options {
     pub p3d: P3dSelection,
     /// RTM skeleton.
     pub rtm: RtmInput,
+    /// TMD → glTF: MIMe vertex and normal differences as morph targets, and their weights.
+    pub mime: MimeInput,
     /// glTF → TOD/P3D: which of the glTF's animations to write (default 0, the first).
     pub animation: Option<usize>,
     /// The name given to the output's scene (glTF); default: the format's own.
@@ -209,6 +214,12 @@ pub enum OptionName {
     Animation,
     /// [`RtmInput::skeletons`].
     Skeleton,
+    /// [`MimeInput::vdf`].
+    Vdf,
+    /// [`MimeInput::ndf`].
+    Ndf,
+    /// [`MimeInput::weights`].
+    MimeWeights,
 }
 
 impl OptionName {
@@ -238,6 +249,9 @@ impl OptionName {
             OptionName::Base => "base",
             OptionName::Animation => "animation",
             OptionName::Skeleton => "skeleton",
+            OptionName::Vdf => "vdf",
+            OptionName::Ndf => "ndf",
+            OptionName::MimeWeights => "mime-weights",
         }
     }
 }
@@ -275,6 +289,9 @@ impl Options {
         add(self.p3d.base.is_some(), O::Base);
         add(self.animation.is_some(), O::Animation);
         add(self.rtm.skeletons.is_some(), O::Skeleton);
+        add(self.mime.vdf.is_some(), O::Vdf);
+        add(self.mime.ndf.is_some(), O::Ndf);
+        add(self.mime.weights.is_some(), O::MimeWeights);
         v
     }
 
@@ -415,7 +432,8 @@ pub fn targets(from: Format) -> &'static [Format] {
         // LAB source is assembled first (it needs its includes: see `lab`).
         Lab => &[Hmd],
         // Authoring for the console (see `author`); morph animation into a P3D's LOD frames.
-        Gltf | Glb => &[Tmd, Tod, Hmd, P3d, Rsd, Rtm],
+        // Morph targets on a TMD's mesh back into MIMe differences (with --tmd).
+        Gltf | Glb => &[Tmd, Tod, Hmd, P3d, Rsd, Rtm, Vdf, Ndf],
         Rtm => &[Gltf, Glb, Json],
         Json => &[],
     }
@@ -458,6 +476,9 @@ pub fn convert_bytes(
         }
         Some(f @ (Format::Gltf | Format::Glb)) if target == Format::Rtm => {
             return rtm::gltf_to_rtm(data, f, opts)
+        }
+        Some(f @ (Format::Gltf | Format::Glb)) if matches!(target, Format::Vdf | Format::Ndf) => {
+            return mime::gltf_to_diff(data, f, target, opts)
         }
         Some(f @ (Format::Gltf | Format::Glb)) => {
             return author::gltf_to_psx(data, f, target, opts)
@@ -785,6 +806,10 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
             Ok(done(crate::formats::pmd::write(&p)?, coded(noted)))
         }
         Model::Tmd(t) if target == Format::Rsd => rsd::tmd_to_rsd(t, opts, &[]),
+        Model::Tmd(t) if gltf && opts.mime != MimeInput::default() => {
+            let (scene, notes) = mime::tmd_scene(t, target, opts)?;
+            Ok(done(crate::export::gltf::write(&scene, target)?, notes))
+        }
         Model::Tmd(t) if gltf => {
             opts.check(from, target, &[O::Axes, O::Scale, O::Tim])?;
             let (scene, noted) =

@@ -7,7 +7,7 @@
 //! panic.
 //!
 //! Read: nodes (TRS or matrix), hierarchy, meshes (triangles; positions, normals, the first UV
-//! set and colour set, joints/weights, indices, morph-target positions), materials (base colour
+//! set and colour set, joints/weights, indices, morph-target positions and normals), materials (base colour
 //! factor and texture, alpha mode, double-sided, `KHR_materials_unlit`), PNG textures, cameras,
 //! `KHR_lights_punctual` lights (directional, point, spot: colour, intensity, range, cone
 //! angles) on their nodes, skins and animations (translation, rotation, scale and weights; STEP, LINEAR, CUBICSPLINE).
@@ -213,7 +213,11 @@ fn expanded_bytes(root: &json::Root) -> u64 {
         let mut size = 0u64;
         for p in &mesh.primitives {
             let attrs = p.attributes.values().map(|a| elements(a.value()));
-            let targets = p.targets.iter().flatten().filter_map(|t| t.positions);
+            let targets = p
+                .targets
+                .iter()
+                .flatten()
+                .flat_map(|t| t.positions.into_iter().chain(t.normals));
             let indices = p.indices.map(|a| elements(a.value()));
             size = attrs
                 .chain(targets.map(|a| elements(a.value())))
@@ -508,13 +512,26 @@ fn mesh(ctx: &Ctx, i: usize, m: &json::Mesh, notes: &mut Notes) -> Result<Mesh> 
                     ),
                 ));
             }
+            let normals = match t.normals {
+                Some(a) => arr(ctx.floats(a.value(), 3, &path)?),
+                None => Vec::new(),
+            };
+            if !normals.is_empty() && normals.len() != n {
+                return Err(malformed(
+                    0,
+                    format!(
+                        "{path}: a morph target has {} normals for {n} vertices",
+                        normals.len()
+                    ),
+                ));
+            }
             prim.targets.push(MorphTarget {
                 kind: MorphTargetKind::Delta,
                 positions,
-                ..MorphTarget::default()
+                normals,
             });
-            if t.normals.is_some() || t.tangents.is_some() {
-                notes.add("morph-target normals and tangents", 1);
+            if t.tangents.is_some() {
+                notes.add("morph-target tangents", 1);
             }
         }
         out.primitives.push(prim);

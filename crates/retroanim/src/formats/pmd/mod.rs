@@ -181,7 +181,7 @@ pub fn plausible_bare_start(prefix: &[u8]) -> bool {
         return prefix.len() < 12;
     };
     let n = u16::from_le_bytes([b[0], b[1]]) as usize;
-    let same = |at: usize| prefix.get(at).is_none_or(|&c| c == code);
+    let same = |at: usize| prefix.get(at).map_or(true, |&c| c == code);
     n > 0
         && [false, true].into_iter().any(|shared| {
             Kind::from_gpu_code(code, shared).is_some_and(|k| {

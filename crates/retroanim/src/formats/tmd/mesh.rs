@@ -13,6 +13,9 @@ pub struct Corner {
     pub position: [i16; 3],
     /// Normal (4096 = 1.0) for lit polygons.
     pub normal: Option<[i16; 3]>,
+    /// Index of that normal in the object's normal list (what an NDF's runs count).
+    #[serde(skip)]
+    pub normal_index: Option<u16>,
     /// Vertex colour; `None` for lit textured polygons (the texture gives the colour).
     pub color: Option<[u8; 3]>,
     /// Texture coordinates inside the texture page, for textured polygons.
@@ -119,15 +122,15 @@ fn corners(o: &Object, poly: &Polygon) -> Option<Vec<Corner>> {
         let position = vec3(o.vertices.get(vi as usize)?);
         // A normal index past the list (ROTATE.TMD's lit packets with no normals) gives no
         // normal rather than dropping the polygon.
-        let normal = match poly.normals.len() {
+        let normal_index = match poly.normals.len() {
             0 => None,
-            1 => o.normals.get(poly.normals[0] as usize).map(vec3),
-            _ => poly
-                .normals
-                .get(k)
-                .and_then(|&n| o.normals.get(n as usize))
-                .map(vec3),
-        };
+            1 => Some(poly.normals[0]),
+            _ => poly.normals.get(k).copied(),
+        }
+        .filter(|&n| (n as usize) < o.normals.len());
+        let normal = normal_index
+            .and_then(|n| o.normals.get(n as usize))
+            .map(vec3);
         let color = match poly.colors.len() {
             0 => None,
             1 => Some(&poly.colors[0]),
@@ -138,6 +141,7 @@ fn corners(o: &Object, poly: &Polygon) -> Option<Vec<Corner>> {
             vertex: vi,
             position,
             normal,
+            normal_index,
             color,
             uv: poly.uvs.get(k).map(|t| [t.u, t.v]),
         });

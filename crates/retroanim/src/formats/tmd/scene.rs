@@ -89,6 +89,9 @@ pub(crate) fn srgb_to_linear(c: f32) -> f32 {
 /// index in the scene (`None` when it has no triangles).
 pub(crate) struct Models {
     pub(crate) meshes: Vec<Option<usize>>,
+    /// Per object, per primitive of its mesh, per exported vertex: the TMD vertex index and
+    /// normal index the vertex came from (what MIMe's difference runs count).
+    pub(crate) sources: Vec<Vec<Vec<CornerSource>>>,
     /// Textured polygons no TIM covered (exported untextured), and their texture pages.
     pub(crate) missing: (usize, std::collections::BTreeSet<u8>),
 }
@@ -115,6 +118,9 @@ impl Models {
         ))
     }
 }
+
+/// Where an exported vertex came from: its TMD vertex index and normal index.
+pub(crate) type CornerSource = (u16, Option<u16>);
 
 /// The name of the material of textured polygons whose texture was not found.
 pub const MISSING: &str = "texture missing";
@@ -194,9 +200,11 @@ pub(crate) fn build_models(
     let mut materials: BTreeMap<MaterialKey, usize> = BTreeMap::new();
     let mut textures: BTreeMap<TextureKey, usize> = BTreeMap::new();
     let mut meshes = Vec::new();
+    let mut sources = Vec::new();
     let mut missing = (0usize, std::collections::BTreeSet::new());
     for mesh in tmd.meshes() {
         let mut prims: BTreeMap<MaterialKey, Primitive> = BTreeMap::new();
+        let mut srcs: BTreeMap<MaterialKey, Vec<CornerSource>> = BTreeMap::new();
         for tri in &mesh.triangles {
             let uvs = tri.corners.map(|c| c.uv.unwrap_or([0, 0]));
             let src = tri
@@ -222,6 +230,9 @@ pub(crate) fn build_models(
                 ..Primitive::default()
             });
             let corners = [&tri.corners[0], &tri.corners[2], &tri.corners[1]];
+            srcs.entry(key)
+                .or_default()
+                .extend(corners.iter().map(|c| (c.vertex, c.normal_index)));
             let pos: Vec<[f64; 3]> = corners
                 .iter()
                 .map(|c| c.position.map(|v| v as f64))
@@ -255,6 +266,7 @@ pub(crate) fn build_models(
                 }
             }
         }
+        sources.push(srcs.into_values().collect());
         if prims.is_empty() {
             meshes.push(None);
             continue;
@@ -284,7 +296,11 @@ pub(crate) fn build_models(
         meshes.push(Some(scene.meshes.len()));
         scene.meshes.push(out);
     }
-    Ok(Models { meshes, missing })
+    Ok(Models {
+        meshes,
+        sources,
+        missing,
+    })
 }
 
 /// A material for `key`, adding its texture to the scene the first time one needs it.
@@ -385,6 +401,16 @@ pub fn tmd_scene_noted(
     tmd: &Tmd,
     opts: &PsxOptions,
 ) -> Result<(Scene, Vec<(&'static str, String)>)> {
+    let (scene, notes, _) = tmd_scene_sourced(tmd, opts)?;
+    Ok((scene, notes))
+}
+
+/// A scene, its notes, and the [`Models`] it was built from.
+pub(crate) type Sourced = (Scene, Vec<(&'static str, String)>, Models);
+
+/// [`tmd_scene_noted`] with the [`Models`] it was built from (node i shows object i), so that
+/// MIMe differences can be laid onto the exported vertices.
+pub(crate) fn tmd_scene_sourced(tmd: &Tmd, opts: &PsxOptions) -> Result<Sourced> {
     let conv = Conv::new(opts);
     let mut scene = Scene {
         name: Some("tmd".into()),
@@ -398,7 +424,7 @@ pub fn tmd_scene_noted(
         });
     }
     let notes = models.missing_note(opts.tims.len()).into_iter().collect();
-    Ok((scene, notes))
+    Ok((scene, notes, models))
 }
 
 /// The TMD objects' triangle counts, for callers that want to report what was converted.
