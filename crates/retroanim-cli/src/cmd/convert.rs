@@ -347,6 +347,7 @@ fn protected<'a>(input: &'a Path, args: &'a ConvertArgs) -> Vec<&'a Path> {
     let mut v = vec![input];
     v.extend(args.base.as_deref());
     v.extend(args.skeleton.as_deref());
+    v.extend(args.p3d.as_deref());
     v.extend(args.tmd.as_deref());
     v.extend(args.tim.iter().map(PathBuf::as_path));
     v.extend(args.after.iter().map(PathBuf::as_path));
@@ -471,6 +472,7 @@ fn options(args: &ConvertArgs) -> Result<Options> {
     o.hmd.speed = args.speed;
     o.hmd.intr_idx = args.intr_idx;
     o.p3d.lod = args.lod;
+    o.rtm.p3d = super::load_p3d(args.p3d.as_deref(), "--p3d")?;
     o.animation = args.animation;
     if let Some(cfg) = &args.skeleton {
         let text = std::fs::read_to_string(cfg).with_context(|| cfg.display().to_string())?;

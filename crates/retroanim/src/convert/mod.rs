@@ -131,6 +131,9 @@ pub struct RtmInput {
     /// RTM → glTF: the skeletons of a `model.cfg` (`--skeleton`), parsed with
     /// [`crate::formats::rtm::skeleton::parse_model_cfg`]; the one naming most bones is used.
     pub skeletons: Option<Vec<crate::formats::rtm::Skeleton>>,
+    /// RTM → glTF: the model the animation moves (`--p3d`, an MLOD): one LOD (`--lod`, default
+    /// the first whose named selections name a bone) becomes a mesh skinned to the bones.
+    pub p3d: Option<crate::formats::p3d::P3d>,
 }
 
 /// Everything a conversion may be told. Unset fields take each conversion's defaults; a set
@@ -209,6 +212,8 @@ pub enum OptionName {
     Animation,
     /// [`RtmInput::skeletons`].
     Skeleton,
+    /// [`RtmInput::p3d`].
+    P3d,
 }
 
 impl OptionName {
@@ -238,6 +243,7 @@ impl OptionName {
             OptionName::Base => "base",
             OptionName::Animation => "animation",
             OptionName::Skeleton => "skeleton",
+            OptionName::P3d => "p3d",
         }
     }
 }
@@ -275,6 +281,7 @@ impl Options {
         add(self.p3d.base.is_some(), O::Base);
         add(self.animation.is_some(), O::Animation);
         add(self.rtm.skeletons.is_some(), O::Skeleton);
+        add(self.rtm.p3d.is_some(), O::P3d);
         v
     }
 
