@@ -326,6 +326,7 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
             clut_at: Optional[Tuple[int, int]] = None,
             clt: Optional[Source] = None,
             skeleton: Optional[Union[str, os.PathLike]] = None,
+            p3d: Optional[Source] = None,
             force: bool = False) -> Conversion:
     """Converts a file or model to ``target`` (``"glb"``, ``"gltf"``, ``"mdd"``, ``"pc2"``,
     ``"p3d"``, ``"png"``, ``"tmd"``, ``"tod"``, ``"json"``, or the source's own format), as
@@ -339,7 +340,9 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
     ``clut_at`` (PNG → TIM: depth 4/8/16, the image's and the CLUT's VRAM ``(x, y)``, as ``--bpp``,
     ``--vram`` and ``--clut X,Y``), ``clt`` (PXL → TIM/PNG: the palette, a CLT; a headerless one
     read with ``read(path, from_="clt")``; else the first ``tim``'s CLUT); ``skeleton`` (RTM → glTF: the path of a ``model.cfg`` whose
-    ``CfgSkeletons`` give the bone hierarchy, as ``--skeleton``); ``name`` names the output scene. Files an option names may be paths, bytes or models. An option the conversion does
+    ``CfgSkeletons`` give the bone hierarchy, as ``--skeleton``); ``p3d`` (RTM → glTF: the
+    MLOD model whose LOD, ``lod`` or the first naming a bone, becomes a mesh skinned to the
+    bones, as ``--p3d``); ``name`` names the output scene. Files an option names may be paths, bytes or models. An option the conversion does
     not read raises :class:`OptionError` naming it; a conversion retroanim does not offer raises
     :class:`ConversionError`.
 
@@ -368,10 +371,11 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
         out=None if out_path is None else os.fspath(out_path), intr_idx=intr_idx,
         resolution=resolution, bpp=bpp, vram=vram, clut_at=clut_at,
         clt=None if clt is None else _model(clt),
-        skeleton=None if skeleton is None else Path(skeleton).read_text(encoding="latin-1"))
+        skeleton=None if skeleton is None else Path(skeleton).read_text(encoding="latin-1"),
+        p3d=None if p3d is None else _model(p3d))
     extra = [Extra(suffix=s, format=f, data=d) for s, f, d, _ in extras]
     if out_path is not None:
-        inputs = [path] + [_path_of(o) for o in (tmd, base, *after, *tim)]
+        inputs = [path] + [_path_of(o) for o in (tmd, base, p3d, *after, *tim)]
         _write_outputs([(out_path, data, True)] + [(beside, d, False) for _, _, d, beside in extras],
                        inputs, force)
         extra = [Extra(suffix=s, format=f, data=d, path=Path(beside)) for s, f, d, beside in extras]
