@@ -59,7 +59,7 @@ fn animation() -> Rtm {
 }
 
 /// An MLOD of 60 boxes (8 points, 6 quads), box `b` in the named selection `bone{b}`.
-fn model() -> P3d {
+fn boxes() -> P3d {
     use p3d::{Bytes, Face, Lod, Point, SlotBytes, Tagg, TaggData, Text, VertexRef};
     let tagg = |name: String, data| Tagg {
         active: Some(1),
@@ -146,10 +146,25 @@ fn bench(c: &mut Criterion) {
     g.bench_function("convert to glb", |b| {
         b.iter(|| convert::convert(black_box(&model), Format::Glb, &Options::default()).unwrap())
     });
+    // The conversion's parts: validation (refused when invalid), the scene, the GLB writer.
+    let mlod = match &rtm {
+        Rtm::Mlod(m) => m.clone(),
+        Rtm::Bmtr(_) => unreachable!("built editable"),
+    };
+    g.bench_function("part: validate", |b| {
+        b.iter(|| black_box(&model).validate())
+    });
+    g.bench_function("part: scene", |b| {
+        b.iter(|| rtm::to_scene(black_box(&mlod), &rtm::SceneOptions::default()).unwrap())
+    });
+    let (scene, _) = rtm::to_scene(&mlod, &rtm::SceneOptions::default()).unwrap();
+    g.bench_function("part: glb writer", |b| {
+        b.iter(|| retroanim::export::gltf::write(black_box(&scene), Format::Glb).unwrap())
+    });
     let skinned = Options {
         rtm: convert::RtmInput {
             skeletons: None,
-            p3d: Some(model()),
+            p3d: Some(boxes()),
         },
         ..Options::default()
     };
