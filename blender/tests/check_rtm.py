@@ -4,9 +4,14 @@ glTF importer, and every bone's world matrix at every frame of the RTM is compar
 `retroanim play anim.rtm --json` says there (the RTM's matrices, x negated into glTF's axes).
 
 Usage: python3 blender/tests/check_rtm.py GLTF PLAY.jsonl [GLTF PLAY.jsonl ...]
+       [--addon RTM P3D GLTF PLAY.jsonl]
 (run by python/tests/test_blender_rtm.py). PLAY.jsonl is `play --json`'s output: one line per
 frame with its phase and every bone's 12 numbers. The glTF's times are phase x 1 s (the
 export's default duration); the scene runs at 60 fps and each frame is set with its subframe.
+
+With --addon, the add-on's own RTM import (File > Import > OFP/Arma RTM, which needs the
+`retroanim` Python package) reads RTM skinned to P3D, and its poses are compared the same way
+(GLTF, the CLI's export with the same options, gives the glTF rest matrices).
 
 Bones: the importer makes joints (the skinned export) armature bones and turns them, so a
 bone's pose is compared relative to its rest: Blender's pose x Blender's rest^-1 x the glTF's
@@ -82,12 +87,18 @@ def rtm_world(a):
     return s @ m @ s
 
 
-def check(gltf, play):
+def check(gltf, play, addon=None):
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     scene.render.fps = FPS
     scene.render.fps_base = 1.0
-    bpy.ops.import_scene.gltf(filepath=gltf, guess_original_bind_pose=False)
+    if addon is None:
+        bpy.ops.import_scene.gltf(filepath=gltf, guess_original_bind_pose=False)
+    else:
+        rtm, p3d = addon
+        load_addon()
+        if bpy.ops.import_scene.retroanim_rtm(filepath=rtm, p3d=p3d) != {"FINISHED"}:
+            fail(f"the add-on's RTM import of {rtm} did not finish")
     doc = json.load(open(gltf))
     rest = gltf_rest_worlds(doc)
     bones = {}
@@ -133,13 +144,35 @@ def check(gltf, play):
         m.type == "ARMATURE" for m in o.modifiers))
     largest = "; ".join(f"{k} largest {d:.3g}" + (f" (frame {w[0]} {w[1]!r})" if w else "")
                         for k, (d, w) in worst.items())
-    print(f"check_rtm: {gltf}: {len(frames)} frames, {count} bone poses: {largest}; "
+    label = gltf if addon is None else f"the add-on's import of {addon[0]} on {addon[1]}"
+    print(f"check_rtm: {label}: {len(frames)} frames, {count} bone poses: {largest}; "
           f"{len(bones)} armature bones, {skinned} skinned meshes")
     return skinned
 
 
+def load_addon():
+    import importlib.util
+    from pathlib import Path
+    if "retroanim_blender" in sys.modules:
+        return
+    here = Path(__file__).resolve().parent
+    spec = importlib.util.spec_from_file_location(
+        "retroanim_blender", here.parent / "__init__.py",
+        submodule_search_locations=[str(here.parent)])
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["retroanim_blender"] = mod
+    spec.loader.exec_module(mod)
+    mod.register()
+
+
 def main():
     args = sys.argv[1:]
+    if "--addon" in args:
+        k = args.index("--addon")
+        rtm, p3d, gltf, play = args[k + 1:k + 5]
+        del args[k:k + 5]
+        if check(gltf, play, addon=(rtm, p3d)) != 1:
+            fail(f"the add-on's import of {rtm} on {p3d} made no skinned mesh")
     if not args or len(args) % 2:
         fail("usage: check_rtm.py GLTF PLAY.jsonl [GLTF PLAY.jsonl ...]")
     for gltf, play in zip(args[::2], args[1::2]):

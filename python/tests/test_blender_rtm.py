@@ -1,6 +1,7 @@
 """RTM exports in Blender: `blender/tests/check_rtm.py` imports the glTF of every corpus RTM
-(and one skinned to a corpus P3D with `--p3d`) with Blender's glTF importer and compares every
-bone's world matrix at every frame with `retroanim play --json` (tolerances in the script).
+(and one skinned to a corpus P3D with `--p3d`) with Blender's glTF importer, and the same RTM
+and P3D through the add-on's RTM import, and compares every bone's world matrix at every frame
+with `retroanim play --json` (tolerances in the script).
 Skipped loudly without `bpy` unless RETROANIM_REQUIRE_CORPUS=1."""
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ def test_blender_poses_rtm_exports_as_play_does(cli, tmp_path):
         if k == 0:
             skinned = tmp_path / "skinned.gltf"
             cli.run("convert", rtm, skinned, "--p3d", model)
-            args += [skinned, play]
+            args += [skinned, play, "--addon", rtm, model, skinned, play]
     p = subprocess.run([sys.executable, REPO / "blender" / "tests" / "check_rtm.py", *args],
                        capture_output=True, text=True, timeout=900)
     report = [l for l in p.stdout.splitlines() + p.stderr.splitlines() if "check_rtm" in l]
     print("\n".join(report))
     assert p.returncode == 0, "\n".join(report) or p.stderr[-3000:]
-    assert sum("1 skinned meshes" in l for l in report) == 1, report
-    assert sum("bone poses" in l for l in report) == len(rtms) + 1, report
+    assert sum("1 skinned meshes" in l for l in report) == 2, report
+    assert sum("bone poses" in l for l in report) == len(rtms) + 2, report
