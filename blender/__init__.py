@@ -13,6 +13,11 @@ shape keys switched over time. Each vertex remembers the P3D point it came from 
 attribute ``retroanim_point``, found by matching the vertex's path through the frames with the
 LOD's point cache), so that the mesh can go back into the model.
 
+File → Import → "OFP/Arma RTM animation (retroanim)": ``retroanim.convert(rtm, "glb")`` (one
+joint per bone, nested by a ``model.cfg`` skeleton; with a P3D model, its LOD skinned to the
+bones, as ``retroanim convert anim.rtm out.glb --p3d model.p3d``) handed to Blender's glTF
+importer.
+
 File → Export → "P3D LOD frames (retroanim)": the active mesh, evaluated at every frame of the
 scene's range, becomes the LOD frames of a base P3D (via a PC2 point cache and
 ``retroanim.convert(..., base=...)``), written atomically.
@@ -67,14 +72,15 @@ def _retroanim():
     return retroanim
 
 
-def _import_glb(context, data: bytes) -> list:
-    """Imports glTF bytes through Blender's own importer; returns the new objects."""
+def _import_glb(context, data: bytes, **importer) -> list:
+    """Imports glTF bytes through Blender's own importer (with ``importer``'s options); returns
+    the new objects."""
     before = set(context.scene.objects)
     fd, path = tempfile.mkstemp(suffix=".glb")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        bpy.ops.import_scene.gltf(filepath=path)
+        bpy.ops.import_scene.gltf(filepath=path, **importer)
     finally:
         os.unlink(path)
     return [o for o in context.scene.objects if o not in before]
@@ -467,6 +473,66 @@ class IMPORT_OT_retroanim_p3d(bpy.types.Operator, ImportHelper):
         return {"FINISHED"}
 
 
+def import_rtm(context, filepath: str, *, p3d: str = "", lod: float = -1.0,
+               skeleton: str = "", duration: float = 0.0):
+    """Imports an OFP/Arma RTM animation as retroanim exports it to glTF (one joint per bone,
+    nested by ``skeleton``, a ``model.cfg``; with ``p3d`` the model's LOD skinned to the
+    bones); returns (objects, notes)."""
+    ra = _retroanim()
+    model = ra.read(filepath)
+    if model.format != "rtm":
+        raise ra.OptionError(f"{filepath}: a {model.format} file, not an RTM")
+    opts = {}
+    if p3d:
+        opts["p3d"] = p3d
+        if lod >= 0:
+            opts["lod"] = lod
+    if skeleton:
+        opts["skeleton"] = skeleton
+    if duration > 0:
+        opts["duration"] = duration
+    result = ra.convert(model, "glb", **opts)
+    # The bones rest at the first frame's pose (the nodes' rest), not at the identity inverse
+    # bind matrices (every bone at the origin).
+    objects = _import_glb(context, result.data, guess_original_bind_pose=False)
+    for obj in objects:
+        obj["retroanim_source"] = filepath
+    return objects, list(result.notes)
+
+
+class IMPORT_OT_retroanim_rtm(bpy.types.Operator, ImportHelper):
+    """Import an Operation Flashpoint / Arma RTM animation, optionally on its P3D (via retroanim)"""
+
+    bl_idname = "import_scene.retroanim_rtm"
+    bl_label = "Import OFP/Arma RTM animation"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".rtm"
+    filter_glob: StringProperty(default="*.rtm;*.RTM", options={"HIDDEN"})
+    p3d: StringProperty(name="Model (P3D)", subtype="FILE_PATH", default="",
+                        description="An MLOD P3D whose named selections name the bones: "
+                                    "its LOD is imported skinned to them (empty: bones only)")
+    lod: FloatProperty(name="LOD", default=-1.0,
+                       description="With a model: the LOD resolution (-1: the first naming a bone)")
+    skeleton: StringProperty(name="Skeleton (model.cfg)", subtype="FILE_PATH", default="",
+                             description="A model.cfg whose CfgSkeletons nest the bones "
+                                         "(empty: flat)")
+    duration: FloatProperty(name="Duration", default=0.0, min=0.0,
+                            description="Seconds the animation's phase 0..1 lasts (0: 1 s)")
+
+    def execute(self, context):
+        ra = _retroanim()
+        try:
+            _, notes = import_rtm(context, self.filepath, p3d=self.p3d, lod=self.lod,
+                                  skeleton=self.skeleton, duration=self.duration)
+        except (ra.RetroanimError, OSError) as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        for n in notes:
+            self.report({"WARNING"}, str(n))
+        return {"FINISHED"}
+
+
 class EXPORT_OT_retroanim_p3d_frames(bpy.types.Operator, ExportHelper):
     """Write the active mesh's animation over the scene's frame range as LOD frames of a P3D"""
 
@@ -540,6 +606,7 @@ class EXPORT_OT_retroanim_psx(bpy.types.Operator, ExportHelper):
 def _menu_import(self, context):
     self.layout.operator(IMPORT_OT_retroanim_psx.bl_idname, text="PlayStation TOD/HMD/TMD")
     self.layout.operator(IMPORT_OT_retroanim_p3d.bl_idname, text="OFP/Arma P3D (with LOD frames)")
+    self.layout.operator(IMPORT_OT_retroanim_rtm.bl_idname, text="OFP/Arma RTM animation")
 
 
 def _menu_export(self, context):
@@ -547,8 +614,8 @@ def _menu_export(self, context):
     self.layout.operator(EXPORT_OT_retroanim_p3d_frames.bl_idname, text="P3D LOD frames")
 
 
-CLASSES = (IMPORT_OT_retroanim_psx, IMPORT_OT_retroanim_p3d, EXPORT_OT_retroanim_psx,
-           EXPORT_OT_retroanim_p3d_frames)
+CLASSES = (IMPORT_OT_retroanim_psx, IMPORT_OT_retroanim_p3d, IMPORT_OT_retroanim_rtm,
+           EXPORT_OT_retroanim_psx, EXPORT_OT_retroanim_p3d_frames)
 
 
 def register():

@@ -328,6 +328,7 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
             skeleton: Optional[Union[str, os.PathLike]] = None,
             vdf: Optional[Source] = None, ndf: Optional[Source] = None,
             mime_weights: Optional[Sequence[Sequence[int]]] = None,
+            p3d: Optional[Source] = None,
             force: bool = False) -> Conversion:
     """Converts a file or model to ``target`` (``"glb"``, ``"gltf"``, ``"mdd"``, ``"pc2"``,
     ``"p3d"``, ``"png"``, ``"tmd"``, ``"tod"``, ``"json"``, or the source's own format), as
@@ -345,7 +346,9 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
     MIMe vertex and normal differences as morph targets, as ``--vdf``/``--ndf``; paths and bytes
     are read as VDF/NDF) and ``mime_weights`` (frames of one integer weight per key, 4096 = 1.0:
     a weights animation, as ``--mime-weights``); glTF → ``"vdf"``/``"ndf"`` takes the base ``tmd``;
-    ``name`` names the output scene. Files an option names may be paths, bytes or models. An option the conversion does
+    ``p3d`` (RTM → glTF: the MLOD model whose LOD, ``lod`` or the first naming a bone, becomes a
+    mesh skinned to the bones, as ``--p3d``); ``name`` names the output scene. Files an option
+    names may be paths, bytes or models. An option the conversion does
     not read raises :class:`OptionError` naming it; a conversion retroanim does not offer raises
     :class:`ConversionError`.
 
@@ -380,10 +383,11 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
         skeleton=None if skeleton is None else Path(skeleton).read_text(encoding="latin-1"),
         vdf=None if vdf is None else _model(vdf, "vdf"),
         ndf=None if ndf is None else _model(ndf, "ndf"),
-        mime_weights=None if mime_weights is None else [[int(w) for w in f] for f in mime_weights])
+        mime_weights=None if mime_weights is None else [[int(w) for w in f] for f in mime_weights],
+        p3d=None if p3d is None else _model(p3d))
     extra = [Extra(suffix=s, format=f, data=d) for s, f, d, _ in extras]
     if out_path is not None:
-        inputs = [path] + [_path_of(o) for o in (tmd, base, vdf, ndf, *after, *tim)]
+        inputs = [path] + [_path_of(o) for o in (tmd, base, vdf, ndf, p3d, *after, *tim)]
         _write_outputs([(out_path, data, True)] + [(beside, d, False) for _, _, d, beside in extras],
                        inputs, force)
         extra = [Extra(suffix=s, format=f, data=d, path=Path(beside)) for s, f, d, beside in extras]

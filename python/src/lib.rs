@@ -661,7 +661,7 @@ enum Source<'py> {
     tmd=None, after=Vec::new(), tim=Vec::new(), clut=None, semi_transparent=false, sequence=None,
     stream_id=None, speed=None, lod=None, base=None, animation=None, name=None, out=None,
     intr_idx=None, resolution=None, bpp=None, vram=None, clut_at=None, clt=None, skeleton=None,
-    vdf=None, ndf=None, mime_weights=None
+    vdf=None, ndf=None, mime_weights=None, p3d=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn convert_model<'py>(
@@ -697,6 +697,7 @@ fn convert_model<'py>(
     vdf: Option<PyRef<'_, PyModel>>,
     ndf: Option<PyRef<'_, PyModel>>,
     mime_weights: Option<Vec<Vec<i32>>>,
+    p3d: Option<PyRef<'_, PyModel>>,
 ) -> PyResult<Converted<'py>> {
     let target = format_named("to", target)?;
     let mut o = Options::default();
@@ -761,6 +762,12 @@ fn convert_model<'py>(
     o.mime.weights = mime_weights;
     o.animation = animation;
     o.name = name;
+    if let Some(m) = p3d.as_deref() {
+        match model_of(m, "p3d", Format::P3d)? {
+            retroanim::Model::P3d(p) => o.rtm.p3d = Some(p.clone()),
+            _ => unreachable!("model_of checked the format"),
+        }
+    }
     if let Some(text) = skeleton {
         o.rtm.skeletons =
             Some(retroanim::formats::rtm::skeleton::parse_model_cfg(&text).map_err(to_py)?);

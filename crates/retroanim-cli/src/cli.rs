@@ -143,7 +143,8 @@ pub struct RenderArgs {
     #[arg(long, value_name = "S")]
     pub stream_id: Option<u8>,
     /// P3D: the LOD by its resolution value or name as `info` prints it (e.g. 1, 1e13,
-    /// Geometry). Default: the first LOD with frames, else the first LOD.
+    /// Geometry). Default: the first LOD with frames, else the first LOD (RTM → glTF with
+    /// --p3d: the first LOD whose named selections name a bone).
     #[arg(long, value_name = "RES", value_parser = parse_lod)]
     pub lod: Option<f64>,
     /// Background colour RRGGBB (hex; default 404040).
@@ -430,7 +431,8 @@ pub struct ConvertArgs {
     #[arg(long, value_name = "SECONDS")]
     pub duration: Option<f32>,
     /// P3D: the LOD by its resolution value or name as `info` prints it (e.g. 1, 1e13,
-    /// Geometry). Default: the first LOD with frames, else the first LOD.
+    /// Geometry). Default: the first LOD with frames, else the first LOD (RTM → glTF with
+    /// --p3d: the first LOD whose named selections name a bone).
     #[arg(long, value_name = "RES", value_parser = parse_lod)]
     pub lod: Option<f64>,
     /// Cache or glTF → P3D: the model whose LOD frames the cache (or the glTF's morph
@@ -445,6 +447,10 @@ pub struct ConvertArgs {
     /// naming most of the RTM's bones); without it the joints are flat.
     #[arg(long, value_name = "MODEL.CFG")]
     pub skeleton: Option<PathBuf>,
+    /// RTM → glTF: the P3D model (an editable MLOD) the animation moves: its LOD (--lod, default
+    /// the first whose named selections name a bone) becomes a mesh skinned to the joints.
+    #[arg(long, value_name = "MODEL.P3D")]
+    pub p3d: Option<PathBuf>,
     /// Axes: `default` or `raw` (coordinates as stored). P3D: point caches in Arma 3 Object
     /// Builder's Blender axes, glTF right-handed +Y up with the model facing +Z. TOD/TMD/HMD → glTF:
     /// the PlayStation's Y-down axes turned 180° about X into glTF's +Y up.

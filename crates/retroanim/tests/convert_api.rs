@@ -153,12 +153,13 @@ fn with(o: OptionName) -> Options {
         OptionName::Bpp => opts.textures.bpp = Some(8),
         OptionName::Vram => opts.textures.vram = Some((640, 0)),
         OptionName::ClutAt => opts.textures.clut_at = Some((0, 480)),
+        OptionName::P3d => opts.rtm.p3d = Some(sample_p3d()),
         _ => unreachable!("every option is listed in ALL_OPTIONS"),
     }
     opts
 }
 
-const ALL_OPTIONS: [OptionName; 17] = [
+const ALL_OPTIONS: [OptionName; 18] = [
     OptionName::Bpp,
     OptionName::Vram,
     OptionName::ClutAt,
@@ -176,6 +177,7 @@ const ALL_OPTIONS: [OptionName; 17] = [
     OptionName::StreamId,
     OptionName::Lod,
     OptionName::Base,
+    OptionName::P3d,
 ];
 
 /// The options each conversion reads, as the README's format table and option help state them.

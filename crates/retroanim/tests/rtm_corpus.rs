@@ -171,6 +171,7 @@ fn corpus_rtm_with_a_skeleton_nests_the_joints_and_still_comes_back() {
     let opts = Options {
         rtm: convert::RtmInput {
             skeletons: Some(skeletons),
+            p3d: None,
         },
         ..Options::default()
     };

@@ -347,6 +347,7 @@ fn protected<'a>(input: &'a Path, args: &'a ConvertArgs) -> Vec<&'a Path> {
     let mut v = vec![input];
     v.extend(args.base.as_deref());
     v.extend(args.skeleton.as_deref());
+    v.extend(args.p3d.as_deref());
     v.extend(args.tmd.as_deref());
     v.extend(args.tim.iter().map(PathBuf::as_path));
     v.extend(args.after.iter().map(PathBuf::as_path));
@@ -485,6 +486,7 @@ fn options(args: &ConvertArgs) -> Result<Options> {
             convert::mime::weights_from_json(&data).with_context(|| path.display().to_string())?,
         );
     }
+    o.rtm.p3d = super::load_p3d(args.p3d.as_deref(), "--p3d")?;
     o.animation = args.animation;
     if let Some(cfg) = &args.skeleton {
         let bytes = crate::io::read_named(cfg, o.limits.max_input_bytes)

@@ -177,6 +177,19 @@ pub fn load_diff(
         .with_context(|| format!("{} (read as {format})", path.display()))
 }
 
+/// Reads the P3D an option names (`--p3d`), if any.
+pub fn load_p3d(path: Option<&Path>, flag: &str) -> Result<Option<retroanim::formats::p3d::P3d>> {
+    let Some(path) = path else { return Ok(None) };
+    match load(path)? {
+        (_, Model::P3d(p)) => Ok(Some(p)),
+        (_, m) => anyhow::bail!(
+            "{}: a {} file; {flag} needs a P3D model",
+            path.display(),
+            m.format()
+        ),
+    }
+}
+
 /// Reads the TIMs named by `--tim`, in order.
 pub fn load_tims(paths: &[std::path::PathBuf]) -> Result<Vec<retroanim::formats::tim::Tim>> {
     paths

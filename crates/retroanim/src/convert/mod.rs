@@ -134,6 +134,9 @@ pub struct RtmInput {
     /// RTM → glTF: the skeletons of a `model.cfg` (`--skeleton`), parsed with
     /// [`crate::formats::rtm::skeleton::parse_model_cfg`]; the one naming most bones is used.
     pub skeletons: Option<Vec<crate::formats::rtm::Skeleton>>,
+    /// RTM → glTF: the model the animation moves (`--p3d`, an MLOD): one LOD (`--lod`, default
+    /// the first whose named selections name a bone) becomes a mesh skinned to the bones.
+    pub p3d: Option<crate::formats::p3d::P3d>,
 }
 
 /// Everything a conversion may be told. Unset fields take each conversion's defaults; a set
@@ -220,6 +223,8 @@ pub enum OptionName {
     Ndf,
     /// [`MimeInput::weights`].
     MimeWeights,
+    /// [`RtmInput::p3d`].
+    P3d,
 }
 
 impl OptionName {
@@ -252,6 +257,7 @@ impl OptionName {
             OptionName::Vdf => "vdf",
             OptionName::Ndf => "ndf",
             OptionName::MimeWeights => "mime-weights",
+            OptionName::P3d => "p3d",
         }
     }
 }
@@ -292,6 +298,7 @@ impl Options {
         add(self.mime.vdf.is_some(), O::Vdf);
         add(self.mime.ndf.is_some(), O::Ndf);
         add(self.mime.weights.is_some(), O::MimeWeights);
+        add(self.rtm.p3d.is_some(), O::P3d);
         v
     }
 

@@ -3,7 +3,9 @@
 //!
 //! - RTM → glTF/GLB: one joint per bone, flat or under `--skeleton` (a `model.cfg`'s
 //!   `CfgSkeletons`; the skeleton naming most of the RTM's bones is used), one animation of
-//!   phase × `--duration` seconds (default 1).
+//!   phase × `--duration` seconds (default 1). With `--p3d model.p3d` (an MLOD) one LOD
+//!   (`--lod`, default the first whose named selections name a bone) is added as a mesh
+//!   skinned to the joints ([`crate::formats::rtm::skinned_scene`]).
 //! - glTF/GLB → RTM: the first animation (or `--animation N`), its bones' world matrices at
 //!   every key time; phase = time / `--duration` (default: the duration the RTM export
 //!   recorded, else the last key time).
@@ -21,7 +23,17 @@ pub(super) fn to_gltf(
     target: Format,
     opts: &Options,
 ) -> Result<Conversion> {
-    opts.check(Format::Rtm, target, &[O::Duration, O::Skeleton])?;
+    if opts.p3d.lod.is_some() && opts.rtm.p3d.is_none() {
+        return Err(super::option_error(
+            O::Lod,
+            "applies to RTM → glTF only with --p3d (it picks the model's LOD to skin)".into(),
+        ));
+    }
+    opts.check(
+        Format::Rtm,
+        target,
+        &[O::Duration, O::Skeleton, O::P3d, O::Lod],
+    )?;
     let m = r.mlod()?;
     refuse_invalid(model)?;
     let names: Vec<&str> = m.bones.iter().map(|b| b.name.as_str()).collect();
@@ -42,20 +54,93 @@ pub(super) fn to_gltf(
             }
         },
     };
-    let (scene, scene_notes) = rtm::to_scene(
-        m,
-        &rtm::SceneOptions {
-            duration: opts.timing.duration,
-            skeleton,
-            name: opts.name.clone(),
-        },
-    )?;
+    let scene_opts = rtm::SceneOptions {
+        duration: opts.timing.duration,
+        skeleton,
+        name: opts.name.clone(),
+    };
+    let (scene, scene_notes) = match &opts.rtm.p3d {
+        None => rtm::to_scene(m, &scene_opts)?,
+        Some(p3d) => {
+            let lod = skinned_lod(m, p3d, opts, &mut notes)?;
+            rtm::skinned_scene(m, p3d, lod, &scene_opts)?
+        }
+    };
     notes.extend(scene_notes);
     Ok(done_notes(
         crate::export::gltf::write(&scene, target)?,
         target,
         notes,
     ))
+}
+
+/// The LOD of `p3d` to skin: `--lod`, else the first whose named selections name a bone (with a
+/// note when others do too).
+fn skinned_lod(
+    m: &rtm::Mlod,
+    p3d: &crate::formats::p3d::P3d,
+    opts: &Options,
+    notes: &mut Vec<super::Note>,
+) -> Result<usize> {
+    use crate::formats::p3d::P3d;
+    if matches!(p3d, P3d::Odol(_)) {
+        return Err(super::option_error(
+            O::P3d,
+            "a binarised (ODOL) P3D: the named selections that say which vertices each bone moves are read only from an editable MLOD P3D".into(),
+        ));
+    }
+    let skinnable = rtm::skinnable_lods(m, p3d);
+    let resolutions: Vec<f32> = (0..p3d.lod_count()).map(|i| p3d.resolution(i)).collect();
+    let some_bones = || {
+        let names: Vec<&str> = m.bones.iter().take(3).map(|b| b.name.as_str()).collect();
+        format!(
+            "{}{}",
+            names.join(", "),
+            if m.bones.len() > 3 { ", …" } else { "" }
+        )
+    };
+    let Some(&first) = skinnable.first() else {
+        return Err(super::option_error(
+            O::P3d,
+            format!(
+                "no named selection of its {} LODs is named after one of the RTM's {} bones ({}): nothing to skin",
+                resolutions.len(),
+                m.bones.len(),
+                some_bones()
+            ),
+        ));
+    };
+    let lod = super::p3d::lod_index(
+        opts.p3d.lod,
+        first,
+        |r| p3d.find_lod(r),
+        resolutions.iter().copied(),
+    )?;
+    if !skinnable.contains(&lod) {
+        let name = |i: usize| crate::formats::p3d::lod_name(resolutions[i]);
+        return Err(super::option_error(
+            O::Lod,
+            format!(
+                "LOD {lod} ({}) has no named selection named after one of the RTM's bones ({}); the LODs that do: {}",
+                name(lod),
+                some_bones(),
+                skinnable.iter().map(|&i| name(i)).collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
+    if opts.p3d.lod.is_none() && skinnable.len() > 1 {
+        let name = |i: usize| crate::formats::p3d::lod_name(resolutions[i]);
+        notes.push(super::Note {
+            code: "other-lods",
+            message: format!(
+                "LOD {lod} ({}) is skinned; {} other LODs name the bones too and are left out ({}): pass --lod for another",
+                name(lod),
+                skinnable.len() - 1,
+                skinnable[1..].iter().map(|&i| name(i)).collect::<Vec<_>>().join(", ")
+            ),
+        });
+    }
+    Ok(lod)
 }
 
 /// glTF or GLB → RTM.

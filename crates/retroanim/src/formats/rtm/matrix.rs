@@ -85,13 +85,20 @@ pub(crate) fn polar(m: &M3) -> Option<(M3, M3)> {
 pub(crate) fn symmetric_eigen(s: &M3) -> (M3, [f64; 3]) {
     let mut a = *s;
     let mut v = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    // Converged when what is left off the diagonal is below f64's resolution of the matrix
+    // (quadratic convergence: a few sweeps; 32 bounds a matrix of NaNs).
+    let size = (0..3)
+        .flat_map(|i| (0..3).map(move |j| (i, j)))
+        .map(|(i, j)| s[i][j].abs())
+        .fold(0.0, f64::max);
+    let tiny = (size * 1e-17).max(1e-300);
     for _ in 0..32 {
         let off = a[0][1].abs() + a[0][2].abs() + a[1][2].abs();
-        if off < 1e-300 {
+        if off.is_nan() || off < tiny {
             break;
         }
         for (p, q) in [(0, 1), (0, 2), (1, 2)] {
-            if a[p][q].abs() < 1e-300 {
+            if a[p][q].abs() < tiny {
                 continue;
             }
             let theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);

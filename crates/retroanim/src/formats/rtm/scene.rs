@@ -100,6 +100,15 @@ pub(crate) fn affine_inverse(m: &M4) -> M4 {
 
 /// The scene of an RTM (editable form), and notes on what it could not carry.
 pub fn to_scene(m: &Mlod, opts: &SceneOptions) -> Result<(Scene, Vec<Note>)> {
+    to_scene_joints(m, opts).map(|(s, n, _)| (s, n))
+}
+
+/// [`to_scene`], and the node of each bone's joint (the inner node of a sheared bone) in bone
+/// order; the root is node 0.
+pub(crate) fn to_scene_joints(
+    m: &Mlod,
+    opts: &SceneOptions,
+) -> Result<(Scene, Vec<Note>, Vec<usize>)> {
     let unencodable = |what: String| Error::Unencodable {
         format: Format::Gltf,
         what,
@@ -244,7 +253,7 @@ pub fn to_scene(m: &Mlod, opts: &SceneOptions) -> Result<(Scene, Vec<Note>)> {
         }}),
         ..Scene::default()
     };
-    Ok((scene, notes))
+    Ok((scene, notes, joint))
 }
 
 const IDENTITY3: M3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
