@@ -149,3 +149,27 @@ fn play_prints_the_vertices_the_console_computes() {
         .assert()
         .failure();
 }
+
+/// Files without a magic number are read as their name says when their bytes begin no known
+/// format: `info`, `validate` and `roundtrip` of MD0.VDF / MD0.NDF need no `--from`; a `.vdf`
+/// name on a TIM's bytes is still a TIM (the content decides first).
+#[test]
+fn vdf_and_ndf_files_are_read_by_their_names() {
+    let (Some(vdf), Some(ndf), Some(tmd)) =
+        (sample("MD0.VDF"), sample("MD0.NDF"), sample("MD0.TMD"))
+    else {
+        return;
+    };
+    let info = common::succeed(retroanim().arg("info").arg("--json").arg(&vdf));
+    let text = String::from_utf8_lossy(&info.stdout);
+    assert!(text.contains("\"format\":\"vdf\""), "{text}");
+    let v = common::succeed(retroanim().arg("validate").arg(&ndf));
+    assert!(String::from_utf8_lossy(&v.stdout).contains("ndf"));
+    let r = common::succeed(retroanim().arg("roundtrip").arg(&vdf));
+    assert!(String::from_utf8_lossy(&r.stdout).contains("identical"));
+    let dir = tempfile::tempdir().unwrap();
+    let named = dir.path().join("model.vdf");
+    std::fs::copy(&tmd, &named).unwrap();
+    let info = common::succeed(retroanim().arg("info").arg("--json").arg(&named));
+    assert!(String::from_utf8_lossy(&info.stdout).contains("\"format\":\"tmd\""));
+}

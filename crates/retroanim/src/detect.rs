@@ -36,9 +36,9 @@ pub enum Format {
     Clt,
     /// PlayStation sprite-editor pixel data (ID 0x11).
     Pxl,
-    /// MIMe vertex difference file (MIMEFILT; no magic: named by `--from vdf`).
+    /// MIMe vertex difference file (MIMEFILT; no magic: named by `--from vdf` or a `.vdf` name).
     Vdf,
-    /// MIMe normal difference file (MIMEFILT; no magic: named by `--from ndf`).
+    /// MIMe normal difference file (MIMEFILT; no magic: named by `--from ndf` or a `.ndf` name).
     Ndf,
     /// Operation Flashpoint / Arma skeletal animation (`RTM_0101`, `RTM_MDAT`, `BMTR`).
     Rtm,

@@ -132,7 +132,8 @@ pub fn load(path: &Path) -> Result<(Vec<u8>, Model)> {
 
 /// The bytes of an input and the format to read them as (`None`: detect). LAB source — named by
 /// `--from lab` or a `.lab` file name, since text has no magic number — is assembled first
-/// (includes beside the file, then the built-in `hmd.def`), giving HMD bytes.
+/// (includes beside the file, then the built-in `hmd.def`), giving HMD bytes. A `.vdf`, `.ndf`
+/// or `.clt` file whose bytes begin no known format is read as its name says.
 pub fn input_bytes(path: &Path) -> Result<(Vec<u8>, Option<Format>)> {
     let forced = forced_format()?;
     let is_lab = path
@@ -146,7 +147,25 @@ pub fn input_bytes(path: &Path) -> Result<(Vec<u8>, Option<Format>)> {
             .map_err(|e| anyhow!("{e}"))?;
         return Ok((bytes, Some(Format::Hmd)));
     }
-    Ok((crate::io::read_input(path)?, forced))
+    let bytes = crate::io::read_input(path)?;
+    // Formats without a magic number (a VDF, an NDF, a headerless CLT palette) are read as
+    // their file's name says when the bytes begin no format retroanim knows.
+    if forced.is_none() && retroanim::detect(&bytes).is_none() {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        let named = match ext.as_deref() {
+            Some("vdf") => Some(Format::Vdf),
+            Some("ndf") => Some(Format::Ndf),
+            Some("clt") => Some(Format::Clt),
+            _ => None,
+        };
+        if named.is_some() {
+            return Ok((bytes, named));
+        }
+    }
+    Ok((bytes, forced))
 }
 
 /// Reads the TMD named by `--tmd`, if any.
