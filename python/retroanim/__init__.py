@@ -98,9 +98,23 @@ def read(source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview],
 
     Raises :class:`MalformedError` (with ``.format``, ``.offset``, ``.message``) when the input
     breaks its format, :class:`UnknownFormatError` when no format is recognised, and
-    :class:`OSError` when the path cannot be read.
+    :class:`OSError` when the path cannot be read. A ``.vdf``, ``.ndf`` or ``.clt`` file whose
+    bytes begin no known format (these have no magic number) is read as its name says, as the
+    CLI does.
     """
-    return _native.read(_bytes_of(source), from_)
+    data = _bytes_of(source)
+    if from_ is None and not isinstance(source, (bytes, bytearray, memoryview)):
+        named = _NAMED_BY_SUFFIX.get(Path(source).suffix.lower())
+        if named is not None:
+            try:
+                return _native.read(data, None)
+            except UnknownFormatError:
+                return _native.read(data, named)
+    return _native.read(data, from_)
+
+
+#: Formats without a magic number, read by a file's suffix when its bytes name no format.
+_NAMED_BY_SUFFIX = {".vdf": "vdf", ".ndf": "ndf", ".clt": "clt"}
 
 
 def _path_of(source: Optional[Source]) -> Optional[Path]:

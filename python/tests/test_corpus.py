@@ -316,3 +316,9 @@ def test_files_read_by_name_equal_the_cli(kind, cli):
         assert info.pop("path") == str(path)
         assert model.summary() == info, name
 
+
+@pytest.mark.parametrize("kind", sorted(NAMED))
+def test_files_without_magic_read_by_their_suffix(kind):
+    for name, path in corpus_files(kind):
+        assert retroanim.read(path).format == NAMED[kind], name
+
