@@ -59,16 +59,17 @@ fn play(args: &PlayArgs, out: &mut Stream, mut lines: Option<&mut JsonLines>) ->
             other.format()
         ),
     };
-    let hmd_only = [
-        ("--sequence", args.sequence.is_some()),
-        ("--stream-id", args.stream_id.is_some()),
-        ("--speed", args.speed.is_some()),
-        ("--intr-idx", args.intr_idx.is_some()),
-        ("--aframe", args.aframe.is_some()),
-        ("--mime-weights", !args.mime_weights.is_empty()),
-        ("--vertices", args.vertices),
+    // --phase, --step and --weights were refused above.
+    let tod_takes = [
+        "--tmd",
+        "--after",
+        "--frame",
+        "--frames",
+        "--phase",
+        "--step",
+        "--weights",
     ];
-    if let Some((flag, _)) = hmd_only.iter().find(|(_, given)| *given) {
+    if let Some(flag) = first_flag_not_in(args, &tod_takes) {
         bail!(
             "{}: {flag} is for HMD animations; this is a TOD",
             args.file.display()
@@ -194,4 +195,28 @@ fn range(args: &PlayArgs) -> Result<(u32, u32)> {
     };
     let (a, b) = super::frame_range(s)?;
     Ok((a, b.unwrap_or(u32::MAX)))
+}
+
+/// The first of `play`'s flags given on the command line that is not in `takes` (each kind of
+/// file takes its own), as `--flag`.
+pub(super) fn first_flag_not_in(args: &PlayArgs, takes: &[&str]) -> Option<&'static str> {
+    [
+        ("--tmd", args.tmd.is_some()),
+        ("--after", !args.after.is_empty()),
+        ("--frame", args.frame.is_some()),
+        ("--frames", args.frames.is_some()),
+        ("--sequence", args.sequence.is_some()),
+        ("--stream-id", args.stream_id.is_some()),
+        ("--speed", args.speed.is_some()),
+        ("--intr-idx", args.intr_idx.is_some()),
+        ("--aframe", args.aframe.is_some()),
+        ("--mime-weights", !args.mime_weights.is_empty()),
+        ("--weights", !args.weights.is_empty()),
+        ("--vertices", args.vertices),
+        ("--phase", args.phase.is_some()),
+        ("--step", args.step),
+    ]
+    .into_iter()
+    .find(|(flag, given)| *given && !takes.contains(flag))
+    .map(|(flag, _)| flag)
 }

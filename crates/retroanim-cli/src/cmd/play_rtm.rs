@@ -15,19 +15,7 @@ pub fn run(
     out: &mut Stream,
     mut lines: Option<&mut JsonLines>,
 ) -> Result<()> {
-    let other = [
-        ("--tmd", args.tmd.is_some()),
-        ("--after", !args.after.is_empty()),
-        ("--frame", args.frame.is_some()),
-        ("--sequence", args.sequence.is_some()),
-        ("--stream-id", args.stream_id.is_some()),
-        ("--speed", args.speed.is_some()),
-        ("--intr-idx", args.intr_idx.is_some()),
-        ("--aframe", args.aframe.is_some()),
-        ("--mime-weights", !args.mime_weights.is_empty()),
-        ("--vertices", args.vertices),
-    ];
-    if let Some((flag, _)) = other.iter().find(|(_, given)| *given) {
+    if let Some(flag) = super::play::first_flag_not_in(args, &["--frames", "--phase", "--step"]) {
         bail!(
             "{}: {flag} is not for RTM animations (they take --frames, --phase, --step)",
             args.file.display()
