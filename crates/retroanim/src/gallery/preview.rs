@@ -50,12 +50,7 @@ pub fn tmd_png(tmd: &Tmd, assembly: &Assembly, asset: &Asset) -> Result<(Vec<u8>
         &mut Budget::preview(&limits, 1),
     )?;
     notes.extend(drawn.iter().map(|n| format!("picture: {n}")));
-    let png = encode_png(&Rgba {
-        width: fb.width,
-        height: fb.height,
-        pixels: fb.to_rgba(),
-    })?;
-    Ok((png, notes))
+    Ok((png_of(&fb)?, notes))
 }
 
 /// A drawn preview: the PNG, its number of pictures, notes for the card.
@@ -136,14 +131,19 @@ pub fn animated_png(
             );
             notes.extend(r.notes.iter().map(|n| format!("picture: {n}")));
             notes.extend(drawn.iter().map(|n| format!("picture: {n}")));
-            let png = encode_png(&Rgba {
-                width: fb.width,
-                height: fb.height,
-                pixels: fb.to_rgba(),
-            })?;
-            return Ok(Ok((png, 1, notes)));
+            return Ok(Ok((png_of(&fb)?, 1, notes)));
         }
     }
     notes.extend(r.notes.iter().map(|n| format!("picture: {n}")));
     Ok(Ok((r.bytes, r.frames, notes)))
 }
+
+/// A drawn picture as PNG bytes.
+fn png_of(fb: &crate::render::Framebuffer) -> Result<Vec<u8>> {
+    encode_png(&Rgba {
+        width: fb.width,
+        height: fb.height,
+        pixels: fb.to_rgba(),
+    })
+}
+
