@@ -403,6 +403,21 @@ def export_psx(context, filepath: str, *, selection_only: bool = False, scale: f
     return ra.convert(data, target, filepath, force=force, **opts), _glb_node_names(data)
 
 
+def _run_reporting(op, action):
+    """Runs ``action`` (returning its notes) for operator ``op``: a library or file error is
+    reported as an error and cancels; each note is a warning (texture pairings: info)."""
+    ra = _retroanim()
+    try:
+        notes = action()
+    except (ra.RetroanimError, OSError) as e:
+        op.report({"ERROR"}, str(e))
+        return {"CANCELLED"}
+    for n in notes:
+        level = "INFO" if getattr(n, "code", "") == "paired-textures" else "WARNING"
+        op.report({level}, str(n))
+    return {"FINISHED"}
+
+
 class IMPORT_OT_retroanim_psx(bpy.types.Operator, ImportHelper):
     """Import a PlayStation TOD animation, HMD model or TMD model (via retroanim)"""
 
@@ -429,19 +444,10 @@ class IMPORT_OT_retroanim_psx(bpy.types.Operator, ImportHelper):
                     "whose VRAM place holds the texels its polygons sample")
 
     def execute(self, context):
-        ra = _retroanim()
-        try:
-            _, notes = import_psx(context, self.filepath, tmd=self.tmd, tims=self.tims,
-                                  sequence=self.sequence, scale=self.scale, axes=self.axes,
-                                  smooth=self.smooth, set_fps=self.set_fps,
-                                  find_textures=self.find_textures)
-        except (ra.RetroanimError, OSError) as e:
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
-        for n in notes:
-            level = "INFO" if getattr(n, "code", "") == "paired-textures" else "WARNING"
-            self.report({level}, str(n))
-        return {"FINISHED"}
+        return _run_reporting(self, lambda: import_psx(
+            context, self.filepath, tmd=self.tmd, tims=self.tims, sequence=self.sequence,
+            scale=self.scale, axes=self.axes, smooth=self.smooth, set_fps=self.set_fps,
+            find_textures=self.find_textures)[1])
 
 
 class IMPORT_OT_retroanim_p3d(bpy.types.Operator, ImportHelper):
@@ -461,16 +467,9 @@ class IMPORT_OT_retroanim_p3d(bpy.types.Operator, ImportHelper):
     axes: EnumProperty(name="Axes", items=AXES, default="default")
 
     def execute(self, context):
-        ra = _retroanim()
-        try:
-            _, notes = import_p3d(context, self.filepath, lod=self.lod, fps=self.fps,
-                                  duration=self.duration, axes=self.axes)
-        except (ra.RetroanimError, OSError) as e:
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
-        for n in notes:
-            self.report({"WARNING"}, str(n))
-        return {"FINISHED"}
+        return _run_reporting(self, lambda: import_p3d(
+            context, self.filepath, lod=self.lod, fps=self.fps, duration=self.duration,
+            axes=self.axes)[1])
 
 
 def import_rtm(context, filepath: str, *, p3d: str = "", lod: float = -1.0,
@@ -521,16 +520,9 @@ class IMPORT_OT_retroanim_rtm(bpy.types.Operator, ImportHelper):
                             description="Seconds the animation's phase 0..1 lasts (0: 1 s)")
 
     def execute(self, context):
-        ra = _retroanim()
-        try:
-            _, notes = import_rtm(context, self.filepath, p3d=self.p3d, lod=self.lod,
-                                  skeleton=self.skeleton, duration=self.duration)
-        except (ra.RetroanimError, OSError) as e:
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
-        for n in notes:
-            self.report({"WARNING"}, str(n))
-        return {"FINISHED"}
+        return _run_reporting(self, lambda: import_rtm(
+            context, self.filepath, p3d=self.p3d, lod=self.lod, skeleton=self.skeleton,
+            duration=self.duration)[1])
 
 
 class EXPORT_OT_retroanim_p3d_frames(bpy.types.Operator, ExportHelper):
