@@ -146,4 +146,3 @@ fn png_of(fb: &crate::render::Framebuffer) -> Result<Vec<u8>> {
         pixels: fb.to_rgba(),
     })
 }
-
