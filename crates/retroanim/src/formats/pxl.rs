@@ -172,27 +172,8 @@ pub fn validate(p: &Pxl) -> Vec<Issue> {
 
 /// Whether `data` starts a PXL: ID 0x11, FLAG 0 or 1, a non-empty section whose `bnum` covers it.
 pub(crate) fn looks_like(data: &[u8]) -> bool {
-    let w = |i: usize| {
-        data.get(i..i + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
-    let h = |i: usize| {
-        data.get(i..i + 2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]) as u64)
-    };
-    let (Some(0x11), Some(0 | 1), Some(bnum), Some(x), Some(y), Some(wd), Some(ht)) =
-        (w(0), w(4), w(8), h(12), h(14), h(16), h(18))
-    else {
-        return false;
-    };
-    // The section's bnum covers its W × H halfwords exactly (up to 16 bytes more), and the
-    // rectangle lies in the 1024 × 512 VRAM.
-    let need = 12 + 2 * wd * ht;
-    wd > 0
-        && ht > 0
-        && (need..=need + 16).contains(&(bnum as u64))
-        && x + wd <= 1024
-        && y + ht <= 512
+    tim::HalfHead::of(data)
+        .is_some_and(|head| head.id == 0x11 && matches!(head.flag, 0 | 1) && head.fits())
 }
 
 /// PXL + a palette → TIM: the PXL's pixel block and depth, the CLT's CLUT block (or `None`: a

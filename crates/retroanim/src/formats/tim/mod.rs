@@ -98,3 +98,48 @@ impl Tim {
         }
     }
 }
+
+/// The head of a file holding one half of a TIM (a PXL or a CLT): the ID word, the FLAG word
+/// and its one block's header, read from its first 20 bytes (the blob scan's test).
+pub(crate) struct HalfHead {
+    /// The ID word.
+    pub id: u32,
+    /// The FLAG word.
+    pub flag: u32,
+    /// The block's byte count, header included.
+    pub bnum: u32,
+    /// VRAM x, y, width (16-bit units) and height of the block.
+    pub rect: [u64; 4],
+}
+
+impl HalfHead {
+    /// The head at the start of `data`, `None` when `data` is shorter than it.
+    pub(crate) fn of(data: &[u8]) -> Option<HalfHead> {
+        let w = |i: usize| {
+            data.get(i..i + 4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        };
+        let h = |i: usize| {
+            data.get(i..i + 2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]) as u64)
+        };
+        Some(HalfHead {
+            id: w(0)?,
+            flag: w(4)?,
+            bnum: w(8)?,
+            rect: [h(12)?, h(14)?, h(16)?, h(18)?],
+        })
+    }
+
+    /// Whether the block's `bnum` covers its W × H halfwords exactly (up to 16 bytes more) and
+    /// its rectangle, not empty, lies in the 1024 × 512 VRAM.
+    pub(crate) fn fits(&self) -> bool {
+        let [x, y, wd, ht] = self.rect;
+        let need = 12 + 2 * wd * ht;
+        wd > 0
+            && ht > 0
+            && (need..=need + 16).contains(&(self.bnum as u64))
+            && x + wd <= 1024
+            && y + ht <= 512
+    }
+}
