@@ -132,7 +132,10 @@ fn v3_frames() -> Vec<(f32, [T; 2])> {
                 spine,
             ],
         ),
-        (0.5, [t([1.0, 0.0, 0.0, 0.0], [H_ONE, H_ONE, H_HALF]), spine]),
+        (
+            0.5,
+            [t([1.0, 0.0, 0.0, 0.0], [H_ONE, H_ONE, H_HALF]), spine],
+        ),
         (1.0, [t([0.0, h, 0.0, h], [H0, H_ONE, H_TWO]), IDENTITY]),
     ]
 }
@@ -187,14 +190,9 @@ fn local(t: &T) -> Affine {
 
 /// `W = W_parent · L`.
 fn compose(parent: &Affine, l: &Affine) -> Affine {
-    let mut r = [[0.0; 3]; 3];
-    let mut p = parent.1;
-    for i in 0..3 {
-        for j in 0..3 {
-            r[i][j] = (0..3).map(|k| parent.0[i][k] * l.0[k][j]).sum();
-        }
-        p[i] += (0..3).map(|k| parent.0[i][k] * l.1[k]).sum::<f64>();
-    }
+    let a = &parent.0;
+    let r = [0, 1, 2].map(|i| [0, 1, 2].map(|j| (0..3).map(|k| a[i][k] * l.0[k][j]).sum()));
+    let p = [0, 1, 2].map(|i| parent.1[i] + (0..3).map(|k| a[i][k] * l.1[k]).sum::<f64>());
     (r, p)
 }
 
@@ -243,7 +241,11 @@ fn v3_raw_frames_decode_to_the_values_put_in_and_write_back() {
     for (f, (_, ts)) in v3_frames().iter().enumerate() {
         for (k, t) in ts.iter().enumerate() {
             let got = &b.frames[f].transforms[k];
-            assert_eq!((got.rotation, got.position), (t.q, t.p), "frame {f} bone {k}");
+            assert_eq!(
+                (got.rotation, got.position),
+                (t.q, t.p),
+                "frame {f} bone {k}"
+            );
         }
     }
     let spine = b.frames[0].transforms[1];
@@ -288,8 +290,18 @@ fn frames_become_the_documented_matrices_flat_or_through_the_skeleton() {
         let pelvis = local(&ts[0]);
         let spine = compose(&pelvis, &local(&ts[1]));
         let what = format!("frame {f}");
-        assert_near(&nested.frames[f].transforms[0].matrix, &twelve(&pelvis), 1e-4, &what);
-        assert_near(&nested.frames[f].transforms[1].matrix, &twelve(&spine), 1e-4, &what);
+        assert_near(
+            &nested.frames[f].transforms[0].matrix,
+            &twelve(&pelvis),
+            1e-4,
+            &what,
+        );
+        assert_near(
+            &nested.frames[f].transforms[1].matrix,
+            &twelve(&spine),
+            1e-4,
+            &what,
+        );
         // The player returns the frames at their own phases.
         let pose = rtm::pose(&nested, *phase, PlayOptions::default()).unwrap();
         assert_eq!(pose[1], nested.frames[f].transforms[1].matrix);
@@ -326,7 +338,12 @@ fn v5_flagged_arrays_read_raw_and_lzo_streams_and_write_them_back() {
     assert!(b.flagged);
     let p = &b.properties.as_ref().unwrap().properties;
     assert_eq!(
-        (p[0].unknown, p[0].name.as_str(), p[0].phase, p[0].value.as_str()),
+        (
+            p[0].unknown,
+            p[0].name.as_str(),
+            p[0].phase,
+            p[0].value.as_str()
+        ),
         (0xFFFF_FFFF, "StepSound", 0.5, "left")
     );
     let raw = |f: usize| -> Vec<([i16; 4], [u16; 3])> {
@@ -343,7 +360,10 @@ fn v5_flagged_arrays_read_raw_and_lzo_streams_and_write_them_back() {
     assert_eq!(rtm::write(&Rtm::Bmtr(b.clone())).unwrap(), bytes);
     let r = Rtm::Bmtr(b.clone());
     let s = r.summary();
-    assert_eq!((s.form.as_str(), s.properties, s.lzo_arrays), ("BMTR v5", Some(1), Some(2)));
+    assert_eq!(
+        (s.form.as_str(), s.properties, s.lzo_arrays),
+        ("BMTR v5", Some(1), Some(2))
+    );
     let (m, _) = r.to_mlod(None);
     let mdat = m.mdat.as_ref().unwrap();
     assert_eq!(mdat.properties[0].name, "StepSound");
@@ -489,7 +509,10 @@ fn validation_names_the_offsets_of_bad_phases_quaternions_and_translations() {
     assert_eq!(find("phase-order").offset, phases_at as u64 + 4);
     assert_eq!(find("bone-name-duplicate").offset, 37 + 7);
     let zero = find("quaternion-zero");
-    assert_eq!((zero.offset, zero.severity), (frame1 as u64, Severity::Error));
+    assert_eq!(
+        (zero.offset, zero.severity),
+        (frame1 as u64, Severity::Error)
+    );
     assert_eq!(find("translation-not-finite").offset, frame1 as u64 + 14);
     assert_eq!(find("bmtr-parent-relative").severity, Severity::Info);
     // A clean file has no warnings or errors.
@@ -513,7 +536,12 @@ fn every_truncation_fails_naming_bmtr_and_an_offset_within_the_bytes() {
     let mut v5 = header(5, 1, &BONES);
     v5.extend(properties(&[("a", 0.0, "b")]));
     array(&mut v5, 1, Some(2), &lzo_literals(&f32s(&[0.0])));
-    array(&mut v5, 2, Some(2), &lzo_literals(&transforms(&[IDENTITY; 2])));
+    array(
+        &mut v5,
+        2,
+        Some(2),
+        &lzo_literals(&transforms(&[IDENTITY; 2])),
+    );
     bmtr(&v5);
     for bytes in [&v3, &v5] {
         for cut in 4..bytes.len() {
@@ -557,7 +585,10 @@ fn damaged_counts_flags_and_streams_fail_at_their_offsets() {
     let data = transforms(&[IDENTITY; 2]);
     let (b, at) = flagged(1, &data);
     let (off, e) = fails_at(&b);
-    assert!(matches!(e, Error::Unsupported { .. }) && off == at - 1, "{e}");
+    assert!(
+        matches!(e, Error::Unsupported { .. }) && off == at - 1,
+        "{e}"
+    );
     // 3 literals, then a 2-byte match 5 back (instruction 0, distance 1 + 0 + 1 × 4): before
     // the start of the output.
     let (b, at) = flagged(2, &[20, 1, 2, 3, 0, 1, 0x11, 0, 0]);

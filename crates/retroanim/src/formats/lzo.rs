@@ -23,11 +23,7 @@ pub(crate) const THRESHOLD: u64 = 1024;
 
 /// [`decompress`] after checking that `size` bytes can come out of what is left of the input
 /// and are within the reader's limits: the check before the allocation.
-pub(crate) fn decompress_bounded(
-    r: &mut Reader<'_, Le>,
-    size: u64,
-    what: &str,
-) -> Result<Vec<u8>> {
+pub(crate) fn decompress_bounded(r: &mut Reader<'_, Le>, size: u64, what: &str) -> Result<Vec<u8>> {
     if size > (r.remaining() as u64).saturating_mul(MAX_RATIO) {
         return Err(r.malformed(format!(
             "{what}: {size} bytes cannot be packed into the {} bytes left",

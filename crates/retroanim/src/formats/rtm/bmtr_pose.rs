@@ -254,10 +254,9 @@ fn depth_order(parents: &[Option<usize>]) -> Vec<usize> {
             chain.push(x);
             at = parents[x];
         }
-        let mut d = at.map_or(0, |x| depth[x].saturating_add(1));
-        for &x in chain.iter().rev() {
+        let base = at.map_or(0, |x| depth[x].saturating_add(1));
+        for (d, &x) in (base..).zip(chain.iter().rev()) {
             depth[x] = d;
-            d += 1;
         }
     }
     let mut order: Vec<usize> = (0..parents.len()).collect();

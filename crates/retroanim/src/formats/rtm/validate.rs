@@ -218,7 +218,12 @@ fn validate_bmtr(b: &Bmtr) -> Vec<Issue> {
                     format!("frame {f} bone {bone:?}: the translation holds a half-float infinity or NaN"),
                 ));
             }
-            let len = t.quaternion().iter().map(|&v| v as f64 * v as f64).sum::<f64>().sqrt();
+            let len = t
+                .quaternion()
+                .iter()
+                .map(|&v| v as f64 * v as f64)
+                .sum::<f64>()
+                .sqrt();
             if len == 0.0 {
                 out.push(Issue::error(
                     o,
@@ -226,7 +231,11 @@ fn validate_bmtr(b: &Bmtr) -> Vec<Issue> {
                     format!("frame {f} bone {bone:?}: the quaternion is all zero (no rotation)"),
                 ));
             } else if (len - 1.0).abs() > QUATERNION_SLACK {
-                off = (off.0 + 1, off.1.max((len - 1.0).abs()), off.2.or(Some((f, k))));
+                off = (
+                    off.0 + 1,
+                    off.1.max((len - 1.0).abs()),
+                    off.2.or(Some((f, k))),
+                );
             }
         }
     }
