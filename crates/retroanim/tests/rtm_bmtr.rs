@@ -433,20 +433,6 @@ fn v4_reads_with_or_without_array_flags() {
     }
 }
 
-/// The RTM matrix as the scene's column-major 4×4 (x negated on both sides).
-fn scene_matrix(m: &[f32; 12]) -> [f64; 16] {
-    let c = [-1.0, 1.0, 1.0];
-    let mut o = [0.0; 16];
-    for j in 0..3 {
-        for i in 0..3 {
-            o[4 * j + i] = m[3 * j + i] as f64 * c[i] * c[j];
-        }
-        o[12 + j] = m[9 + j] as f64 * c[j];
-    }
-    o[15] = 1.0;
-    o
-}
-
 #[test]
 fn gltf_export_passes_the_validator_with_the_joints_where_the_skeleton_puts_them() {
     let (bytes, _) = v3();
@@ -467,7 +453,7 @@ fn gltf_export_passes_the_validator_with_the_joints_where_the_skeleton_puts_them
         for (name, want) in [("pelvis", pelvis), ("spine", spine)] {
             let node = nodes.iter().position(|n| n["name"] == name).unwrap();
             let w = twelve(&want).map(|v| v as f32);
-            let want = scene_matrix(&w);
+            let want = common::rtm_scene_matrix(&w);
             for k in 0..16 {
                 assert!(
                     (worlds[node][k] - want[k]).abs() < 1e-4,
@@ -599,4 +585,79 @@ fn damaged_counts_flags_and_streams_fail_at_their_offsets() {
     let (b, at) = flagged(2, &lzo_literals(&data[..14]));
     let (off, e) = fails_at(&b);
     assert!(off == at && e.to_string().contains("28"), "{e}");
+}
+
+#[test]
+fn mutated_bmtrs_never_panic_and_what_reads_writes_back_exactly() {
+    let (v3, _) = v3();
+    let mut v5 = header(5, 2, &BONES);
+    v5.extend(properties(&[("StepSound", 0.5, "left")]));
+    array(&mut v5, 2, Some(2), &lzo_literals(&f32s(&[0.0, 1.0])));
+    for _ in 0..2 {
+        array(
+            &mut v5,
+            2,
+            Some(2),
+            &lzo_literals(&transforms(&[IDENTITY; 2])),
+        );
+    }
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let mut read = 0;
+    for round in 0..4000 {
+        let mut b = if round % 2 == 0 {
+            v3.clone()
+        } else {
+            v5.clone()
+        };
+        for _ in 0..1 + next() % 3 {
+            let i = 4 + (next() as usize) % (b.len() - 4);
+            b[i] = next() as u8;
+        }
+        let Ok(r) = rtm::read(&b) else { continue };
+        read += 1;
+        assert_eq!(rtm::write(&r).unwrap(), b, "round {round}");
+        rtm::validate(&r);
+        let (m, _) = r.to_mlod(Some(&skeleton()));
+        for phase in [0.0, 0.3, 1.0] {
+            let _ = rtm::pose(&m, phase, PlayOptions { with_step: true });
+        }
+    }
+    // Most single-byte changes land in values, not structure: they read.
+    assert!(read > 1000, "only {read} mutated files read");
+}
+
+#[test]
+fn an_edited_model_missing_transforms_plays_says_so_and_does_not_write() {
+    let mut b = bmtr(&v3().0);
+    b.frames[1].transforms.pop();
+    b.phases.pop();
+    let r = Rtm::Bmtr(b);
+    let (m, notes) = r.to_mlod(None);
+    let codes: Vec<&str> = notes.iter().map(|n| n.code).collect();
+    assert!(
+        codes.contains(&"bmtr-missing-transforms") && codes.contains(&"bmtr-phase-count"),
+        "{codes:?}"
+    );
+    assert_eq!(m.frames.len(), 2);
+    // The missing spine transform of frame 1 is no movement.
+    assert_eq!(
+        m.frames[1].transforms[1].matrix,
+        [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]
+    );
+    let issues = rtm::validate(&r);
+    for code in ["frame-bone-missing", "phase-count"] {
+        assert!(
+            issues
+                .iter()
+                .any(|i| i.code == code && i.severity == Severity::Error),
+            "{code}: {issues:?}"
+        );
+    }
+    assert!(matches!(rtm::write(&r), Err(Error::Unencodable { .. })));
 }

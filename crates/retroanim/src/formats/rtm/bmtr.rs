@@ -129,10 +129,11 @@ fn read_arrays(
     let nf = r.count(n as u64, 4, "BMTR frames")?;
     let transforms = nf as u64 * bone_count as u64;
     r.limits().items(at, "BMTR transforms", transforms)?;
+    // Bounded as the editable form they decode to (80 bytes a transform), not as stored.
     r.limits().bytes(
         at,
         "BMTR transforms",
-        transforms.saturating_mul(TRANSFORM_BYTES as u64),
+        transforms.saturating_mul(super::TRANSFORM_SIZE as u64),
     )?;
     let (bytes, phases_packing) = array(&mut r, flagged, 4 * n as u64, "BMTR phase times")?;
     let phases = bytes

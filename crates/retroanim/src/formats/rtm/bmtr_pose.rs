@@ -102,7 +102,7 @@ impl Bmtr {
         let mut notes = Vec::new();
         let parents = self.parents(skeleton, &mut notes);
         let order = depth_order(&parents);
-        let mut zero = 0usize;
+        let (mut zero, mut missing) = (0usize, 0usize);
         let frames = self
             .phases
             .iter()
@@ -110,7 +110,16 @@ impl Bmtr {
             .map(|(&phase, f)| {
                 let mut world: Vec<Affine> = vec![Default::default(); self.bones.len()];
                 for &b in &order {
-                    let (local, z) = f.transforms[b].affine();
+                    // The reader gives every frame a transform per bone; an edited model may
+                    // not: a missing one is no movement (counted in a note).
+                    let t = f.transforms.get(b).copied().unwrap_or_else(|| {
+                        missing += 1;
+                        BmtrTransform {
+                            rotation: [0, 0, 0, 16384],
+                            position: [0; 3],
+                        }
+                    });
+                    let (local, z) = t.affine();
                     zero += usize::from(z);
                     world[b] = match parents[b] {
                         Some(p) => then(&world[p], &local),
@@ -130,6 +139,25 @@ impl Bmtr {
                 }
             })
             .collect();
+        if missing > 0 {
+            notes.push(Note {
+                code: "bmtr-missing-transforms",
+                message: format!(
+                    "{missing} bone transforms are missing from the frames: taken as no movement"
+                ),
+            });
+        }
+        if self.phases.len() != self.frames.len() {
+            notes.push(Note {
+                code: "bmtr-phase-count",
+                message: format!(
+                    "{} phases for {} frames: only {} frames are kept",
+                    self.phases.len(),
+                    self.frames.len(),
+                    self.phases.len().min(self.frames.len())
+                ),
+            });
+        }
         if zero > 0 {
             notes.push(Note {
                 code: "bmtr-zero-quaternion",
@@ -168,7 +196,7 @@ impl Bmtr {
             if n > 1 {
                 notes.push(Note {
                     code: "bmtr-no-skeleton",
-                    message: "BMTR transforms are relative to each bone's parent; without a skeleton (model.cfg) every bone is taken as a root, so children do not follow their parents".into(),
+                    message: "BMTR transforms are relative to each bone's parent; without a skeleton (--skeleton model.cfg) every bone is taken as a root, so children do not follow their parents".into(),
                 });
             }
             return vec![None; n];

@@ -206,8 +206,30 @@ fn validate_bmtr(b: &Bmtr) -> Vec<Issue> {
         },
         &mut out,
     );
+    if b.phases.len() != b.frames.len() {
+        out.push(Issue::error(
+            at.phases.count,
+            "phase-count",
+            format!(
+                "{} phases for {} frames (the file holds one each)",
+                b.phases.len(),
+                b.frames.len()
+            ),
+        ));
+    }
     let mut off = (0usize, 0f64, None::<(usize, usize)>);
     for (f, frame) in b.frames.iter().enumerate() {
+        if frame.transforms.len() != b.bones.len() {
+            out.push(Issue::error(
+                at.frames[f].count,
+                "frame-bone-missing",
+                format!(
+                    "frame {f} has {} transforms for {} bones (the file holds one per bone)",
+                    frame.transforms.len(),
+                    b.bones.len()
+                ),
+            ));
+        }
         for (k, t) in frame.transforms.iter().enumerate() {
             let o = at.frames[f].item(k, TRANSFORM_BYTES);
             let bone = b.bones.get(k).map_or("?", String::as_str);
