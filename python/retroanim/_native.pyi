@@ -84,6 +84,12 @@ def play_hmd(
     intr_idx: Optional[int] = None,
     aframe: Optional[int] = None,
 ) -> Dict[str, Any]: ...
+def play_rtm(
+    model: Model,
+    phase: Optional[float] = None,
+    step: bool = False,
+    skeleton: Optional[str] = None,
+) -> Dict[str, Any]: ...
 def render_bytes(
     data: bytes,
     *,
