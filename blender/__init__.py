@@ -16,7 +16,9 @@ LOD's point cache), so that the mesh can go back into the model.
 File → Import → "OFP/Arma RTM animation (retroanim)": ``retroanim.convert(rtm, "glb")`` (one
 joint per bone, nested by a ``model.cfg`` skeleton; with a P3D model, its LOD skinned to the
 bones, as ``retroanim convert anim.rtm out.glb --p3d model.p3d``) handed to Blender's glTF
-importer.
+importer. File → Export → "OFP/Arma RTM animation (retroanim)": the active armature's action
+(or the scene's animation) back through Blender's glTF exporter and the library's glTF → RTM
+(see ``rtm.py``).
 
 File → Export → "P3D LOD frames (retroanim)": the active mesh, evaluated at every frame of the
 scene's range, becomes the LOD frames of a base P3D (via a PC2 point cache and
@@ -37,14 +39,16 @@ hold is reported as a warning per kind, with its count.
 from __future__ import annotations
 
 import json
-import os
 import struct
-import tempfile
 from pathlib import Path
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
+
+from .bridge import REPLACE_HELP, export_glb, import_glb, retroanim_package, run_reporting
+# import_rtm and export_rtm are scripting API beside import_psx and export_psx.
+from .rtm import EXPORT_OT_retroanim_rtm, IMPORT_OT_retroanim_rtm, export_rtm, import_rtm  # noqa: F401
 
 #: The integer point attribute the P3D import writes and the P3D export reads.
 POINT_ATTRIBUTE = "retroanim_point"
@@ -53,37 +57,6 @@ AXES = [
     ("default", "Default", "The target's usual axes (glTF +Y up, Object Builder's for P3D)"),
     ("raw", "Raw", "Coordinates exactly as stored"),
 ]
-
-
-#: The export operators' "Replace existing files" box: the library's output rule (as the CLI's
-#: --force); without it an existing file (the TMD or TIMs beside a TOD too) is an error.
-REPLACE_HELP = ("Replace existing files: the file chosen and those written beside it (a TOD's "
-                "TMD and TIMs). Never a file the export reads")
-
-
-def _retroanim():
-    try:
-        import retroanim
-    except ImportError as e:  # pragma: no cover - shown in Blender's UI
-        raise RuntimeError(
-            "the retroanim Python package is not installed in Blender's Python "
-            "(pip install ./python, or install the add-on zip built by blender/build.py)"
-        ) from e
-    return retroanim
-
-
-def _import_glb(context, data: bytes, **importer) -> list:
-    """Imports glTF bytes through Blender's own importer (with ``importer``'s options); returns
-    the new objects."""
-    before = set(context.scene.objects)
-    fd, path = tempfile.mkstemp(suffix=".glb")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        bpy.ops.import_scene.gltf(filepath=path, **importer)
-    finally:
-        os.unlink(path)
-    return [o for o in context.scene.objects if o not in before]
 
 
 def _paths(text: str) -> list:
@@ -96,7 +69,7 @@ def textures_beside(filepath: str):
     conversion takes them, notes): a ``paired-textures`` note per TIM used, with its
     confidence and alternatives, and an ``untextured-polygons`` note when some textured
     polygons have no TIM there."""
-    ra = _retroanim()
+    ra = retroanim_package()
     folder = Path(filepath).resolve().parent
     tims = sorted(p for p in folder.iterdir()
                   if p.is_file() and p.suffix.lower() == ".tim")
@@ -127,12 +100,12 @@ def import_psx(context, filepath: str, *, tmd: str = "", tims: str = "", sequenc
                set_fps: bool = True, find_textures: bool = True):
     """Imports a TOD, HMD or TMD; returns (new objects, notes): the conversion's, and for a TMD
     textured from the TIMs beside it (``find_textures`` without ``tims``) what was matched."""
-    ra = _retroanim()
+    ra = retroanim_package()
     if Path(filepath).suffix.lower() == ".rsd":
         # An RSD set (with its PLY, MAT, GRP and TIMs beside it) comes in through the library's
         # RSD → glTF conversion: groups as nodes, materials with their textures.
         data, notes = ra.read_rsd(filepath).convert("glb")
-        objects = _import_glb(context, data)
+        objects = import_glb(context, data)
         return objects, [ra.Note(c, m) for c, m in notes]
     model = ra.read(filepath)
     if model.format not in ("tod", "hmd", "tmd", "pmd"):
@@ -160,7 +133,7 @@ def import_psx(context, filepath: str, *, tmd: str = "", tims: str = "", sequenc
         context.scene.render.fps = 60
         context.scene.render.fps_base = 1.0
     before = set(bpy.data.actions)
-    objects = _import_glb(context, result.data)
+    objects = import_glb(context, result.data)
     ends = [a.frame_range[1] for a in bpy.data.actions if a not in before]
     if set_fps and ends:
         # The scene shows the whole animation (keys sit a float step before their frame).
@@ -195,7 +168,7 @@ MATCH_TOL = 1e-5
 def import_p3d(context, filepath: str, *, lod: float = -1.0, fps: float = 0.0,
                duration: float = 0.0, axes: str = "default"):
     """Imports one LOD of a P3D with its LOD frames as shape keys; returns (objects, notes)."""
-    ra = _retroanim()
+    ra = retroanim_package()
     model = ra.read(filepath)
     if model.format != "p3d":
         raise ra.OptionError(f"{filepath}: a {model.format} file, not a P3D")
@@ -209,7 +182,7 @@ def import_p3d(context, filepath: str, *, lod: float = -1.0, fps: float = 0.0,
     if axes != "default":
         opts["axes"] = axes
     result = ra.convert(model, "glb", **opts)
-    objects = _import_glb(context, result.data)
+    objects = import_glb(context, result.data)
     notes = list(result.notes)
     meshes = [o for o in objects if o.type == "MESH"]
     try:
@@ -268,7 +241,7 @@ def export_p3d_frames(context, obj, filepath: str, base: str, *, lod: float = -1
     no vertex maps to keeps its place in the base model's first LOD frame (and a note says how
     many).
     """
-    ra = _retroanim()
+    ra = retroanim_package()
     scene = context.scene
     start = scene.frame_start if frame_start is None else frame_start
     end = scene.frame_end if frame_end is None else frame_end
@@ -315,70 +288,6 @@ def _glb_node_names(data: bytes) -> list:
     return [n.get("name", "") for n in doc.get("nodes", [])]
 
 
-def _animation_mode(context) -> str:
-    """``ACTIONS`` (one glTF animation per action) when the scene holds several clips: actions
-    on NLA tracks (Blender's glTF importer stashes every glTF animation there, one action for
-    all the objects it moves) besides the active ones; else ``ACTIVE_ACTIONS`` (every object's
-    active action in one animation: a scene keyed object by object)."""
-    active, stashed = set(), set()
-    for obj in context.scene.objects:
-        for owner in (obj, getattr(obj.data, "shape_keys", None)):
-            ad = getattr(owner, "animation_data", None)
-            if ad is None:
-                continue
-            if ad.action is not None:
-                active.add(ad.action.name)
-            for track in ad.nla_tracks:
-                stashed.update(s.action.name for s in track.strips if s.action is not None)
-    return "ACTIONS" if len(active | stashed) > 1 and stashed - active else "ACTIVE_ACTIONS"
-
-
-class _WholeFrameRanges:
-    """Blender's glTF importer puts a key at ``time × fps`` in float32, often a float step
-    before its frame, and its exporter ends an action at the whole frame at or below its last
-    key: the last frame would be lost. While exporting, an action whose range ends within
-    1/1000 frame below a whole frame gets that frame as its manual range end (restored
-    afterwards; no key moves)."""
-
-    def __enter__(self):
-        self.saved = []
-        for a in bpy.data.actions:
-            start, end = a.frame_range
-            whole = round(end)
-            if 0 < whole - end < 1e-3:
-                self.saved.append((a, a.use_frame_range, a.frame_start, a.frame_end))
-                a.use_frame_range = True
-                a.frame_start, a.frame_end = start, whole
-        return self
-
-    def __exit__(self, *exc):
-        for a, used, start, end in self.saved:
-            a.frame_start, a.frame_end = start, end
-            a.use_frame_range = used
-        return False
-
-
-def export_glb(context, *, selection_only: bool = False) -> bytes:
-    """The scene (or the selected objects) through Blender's own glTF exporter, as the PlayStation
-    export hands it to the library: custom properties as extras (so a scene imported from a
-    retroanim export keeps its console structure), cameras and lights, shape keys as morph
-    targets, every action over its own keys (not the scene's frame range), one animation per
-    clip (:func:`_animation_mode`)."""
-    fd, tmp = tempfile.mkstemp(suffix=".glb")
-    os.close(fd)
-    try:
-        with _WholeFrameRanges():
-            bpy.ops.export_scene.gltf(
-                filepath=tmp, export_format="GLB", use_selection=selection_only,
-                export_animations=True, export_morph=True, export_yup=True, export_apply=False,
-                export_extras=True, export_cameras=True, export_lights=True,
-                export_frame_range=False, export_animation_mode=_animation_mode(context))
-        with open(tmp, "rb") as f:
-            return f.read()
-    finally:
-        os.unlink(tmp)
-
-
 def export_psx(context, filepath: str, *, selection_only: bool = False, scale: float = 0.0,
                axes: str = "default", fps: float = 0.0, force: bool = False):
     """Writes the scene (or the selected objects) as a TOD (+ TMD + TIMs), HMD or TMD, chosen by
@@ -386,7 +295,7 @@ def export_psx(context, filepath: str, *, selection_only: bool = False, scale: f
     order: for a scene made in Blender, TOD object k is node k - 1 and HMD coordinate k is
     node k; a scene imported from a retroanim export keeps its own numbering, read from the
     custom properties)."""
-    ra = _retroanim()
+    ra = retroanim_package()
     target = PSX_TARGETS.get(Path(filepath).suffix.lower())
     if target is None:
         raise ra.OptionError(f"{filepath}: name a .tod, .hmd, .tmd or .rsd file")
@@ -401,21 +310,6 @@ def export_psx(context, filepath: str, *, selection_only: bool = False, scale: f
     if fps > 0:
         opts["fps"] = fps
     return ra.convert(data, target, filepath, force=force, **opts), _glb_node_names(data)
-
-
-def _run_reporting(op, action):
-    """Runs ``action`` (returning its notes) for operator ``op``: a library or file error is
-    reported as an error and cancels; each note is a warning (texture pairings: info)."""
-    ra = _retroanim()
-    try:
-        notes = action()
-    except (ra.RetroanimError, OSError) as e:
-        op.report({"ERROR"}, str(e))
-        return {"CANCELLED"}
-    for n in notes:
-        level = "INFO" if getattr(n, "code", "") == "paired-textures" else "WARNING"
-        op.report({level}, str(n))
-    return {"FINISHED"}
 
 
 class IMPORT_OT_retroanim_psx(bpy.types.Operator, ImportHelper):
@@ -444,7 +338,7 @@ class IMPORT_OT_retroanim_psx(bpy.types.Operator, ImportHelper):
                     "whose VRAM place holds the texels its polygons sample")
 
     def execute(self, context):
-        return _run_reporting(self, lambda: import_psx(
+        return run_reporting(self, lambda: import_psx(
             context, self.filepath, tmd=self.tmd, tims=self.tims, sequence=self.sequence,
             scale=self.scale, axes=self.axes, smooth=self.smooth, set_fps=self.set_fps,
             find_textures=self.find_textures)[1])
@@ -467,62 +361,9 @@ class IMPORT_OT_retroanim_p3d(bpy.types.Operator, ImportHelper):
     axes: EnumProperty(name="Axes", items=AXES, default="default")
 
     def execute(self, context):
-        return _run_reporting(self, lambda: import_p3d(
+        return run_reporting(self, lambda: import_p3d(
             context, self.filepath, lod=self.lod, fps=self.fps, duration=self.duration,
             axes=self.axes)[1])
-
-
-def import_rtm(context, filepath: str, *, p3d: str = "", lod: float = -1.0,
-               skeleton: str = "", duration: float = 0.0):
-    """Imports an OFP/Arma RTM animation as retroanim exports it to glTF (one joint per bone,
-    nested by ``skeleton``, a ``model.cfg``; with ``p3d`` the model's LOD skinned to the
-    bones); returns (objects, notes)."""
-    ra = _retroanim()
-    model = ra.read(filepath)
-    if model.format != "rtm":
-        raise ra.OptionError(f"{filepath}: a {model.format} file, not an RTM")
-    opts = {}
-    if p3d:
-        opts["p3d"] = p3d
-        if lod >= 0:
-            opts["lod"] = lod
-    if skeleton:
-        opts["skeleton"] = skeleton
-    if duration > 0:
-        opts["duration"] = duration
-    result = ra.convert(model, "glb", **opts)
-    # The bones rest at the first frame's pose (the nodes' rest), not at the identity inverse
-    # bind matrices (every bone at the origin).
-    objects = _import_glb(context, result.data, guess_original_bind_pose=False)
-    for obj in objects:
-        obj["retroanim_source"] = filepath
-    return objects, list(result.notes)
-
-
-class IMPORT_OT_retroanim_rtm(bpy.types.Operator, ImportHelper):
-    """Import an Operation Flashpoint / Arma RTM animation, optionally on its P3D (via retroanim)"""
-
-    bl_idname = "import_scene.retroanim_rtm"
-    bl_label = "Import OFP/Arma RTM animation"
-    bl_options = {"REGISTER", "UNDO", "PRESET"}
-
-    filename_ext = ".rtm"
-    filter_glob: StringProperty(default="*.rtm;*.RTM", options={"HIDDEN"})
-    p3d: StringProperty(name="Model (P3D)", subtype="FILE_PATH", default="",
-                        description="An MLOD P3D whose named selections name the bones: "
-                                    "its LOD is imported skinned to them (empty: bones only)")
-    lod: FloatProperty(name="LOD", default=-1.0,
-                       description="With a model: the LOD resolution (-1: the first naming a bone)")
-    skeleton: StringProperty(name="Skeleton (model.cfg)", subtype="FILE_PATH", default="",
-                             description="A model.cfg whose CfgSkeletons nest the bones "
-                                         "(empty: flat)")
-    duration: FloatProperty(name="Duration", default=0.0, min=0.0,
-                            description="Seconds the animation's phase 0..1 lasts (0: 1 s)")
-
-    def execute(self, context):
-        return _run_reporting(self, lambda: import_rtm(
-            context, self.filepath, p3d=self.p3d, lod=self.lod, skeleton=self.skeleton,
-            duration=self.duration)[1])
 
 
 class EXPORT_OT_retroanim_p3d_frames(bpy.types.Operator, ExportHelper):
@@ -544,7 +385,7 @@ class EXPORT_OT_retroanim_p3d_frames(bpy.types.Operator, ExportHelper):
         return context.active_object is not None and context.active_object.type == "MESH"
 
     def execute(self, context):
-        ra = _retroanim()
+        ra = retroanim_package()
         obj = context.active_object
         base = self.base or obj.get("retroanim_source", "")
         if not base:
@@ -580,7 +421,7 @@ class EXPORT_OT_retroanim_psx(bpy.types.Operator, ExportHelper):
     replace: BoolProperty(name="Replace existing files", description=REPLACE_HELP)
 
     def execute(self, context):
-        ra = _retroanim()
+        ra = retroanim_package()
         try:
             result, _ = export_psx(context, self.filepath, selection_only=self.selection_only,
                                    scale=self.scale, axes=self.axes, fps=self.fps,
@@ -604,10 +445,11 @@ def _menu_import(self, context):
 def _menu_export(self, context):
     self.layout.operator(EXPORT_OT_retroanim_psx.bl_idname, text="PlayStation TOD/HMD/TMD")
     self.layout.operator(EXPORT_OT_retroanim_p3d_frames.bl_idname, text="P3D LOD frames")
+    self.layout.operator(EXPORT_OT_retroanim_rtm.bl_idname, text="OFP/Arma RTM animation")
 
 
 CLASSES = (IMPORT_OT_retroanim_psx, IMPORT_OT_retroanim_p3d, IMPORT_OT_retroanim_rtm,
-           EXPORT_OT_retroanim_psx, EXPORT_OT_retroanim_p3d_frames)
+           EXPORT_OT_retroanim_psx, EXPORT_OT_retroanim_p3d_frames, EXPORT_OT_retroanim_rtm)
 
 
 def register():

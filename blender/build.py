@@ -3,7 +3,7 @@
     python3 blender/build.py [--wheel WHEEL] [--out retroanim-blender.zip]
 
 Without --wheel the wheel is built first (`maturin build --release` of python/). The zip holds
-`__init__.py`, `blender_manifest.toml` (with `wheels = ["./wheels/<wheel>"]` added, so Blender
+the add-on's modules (`__init__.py`, `bridge.py`, `rtm.py`), `blender_manifest.toml` (with `wheels = ["./wheels/<wheel>"]` added, so Blender
 installs the package into its own Python) and `wheels/<wheel>`. Install it in Blender from
 Preferences → Get Extensions → Install from Disk, or `blender --command extension install-file`.
 """
@@ -19,6 +19,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+#: The add-on's Python modules, as Blender loads them from the zip.
+ADDON_MODULES = ("__init__.py", "bridge.py", "rtm.py")
 
 
 def build_wheel(out_dir: Path) -> Path:
@@ -36,7 +38,8 @@ def build_zip(wheel: Path, out: Path) -> Path:
                                 f'\nwheels = ["./wheels/{wheel.name}"]\n\n[permissions]', 1)
     tmp = out.with_name(f".{out.name}.tmp")
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
-        z.write(HERE / "__init__.py", "__init__.py")
+        for module in ADDON_MODULES:
+            z.write(HERE / module, module)
         z.writestr("blender_manifest.toml", manifest)
         z.write(wheel, f"wheels/{wheel.name}")
     tmp.replace(out)

@@ -346,6 +346,7 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
             vdf: Optional[Source] = None, ndf: Optional[Source] = None,
             mime_weights: Optional[Sequence[Sequence[int]]] = None,
             p3d: Optional[Source] = None,
+            start: Optional[float] = None, rest: Optional[str] = None,
             force: bool = False) -> Conversion:
     """Converts a file or model to ``target`` (``"glb"``, ``"gltf"``, ``"mdd"``, ``"pc2"``,
     ``"p3d"``, ``"png"``, ``"tmd"``, ``"tod"``, ``"json"``, or the source's own format), as
@@ -364,7 +365,9 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
     are read as VDF/NDF) and ``mime_weights`` (frames of one integer weight per key, 4096 = 1.0:
     a weights animation, as ``--mime-weights``); glTF → ``"vdf"``/``"ndf"`` takes the base ``tmd``;
     ``p3d`` (RTM → glTF: the MLOD model whose LOD, ``lod`` or the first naming a bone, becomes a
-    mesh skinned to the bones, as ``--p3d``); ``name`` names the output scene. Files an option
+    mesh skinned to the bones, as ``--p3d``); ``start`` and ``rest`` (glTF → RTM: the animation
+    time of phase 0, and ``"origin"`` or ``"bind"``, the pose the matrices are relative to, as
+    ``--start`` and ``--rest``); ``name`` names the output scene. Files an option
     names may be paths, bytes or models. An option the conversion does
     not read raises :class:`OptionError` naming it; a conversion retroanim does not offer raises
     :class:`ConversionError`.
@@ -401,7 +404,7 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
         vdf=None if vdf is None else _model(vdf, "vdf"),
         ndf=None if ndf is None else _model(ndf, "ndf"),
         mime_weights=None if mime_weights is None else [[int(w) for w in f] for f in mime_weights],
-        p3d=None if p3d is None else _model(p3d))
+        p3d=None if p3d is None else _model(p3d), start=start, rest=rest)
     extra = [Extra(suffix=s, format=f, data=d) for s, f, d, _ in extras]
     if out_path is not None:
         inputs = [path] + [_path_of(o) for o in (tmd, base, vdf, ndf, p3d, *after, *tim)]

@@ -138,6 +138,13 @@ def convert_model(
     vram: Optional[Tuple[int, int]] = None,
     clut_at: Optional[Tuple[int, int]] = None,
     clt: Optional[Model] = None,
+    skeleton: Optional[str] = None,
+    vdf: Optional[Model] = None,
+    ndf: Optional[Model] = None,
+    mime_weights: Optional[List[List[int]]] = None,
+    p3d: Optional[Model] = None,
+    start: Optional[float] = None,
+    rest: Optional[str] = None,
 ) -> Tuple[
     bytes,
     str,

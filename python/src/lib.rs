@@ -684,7 +684,7 @@ enum Source<'py> {
     tmd=None, after=Vec::new(), tim=Vec::new(), clut=None, semi_transparent=false, sequence=None,
     stream_id=None, speed=None, lod=None, base=None, animation=None, name=None, out=None,
     intr_idx=None, resolution=None, bpp=None, vram=None, clut_at=None, clt=None, skeleton=None,
-    vdf=None, ndf=None, mime_weights=None, p3d=None
+    vdf=None, ndf=None, mime_weights=None, p3d=None, start=None, rest=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn convert_model<'py>(
@@ -721,6 +721,8 @@ fn convert_model<'py>(
     ndf: Option<PyRef<'_, PyModel>>,
     mime_weights: Option<Vec<Vec<i32>>>,
     p3d: Option<PyRef<'_, PyModel>>,
+    start: Option<f32>,
+    rest: Option<&str>,
 ) -> PyResult<Converted<'py>> {
     let target = format_named("to", target)?;
     let mut o = Options::default();
@@ -738,6 +740,18 @@ fn convert_model<'py>(
     o.geometry.scale = scale;
     o.timing.fps = fps;
     o.timing.duration = duration;
+    o.timing.start = start;
+    o.rtm.rest = match rest {
+        None => None,
+        Some("origin") => Some(retroanim::formats::rtm::Rest::Origin),
+        Some("bind") => Some(retroanim::formats::rtm::Rest::Bind),
+        Some(other) => {
+            return Err(option_error(
+                "rest",
+                &format!("{other:?}: expected \"origin\" or \"bind\""),
+            ))
+        }
+    };
     o.timing.smooth = smooth;
     o.tod.tmd = tmd.as_deref().map(tmd_of).transpose()?;
     o.tod.after = tods_of(&after)?;

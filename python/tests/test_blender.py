@@ -56,7 +56,8 @@ def test_addon_zip_carries_the_wheel_in_its_manifest(tmp_path):
     with zipfile.ZipFile(out) as z:
         names = set(z.namelist())
         manifest = tomllib.loads(z.read("blender_manifest.toml").decode())
-    assert {"__init__.py", "blender_manifest.toml", f"wheels/{wheels[-1].name}"} <= names
+    assert {"__init__.py", "bridge.py", "rtm.py", "blender_manifest.toml",
+            f"wheels/{wheels[-1].name}"} <= names
     assert manifest["wheels"] == [f"./wheels/{wheels[-1].name}"]
     assert manifest["type"] == "add-on" and manifest["id"] == "retroanim"
     assert "files" in manifest["permissions"]

@@ -432,9 +432,21 @@ pub struct ConvertArgs {
     #[arg(long, value_name = "FPS")]
     pub fps: Option<f32>,
     /// P3D: seconds one phase unit (a LOD frame time of 0..1) lasts. Default: (frames − 1) / --fps
-    /// when --fps is given, else 1 (seconds equal phases).
+    /// when --fps is given, else 1 (seconds equal phases). RTM ↔ glTF: seconds phase 0..1
+    /// lasts (RTM → glTF default 1; glTF → RTM default: the duration an RTM export recorded,
+    /// else the last key time − --start).
     #[arg(long, value_name = "SECONDS")]
     pub duration: Option<f32>,
+    /// glTF → RTM: the animation time of phase 0 (default 0): phase = (time − start) /
+    /// --duration; keys outside that span are left out and its ends sampled.
+    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
+    pub start: Option<f32>,
+    /// glTF → RTM: the pose the RTM's matrices are relative to: `origin` (the bones' world
+    /// matrices: every bone rests at the origin, as retroanim's RTM → glTF binds them) or
+    /// `bind` (world × inverse bind matrix: the skin's bind pose, a skeleton built in an
+    /// editor). Default: origin when the glTF records an RTM export (extras.rtm), else bind.
+    #[arg(long, value_enum)]
+    pub rest: Option<Rest>,
     /// P3D: the LOD by its resolution value or name as `info` prints it (e.g. 1, 1e13,
     /// Geometry). Default: the first LOD with frames, else the first LOD (RTM → glTF with
     /// --p3d: the first LOD whose named selections name a bone).
@@ -533,6 +545,15 @@ pub struct ConvertArgs {
     /// rate (default 60), --smooth interpolates linearly (default STEP).
     #[arg(long, value_name = "WEIGHTS.JSON")]
     pub mime_weights: Option<PathBuf>,
+}
+
+/// `--rest`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Rest {
+    /// The bones' world matrices as they are.
+    Origin,
+    /// Each bone's world matrix times its inverse bind matrix.
+    Bind,
 }
 
 /// `--axes`.

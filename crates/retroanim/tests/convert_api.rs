@@ -154,12 +154,14 @@ fn with(o: OptionName) -> Options {
         OptionName::Vram => opts.textures.vram = Some((640, 0)),
         OptionName::ClutAt => opts.textures.clut_at = Some((0, 480)),
         OptionName::P3d => opts.rtm.p3d = Some(sample_p3d()),
+        OptionName::Start => opts.timing.start = Some(0.5),
+        OptionName::Rest => opts.rtm.rest = Some(retroanim::formats::rtm::Rest::Bind),
         _ => unreachable!("every option is listed in ALL_OPTIONS"),
     }
     opts
 }
 
-const ALL_OPTIONS: [OptionName; 18] = [
+const ALL_OPTIONS: [OptionName; 20] = [
     OptionName::Bpp,
     OptionName::Vram,
     OptionName::ClutAt,
@@ -178,6 +180,8 @@ const ALL_OPTIONS: [OptionName; 18] = [
     OptionName::Lod,
     OptionName::Base,
     OptionName::P3d,
+    OptionName::Start,
+    OptionName::Rest,
 ];
 
 /// The options each conversion reads, as the README's format table and option help state them.

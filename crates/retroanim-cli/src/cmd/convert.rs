@@ -16,7 +16,7 @@ use retroanim::convert::{self, stream, Options};
 use retroanim::output::Role;
 use retroanim::{Format, Model};
 
-use crate::cli::{Axes, ConvertArgs};
+use crate::cli::{Axes, ConvertArgs, Rest};
 use crate::Outcome;
 
 pub fn run(args: &ConvertArgs) -> Result<Outcome> {
@@ -445,6 +445,7 @@ fn options(args: &ConvertArgs) -> Result<Options> {
     o.geometry.scale = args.scale;
     o.timing.fps = args.fps;
     o.timing.duration = args.duration;
+    o.timing.start = args.start;
     o.timing.smooth = args.smooth;
     o.tod.tmd = super::load_tmd(args.tmd.as_deref())?;
     o.tod.after = super::load_tods(&args.after)?;
@@ -487,6 +488,10 @@ fn options(args: &ConvertArgs) -> Result<Options> {
         );
     }
     o.rtm.p3d = super::load_p3d(args.p3d.as_deref(), "--p3d")?;
+    o.rtm.rest = args.rest.map(|r| match r {
+        Rest::Origin => retroanim::formats::rtm::Rest::Origin,
+        Rest::Bind => retroanim::formats::rtm::Rest::Bind,
+    });
     o.animation = args.animation;
     o.rtm.skeletons = super::load_skeletons(args.skeleton.as_deref(), o.limits.max_input_bytes)?;
     Ok(o)

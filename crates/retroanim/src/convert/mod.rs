@@ -68,6 +68,8 @@ pub struct Timing {
     pub fps: Option<f32>,
     /// P3D: seconds one phase unit (LOD frame time 0..1) lasts.
     pub duration: Option<f32>,
+    /// glTF → RTM: the animation time (seconds) of phase 0 (default 0).
+    pub start: Option<f32>,
     /// TOD → glTF: LINEAR keys instead of STEP.
     pub smooth: bool,
 }
@@ -137,6 +139,9 @@ pub struct RtmInput {
     /// RTM → glTF: the model the animation moves (`--p3d`, an MLOD): one LOD (`--lod`, default
     /// the first whose named selections name a bone) becomes a mesh skinned to the bones.
     pub p3d: Option<crate::formats::p3d::P3d>,
+    /// glTF → RTM: the pose the matrices are relative to (`--rest`; default
+    /// [`crate::formats::rtm::Rest::default_for`]).
+    pub rest: Option<crate::formats::rtm::Rest>,
 }
 
 /// Everything a conversion may be told. Unset fields take each conversion's defaults; a set
@@ -225,6 +230,10 @@ pub enum OptionName {
     MimeWeights,
     /// [`RtmInput::p3d`].
     P3d,
+    /// [`Timing::start`].
+    Start,
+    /// [`RtmInput::rest`].
+    Rest,
 }
 
 impl OptionName {
@@ -258,6 +267,8 @@ impl OptionName {
             OptionName::Ndf => "ndf",
             OptionName::MimeWeights => "mime-weights",
             OptionName::P3d => "p3d",
+            OptionName::Start => "start",
+            OptionName::Rest => "rest",
         }
     }
 }
@@ -299,6 +310,8 @@ impl Options {
         add(self.mime.ndf.is_some(), O::Ndf);
         add(self.mime.weights.is_some(), O::MimeWeights);
         add(self.rtm.p3d.is_some(), O::P3d);
+        add(self.timing.start.is_some(), O::Start);
+        add(self.rtm.rest.is_some(), O::Rest);
         v
     }
 
@@ -322,6 +335,12 @@ impl Options {
         positive(OptionName::Scale, self.geometry.scale)?;
         positive(OptionName::Fps, self.timing.fps)?;
         positive(OptionName::Duration, self.timing.duration)?;
+        if let Some(x) = self.timing.start.filter(|x| !x.is_finite()) {
+            return Err(option_error(
+                OptionName::Start,
+                format!("{x}: must be a number"),
+            ));
+        }
         if self.tod.resolution == Some(0) {
             return Err(option_error(
                 OptionName::Resolution,

@@ -9,8 +9,9 @@
 //!   ([`crate::formats::rtm::Rtm::to_mlod`]): its parent-relative transforms are composed
 //!   through the same skeleton.
 //! - glTF/GLB → RTM: the first animation (or `--animation N`), its bones' world matrices at
-//!   every key time; phase = time / `--duration` (default: the duration the RTM export
-//!   recorded, else the last key time).
+//!   every key time (with `--rest bind` times their inverse bind matrices; the default is
+//!   [`crate::formats::rtm::Rest::default_for`]); phase = (time − `--start`) / `--duration`
+//!   (default: start 0, the duration the RTM export recorded, else the last key time − start).
 
 use super::author::{imported_notes, other_animations, pick_animation};
 use super::{done_notes, refuse_invalid, Conversion, OptionName as O, Options};
@@ -150,7 +151,11 @@ fn skinned_lod(
 
 /// glTF or GLB → RTM.
 pub(super) fn gltf_to_rtm(data: &[u8], from: Format, opts: &Options) -> Result<Conversion> {
-    opts.check(from, Format::Rtm, &[O::Duration, O::Animation])?;
+    opts.check(
+        from,
+        Format::Rtm,
+        &[O::Duration, O::Animation, O::Start, O::Rest],
+    )?;
     let imported = crate::import::gltf::read(data, &opts.limits)?;
     let s = &imported.scene;
     let mut notes = imported_notes(&imported);
@@ -166,6 +171,8 @@ pub(super) fn gltf_to_rtm(data: &[u8], from: Format, opts: &Options) -> Result<C
         &rtm::AuthorOptions {
             animation: ai,
             duration: opts.timing.duration,
+            start: opts.timing.start,
+            rest: opts.rtm.rest,
         },
     )?;
     notes.extend(author_notes);

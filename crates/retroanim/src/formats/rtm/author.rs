@@ -3,18 +3,21 @@
 //! - **Bones:** the nodes the animation moves (translation, rotation or scale channels), in
 //!   node order; a scene made by [`super::to_scene`] names its bones in `extras.rtm.bones`, and
 //!   that order is kept.
-//! - **Frames:** one per distinct key time of those channels; phase = time / duration, where
-//!   the duration is [`AuthorOptions::duration`], else `extras.rtm.duration`, else the last key
-//!   time (so the last frame is at phase 1).
+//! - **Frames:** one per distinct key time of those channels; phase = (time − start) /
+//!   duration, where start is [`AuthorOptions::start`] (default 0) and the duration is
+//!   [`AuthorOptions::duration`], else `extras.rtm.duration`, else the last key time − start
+//!   (so the last frame is at phase 1). Key times outside start ..= start + duration are left
+//!   out (a note), and the poses at both ends are sampled instead, so the frames span 0..1.
 //! - **Matrices:** each bone's world matrix at the frame's time (every ancestor's transform
-//!   included), x negated back into the RTM's axes.
+//!   included), x negated back into the RTM's axes; with [`Rest::Bind`] times the bone's
+//!   inverse bind matrix, the matrix glTF skinning applies.
 //! - **Displacement and `RTM_MDAT` properties:** from `extras.rtm` when present, else zero and
 //!   none.
 
-use super::scene::from_scene_matrix;
+use super::scene::{affine_inverse, from_scene_matrix};
 use super::{BoneTransform, Frame, Mdat, Mlod, Name32, Property};
 use crate::report::Note;
-use crate::scene::sample::{mat_mul, Sampler};
+use crate::scene::sample::{mat_mul, Mat4, Sampler};
 use crate::scene::{Scene, Track};
 use crate::{Error, Format, Result};
 
@@ -25,6 +28,39 @@ pub struct AuthorOptions {
     pub animation: usize,
     /// Seconds that phase 0..1 lasts.
     pub duration: Option<f32>,
+    /// The animation time (seconds) of phase 0 (default 0).
+    pub start: Option<f32>,
+    /// What the matrices are relative to (default: [`Rest::default_for`]).
+    pub rest: Option<Rest>,
+}
+
+/// The pose an RTM's matrices are relative to. An RTM matrix moves the model's rest-pose
+/// vertices in model space: identity means "at rest".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rest {
+    /// The bones' world matrices as they are: the model's rest has every bone at the origin
+    /// (identity), as [`super::to_scene`] exports an RTM (identity inverse bind matrices),
+    /// also after an editor re-binds the skeleton at another pose (Blender binds it at the
+    /// first frame).
+    Origin,
+    /// Each bone's world matrix times its inverse bind matrix (from the first skin listing it
+    /// as a joint; for a bone that is no joint, the inverse of its world matrix at rest, the
+    /// nodes' own transforms): the matrix skinning applies, relative to the pose the mesh was
+    /// bound in — a skeleton built in an editor, its mesh at the model's rest.
+    Bind,
+}
+
+impl Rest {
+    /// [`Rest::Origin`] when the scene records an RTM (`extras.rtm`, written by
+    /// [`super::to_scene`] and kept by Blender's glTF importer and exporter), else
+    /// [`Rest::Bind`].
+    pub fn default_for(scene: &Scene) -> Rest {
+        if scene.extras.get("rtm").is_some() {
+            Rest::Origin
+        } else {
+            Rest::Bind
+        }
+    }
 }
 
 fn unencodable(what: String) -> Error {
@@ -93,53 +129,37 @@ pub fn from_scene(scene: &Scene, opts: &AuthorOptions) -> Result<(Mlod, Vec<Note
             opts.animation, anim.name
         )));
     }
-    let mut times: Vec<f32> = anim
+    let times: Vec<f32> = anim
         .channels
         .iter()
         .filter(|c| {
             bones.contains(&c.node) && !matches!(c.track, Track::Weights(_) | Track::Visibility(_))
         })
         .flat_map(|c| c.times.iter().copied())
-        .filter(|t| t.is_finite())
         .collect();
-    times.sort_by(f32::total_cmp);
-    times.dedup();
-    if times.is_empty() {
-        times.push(0.0);
-    }
-    let last = *times.last().unwrap_or(&0.0);
-    let duration = opts
-        .duration
-        .or_else(|| {
-            extras
-                .and_then(|e| e.get("duration"))
-                .and_then(|d| d.as_f64())
-                .map(|d| d as f32)
-                .filter(|d| d.is_finite() && *d > 0.0)
-        })
-        .unwrap_or(if last > 0.0 { last } else { 1.0 });
+    let recorded = extras
+        .and_then(|e| e.get("duration"))
+        .and_then(|d| d.as_f64())
+        .map(|d| d as f32)
+        .filter(|d| d.is_finite() && *d > 0.0);
+    let keys = frame_times(times, opts, recorded, &mut notes)?;
+    let rest = opts.rest.unwrap_or_else(|| Rest::default_for(scene));
+    let binds = inverse_binds(scene, &bones, rest, &mut notes);
     let sampler = Sampler::new(scene, Some(anim));
-    let mut frames = Vec::with_capacity(times.len());
-    for &t in &times {
+    let mut frames = Vec::with_capacity(keys.len());
+    for &(t, phase) in &keys {
         let mut transforms = Vec::with_capacity(bones.len());
-        for &b in &bones {
-            let mut world = sampler.local(b, t).matrix();
-            let mut p = scene.nodes[b].parent;
-            // Bounded by the node count: a cycle (which Scene::check refuses) cannot loop.
-            for _ in 0..scene.nodes.len() {
-                let Some(k) = p else { break };
-                world = mat_mul(&sampler.local(k, t).matrix(), &world);
-                p = scene.nodes.get(k).and_then(|n| n.parent);
+        for (&b, bind) in bones.iter().zip(&binds) {
+            let mut world = world_at(&sampler, scene, b, t);
+            if let Some(ibm) = bind {
+                world = mat_mul(&world, ibm);
             }
             transforms.push(BoneTransform {
                 bone: Name32::new(scene.nodes[b].name.clone()),
                 matrix: from_scene_matrix(&world),
             });
         }
-        frames.push(Frame {
-            phase: (t as f64 / duration as f64) as f32,
-            transforms,
-        });
+        frames.push(Frame { phase, transforms });
     }
     let displacement = extras
         .and_then(|e| e.get("displacement"))
@@ -175,3 +195,116 @@ pub fn from_scene(scene: &Scene, opts: &AuthorOptions) -> Result<(Mlod, Vec<Note
     };
     Ok((mlod, notes))
 }
+
+/// The frames' (time, phase) pairs: every distinct finite key time within start ..= start +
+/// duration (a key a millionth of the duration outside still counts, its phase clamped), in
+/// order; when keys fall outside, the two ends instead of them (a note); no key at all, one
+/// frame at start. Phases that round to the same value give one frame.
+fn frame_times(
+    mut times: Vec<f32>,
+    opts: &AuthorOptions,
+    recorded: Option<f32>,
+    notes: &mut Vec<Note>,
+) -> Result<Vec<(f32, f32)>> {
+    let start = opts.start.unwrap_or(0.0);
+    if !start.is_finite() {
+        return Err(unencodable(format!("start time {start}: not a number")));
+    }
+    if let Some(d) = opts.duration.filter(|d| !(d.is_finite() && *d > 0.0)) {
+        return Err(unencodable(format!("duration {d}: not a positive number")));
+    }
+    times.retain(|t| t.is_finite());
+    times.sort_by(f32::total_cmp);
+    times.dedup();
+    let last = times.last().copied().unwrap_or(start);
+    let duration = opts
+        .duration
+        .or(recorded)
+        .unwrap_or(if last > start { last - start } else { 1.0 });
+    let slack = duration * 1e-6;
+    let end = start + duration;
+    let before = times.len();
+    times.retain(|&t| t >= start - slack && t <= end + slack);
+    let outside = before - times.len();
+    if before == 0 {
+        times.push(start);
+    } else if outside > 0 {
+        times.extend([start, end]);
+        times.sort_by(f32::total_cmp);
+        times.dedup();
+    }
+    if outside > 0 {
+        notes.push(Note {
+            code: "keys-outside",
+            message: format!(
+                "{outside} key times outside {start} ..= {end} s (phase 0..1) left out; the poses at both ends are sampled instead"
+            ),
+        });
+    }
+    let mut keys: Vec<(f32, f32)> = Vec::with_capacity(times.len());
+    for t in times {
+        let phase = (((t as f64 - start as f64) / duration as f64) as f32).clamp(0.0, 1.0);
+        if keys.last().map_or(true, |&(_, p)| p < phase) {
+            keys.push((t, phase));
+        }
+    }
+    Ok(keys)
+}
+
+/// `node`'s world matrix at time `t` (every ancestor's transform included).
+fn world_at(sampler: &Sampler, scene: &Scene, node: usize, t: f32) -> Mat4 {
+    let mut world = sampler.local(node, t).matrix();
+    let mut p = scene.nodes[node].parent;
+    // Bounded by the node count: a cycle (which Scene::check refuses) cannot loop.
+    for _ in 0..scene.nodes.len() {
+        let Some(k) = p else { break };
+        world = mat_mul(&sampler.local(k, t).matrix(), &world);
+        p = scene.nodes.get(k).and_then(|n| n.parent);
+    }
+    world
+}
+
+/// Each bone's inverse bind matrix under [`Rest::Bind`] (`None`: identity, under
+/// [`Rest::Origin`]): from the first skin listing it as a joint (a note counts bones whose
+/// skins disagree), else the inverse of its world matrix at rest (the nodes' own transforms).
+fn inverse_binds(
+    scene: &Scene,
+    bones: &[usize],
+    rest: Rest,
+    notes: &mut Vec<Note>,
+) -> Vec<Option<Mat4>> {
+    if rest == Rest::Origin {
+        return vec![None; bones.len()];
+    }
+    let at_rest = Sampler::new(scene, None);
+    let mut disagree = 0;
+    let binds = bones
+        .iter()
+        .map(|&b| {
+            let mut found = scene.skins.iter().filter_map(|s| {
+                let k = s.joints.iter().position(|&j| j == b)?;
+                Some(s.inverse_bind_matrices.get(k).copied().unwrap_or(IDENTITY))
+            });
+            let Some(first) = found.next() else {
+                return Some(affine_inverse(&world_at(&at_rest, scene, b, 0.0)));
+            };
+            if found.any(|m| m.iter().zip(&first).any(|(a, b)| (a - b).abs() > 1e-6)) {
+                disagree += 1;
+            }
+            Some(first.map(f64::from))
+        })
+        .collect();
+    if disagree > 0 {
+        notes.push(Note {
+            code: "skins-disagree",
+            message: format!(
+                "{disagree} bones are joints of skins with different inverse bind matrices: the first skin's are used"
+            ),
+        });
+    }
+    binds
+}
+
+const IDENTITY: [f32; 16] = [
+    1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+];

@@ -96,7 +96,7 @@ mod types;
 mod validate;
 mod write;
 
-pub use author::{from_scene, AuthorOptions};
+pub use author::{from_scene, AuthorOptions, Rest};
 pub use bmtr_pose::half_to_f32;
 pub use play::{pose, PlayOptions};
 pub use read::{declared_len, read, read_with};
