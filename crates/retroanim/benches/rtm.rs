@@ -165,6 +165,7 @@ fn bench(c: &mut Criterion) {
         rtm: convert::RtmInput {
             skeletons: None,
             p3d: Some(boxes()),
+            ..Default::default()
         },
         ..Options::default()
     };

@@ -158,6 +158,7 @@ fn corpus_rtm_with_a_skeleton_nests_the_joints_and_still_comes_back() {
         rtm: convert::RtmInput {
             skeletons: Some(skeletons),
             p3d: None,
+            ..Default::default()
         },
         ..Options::default()
     };

@@ -29,6 +29,7 @@ fn with_p3d(p3d: P3d) -> Options {
         rtm: RtmInput {
             skeletons: None,
             p3d: Some(p3d),
+            ..Default::default()
         },
         ..Options::default()
     }

@@ -3,7 +3,8 @@
 //! - **Bones:** the nodes the animation moves (translation, rotation or scale channels), in
 //!   node order; a scene made by [`super::to_scene`] names its bones in `extras.rtm.bones`, and
 //!   that order is kept.
-//! - **Frames:** one per distinct key time of those channels; phase = (time − start) /
+//! - **Frames:** one per distinct key time of the channels that move the bones (theirs and
+//!   their ancestors'); phase = (time − start) /
 //!   duration, where start is [`AuthorOptions::start`] (default 0) and the duration is
 //!   [`AuthorOptions::duration`], else `extras.rtm.duration`, else the last key time − start
 //!   (so the last frame is at phase 1). Key times outside start ..= start + duration are left
@@ -129,11 +130,25 @@ pub fn from_scene(scene: &Scene, opts: &AuthorOptions) -> Result<(Mlod, Vec<Note
             opts.animation, anim.name
         )));
     }
+    // The nodes whose keys move a bone: the bones and their ancestors.
+    let mut moving = vec![false; scene.nodes.len()];
+    for &b in &bones {
+        let mut n = Some(b);
+        // Bounded by the node count: a cycle (which Scene::check refuses) cannot loop.
+        for _ in 0..scene.nodes.len() {
+            let Some(k) = n.filter(|&k| moving.get(k) == Some(&false)) else {
+                break;
+            };
+            moving[k] = true;
+            n = scene.nodes[k].parent;
+        }
+    }
     let times: Vec<f32> = anim
         .channels
         .iter()
         .filter(|c| {
-            bones.contains(&c.node) && !matches!(c.track, Track::Weights(_) | Track::Visibility(_))
+            moving.get(c.node).copied().unwrap_or(false)
+                && !matches!(c.track, Track::Weights(_) | Track::Visibility(_))
         })
         .flat_map(|c| c.times.iter().copied())
         .collect();
