@@ -415,11 +415,27 @@ fn what_cannot_be_skinned_is_an_error_naming_the_option() {
         Err(Error::Option { option, .. }) => assert_eq!(option, "p3d"),
         other => panic!("{other:?}"),
     }
-    // A binarised model.
-    if let Some(path) = common::corpus_file("p3d-odol", "pharma/models/iv/kat_iv.p3d") {
-        let odol = p3d::read(&std::fs::read(path).unwrap()).unwrap();
-        let (o, what) = option(&with_p3d(odol));
-        assert_eq!(o, "p3d");
-        assert!(what.contains("ODOL"), "{what}");
+    // Binarised models, Arma's and OFP's: the error says what is not read, and for which
+    // version.
+    for (file, says) in [
+        ("pharma/models/iv/kat_iv.p3d", "(ODOL v73: they are walked but not decoded"),
+        (
+            "fixtures/p3d/animated_morph_odol.p3d",
+            "(ODOL v7: ODOL v7 keeps them with one weight byte per vertex",
+        ),
+    ] {
+        if let Some(path) = common::corpus_file("p3d-odol", file) {
+            let odol = p3d::read(&std::fs::read(path).unwrap()).unwrap();
+            let (o, what) = option(&with_p3d(odol.clone()));
+            assert_eq!(o, "p3d");
+            assert!(
+                what.contains("an ODOL P3D's named selections are not read for skinning"),
+                "{what}"
+            );
+            assert!(what.contains(says), "{what}");
+            // The library call without the option table says the same.
+            let e = rtm::skinned_scene(&hand_rtm(), &odol, 0, &Default::default()).unwrap_err();
+            assert!(e.to_string().contains(says), "{e}");
+        }
     }
 }

@@ -89,11 +89,8 @@ fn skinned_lod(
     notes: &mut Vec<super::Note>,
 ) -> Result<usize> {
     use crate::formats::p3d::P3d;
-    if matches!(p3d, P3d::Odol(_)) {
-        return Err(super::option_error(
-            O::P3d,
-            "a binarised (ODOL) P3D: the named selections that say which vertices each bone moves are read only from an editable MLOD P3D".into(),
-        ));
+    if let P3d::Odol(o) = p3d {
+        return Err(super::option_error(O::P3d, rtm::odol_refusal(o)));
     }
     let skinnable = rtm::skinnable_lods(m, p3d);
     let resolutions: Vec<f32> = (0..p3d.lod_count()).map(|i| p3d.resolution(i)).collect();

@@ -18,7 +18,7 @@
 use super::scene::to_scene_joints;
 use super::{Mlod, SceneOptions};
 use crate::formats::p3d::scene::{self as p3d_scene, SceneAxes};
-use crate::formats::p3d::{P3d, TaggData, TaggKind};
+use crate::formats::p3d::{Odol, P3d, TaggData, TaggKind};
 use crate::report::Note;
 use crate::scene::{Scene, Skin};
 use crate::{Error, Format, Result};
@@ -47,6 +47,19 @@ pub fn skinnable_lods(m: &Mlod, p3d: &P3d) -> Vec<usize> {
         .collect()
 }
 
+/// Why an ODOL (binarised) P3D cannot be skinned: what its reader does and does not decode.
+pub fn odol_refusal(o: &Odol) -> String {
+    let why = if o.arma.is_some() {
+        "they are walked but not decoded, and Arma's binarised models move their vertices through the skeleton's vertex bone references, which are not decoded either"
+    } else {
+        "ODOL v7 keeps them with one weight byte per vertex, but what a byte means is established by no file at hand (MLOD's (256 − byte) / 255 reading is not assumed)"
+    };
+    format!(
+        "an ODOL P3D's named selections are not read for skinning (ODOL v{}: {why}); pass the editable MLOD P3D the model was binarised from",
+        o.version
+    )
+}
+
 fn bone_of(m: &Mlod, name: &str) -> Option<usize> {
     m.bones.iter().position(|b| b.same_bone(name))
 }
@@ -64,10 +77,9 @@ pub fn skinned_scene(
         to: Format::Gltf,
         why,
     };
-    let P3d::Mlod(model) = p3d else {
-        return Err(refuse(
-            "the P3D is binarised (ODOL): its named selections, which say which vertices each bone moves, are read only from an editable MLOD P3D".into(),
-        ));
+    let model = match p3d {
+        P3d::Mlod(model) => model,
+        P3d::Odol(o) => return Err(refuse(odol_refusal(o))),
     };
     let Some(l) = model.lods.get(lod) else {
         return Err(refuse(format!(
