@@ -50,7 +50,7 @@ pub enum Command {
     /// Read and write files again and compare; exit 1 unless byte-identical.
     Roundtrip(RoundtripArgs),
     /// Convert a file to another format (chosen by --to or OUT's extension).
-    Convert(ConvertArgs),
+    Convert(Box<ConvertArgs>),
     /// Play a file's animation (TOD, HMD) as the console does and print each frame's pose.
     Play(PlayArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).

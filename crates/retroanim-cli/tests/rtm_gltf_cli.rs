@@ -14,13 +14,14 @@ fn start_and_duration_cut_a_window_of_the_animation() {
     let glb = dir.path().join("x.glb");
     succeed(retroanim().arg("convert").arg(&rtm).arg(&glb));
     let back = dir.path().join("window.rtm");
-    let run = succeed(
-        retroanim()
-            .arg("convert")
-            .arg(&glb)
-            .arg(&back)
-            .args(["--start", "0.25", "--duration", "0.5", "--rest", "origin"]),
-    );
+    let run = succeed(retroanim().arg("convert").arg(&glb).arg(&back).args([
+        "--start",
+        "0.25",
+        "--duration",
+        "0.5",
+        "--rest",
+        "origin",
+    ]));
     let err = String::from_utf8_lossy(&run.stderr);
     assert!(err.contains("key times outside 0.25 ..= 0.75 s"), "{err}");
     let whole = play_object(&succeed(retroanim().args(["play", "--json"]).arg(&rtm)).stdout);
@@ -65,8 +66,14 @@ fn rest_and_start_are_refused_where_they_cannot_apply() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x.glb");
     for (args, says) in [
-        (vec!["--start", "0.5"], "--start: does not apply to rtm → glb"),
-        (vec!["--rest", "bind"], "--rest: does not apply to rtm → glb"),
+        (
+            vec!["--start", "0.5"],
+            "--start: does not apply to rtm → glb",
+        ),
+        (
+            vec!["--rest", "bind"],
+            "--rest: does not apply to rtm → glb",
+        ),
         (vec!["--rest", "sideways"], "invalid value 'sideways'"),
     ] {
         let run = retroanim()

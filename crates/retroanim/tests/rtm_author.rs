@@ -139,7 +139,11 @@ fn rest_origin_takes_world_matrices_and_bind_takes_them_relative_to_the_bind_pos
         );
         // upper is in no skin: relative to its rest world T(2, 1, 0).
         let rel = mul(&upper, &translation([-2.0, -1.0, 0.0]));
-        close(&bind.frames[f].transforms[0].matrix, &rtm_numbers(&rel), "bind");
+        close(
+            &bind.frames[f].transforms[0].matrix,
+            &rtm_numbers(&rel),
+            "bind",
+        );
     }
     // At rest (frame 0) a bound bone's matrix is the identity.
     close(
@@ -176,10 +180,18 @@ fn a_joint_of_a_skin_takes_its_inverse_bind_matrix_and_the_default_follows_extra
             "recorded",
         );
         let rel = mul(&upper, &translation([-2.0, -1.0, 0.0]));
-        close(&made.frames[f].transforms[0].matrix, &rtm_numbers(&rel), "made");
+        close(
+            &made.frames[f].transforms[0].matrix,
+            &rtm_numbers(&rel),
+            "made",
+        );
         // lower is a joint: its inverse bind matrix T(−2, −3, 0), not its rest T(2, 2, 0)⁻¹.
         let rel = mul(&lower, &translation([-2.0, -3.0, 0.0]));
-        close(&bound.frames[f].transforms[0].matrix, &rtm_numbers(&rel), "joint");
+        close(
+            &bound.frames[f].transforms[0].matrix,
+            &rtm_numbers(&rel),
+            "joint",
+        );
     }
 }
 

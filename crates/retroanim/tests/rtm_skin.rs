@@ -418,7 +418,10 @@ fn what_cannot_be_skinned_is_an_error_naming_the_option() {
     // Binarised models, Arma's and OFP's: the error says what is not read, and for which
     // version.
     for (file, says) in [
-        ("pharma/models/iv/kat_iv.p3d", "(ODOL v73: they are walked but not decoded"),
+        (
+            "pharma/models/iv/kat_iv.p3d",
+            "(ODOL v73: they are walked but not decoded",
+        ),
         (
             "fixtures/p3d/animated_morph_odol.p3d",
             "(ODOL v7: ODOL v7 keeps them with one weight byte per vertex",

@@ -232,10 +232,10 @@ fn frame_times(
     times.sort_by(f32::total_cmp);
     times.dedup();
     let last = times.last().copied().unwrap_or(start);
-    let duration = opts
-        .duration
-        .or(recorded)
-        .unwrap_or(if last > start { last - start } else { 1.0 });
+    let duration =
+        opts.duration
+            .or(recorded)
+            .unwrap_or(if last > start { last - start } else { 1.0 });
     let slack = duration * 1e-6;
     let end = start + duration;
     let before = times.len();
