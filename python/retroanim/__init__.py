@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -427,10 +427,13 @@ def render(input: Union[str, "os.PathLike[str]", bytes], output: Union[str, "os.
            frames: Optional[Tuple[int, int]] = None, fps: Optional[float] = None,
            background: Optional[Tuple[int, int, int]] = None,
            sequence: Optional[int] = None, stream_id: Optional[int] = None,
-           lod: Optional[float] = None, force: bool = False) -> Rendered:
+           lod: Optional[float] = None, weights: Optional[Mapping[int, int]] = None,
+           force: bool = False) -> Rendered:
     """Draws ``input`` as the PlayStation draws it and writes the picture to ``output``
     atomically, as ``retroanim render`` does: a TMD (textured from ``tim``), a TOD with its
-    ``tmd`` (an animation; ``frames=(a, b)`` TOD frames a..b-1, ``fps``), an HMD (at rest, or
+    ``tmd`` (an animation; ``frames=(a, b)`` TOD frames a..b-1, ``fps``), a MIMe VDF/NDF on
+    its base ``tmd`` (``weights={key: weight}``, 4096 = 1.0, as ``--weights``: one picture at
+    those weights; without, one picture per key, ``frames`` picking keys), an HMD (at rest, or
     its ``sequence`` from ``stream_id`` animated), a P3D LOD (``lod`` by resolution; animated
     when it has frames), a glTF/GLB (animated by its first animation), a TIM, or a raw 1 MB
     VRAM dump with ``vram=True``. The output's extension chooses the file: ``.png`` (animated
@@ -442,11 +445,14 @@ def render(input: Union[str, "os.PathLike[str]", bytes], output: Union[str, "os.
     src = None if isinstance(input, (bytes, bytearray, memoryview)) else Path(input)
     out = Path(output)
     ext = out.suffix.lower().lstrip(".")
+    named = None if src is None else _NAMED_BY_SUFFIX.get(src.suffix.lower())
     data, n, notes = _native.render_bytes(
         _bytes_of(input), tmd=None if tmd is None else _model(tmd),
         tim=[_model(t) for t in tim], vram=vram, yaw=yaw, pitch=pitch, distance=distance,
         size=size, frames=frames, fps=fps, background=background,
-        output="png" if ext == "apng" else ext, sequence=sequence, stream_id=stream_id, lod=lod)
+        output="png" if ext == "apng" else ext, sequence=sequence, stream_id=stream_id, lod=lod,
+        named=named if named in ("vdf", "ndf") else None,
+        weights=None if weights is None else dict(weights))
     _write_outputs([(out, data, True)], [src, _path_of(tmd), *(_path_of(t) for t in tim)], force)
     return Rendered(data=data, frames=n, notes=[Note(c, m) for c, m in notes], path=out)
 

@@ -101,6 +101,8 @@ def render_bytes(
     sequence: Optional[int] = None,
     stream_id: Optional[int] = None,
     lod: Optional[float] = None,
+    named: Optional[str] = None,
+    weights: Optional[Dict[int, int]] = None,
 ) -> Tuple[bytes, int, List[Tuple[str, str]]]: ...
 
 def convert_model(

@@ -379,7 +379,7 @@ type RenderedTuple = (Vec<u8>, usize, Vec<(&'static str, String)>);
 #[pyo3(signature = (
     data, *, tmd=None, tim=Vec::new(), vram=false, yaw=None, pitch=None, distance=None,
     size=None, frames=None, fps=None, background=None, output="png", sequence=None,
-    stream_id=None, lod=None
+    stream_id=None, lod=None, named=None, weights=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn render_bytes(
@@ -398,8 +398,37 @@ fn render_bytes(
     sequence: Option<usize>,
     stream_id: Option<u8>,
     lod: Option<f64>,
+    named: Option<&str>,
+    weights: Option<std::collections::BTreeMap<usize, i32>>,
 ) -> PyResult<RenderedTuple> {
     use retroanim::render::{Input, OutputKind, RenderOptions, View};
+    // A VDF/NDF (no magic number) is read as its file's name says; its weights, key → weight,
+    // become one per key as `render --weights` makes them.
+    let named = named.map(|n| format_named("from_", n)).transpose()?;
+    let weights = match weights {
+        None => None,
+        Some(map) => {
+            let keys = match named.map(|f| retroanim::read_as(data, Some(f), &Limits::default())) {
+                Some(Ok(retroanim::Model::Vdf(d) | retroanim::Model::Ndf(d))) => d.blocks.len(),
+                _ => {
+                    return Err(option_error(
+                        "weights",
+                        "weigh the keys of a MIMe VDF/NDF (a .vdf/.ndf file)",
+                    ))
+                }
+            };
+            let mut w = vec![0; keys];
+            for (k, v) in map {
+                *w.get_mut(k).ok_or_else(|| {
+                    option_error(
+                        "weights",
+                        &format!("key {k}, but the file has {keys} keys (0..{keys})"),
+                    )
+                })? = v;
+            }
+            Some(w)
+        }
+    };
     let mut view = View::default();
     view.yaw = yaw;
     view.pitch = pitch.unwrap_or(view.pitch);
@@ -435,13 +464,18 @@ fn render_bytes(
             || background.is_some(),
         tims,
         tmd,
+        weights,
         frames,
         fps,
         sequence,
         stream_id,
         lod,
         preview: None,
-        input: if vram { Input::VramDump } else { Input::Detect },
+        input: match (vram, named) {
+            (true, _) => Input::VramDump,
+            (false, Some(f)) => Input::Named(f),
+            (false, None) => Input::Detect,
+        },
         output,
         limits: Limits::default(),
     };

@@ -55,6 +55,7 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
             || args.background.is_some(),
         tims,
         tmd: super::load_tmd(args.tmd.as_deref())?,
+        weights: None,
         frames,
         fps: args.fps,
         sequence: args.sequence,
@@ -63,6 +64,9 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
         preview: None,
         input: if args.vram {
             Input::VramDump
+        } else if let Some(f) = super::play_mime::diff_format(&args.file)? {
+            // A VDF/NDF has no magic number: read as its name (or --from) says.
+            Input::Named(f)
         } else {
             Input::Detect
         },
@@ -94,6 +98,20 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
         }
         None => data,
     };
+    // --weights need the key count: the file is read as the difference file it is named.
+    if !args.weights.is_empty() {
+        let d = match opts.input {
+            Input::Named(f) => super::load_diff(Some(&args.file), f)?,
+            _ => None,
+        };
+        let Some(d) = d else {
+            bail!(
+                "{}: --weights weigh the keys of a MIMe VDF/NDF (a .vdf/.ndf file, or --from vdf|ndf)",
+                args.file.display()
+            );
+        };
+        opts.weights = Some(super::mime_weights(&args.weights, d.blocks.len())?);
+    }
     // A file render does not draw: say what it is and what would work, as `play` does.
     if let Some(found) = retroanim::detect(&data).filter(|f| {
         use retroanim::Format::*;

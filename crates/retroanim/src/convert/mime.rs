@@ -225,6 +225,39 @@ pub(super) fn tmd_scene(t: &Tmd, target: Format, opts: &Options) -> Result<(Scen
     Ok((scene, notes))
 }
 
+/// A VDF or NDF → glTF on its base TMD (`--tmd`, as a TOD takes its model): the TMD's export
+/// with this file's keys as morph targets, as [`tmd_scene`] makes it with the file as `--vdf`
+/// (`--ndf`); the file of the other kind may come with `--ndf` (`--vdf`).
+pub(super) fn diff_scene(
+    d: &Diff,
+    from: Format,
+    target: Format,
+    opts: &Options,
+) -> Result<(Scene, Vec<Note>)> {
+    use OptionName as O;
+    let normals = from == Format::Ndf;
+    let other = if normals { O::Vdf } else { O::Ndf };
+    let mut allowed = vec![O::Axes, O::Scale, O::Tim, O::Tmd, other];
+    if opts.mime.weights.is_some() {
+        allowed.extend([O::MimeWeights, O::Fps, O::Smooth]);
+    }
+    opts.check(from, target, &allowed)?;
+    let Some(tmd) = &opts.tod.tmd else {
+        return Err(option_error(
+            O::Tmd,
+            format!("missing: a {from} holds differences against a base TMD; name it with --tmd"),
+        ));
+    };
+    let mut own = opts.clone();
+    own.tod.tmd = None;
+    if normals {
+        own.mime.ndf = Some(d.clone());
+    } else {
+        own.mime.vdf = Some(d.clone());
+    }
+    tmd_scene(tmd, target, &own)
+}
+
 /// One primitive's morph target for one key.
 fn key_target(
     conv: &Conv,

@@ -132,6 +132,30 @@ pub fn write(d: &Diff) -> Result<Vec<u8>> {
 /// Checks a difference file on its own and, given its base TMD, that every block's object and
 /// run lie inside it (`normals`: an NDF, runs over the object's normals).
 pub fn validate(d: &Diff, base: Option<&Tmd>, normals: bool) -> Vec<Issue> {
+    let counts = base.map(|t| base_counts(t, normals));
+    validate_counts(d, counts.as_deref(), normals)
+}
+
+/// Per object of `t`, the vectors a VDF (`normals` false) or an NDF changes: its vertex or
+/// normal count. What [`validate_counts`] checks a difference file against.
+pub fn base_counts(t: &Tmd, normals: bool) -> Vec<usize> {
+    t.objects
+        .iter()
+        .map(|o| {
+            if normals {
+                o.normals.len()
+            } else {
+                o.vertices.len()
+            }
+        })
+        .collect()
+}
+
+/// [`validate`] against a base given by its per-object counts ([`base_counts`]); `None`
+/// checks the file on its own. Errors `object-range` and `vertex-range` say a block does not
+/// fit the base: the pairing of a difference file with its TMD ([`crate::pairing`]) takes
+/// only bases without them.
+pub fn validate_counts(d: &Diff, base: Option<&[usize]>, normals: bool) -> Vec<Issue> {
     let mut out = Vec::new();
     if d.blocks.len() > 32 {
         out.push(Issue::warning(
@@ -145,33 +169,27 @@ pub fn validate(d: &Diff, base: Option<&Tmd>, normals: bool) -> Vec<Issue> {
     }
     let mut at = 4u64;
     for (k, b) in d.blocks.iter().enumerate() {
-        if let Some(t) = base {
-            match t.objects.get(b.object as usize) {
+        if let Some(counts) = base {
+            match counts.get(b.object as usize) {
                 None => out.push(Issue::error(
                     at,
                     "object-range",
                     format!(
                         "block {k}: object {} does not exist (the TMD has {})",
                         b.object,
-                        t.objects.len()
+                        counts.len()
                     ),
                 )),
-                Some(o) => {
-                    let n = if normals {
-                        o.normals.len()
-                    } else {
-                        o.vertices.len()
-                    };
+                Some(&n) => {
                     let end = b.offset as u64 + b.differences.len() as u64;
                     if end > n as u64 {
                         out.push(Issue::error(
                             at + 4,
                             "vertex-range",
                             format!(
-                                "block {k}: {} {} .. {} of object {}, which has {n}",
+                                "block {k}: {} {} .. {end} of object {}, which has {n}",
                                 if normals { "normals" } else { "vertices" },
                                 b.offset,
-                                end,
                                 b.object
                             ),
                         ));

@@ -54,6 +54,7 @@
 pub mod encode;
 mod file;
 pub mod gte;
+pub mod mime;
 pub mod raster;
 pub mod scene;
 mod sources;
