@@ -428,12 +428,14 @@ def render(input: Union[str, "os.PathLike[str]", bytes], output: Union[str, "os.
            background: Optional[Tuple[int, int, int]] = None,
            sequence: Optional[int] = None, stream_id: Optional[int] = None,
            lod: Optional[float] = None, weights: Optional[Mapping[int, int]] = None,
+           vdf: Optional[Source] = None, ndf: Optional[Source] = None,
            force: bool = False) -> Rendered:
     """Draws ``input`` as the PlayStation draws it and writes the picture to ``output``
     atomically, as ``retroanim render`` does: a TMD (textured from ``tim``), a TOD with its
     ``tmd`` (an animation; ``frames=(a, b)`` TOD frames a..b-1, ``fps``), a MIMe VDF/NDF on
     its base ``tmd`` (``weights={key: weight}``, 4096 = 1.0, as ``--weights``: one picture at
-    those weights; without, one picture per key, ``frames`` picking keys), an HMD (at rest, or
+    those weights; without, one picture per key, ``frames`` picking keys; a VDF's ``ndf`` or an
+    NDF's ``vdf`` plays with it), an HMD (at rest, or
     its ``sequence`` from ``stream_id`` animated), a P3D LOD (``lod`` by resolution; animated
     when it has frames), a glTF/GLB (animated by its first animation), a TIM, or a raw 1 MB
     VRAM dump with ``vram=True``. The output's extension chooses the file: ``.png`` (animated
@@ -452,8 +454,12 @@ def render(input: Union[str, "os.PathLike[str]", bytes], output: Union[str, "os.
         size=size, frames=frames, fps=fps, background=background,
         output="png" if ext == "apng" else ext, sequence=sequence, stream_id=stream_id, lod=lod,
         named=named if named in ("vdf", "ndf") else None,
-        weights=None if weights is None else dict(weights))
-    _write_outputs([(out, data, True)], [src, _path_of(tmd), *(_path_of(t) for t in tim)], force)
+        weights=None if weights is None else dict(weights),
+        vdf=None if vdf is None else _model(vdf, "vdf"),
+        ndf=None if ndf is None else _model(ndf, "ndf"))
+    _write_outputs([(out, data, True)],
+                   [src, _path_of(tmd), _path_of(vdf), _path_of(ndf), *(_path_of(t) for t in tim)],
+                   force)
     return Rendered(data=data, frames=n, notes=[Note(c, m) for c, m in notes], path=out)
 
 

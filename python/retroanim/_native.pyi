@@ -103,6 +103,8 @@ def render_bytes(
     lod: Optional[float] = None,
     named: Optional[str] = None,
     weights: Optional[Dict[int, int]] = None,
+    vdf: Optional[Model] = None,
+    ndf: Optional[Model] = None,
 ) -> Tuple[bytes, int, List[Tuple[str, str]]]: ...
 
 def convert_model(

@@ -379,7 +379,7 @@ type RenderedTuple = (Vec<u8>, usize, Vec<(&'static str, String)>);
 #[pyo3(signature = (
     data, *, tmd=None, tim=Vec::new(), vram=false, yaw=None, pitch=None, distance=None,
     size=None, frames=None, fps=None, background=None, output="png", sequence=None,
-    stream_id=None, lod=None, named=None, weights=None
+    stream_id=None, lod=None, named=None, weights=None, vdf=None, ndf=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn render_bytes(
@@ -400,6 +400,8 @@ fn render_bytes(
     lod: Option<f64>,
     named: Option<&str>,
     weights: Option<std::collections::BTreeMap<usize, i32>>,
+    vdf: Option<PyRef<'_, PyModel>>,
+    ndf: Option<PyRef<'_, PyModel>>,
 ) -> PyResult<RenderedTuple> {
     use retroanim::render::{Input, OutputKind, RenderOptions, View};
     // A VDF/NDF (no magic number) is read as its file's name says; its weights, key → weight,
@@ -465,6 +467,20 @@ fn render_bytes(
         tims,
         tmd,
         weights,
+        mime_partner: match (vdf, ndf) {
+            (Some(_), Some(_)) => {
+                return Err(option_error("vdf", "vdf and ndf: give the one the input is not"))
+            }
+            (Some(m), None) => match model_of(&m, "vdf", Format::Vdf)? {
+                retroanim::Model::Vdf(d) => Some(d.clone()),
+                _ => None,
+            },
+            (None, Some(m)) => match model_of(&m, "ndf", Format::Ndf)? {
+                retroanim::Model::Ndf(d) => Some(d.clone()),
+                _ => None,
+            },
+            (None, None) => None,
+        },
         frames,
         fps,
         sequence,

@@ -122,6 +122,12 @@ pub struct RenderArgs {
         allow_hyphen_values = true
     )]
     pub weights: Vec<String>,
+    /// A VDF drawn: its NDF (the normal differences of the same keys), played with it.
+    #[arg(long, value_name = "DIFF.NDF")]
+    pub ndf: Option<PathBuf>,
+    /// An NDF drawn: its VDF (the vertex differences of the same keys), played with it.
+    #[arg(long, value_name = "DIFF.VDF")]
+    pub vdf: Option<PathBuf>,
     /// Read the input as a raw 1 MB VRAM dump (1024×512 little-endian halfwords).
     #[arg(long)]
     pub vram: bool,

@@ -56,6 +56,12 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
         tims,
         tmd: super::load_tmd(args.tmd.as_deref())?,
         weights: None,
+        mime_partner: match (&args.vdf, &args.ndf) {
+            (Some(_), Some(_)) => bail!("--vdf and --ndf: give the one the input is not"),
+            (Some(p), None) => super::load_diff(Some(p), retroanim::Format::Vdf)?,
+            (None, Some(p)) => super::load_diff(Some(p), retroanim::Format::Ndf)?,
+            (None, None) => None,
+        },
         frames,
         fps: args.fps,
         sequence: args.sequence,
@@ -126,6 +132,8 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
         .with_context(|| args.file.display().to_string())?;
     let mut inputs: Vec<&std::path::Path> = vec![&args.file];
     inputs.extend(args.tmd.as_deref());
+    inputs.extend(args.vdf.as_deref());
+    inputs.extend(args.ndf.as_deref());
     inputs.extend(args.tim.iter().map(|p| p.as_path()));
     crate::io::write_output(&args.output, &r.bytes, &inputs, args.force)?;
     let what = match r.frames {

@@ -107,8 +107,15 @@ pub fn animated_png(
         _ => {}
     }
     if matches!(model, Model::Vdf(_) | Model::Ndf(_)) {
-        // Each key held long enough to be seen.
+        // Each key held long enough to be seen, with the difference file that goes with it.
         opts.fps = Some(crate::render::mime::KEY_FPS);
+        if let Some(p) = &asset.partner {
+            match assembly.read(p) {
+                Ok(Model::Vdf(d) | Model::Ndf(d)) => opts.mime_partner = Some(d),
+                Ok(_) => {}
+                Err(e) => notes.push(format!("picture without {}: {e}", p.container)),
+            }
+        }
     }
     let r = render_model(model, &opts)?;
     // A TOD whose every picture shows no object plays after another one (its objects are

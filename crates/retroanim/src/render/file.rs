@@ -83,6 +83,9 @@ pub struct RenderOptions {
     /// MIMe differences: one weight per key (4096 = 1.0), as `play --weights` takes them; one
     /// picture of the base at those weights. `None`: one picture per key.
     pub weights: Option<Vec<i32>>,
+    /// MIMe differences: the file of the other kind played with the one drawn (a VDF's NDF,
+    /// an NDF's VDF), with the same weights.
+    pub mime_partner: Option<crate::formats::mime::Diff>,
     /// Frames to draw: `start..end` (end exclusive): TOD frame numbers for a TOD, picture
     /// numbers (at the output fps) for HMD, P3D and glTF animations, keys for MIMe differences.
     pub frames: Option<(u32, u32)>,
@@ -139,6 +142,7 @@ pub(super) fn option(option: &'static str, what: impl Into<String>) -> Error {
 /// no camera, no animation.
 const SHOWN_AS_STORED: &[&str] = &[
     "weights",
+    "mime-partner",
     "tim",
     "tmd",
     "frames",
@@ -161,7 +165,7 @@ pub fn render_file(data: &[u8], opts: &RenderOptions) -> Result<Rendered> {
         return render_model(&crate::read_as(data, Some(f), &opts.limits)?, opts);
     }
     if matches!(crate::detect(data), Some(Format::Gltf | Format::Glb)) {
-        refuse(opts, "a glTF", &["weights"])?;
+        refuse(opts, "a glTF", &["weights", "mime-partner"])?;
         return super::sources::gltf(data, opts);
     }
     render_model(&crate::read_any_with(data, &opts.limits)?, opts)
@@ -171,7 +175,11 @@ pub fn render_file(data: &[u8], opts: &RenderOptions) -> Result<Rendered> {
 pub fn render_model(model: &Model, opts: &RenderOptions) -> Result<Rendered> {
     check_size(opts)?;
     if !matches!(model, Model::Vdf(_) | Model::Ndf(_)) {
-        refuse(opts, &format!("a {}", model.format()), &["weights"])?;
+        refuse(
+            opts,
+            &format!("a {}", model.format()),
+            &["weights", "mime-partner"],
+        )?;
     }
     match model {
         Model::Tim(t) => {
@@ -244,13 +252,14 @@ pub(super) fn refuse(opts: &RenderOptions, what: &str, unused: &[&'static str]) 
             "stream-id" => opts.stream_id.is_some(),
             "lod" => opts.lod.is_some(),
             "weights" => opts.weights.is_some(),
+            "mime-partner" => opts.mime_partner.is_some(),
             _ => false,
         };
         if set {
-            let name = if name == "view" {
-                "yaw/--pitch/--distance/--size/--background"
-            } else {
-                name
+            let name = match name {
+                "view" => "yaw/--pitch/--distance/--size/--background",
+                "mime-partner" => "vdf/--ndf",
+                _ => name,
             };
             return Err(option(name, format!("does not apply to {what}")));
         }

@@ -8,7 +8,10 @@
 //! | none | one per key: picture k is key k at 4096 (the others 0), i.e. the variant MIMEFILT made key k from; `frames` picks keys, [`KEY_FPS`] pictures per second by default |
 //!
 //! Every picture has the same camera, framing the model at every weighting drawn, as a TOD's
-//! frames share one. An NDF changes normals only: the shape stays, its lighting changes.
+//! frames share one. A VDF moves vertices, an NDF turns normals (the shape stays, its lighting
+//! changes); the file of the other kind from the same MIMEFILT run
+//! ([`RenderOptions::mime_partner`]: a VDF's NDF, an NDF's VDF) plays with the same weights,
+//! as the console plays both.
 
 use crate::error::{Error, Result};
 use crate::formats::gte::Mat;
@@ -24,25 +27,37 @@ use super::{draw_tmd_within, front_area, tmd_bounds, with_yaw, Budget, Camera, I
 /// Pictures per second of the one-picture-per-key drawing (each key shown half a second).
 pub const KEY_FPS: f64 = 2.0;
 
-/// `base` with `d` played at `weights` onto its vertices (`normals`: its normals).
-pub fn played(base: &Tmd, d: &Diff, normals: bool, weights: &[i32]) -> Tmd {
-    let of = |o: &crate::formats::tmd::Object| -> Vec<SVector> {
-        if normals {
-            o.normals.clone()
-        } else {
-            o.vertices.clone()
-        }
-    };
-    let vectors: Vec<Vec<SVector>> = base.objects.iter().map(of).collect();
+/// `base` with a VDF played at `weights` onto its vertices and an NDF onto its normals.
+pub fn played(base: &Tmd, vdf: Option<&Diff>, ndf: Option<&Diff>, weights: &[i32]) -> Tmd {
     let mut t = base.clone();
-    for (o, v) in t.objects.iter_mut().zip(mime::play(d, &vectors, weights)) {
-        if normals {
-            o.normals = v;
-        } else {
+    if let Some(d) = vdf {
+        let vectors: Vec<Vec<SVector>> = base.objects.iter().map(|o| o.vertices.clone()).collect();
+        for (o, v) in t.objects.iter_mut().zip(mime::play(d, &vectors, weights)) {
             o.vertices = v;
         }
     }
+    if let Some(d) = ndf {
+        let vectors: Vec<Vec<SVector>> = base.objects.iter().map(|o| o.normals.clone()).collect();
+        for (o, v) in t.objects.iter_mut().zip(mime::play(d, &vectors, weights)) {
+            o.normals = v;
+        }
+    }
     t
+}
+
+/// The first block of `d` (a `format` file) that does not fit `base`, as an error.
+fn check(d: &Diff, format: Format, base: &Tmd) -> Result<()> {
+    match mime::validate(d, Some(base), format == Format::Ndf)
+        .into_iter()
+        .find(|i| i.severity == Severity::Error)
+    {
+        Some(i) => Err(Error::Malformed {
+            format,
+            offset: i.offset,
+            what: format!("{} (against the TMD given)", i.message),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The pictures of a VDF (`format` [`Format::Vdf`]) or NDF on its base (module table).
@@ -55,18 +70,24 @@ pub(super) fn render(d: &Diff, format: Format, opts: &RenderOptions) -> Result<R
             format!("a {format} holds MIMe differences against a base TMD: give it with --tmd"),
         ));
     };
-    let normals = format == Format::Ndf;
-    if let Some(i) = mime::validate(d, Some(base), normals)
-        .into_iter()
-        .find(|i| i.severity == Severity::Error)
-    {
-        return Err(Error::Malformed {
-            format,
-            offset: i.offset,
-            what: format!("{} (against the TMD given)", i.message),
-        });
+    let other = if format == Format::Ndf {
+        Format::Vdf
+    } else {
+        Format::Ndf
+    };
+    check(d, format, base)?;
+    if let Some(p) = &opts.mime_partner {
+        check(p, other, base)?;
     }
-    let keys = d.blocks.len();
+    let (vdf, ndf) = match format {
+        Format::Ndf => (opts.mime_partner.as_ref(), Some(d)),
+        _ => (Some(d), opts.mime_partner.as_ref()),
+    };
+    // Keys past the shorter file move only what the longer one changes.
+    let keys = d
+        .blocks
+        .len()
+        .max(opts.mime_partner.as_ref().map_or(0, |p| p.blocks.len()));
     let weighted: Vec<Vec<i32>> = match &opts.weights {
         Some(w) => {
             refuse(opts, "a weighted drawing (one picture)", &["frames", "fps"])?;
@@ -120,11 +141,7 @@ pub(super) fn render(d: &Diff, format: Format, opts: &RenderOptions) -> Result<R
     // One camera for every picture: the bounds of every weighting drawn.
     let mut bounds: Option<[[f64; 3]; 2]> = None;
     for w in &weighted {
-        let t = if normals {
-            None
-        } else {
-            Some(played(base, d, false, w))
-        };
+        let t = vdf.map(|v| played(base, Some(v), None, w));
         if let Some(b) = tmd_bounds(t.as_ref().unwrap_or(base), &shown) {
             let e = bounds.get_or_insert(b);
             for i in 0..3 {
@@ -135,7 +152,7 @@ pub(super) fn render(d: &Diff, format: Format, opts: &RenderOptions) -> Result<R
     }
     let bounds = bounds.unwrap_or([[0.0; 3]; 2]);
     let vram = vram_of(&opts.tims);
-    let first = played(base, d, normals, &weighted[0]);
+    let first = played(base, vdf, ndf, &weighted[0]);
     let view = with_yaw(&opts.view, |v| {
         front_area(&first, &shown, &vram, &Camera::frame(bounds, v))
     });
@@ -149,7 +166,7 @@ pub(super) fn render(d: &Diff, format: Format, opts: &RenderOptions) -> Result<R
         weighted.len(),
         fps,
         |k| {
-            let t = played(base, d, normals, &weighted[k]);
+            let t = played(base, vdf, ndf, &weighted[k]);
             let (fb, notes) = draw_tmd_within(&t, &shown, &vram, (&camera, &view), &mut budget)?;
             for n in notes {
                 counts.add(n.code, 1, || format!("pictures where {}", n.message));
