@@ -31,6 +31,7 @@ mod author;
 mod clt_pxl;
 mod gltf_p3d;
 pub mod mime;
+mod mime_author;
 mod p3d;
 pub mod rsd;
 mod rtm;
@@ -487,7 +488,7 @@ pub fn convert_bytes(
             return rtm::gltf_to_rtm(data, f, opts)
         }
         Some(f @ (Format::Gltf | Format::Glb)) if matches!(target, Format::Vdf | Format::Ndf) => {
-            return mime::gltf_to_diff(data, f, target, opts)
+            return mime_author::gltf_to_diff(data, f, target, opts)
         }
         Some(f @ (Format::Gltf | Format::Glb)) => {
             return author::gltf_to_psx(data, f, target, opts)
