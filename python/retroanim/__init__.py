@@ -68,6 +68,7 @@ __all__ = [
     "convert",
     "patch",
     "play",
+    "play_mime",
     "play_rtm",
     "read",
     "render",
@@ -260,6 +261,29 @@ def play(model: Source, tmd: Optional[Source] = None, after: Iterable[Source] = 
                                speed=speed, intr_idx=intr_idx, aframe=aframe)
         return _playback("hmd", out["frames"], "coordinates", "index", None, [])
     raise _option_error("model", f"a {m.format} file; play needs a TOD or HMD animation")
+
+
+def play_mime(diff: Source, tmd: Source, weights: Union[Sequence[int], Mapping[int, int]]
+              ) -> List[np.ndarray]:
+    """Plays MIMe differences (a VDF or NDF, a ``.vdf``/``.ndf`` path read by its name) onto
+    their base ``tmd`` as the console computes them (``gteMIMefunc``'s fixed-point arithmetic),
+    as ``retroanim play DIFF --tmd BASE --weights`` does. ``weights``: one integer per key
+    (4096 = 1.0), or ``{key: weight}`` (the other keys 0). Returns one ``int16`` array of shape
+    ``(n, 3)`` per TMD object: its vertices (an NDF: its normals)."""
+    d = _model(diff)
+    if isinstance(weights, Mapping):
+        if d.format not in ("vdf", "ndf"):
+            raise _option_error("model", f"a {d.format} model; play_mime needs a VDF or NDF")
+        keys = d.summary()["blocks"]
+        w = [0] * keys
+        for k, v in weights.items():
+            if not 0 <= int(k) < keys:
+                raise _option_error("weights", f"key {k}, but the file has {keys} keys")
+            w[int(k)] = int(v)
+    else:
+        w = [int(x) for x in weights]
+    out = _native.play_mime(d, _model(tmd, "tmd"), w)
+    return [np.array(o, dtype=np.int16).reshape(-1, 3) for o in out]
 
 
 def play_rtm(model: Source, phase: Optional[float] = None, step: bool = False) -> dict:
@@ -551,7 +575,9 @@ class Asset:
     takes them; ``model`` (animations: TOD) is the TMD it drives when one has confidence 0.5 or
     more, else ``None``; ``alternatives`` are the other model candidates (all of them when none
     is used), best first. ``textured`` counts the polygons that need a TIM (TMD triangles, HMD
-    packets its own images miss) and ``untextured`` those no TIM holds."""
+    packets its own images miss) and ``untextured`` those no TIM holds. MIMe differences (VDF,
+    NDF): ``model`` is the base TMD their blocks fit, ``partner`` the file of the other kind
+    that goes with them (a VDF's NDF, an NDF's VDF), else ``None``."""
 
     source: SourceRef
     format: str
@@ -560,6 +586,7 @@ class Asset:
     alternatives: List[Pairing]
     textured: int
     untextured: int
+    partner: Optional[SourceRef] = None
 
     @staticmethod
     def _of(d: dict) -> "Asset":
@@ -580,9 +607,11 @@ class Asset:
                 alternatives = [c for c in candidates if c.source != model.source]
             else:
                 alternatives = candidates
+        partner = d.get("partner")
         return Asset(source=SourceRef._of(d["source"]), format=d["format"], textures=textures,
                      model=model, alternatives=alternatives, textured=d["textured"],
-                     untextured=d["untextured"])
+                     untextured=d["untextured"],
+                     partner=None if partner is None else SourceRef._of(partner))
 
 
 def _same_file(a: str, b: str) -> bool:

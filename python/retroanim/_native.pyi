@@ -84,6 +84,7 @@ def play_hmd(
     intr_idx: Optional[int] = None,
     aframe: Optional[int] = None,
 ) -> Dict[str, Any]: ...
+def play_mime(model: Model, tmd: Model, weights: List[int]) -> List[List[Tuple[int, int, int]]]: ...
 def render_bytes(
     data: bytes,
     *,

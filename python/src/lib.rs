@@ -590,6 +590,62 @@ fn play_tod(
     json_of(py, &out)
 }
 
+/// Plays MIMe differences (a VDF or NDF `model`) onto `tmd` with one weight per key (4096 =
+/// 1.0), as `play DIFF --tmd BASE --weights` does (`retroanim::formats::mime::play`): per
+/// object, its vertices (an NDF: normals) as `[x, y, z]`. A block that does not fit the TMD is
+/// a `MalformedError` naming its offset.
+#[pyfunction]
+fn play_mime(model: &PyModel, tmd: &PyModel, weights: Vec<i32>) -> PyResult<Vec<Vec<[i16; 3]>>> {
+    use retroanim::formats::mime;
+    let (d, format) = match &model.inner {
+        retroanim::Model::Vdf(d) => (d, Format::Vdf),
+        retroanim::Model::Ndf(d) => (d, Format::Ndf),
+        other => {
+            return Err(option_error(
+                "model",
+                &format!("a {} model; play_mime needs a VDF or NDF", other.format()),
+            ))
+        }
+    };
+    let base = tmd_of(tmd)?;
+    let normals = format == Format::Ndf;
+    if let Some(i) = mime::validate(d, Some(&base), normals)
+        .into_iter()
+        .find(|i| i.severity == retroanim::Severity::Error)
+    {
+        return Err(to_py(retroanim::Error::Malformed {
+            format,
+            offset: i.offset,
+            what: format!("{} (against the TMD given)", i.message),
+        }));
+    }
+    if weights.len() != d.blocks.len() {
+        return Err(option_error(
+            "weights",
+            &format!(
+                "{} weights, but the {format} has {} keys",
+                weights.len(),
+                d.blocks.len()
+            ),
+        ));
+    }
+    let vectors: Vec<Vec<retroanim::formats::tmd::SVector>> = base
+        .objects
+        .iter()
+        .map(|o| {
+            if normals {
+                o.normals.clone()
+            } else {
+                o.vertices.clone()
+            }
+        })
+        .collect();
+    Ok(mime::play(d, &vectors, &weights)
+        .iter()
+        .map(|o| o.iter().map(|v| [v.x, v.y, v.z]).collect())
+        .collect())
+}
+
 /// Plays an RTM: every frame (or only `phase`), each bone's matrix as `play --json` prints it.
 #[pyfunction]
 #[pyo3(signature = (model, phase=None, step=false))]
@@ -1052,6 +1108,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(targets, m)?)?;
     m.add_function(wrap_pyfunction!(render_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(play_tod, m)?)?;
+    m.add_function(wrap_pyfunction!(play_mime, m)?)?;
     m.add_function(wrap_pyfunction!(play_hmd, m)?)?;
     m.add_function(wrap_pyfunction!(play_rtm, m)?)?;
     m.add_function(wrap_pyfunction!(convert_model, m)?)?;

@@ -8,11 +8,12 @@
 //!   and every vertex lies where the export put it: vertex i of primitive p shows the TMD
 //!   vertex and normal the export made it from.
 //! - **Re-indexed** (a glTF a tool wrote again, Blender splitting vertices at UV seams and
-//!   re-ordering them): each vertex is found by its rest position among the export's vertices
-//!   of that object, compared exactly (float32 bits; a round trip through Blender keeps them).
-//!   Where several TMD vertices lie at one point, the vertex stands for all of them. An NDF
-//!   also needs the corner's normal: of the TMD normals exported at that point, the one
-//!   nearest the vertex's rest normal (within 2.6°).
+//!   re-ordering or merging them): each vertex is found by its rest position, in console
+//!   units (the export's scale and axes undone), among the points of the TMD vertices its
+//!   polygons use, within [`POINT_UNITS`] per axis (an edit in a tool may move a coordinate by
+//!   a float32 step). Where several TMD vertices lie at one point, the vertex stands for all
+//!   of them. An NDF also needs the corner's normal: of the TMD normals used at that point,
+//!   the one nearest the vertex's rest normal (within 2.6°).
 //!
 //! A vertex found nowhere is an error naming it (mesh, primitive, vertex, where it lies); so
 //! are two glTF vertices of one TMD vertex (normal) that a target moves differently, since a
@@ -31,7 +32,7 @@ use crate::scene::{Mesh, Primitive};
 use crate::Format;
 
 /// Smallest cosine between a vertex's rest normal and the TMD normal it is taken to show.
-const NORMAL_COS: f32 = 0.999;
+const NORMAL_COS: f64 = 0.999;
 
 /// Per glTF vertex of one primitive: the TMD vectors (vertex indices for a VDF, normal
 /// indices for an NDF) it shows; empty for a corner without a normal of its own (NDF).
@@ -93,7 +94,12 @@ pub(super) fn gltf_to_diff(
                 .collect()
         } else {
             reindexed += 1;
-            by_position(got, g, want, sources, o, normals, from)?
+            let at = Place {
+                object: &tmd.objects[o],
+                sources,
+                units: std::array::from_fn(|a| axes[a] / psx.scale as f64),
+            };
+            by_position(got, g, o, &at, normals, from)?
         };
         pairs.push((o, g, shows));
     }
@@ -274,34 +280,48 @@ fn same_points(g: &Primitive, w: &Primitive) -> bool {
             .all(|(a, b)| a.map(f32::to_bits) == b.map(f32::to_bits))
 }
 
+/// How far (console units, per axis) a vertex may lie from a TMD vertex's point and still be
+/// taken for it: a tool's edit of a mesh may move a coordinate by a float32 step.
+const POINT_UNITS: f64 = 0.01;
+
+/// Where a re-indexed mesh's vertices are matched: the object's vertices and normals, the
+/// corners its export made, and the export's units.
+struct Place<'a> {
+    object: &'a crate::formats::tmd::Object,
+    sources: &'a [Vec<crate::formats::tmd::scene::CornerSource>],
+    /// Console units per glTF unit, per axis (the export's scale and axes undone).
+    units: [f64; 3],
+}
+
 /// What each vertex of a re-indexed mesh shows, found by its rest position (module docs).
-fn by_position(
-    got: &Mesh,
-    g: usize,
-    want: &Mesh,
-    sources: &[Vec<crate::formats::tmd::scene::CornerSource>],
-    o: usize,
-    normals: bool,
-    from: Format,
-) -> Result<Vec<Shows>> {
-    // Every exported corner of the object by its point: (TMD vertex, TMD normal, rest normal).
-    type Corner = (u16, Option<u16>, [f32; 3]);
-    let mut at: HashMap<[u32; 3], Vec<Corner>> = HashMap::new();
-    for (p, src) in want.primitives.iter().zip(sources) {
-        for (i, &(v, n)) in src.iter().enumerate() {
-            let (Some(pos), nrm) = (p.positions.get(i), p.normals.get(i)) else {
-                continue;
-            };
-            at.entry(pos.map(f32::to_bits))
-                .or_default()
-                .push((v, n, nrm.copied().unwrap_or([0.0; 3])));
+fn by_position(got: &Mesh, g: usize, o: usize, at: &Place<'_>, normals: bool, from: Format) -> Result<Vec<Shows>> {
+    // The TMD vertex each exported corner shows, by its point, with the normals it has there.
+    let mut points: HashMap<[i16; 3], Vec<(u16, Option<u16>)>> = HashMap::new();
+    for &(v, n) in at.sources.iter().flatten() {
+        if let Some(p) = at.object.vertices.get(v as usize) {
+            let e = points.entry([p.x, p.y, p.z]).or_default();
+            if !e.contains(&(v, n)) {
+                e.push((v, n));
+            }
         }
     }
+    let console = |p: &[f32; 3]| -> Option<[i16; 3]> {
+        let mut out = [0i16; 3];
+        for a in 0..3 {
+            let c = f64::from(p[a]) * at.units[a];
+            let r = c.round();
+            if (c - r).abs() > POINT_UNITS || !(-32768.0..=32767.0).contains(&r) {
+                return None;
+            }
+            out[a] = r as i16;
+        }
+        Some(out)
+    };
     let mut out = Vec::with_capacity(got.primitives.len());
     for (pi, p) in got.primitives.iter().enumerate() {
         let mut shows: Shows = Vec::with_capacity(p.positions.len());
         for (i, pos) in p.positions.iter().enumerate() {
-            let Some(corners) = at.get(&pos.map(f32::to_bits)) else {
+            let Some(corners) = console(pos).and_then(|c| points.get(&c)) else {
                 return Err(Error::Malformed {
                     format: from,
                     offset: 0,
@@ -311,32 +331,35 @@ fn by_position(
                 });
             };
             let mut found: Vec<u16> = if normals {
-                let rest = p.normals.get(i).copied().unwrap_or([0.0; 3]);
-                let len = rest.iter().map(|c| c * c).sum::<f32>().sqrt();
-                let cos = |n: &[f32; 3]| {
-                    let nl = n.iter().map(|c| c * c).sum::<f32>().sqrt();
-                    (0..3).map(|a| rest[a] * n[a]).sum::<f32>() / (len * nl).max(f32::MIN_POSITIVE)
-                };
-                let lit: Vec<&Corner> = corners.iter().filter(|c| c.1.is_some()).collect();
+                let lit: Vec<u16> = corners.iter().filter_map(|c| c.1).collect();
                 if lit.is_empty() {
                     // Corners without a normal of their own: no NDF difference to carry.
                     shows.push(Vec::new());
                     continue;
                 }
-                let best = lit.iter().map(|c| cos(&c.2)).fold(f32::MIN, f32::max);
+                // The rest normal in console axes, against each TMD normal used there.
+                let rest = p.normals.get(i).copied().unwrap_or([0.0; 3]);
+                let rest: [f64; 3] = std::array::from_fn(|a| f64::from(rest[a]) * at.units[a].signum());
+                let cos = |n: u16| -> f64 {
+                    let Some(v) = at.object.normals.get(n as usize) else {
+                        return -1.0;
+                    };
+                    let v = [v.x, v.y, v.z].map(f64::from);
+                    let dot: f64 = (0..3).map(|a| rest[a] * v[a]).sum();
+                    let len = |x: &[f64; 3]| x.iter().map(|c| c * c).sum::<f64>().sqrt();
+                    dot / (len(&rest) * len(&v)).max(f64::MIN_POSITIVE)
+                };
+                let best = lit.iter().map(|&n| cos(n)).fold(f64::MIN, f64::max);
                 if best < NORMAL_COS {
                     return Err(Error::Malformed {
                         format: from,
                         offset: 0,
                         what: format!(
-                            "meshes[{g}] primitive {pi} vertex {i} at {pos:?}: its rest normal {rest:?} is none of the normals TMD object {o} has there, so the TMD normal it shows is unknown"
+                            "meshes[{g}] primitive {pi} vertex {i} at {pos:?}: its rest normal is none of the normals TMD object {o} has there, so the TMD normal it shows is unknown"
                         ),
                     });
                 }
-                lit.iter()
-                    .filter(|c| cos(&c.2) >= best - 1e-6)
-                    .filter_map(|c| c.1)
-                    .collect()
+                lit.into_iter().filter(|&n| cos(n) >= best - 1e-9).collect()
             } else {
                 corners.iter().map(|c| c.0).collect()
             };
