@@ -219,7 +219,8 @@ pub struct ScanArgs {
     /// `{"summary": ...}` line (docs/json.md).
     #[arg(long)]
     pub json: bool,
-    /// Formats to look for (default: tod, hmd, tmd, tim, p3d).
+    /// Formats to look for (default: all: tod, hmd, tmd, tim, p3d, pmd, clt, pxl, rtm, and
+    /// vdf, ndf as loose files in a folder).
     #[arg(long, value_delimiter = ',', value_name = "FMT,...")]
     pub formats: Vec<String>,
     /// Try only offsets that are a multiple of N in each file (1: every byte).
