@@ -469,7 +469,10 @@ fn render_bytes(
         weights,
         mime_partner: match (vdf, ndf) {
             (Some(_), Some(_)) => {
-                return Err(option_error("vdf", "vdf and ndf: give the one the input is not"))
+                return Err(option_error(
+                    "vdf",
+                    "vdf and ndf: give the one the input is not",
+                ))
             }
             (Some(m), None) => match model_of(&m, "vdf", Format::Vdf)? {
                 retroanim::Model::Vdf(d) => Some(d.clone()),

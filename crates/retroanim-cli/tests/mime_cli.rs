@@ -217,7 +217,10 @@ fn every_road_pairs_the_sample_vdf_with_its_base_and_ndf() {
             .arg(&cv),
     );
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("base model") && err.contains("MD0.TMD"), "{err}");
+    assert!(
+        err.contains("base model") && err.contains("MD0.TMD"),
+        "{err}"
+    );
     assert!(err.contains("with the NDF"), "{err}");
     common::succeed(
         retroanim()
@@ -241,13 +244,24 @@ fn every_road_pairs_the_sample_vdf_with_its_base_and_ndf() {
     let want = std::fs::read(&by_hand).unwrap();
     let one = |dir: &std::path::Path, suffix: &str| {
         let found = files_named(dir, suffix);
-        assert_eq!(found.len(), 1, "{suffix} under {}: {found:?}", dir.display());
+        assert_eq!(
+            found.len(),
+            1,
+            "{suffix} under {}: {found:?}",
+            dir.display()
+        );
         std::fs::read(&found[0]).unwrap()
     };
     assert!(one(&cv, "MD0.VDF.glb") == want, "convert -r of the folder");
     assert!(one(&ex, ".vdf.glb") == want, "scan --extract --convert glb");
-    assert!(one(&cv2, "VDF@0.glb") == want, "convert -r of the extracted files");
-    assert!(one(&cv, "MD0.NDF.glb") == want, "the NDF's glTF is the pair's");
+    assert!(
+        one(&cv2, "VDF@0.glb") == want,
+        "convert -r of the extracted files"
+    );
+    assert!(
+        one(&cv, "MD0.NDF.glb") == want,
+        "the NDF's glTF is the pair's"
+    );
     let index: serde_json::Value =
         serde_json::from_slice(&std::fs::read(rep.join("index.json")).unwrap()).unwrap();
     let card = index["assets"]
@@ -327,7 +341,12 @@ fn render_draws_a_vdf_on_its_base() {
     }
     // --weights on a TMD, and a VDF without its base.
     for args in [
-        vec![tmd.clone(), t.path().join("a.png"), "--weights".into(), "0=1".into()],
+        vec![
+            tmd.clone(),
+            t.path().join("a.png"),
+            "--weights".into(),
+            "0=1".into(),
+        ],
         vec![vdf.clone(), t.path().join("b.png")],
     ] {
         retroanim().arg("render").args(&args).assert().code(2);

@@ -82,7 +82,13 @@ fn merge_equal(p: &mut Primitive) {
         k.extend(p.uvs.get(i).into_iter().flatten().map(|c| c.to_bits()));
         k.extend(p.colors.get(i).into_iter().flatten().map(|c| c.to_bits()));
         for t in &p.targets {
-            k.extend(t.positions.get(i).into_iter().flatten().map(|c| c.to_bits()));
+            k.extend(
+                t.positions
+                    .get(i)
+                    .into_iter()
+                    .flatten()
+                    .map(|c| c.to_bits()),
+            );
             k.extend(t.normals.get(i).into_iter().flatten().map(|c| c.to_bits()));
         }
         k
@@ -157,7 +163,11 @@ fn the_sample_comes_back_from_a_reindexed_gltf_byte_for_byte() {
     let gltf = export(&base, Some(&vdf), Some(&ndf));
     let again = reindexed(&gltf, |_| {});
     let points = |g: &[u8]| gltf_scene(g).meshes[0].primitives[0].positions.clone();
-    assert_ne!(points(&again), points(&gltf), "the test's glTF is re-ordered");
+    assert_ne!(
+        points(&again),
+        points(&gltf),
+        "the test's glTF is re-ordered"
+    );
     for (target, want) in [(Format::Vdf, &vdf), (Format::Ndf, &ndf)] {
         let back = author(&again, target, &base).unwrap();
         assert!(&back.bytes == want, "{target} from the re-indexed glTF");
@@ -239,11 +249,12 @@ fn gltf_scene(g: &[u8]) -> Scene {
 
 /// Two vertices of `p` at one rest point that key 0 moves (the first, the later).
 fn copies_moved(p: &Primitive, key0: &[[f32; 3]]) -> (usize, usize) {
-    for b in 0..p.positions.len() {
-        for a in 0..b {
-            if p.positions[a] == p.positions[b] && key0[b] != [0.0; 3] {
-                return (a, b);
-            }
+    for (b, (pb, kb)) in p.positions.iter().zip(key0).enumerate() {
+        if *kb == [0.0; 3] {
+            continue;
+        }
+        if let Some(a) = p.positions[..b].iter().position(|pa| pa == pb) {
+            return (a, b);
         }
     }
     panic!("no two copies of a moved vertex in the primitive");

@@ -48,7 +48,11 @@ fn asset<'a>(a: &'a Assembly, name: &str) -> &'a assemble::Asset {
         .iter()
         .find(|x| x.source.container.ends_with(name))
         .unwrap_or_else(|| {
-            let all: Vec<&str> = a.assets.iter().map(|x| x.source.container.as_str()).collect();
+            let all: Vec<&str> = a
+                .assets
+                .iter()
+                .map(|x| x.source.container.as_str())
+                .collect();
             panic!("no asset {name} in {all:?}")
         })
 }
@@ -167,10 +171,7 @@ fn hand_built_differences_pair_by_fit_then_place_and_name() {
             "{want:?} in {formats:?}"
         );
     }
-    assert!(
-        formats.iter().all(|(n, _)| n != "CUT.VDF"),
-        "{formats:?}"
-    );
+    assert!(formats.iter().all(|(n, _)| n != "CUT.VDF"), "{formats:?}");
     let a = assemble::from_finds(&report.finds);
     let face = asset(&a, "FACE.VDF").model.as_ref().expect("BODY fits");
     assert!(face.used && face.source.container.ends_with("ONE/BODY.TMD"));
@@ -181,9 +182,14 @@ fn hand_built_differences_pair_by_fit_then_place_and_name() {
     // P and Q tie ahead of ONE/BODY.TMD (a sibling folder).
     let x = asset(&a, "X.VDF").model.as_ref().expect("candidates");
     assert!(!x.used && x.candidates.len() == 3, "{x:?}");
-    assert!(x.candidates[..2].iter().all(|c| c.source.container.contains("TWO/")));
+    assert!(x.candidates[..2]
+        .iter()
+        .all(|c| c.source.container.contains("TWO/")));
     let codes: Vec<&str> = a.notes.iter().map(|n| n.code).collect();
-    assert!(codes.contains(&"no-base") && codes.contains(&"base-unsure"), "{codes:?}");
+    assert!(
+        codes.contains(&"no-base") && codes.contains(&"base-unsure"),
+        "{codes:?}"
+    );
     // Without a base to convert on, every road says why.
     let big = asset(&a, "BIG.VDF");
     let why = a.missing_model(big, &Options::default()).unwrap();
@@ -210,14 +216,26 @@ fn hand_built_differences_pair_by_fit_then_place_and_name() {
     };
     let face = card("FACE.VDF");
     assert!(face.preview.is_some() && face.glb.is_some(), "{face:?}");
-    assert!(face.model.as_ref().unwrap().source.container.ends_with("BODY.TMD"));
+    assert!(face
+        .model
+        .as_ref()
+        .unwrap()
+        .source
+        .container
+        .ends_with("BODY.TMD"));
     let glb = std::fs::read(out.join(face.glb.as_ref().unwrap())).unwrap();
-    assert!(contains(&glb, b"\"targets\""), "FACE.VDF's GLB has no morph target");
+    assert!(
+        contains(&glb, b"\"targets\""),
+        "FACE.VDF's GLB has no morph target"
+    );
     for name in ["BIG.VDF", "X.VDF"] {
         let c = card(name);
         assert!(c.glb.is_none(), "{name}: {c:?}");
         let why = c.no_preview.as_deref().unwrap_or_default();
-        assert!(why.contains("MIMe differences without their base model"), "{name}: {why}");
+        assert!(
+            why.contains("MIMe differences without their base model"),
+            "{name}: {why}"
+        );
     }
     assert_eq!(card("X.VDF").alternatives.len(), 3);
     assert!(
@@ -247,7 +265,12 @@ fn render_opts() -> RenderOptions {
     }
 }
 
-fn diffs(dir: &Path) -> (retroanim::formats::mime::Diff, retroanim::formats::mime::Diff) {
+fn diffs(
+    dir: &Path,
+) -> (
+    retroanim::formats::mime::Diff,
+    retroanim::formats::mime::Diff,
+) {
     let read = |name: &str, f| {
         retroanim::formats::mime::read_with(
             &std::fs::read(dir.join(name)).unwrap(),
@@ -282,12 +305,20 @@ fn render_draws_the_base_at_each_key_as_the_variant_it_was_made_from() {
         o.weights = Some(w);
         let got = render_model(&Model::Vdf(vdf.clone()), &o).unwrap();
         assert_eq!(got.frames, 1);
-        assert!(got.bytes == want.bytes, "key {k} at 4096 is not MD{}", k + 1);
+        assert!(
+            got.bytes == want.bytes,
+            "key {k} at 4096 is not MD{}",
+            k + 1
+        );
         // Picture k of the keys drawing alone is the same picture (framed by that key).
         let mut one = keys_opts.clone();
         one.frames = Some((k as u32, k as u32 + 1));
         let alone = render_model(&Model::Vdf(vdf.clone()), &one).unwrap();
-        assert!(alone.bytes == want.bytes, "frames {k}..{} of the keys", k + 1);
+        assert!(
+            alone.bytes == want.bytes,
+            "frames {k}..{} of the keys",
+            k + 1
+        );
         // The NDF drawn with its VDF is the same picture.
         let mut n = o.clone();
         n.mime_partner = Some(vdf.clone());
@@ -307,9 +338,8 @@ fn render_draws_the_base_at_each_key_as_the_variant_it_was_made_from() {
 fn render_refuses_what_does_not_fit() {
     let base = tmd::read(&link_tmd()).unwrap();
     let d = [[0i16, -20, 0]];
-    let read = |b: &[u8]| {
-        retroanim::formats::mime::read_with(b, Format::Vdf, &Limits::default()).unwrap()
-    };
+    let read =
+        |b: &[u8]| retroanim::formats::mime::read_with(b, Format::Vdf, &Limits::default()).unwrap();
     let fits = read(&diff_bytes(&[(0, 7, &d), (0, 0, &d)]));
     let opt = |e: retroanim::Error| match e {
         retroanim::Error::Option { option, what } => format!("{option}: {what}"),

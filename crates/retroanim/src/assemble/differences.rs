@@ -72,7 +72,11 @@ pub(super) fn pair(parsed: &[Parsed], sources: &[Source]) -> BTreeMap<usize, Pai
     let ranked = bases::rank_all(&diffs, &bases);
     let used: Vec<Option<usize>> = ranked
         .iter()
-        .map(|r| r.first().filter(|b| b.confidence >= USE_FROM).map(|b| b.tmd))
+        .map(|r| {
+            r.first()
+                .filter(|b| b.confidence >= USE_FROM)
+                .map(|b| b.tmd)
+        })
         .collect();
     let partners = bases::partners(&diffs, &used);
     diff_index

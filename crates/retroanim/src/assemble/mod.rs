@@ -703,7 +703,15 @@ impl Assembly {
         }
         Ok(vec![Note {
             code: "paired-differences",
-            message: format!("with the {} {}", if a.format == Format::Vdf { "NDF" } else { "VDF" }, shown(p)),
+            message: format!(
+                "with the {} {}",
+                if a.format == Format::Vdf {
+                    "NDF"
+                } else {
+                    "VDF"
+                },
+                shown(p)
+            ),
         }])
     }
 

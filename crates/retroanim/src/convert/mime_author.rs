@@ -294,7 +294,14 @@ struct Place<'a> {
 }
 
 /// What each vertex of a re-indexed mesh shows, found by its rest position (module docs).
-fn by_position(got: &Mesh, g: usize, o: usize, at: &Place<'_>, normals: bool, from: Format) -> Result<Vec<Shows>> {
+fn by_position(
+    got: &Mesh,
+    g: usize,
+    o: usize,
+    at: &Place<'_>,
+    normals: bool,
+    from: Format,
+) -> Result<Vec<Shows>> {
     // The TMD vertex each exported corner shows, by its point, with the normals it has there.
     let mut points: HashMap<[i16; 3], Vec<(u16, Option<u16>)>> = HashMap::new();
     for &(v, n) in at.sources.iter().flatten() {
@@ -339,7 +346,8 @@ fn by_position(got: &Mesh, g: usize, o: usize, at: &Place<'_>, normals: bool, fr
                 }
                 // The rest normal in console axes, against each TMD normal used there.
                 let rest = p.normals.get(i).copied().unwrap_or([0.0; 3]);
-                let rest: [f64; 3] = std::array::from_fn(|a| f64::from(rest[a]) * at.units[a].signum());
+                let rest: [f64; 3] =
+                    std::array::from_fn(|a| f64::from(rest[a]) * at.units[a].signum());
                 let cos = |n: u16| -> f64 {
                     let Some(v) = at.object.normals.get(n as usize) else {
                         return -1.0;

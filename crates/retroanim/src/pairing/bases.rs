@@ -179,29 +179,68 @@ mod tests {
     #[test]
     fn a_base_must_hold_every_run_and_the_name_decides_among_equals() {
         let d = diff(&[(0, 0, 10), (0, 5, 20)]);
-        let (s, a, b, small) = (src("M/MD0.VDF"), src("M/MD0.TMD"), src("M/MD1.TMD"), src("M/X.TMD"));
-        let key = DiffKey { source: &s, diff: &d, normals: false };
+        let (s, a, b, small) = (
+            src("M/MD0.VDF"),
+            src("M/MD0.TMD"),
+            src("M/MD1.TMD"),
+            src("M/X.TMD"),
+        );
+        let key = DiffKey {
+            source: &s,
+            diff: &d,
+            normals: false,
+        };
         let fit = [25usize];
         let short = [24usize];
         let bases = [
-            BaseKey { source: &b, vertices: &fit, normals: &[] },
-            BaseKey { source: &small, vertices: &short, normals: &[] },
-            BaseKey { source: &a, vertices: &fit, normals: &[] },
+            BaseKey {
+                source: &b,
+                vertices: &fit,
+                normals: &[],
+            },
+            BaseKey {
+                source: &small,
+                vertices: &short,
+                normals: &[],
+            },
+            BaseKey {
+                source: &a,
+                vertices: &fit,
+                normals: &[],
+            },
         ];
-        let r = &rank_all(&[key.clone()], &bases)[0];
+        let r = &rank_all(std::slice::from_ref(&key), &bases)[0];
         // X.TMD's object 0 has 24 vertices: block 1 runs to 25, so it is no candidate.
         assert_eq!(r.iter().map(|x| x.tmd).collect::<Vec<_>>(), vec![2, 0]);
         assert!(r[0].confidence >= 0.5 && r[1].confidence < 0.5, "{r:?}");
         // Normals are checked against the normal counts.
-        let n = DiffKey { normals: true, ..key };
+        let n = DiffKey {
+            normals: true,
+            ..key
+        };
         assert!(rank_all(&[n], &bases)[0].is_empty());
         // Two fitting TMDs named otherwise tie: neither is sure enough to use.
         let (c, e) = (src("M/P.TMD"), src("M/Q.TMD"));
         let tie = [
-            BaseKey { source: &c, vertices: &fit, normals: &[] },
-            BaseKey { source: &e, vertices: &fit, normals: &[] },
+            BaseKey {
+                source: &c,
+                vertices: &fit,
+                normals: &[],
+            },
+            BaseKey {
+                source: &e,
+                vertices: &fit,
+                normals: &[],
+            },
         ];
-        let r = &rank_all(&[DiffKey { source: &s, diff: &d, normals: false }], &tie)[0];
+        let r = &rank_all(
+            &[DiffKey {
+                source: &s,
+                diff: &d,
+                normals: false,
+            }],
+            &tie,
+        )[0];
         assert!(r.iter().all(|x| x.confidence < 0.5), "{r:?}");
     }
 
@@ -210,9 +249,23 @@ mod tests {
         let v = diff(&[(0, 0, 4), (0, 2, 4)]);
         let n = diff(&[(0, 1, 3), (0, 0, 2)]);
         let other = diff(&[(0, 0, 4)]);
-        let (sv, sn, sw, so) = (src("M/A.VDF"), src("M/A.NDF"), src("M/B.VDF"), src("N/A.NDF"));
-        let k = |s, d, normals| DiffKey { source: s, diff: d, normals };
-        let all = [k(&sv, &v, false), k(&sn, &n, true), k(&sw, &v, false), k(&so, &n, true)];
+        let (sv, sn, sw, so) = (
+            src("M/A.VDF"),
+            src("M/A.NDF"),
+            src("M/B.VDF"),
+            src("N/A.NDF"),
+        );
+        let k = |s, d, normals| DiffKey {
+            source: s,
+            diff: d,
+            normals,
+        };
+        let all = [
+            k(&sv, &v, false),
+            k(&sn, &n, true),
+            k(&sw, &v, false),
+            k(&so, &n, true),
+        ];
         // A.VDF and B.VDF both fit A.NDF: the name picks A.VDF; N/A.NDF is another folder.
         let p = partners(&all, &[Some(0), Some(0), Some(0), Some(0)]);
         assert_eq!(p, vec![Some(1), Some(0), None, None]);

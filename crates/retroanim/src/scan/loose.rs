@@ -26,7 +26,13 @@ pub(super) fn rsd_set(path: &Path, src: &Arc<dyn Source>, cx: &Ctx<'_>) -> bool 
         }
     };
     let issues = crate::formats::rsd::validate(&set);
-    list(src, cx, Format::Rsd, serde_json::to_string(&set.summary()).ok(), issues);
+    list(
+        src,
+        cx,
+        Format::Rsd,
+        serde_json::to_string(&set.summary()).ok(),
+        issues,
+    );
     true
 }
 
