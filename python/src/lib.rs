@@ -611,17 +611,7 @@ fn play_mime(model: &PyModel, tmd: &PyModel, weights: Vec<i32>) -> PyResult<Vec<
         }
     };
     let base = tmd_of(tmd)?;
-    let normals = format == Format::Ndf;
-    if let Some(i) = mime::validate(d, Some(&base), normals)
-        .into_iter()
-        .find(|i| i.severity == retroanim::Severity::Error)
-    {
-        return Err(to_py(retroanim::Error::Malformed {
-            format,
-            offset: i.offset,
-            what: format!("{} (against the TMD given)", i.message),
-        }));
-    }
+    mime::check_against(d, &base, format).map_err(to_py)?;
     if weights.len() != d.blocks.len() {
         return Err(option_error(
             "weights",
@@ -632,18 +622,7 @@ fn play_mime(model: &PyModel, tmd: &PyModel, weights: Vec<i32>) -> PyResult<Vec<
             ),
         ));
     }
-    let vectors: Vec<Vec<retroanim::formats::tmd::SVector>> = base
-        .objects
-        .iter()
-        .map(|o| {
-            if normals {
-                o.normals.clone()
-            } else {
-                o.vertices.clone()
-            }
-        })
-        .collect();
-    Ok(mime::play(d, &vectors, &weights)
+    Ok(mime::play_on(d, &base, format == Format::Ndf, &weights)
         .iter()
         .map(|o| o.iter().map(|v| [v.x, v.y, v.z]).collect())
         .collect())

@@ -19,21 +19,7 @@ fn corpus(kind: &str, name: &str) -> Option<Vec<u8>> {
     Some(std::fs::read(p).unwrap())
 }
 
-/// A VDF/NDF laid out from the format's table: count, then object, offset, total, SVECTORs.
-fn diff_bytes(blocks: &[(u32, u32, &[[i16; 3]])]) -> Vec<u8> {
-    let mut b = (blocks.len() as u32).to_le_bytes().to_vec();
-    for (object, offset, d) in blocks {
-        for w in [*object, *offset, d.len() as u32] {
-            b.extend_from_slice(&w.to_le_bytes());
-        }
-        for v in *d {
-            for c in [v[0], v[1], v[2], 0] {
-                b.extend_from_slice(&c.to_le_bytes());
-            }
-        }
-    }
-    b
-}
+use common::diff_bytes;
 
 /// TMD + differences → glTF (the library's export).
 fn export(base: &tmd::Tmd, vdf: Option<&[u8]>, ndf: Option<&[u8]>) -> Vec<u8> {
@@ -46,6 +32,25 @@ fn export(base: &tmd::Tmd, vdf: Option<&[u8]>, ndf: Option<&[u8]>) -> Vec<u8> {
         .bytes
 }
 
+/// The vertices of `p` listed in `order` (each attribute and target alike).
+fn keep_only(p: &mut Primitive, order: &[usize]) {
+    fn pick<T: Copy>(v: &[T], order: &[usize]) -> Vec<T> {
+        if v.is_empty() {
+            Vec::new()
+        } else {
+            order.iter().map(|&i| v[i]).collect()
+        }
+    }
+    p.positions = pick(&p.positions, order);
+    p.normals = pick(&p.normals, order);
+    p.uvs = pick(&p.uvs, order);
+    p.colors = pick(&p.colors, order);
+    for t in &mut p.targets {
+        t.positions = pick(&t.positions, order);
+        t.normals = pick(&t.normals, order);
+    }
+}
+
 /// Every primitive's vertices split into one per corner, then listed backwards.
 fn split_and_reverse(p: &mut Primitive) {
     let corners: Vec<usize> = if p.indices.is_empty() {
@@ -54,21 +59,7 @@ fn split_and_reverse(p: &mut Primitive) {
         p.indices.iter().map(|&i| i as usize).collect()
     };
     let order: Vec<usize> = corners.iter().rev().copied().collect();
-    fn pick<T: Copy>(v: &[T], order: &[usize]) -> Vec<T> {
-        if v.is_empty() {
-            Vec::new()
-        } else {
-            order.iter().map(|&i| v[i]).collect()
-        }
-    }
-    p.positions = pick(&p.positions, &order);
-    p.normals = pick(&p.normals, &order);
-    p.uvs = pick(&p.uvs, &order);
-    p.colors = pick(&p.colors, &order);
-    for t in &mut p.targets {
-        t.positions = pick(&t.positions, &order);
-        t.normals = pick(&t.normals, &order);
-    }
+    keep_only(p, &order);
     // Corner c is now vertex n − 1 − c.
     let n = order.len() as u32;
     p.indices = (0..n).map(|c| n - 1 - c).collect();
@@ -103,21 +94,7 @@ fn merge_equal(p: &mut Primitive) {
             })
         })
         .collect();
-    fn pick<T: Copy>(v: &[T], order: &[usize]) -> Vec<T> {
-        if v.is_empty() {
-            Vec::new()
-        } else {
-            order.iter().map(|&i| v[i]).collect()
-        }
-    }
-    p.positions = pick(&p.positions, &keep);
-    p.normals = pick(&p.normals, &keep);
-    p.uvs = pick(&p.uvs, &keep);
-    p.colors = pick(&p.colors, &keep);
-    for t in &mut p.targets {
-        t.positions = pick(&t.positions, &keep);
-        t.normals = pick(&t.normals, &keep);
-    }
+    keep_only(p, &keep);
     let corners: Vec<u32> = if p.indices.is_empty() {
         (0..remap.len() as u32).collect()
     } else {

@@ -22,22 +22,7 @@ fn sample_dir() -> Option<PathBuf> {
     Some(p.parent().unwrap().to_path_buf())
 }
 
-/// A VDF/NDF laid out from the format's table (docs/vdf-ndf.md): the block count, then per
-/// block object, offset, total and `total` SVECTORs (dx, dy, dz, pad).
-fn diff_bytes(blocks: &[(u32, u32, &[[i16; 3]])]) -> Vec<u8> {
-    let mut b = (blocks.len() as u32).to_le_bytes().to_vec();
-    for (object, offset, d) in blocks {
-        for w in [*object, *offset, d.len() as u32] {
-            b.extend_from_slice(&w.to_le_bytes());
-        }
-        for v in *d {
-            for c in [v[0], v[1], v[2], 0] {
-                b.extend_from_slice(&c.to_le_bytes());
-            }
-        }
-    }
-    b
-}
+use common::diff_bytes;
 
 fn link_tmd() -> Vec<u8> {
     std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/link.tmd")).unwrap()

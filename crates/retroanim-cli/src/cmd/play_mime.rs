@@ -2,7 +2,7 @@
 //! vertices (an NDF: normals) with the MIMe keys weighted as given, as
 //! [`retroanim::formats::mime::play`] computes them (the console's fixed-point arithmetic).
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use retroanim::formats::mime;
 use retroanim::Format;
 use serde_json::json;
@@ -44,25 +44,9 @@ pub fn run(
     };
     let d = super::load_diff(Some(&args.file), format)?.expect("a path was given");
     let normals = format == Format::Ndf;
-    if let Some(i) = mime::validate(&d, Some(&tmd), normals)
-        .into_iter()
-        .find(|i| i.severity == retroanim::Severity::Error)
-    {
-        bail!("{}: {i}", args.file.display());
-    }
+    mime::check_against(&d, &tmd, format).with_context(|| args.file.display().to_string())?;
     let w = super::mime_weights(&args.weights, d.blocks.len())?;
-    let base: Vec<Vec<retroanim::formats::tmd::SVector>> = tmd
-        .objects
-        .iter()
-        .map(|o| {
-            if normals {
-                o.normals.clone()
-            } else {
-                o.vertices.clone()
-            }
-        })
-        .collect();
-    let played = mime::play(&d, &base, &w);
+    let played = mime::play_on(&d, &tmd, normals, &w);
     let what = if normals { "normals" } else { "vertices" };
     for (o, vs) in played.iter().enumerate() {
         let xyz: Vec<[i16; 3]> = vs.iter().map(|v| [v.x, v.y, v.z]).collect();

@@ -55,21 +55,6 @@ pub fn weights_from_json(data: &[u8]) -> Result<Vec<Vec<i32>>> {
 }
 
 /// A diff's first validation error against `tmd`, as an error of `format`.
-fn check_against(d: &Diff, tmd: &Tmd, format: Format) -> Result<()> {
-    let normals = format == Format::Ndf;
-    match mime::validate(d, Some(tmd), normals)
-        .into_iter()
-        .find(|i| i.severity == crate::Severity::Error)
-    {
-        Some(i) => Err(Error::Malformed {
-            format,
-            offset: i.offset,
-            what: format!("{} (against the TMD given)", i.message),
-        }),
-        None => Ok(()),
-    }
-}
-
 /// The per-object differences of key `k` played at 4096: `play − base` per vector.
 fn key_deltas(d: &Diff, base: &[Vec<SVector>], k: usize) -> Vec<Vec<[i32; 3]>> {
     let mut w = vec![0; d.blocks.len()];
@@ -109,10 +94,10 @@ pub(super) fn tmd_scene(t: &Tmd, target: Format, opts: &Options) -> Result<(Scen
         ));
     }
     if let Some(d) = &m.vdf {
-        check_against(d, t, Format::Vdf)?;
+        mime::check_against(d, t, Format::Vdf)?;
     }
     if let Some(d) = &m.ndf {
-        check_against(d, t, Format::Ndf)?;
+        mime::check_against(d, t, Format::Ndf)?;
     }
     let psx = psx_options(opts);
     let (mut scene, noted, models) = tmd_scene_sourced(t, &psx)?;

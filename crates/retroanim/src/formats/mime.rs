@@ -141,14 +141,17 @@ pub fn validate(d: &Diff, base: Option<&Tmd>, normals: bool) -> Vec<Issue> {
 pub fn base_counts(t: &Tmd, normals: bool) -> Vec<usize> {
     t.objects
         .iter()
-        .map(|o| {
-            if normals {
-                o.normals.len()
-            } else {
-                o.vertices.len()
-            }
-        })
+        .map(|o| vectors_of(o, normals).len())
         .collect()
+}
+
+/// An object's vertices, or with `normals` its normals: what a VDF (NDF) changes.
+fn vectors_of(o: &crate::formats::tmd::Object, normals: bool) -> &[SVector] {
+    if normals {
+        &o.normals
+    } else {
+        &o.vertices
+    }
 }
 
 /// [`validate`] against a base given by its per-object counts ([`base_counts`]); `None`
@@ -207,6 +210,33 @@ pub fn validate_counts(d: &Diff, base: Option<&[usize]>, normals: bool) -> Vec<I
         ));
     }
     out
+}
+
+/// `d` (a `format` file, VDF or NDF) against its base `tmd`: its first validation error as a
+/// [`crate::Error::Malformed`] at the block's byte offset, "… (against the TMD given)".
+pub fn check_against(d: &Diff, tmd: &Tmd, format: Format) -> Result<()> {
+    match validate(d, Some(tmd), format == Format::Ndf)
+        .into_iter()
+        .find(|i| i.severity == crate::Severity::Error)
+    {
+        Some(i) => Err(crate::Error::Malformed {
+            format,
+            offset: i.offset,
+            what: format!("{} (against the TMD given)", i.message),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// [`play`] onto the objects of `tmd`: their vertices, or with `normals` (an NDF) their
+/// normals.
+pub fn play_on(d: &Diff, tmd: &Tmd, normals: bool, weights: &[i32]) -> Vec<Vec<SVector>> {
+    let base: Vec<Vec<SVector>> = tmd
+        .objects
+        .iter()
+        .map(|o| vectors_of(o, normals).to_vec())
+        .collect();
+    play(d, &base, weights)
 }
 
 /// One component of `gteMIMefunc`: `v + sat16((d · w16) >> 12)`, stored as a halfword.

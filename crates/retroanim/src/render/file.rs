@@ -354,17 +354,7 @@ fn tod(anim: &Tod, opts: &RenderOptions) -> Result<Rendered> {
                 .collect(),
         );
     }
-    let mut bounds: Option<[[f64; 3]; 2]> = None;
-    for p in &poses {
-        if let Some(b) = tmd_bounds(model, p) {
-            let e = bounds.get_or_insert(b);
-            for i in 0..3 {
-                e[0][i] = e[0][i].min(b[0][i]);
-                e[1][i] = e[1][i].max(b[1][i]);
-            }
-        }
-    }
-    let bounds = bounds.unwrap_or([[0.0; 3]; 2]);
+    let bounds = super::union_bounds(poses.iter().map(|p| tmd_bounds(model, p)));
     let vram = vram_of(&opts.tims);
     let first_pose: &[Instance] = poses.first().map_or(&[], |p| p.as_slice());
     let view = with_yaw(&opts.view, |v| {

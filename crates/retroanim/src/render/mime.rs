@@ -17,8 +17,8 @@ use crate::error::{Error, Result};
 use crate::formats::gte::Mat;
 use crate::formats::mime::{self, Diff};
 use crate::formats::tmd::author::Counts;
-use crate::formats::tmd::{SVector, Tmd};
-use crate::{Format, Severity};
+use crate::formats::tmd::Tmd;
+use crate::Format;
 
 use super::encode::encode_frames;
 use super::file::{option, refuse, vram_of, RenderOptions, Rendered, MAX_FRAMES};
@@ -31,33 +31,24 @@ pub const KEY_FPS: f64 = 2.0;
 pub fn played(base: &Tmd, vdf: Option<&Diff>, ndf: Option<&Diff>, weights: &[i32]) -> Tmd {
     let mut t = base.clone();
     if let Some(d) = vdf {
-        let vectors: Vec<Vec<SVector>> = base.objects.iter().map(|o| o.vertices.clone()).collect();
-        for (o, v) in t.objects.iter_mut().zip(mime::play(d, &vectors, weights)) {
+        for (o, v) in t
+            .objects
+            .iter_mut()
+            .zip(mime::play_on(d, base, false, weights))
+        {
             o.vertices = v;
         }
     }
     if let Some(d) = ndf {
-        let vectors: Vec<Vec<SVector>> = base.objects.iter().map(|o| o.normals.clone()).collect();
-        for (o, v) in t.objects.iter_mut().zip(mime::play(d, &vectors, weights)) {
+        for (o, v) in t
+            .objects
+            .iter_mut()
+            .zip(mime::play_on(d, base, true, weights))
+        {
             o.normals = v;
         }
     }
     t
-}
-
-/// The first block of `d` (a `format` file) that does not fit `base`, as an error.
-fn check(d: &Diff, format: Format, base: &Tmd) -> Result<()> {
-    match mime::validate(d, Some(base), format == Format::Ndf)
-        .into_iter()
-        .find(|i| i.severity == Severity::Error)
-    {
-        Some(i) => Err(Error::Malformed {
-            format,
-            offset: i.offset,
-            what: format!("{} (against the TMD given)", i.message),
-        }),
-        None => Ok(()),
-    }
 }
 
 /// The pictures of a VDF (`format` [`Format::Vdf`]) or NDF on its base (module table).
@@ -75,9 +66,9 @@ pub(super) fn render(d: &Diff, format: Format, opts: &RenderOptions) -> Result<R
     } else {
         Format::Ndf
     };
-    check(d, format, base)?;
+    mime::check_against(d, base, format)?;
     if let Some(p) = &opts.mime_partner {
-        check(p, other, base)?;
+        mime::check_against(p, base, other)?;
     }
     let (vdf, ndf) = match format {
         Format::Ndf => (opts.mime_partner.as_ref(), Some(d)),
@@ -139,18 +130,10 @@ pub(super) fn render(d: &Diff, format: Format, opts: &RenderOptions) -> Result<R
         .map(|i| (i, Mat::IDENTITY))
         .collect();
     // One camera for every picture: the bounds of every weighting drawn.
-    let mut bounds: Option<[[f64; 3]; 2]> = None;
-    for w in &weighted {
+    let bounds = super::union_bounds(weighted.iter().map(|w| {
         let t = vdf.map(|v| played(base, Some(v), None, w));
-        if let Some(b) = tmd_bounds(t.as_ref().unwrap_or(base), &shown) {
-            let e = bounds.get_or_insert(b);
-            for i in 0..3 {
-                e[0][i] = e[0][i].min(b[0][i]);
-                e[1][i] = e[1][i].max(b[1][i]);
-            }
-        }
-    }
-    let bounds = bounds.unwrap_or([[0.0; 3]; 2]);
+        tmd_bounds(t.as_ref().unwrap_or(base), &shown)
+    }));
     let vram = vram_of(&opts.tims);
     let first = played(base, vdf, ndf, &weighted[0]);
     let view = with_yaw(&opts.view, |v| {
