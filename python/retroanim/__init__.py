@@ -625,7 +625,8 @@ def _same_file(a: str, b: str) -> bool:
 class Assembly:
     """What :func:`assemble` put together: ``assets`` (one :class:`Asset` per find, in the
     scan's order) and ``notes``, what stays unmatched (:class:`Note` with ``code``
-    ``untextured-polygons``, ``no-model``, ``model-unsure``, ``tim-unused`` or ``unreadable``;
+    ``untextured-polygons``, ``no-model``, ``model-unsure``, ``no-base``, ``base-unsure``,
+    ``tim-unused`` or ``unreadable``;
     each message opens with its count)."""
 
     assets: List[Asset]
