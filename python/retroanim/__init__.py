@@ -286,13 +286,16 @@ def play_mime(diff: Source, tmd: Source, weights: Union[Sequence[int], Mapping[i
     return [np.array(o, dtype=np.int16).reshape(-1, 3) for o in out]
 
 
-def play_rtm(model: Source, phase: Optional[float] = None, step: bool = False) -> dict:
+def play_rtm(model: Source, phase: Optional[float] = None, step: bool = False,
+             skeleton: Optional[Union[str, os.PathLike]] = None) -> dict:
     """Plays an RTM (Arma animation): every frame, or only the pose at ``phase`` (0..1,
     interpolated as docs/rtm.md says); ``step`` adds phase × displacement to every bone, as the
-    CLI's ``--step``. Returns ``{"displacement": [x, y, z], "frames": [{"frame", "phase",
-    "bones": [{"name", "matrix"}]}]}`` (``matrix``: 12 numbers, BI's layout), as ``play --json``
-    prints them."""
-    return _native.play_rtm(_model(model), phase, step)
+    CLI's ``--step``; ``skeleton`` (the path of a ``model.cfg``, as ``--skeleton``) places the
+    parent-relative bones of a binarised RTM (BMTR). Returns ``{"displacement": [x, y, z],
+    "frames": [{"frame", "phase", "bones": [{"name", "matrix"}]}], "notes": [(code, message)]}``
+    (``matrix``: 12 numbers, BI's layout), as ``play --json`` prints them."""
+    text = None if skeleton is None else Path(skeleton).read_text(encoding="latin-1")
+    return _native.play_rtm(_model(model), phase, step, text)
 
 
 def _option_error(option: str, message: str) -> OptionError:

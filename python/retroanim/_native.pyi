@@ -85,6 +85,12 @@ def play_hmd(
     aframe: Optional[int] = None,
 ) -> Dict[str, Any]: ...
 def play_mime(model: Model, tmd: Model, weights: List[int]) -> List[List[Tuple[int, int, int]]]: ...
+def play_rtm(
+    model: Model,
+    phase: Optional[float] = None,
+    step: bool = False,
+    skeleton: Optional[str] = None,
+) -> Dict[str, Any]: ...
 def render_bytes(
     data: bytes,
     *,

@@ -629,18 +629,40 @@ fn play_mime(model: &PyModel, tmd: &PyModel, weights: Vec<i32>) -> PyResult<Vec<
 }
 
 /// Plays an RTM: every frame (or only `phase`), each bone's matrix as `play --json` prints it.
+/// `skeleton`: a `model.cfg`'s text, whose skeleton places a BMTR's parent-relative bones.
 #[pyfunction]
-#[pyo3(signature = (model, phase=None, step=false))]
+#[pyo3(signature = (model, phase=None, step=false, skeleton=None))]
 fn play_rtm(
     py: Python<'_>,
     model: &PyModel,
     phase: Option<f32>,
     step: bool,
+    skeleton: Option<String>,
 ) -> PyResult<Py<PyAny>> {
+    use retroanim::formats::rtm::skeleton as cfg;
     let retroanim::Model::Rtm(r) = &model.inner else {
         return Err(option_error("model", "play_rtm needs an RTM"));
     };
-    let m = r.mlod().map_err(to_py)?;
+    let skeletons = skeleton
+        .map(|text| cfg::parse_model_cfg(&text))
+        .transpose()
+        .map_err(to_py)?;
+    let names = r.bone_names();
+    let chosen = match &skeletons {
+        None => None,
+        Some(list) => Some(cfg::best(list, &names).ok_or_else(|| {
+            option_error(
+                "skeleton",
+                &format!(
+                    "none of its {} skeletons names any of the RTM's {} bones",
+                    list.len(),
+                    names.len()
+                ),
+            )
+        })?),
+    };
+    let (m, notes) = r.to_mlod(chosen);
+    let m = &*m;
     let phases: Vec<(Option<usize>, f32)> = match phase {
         Some(p) => vec![(None, p)],
         None => m
@@ -662,9 +684,10 @@ fn play_rtm(
             .collect();
         frames.push(serde_json::json!({ "frame": frame, "phase": p, "bones": bones }));
     }
+    let notes: Vec<_> = notes.iter().map(|n| (n.code, &n.message)).collect();
     json_of(
         py,
-        &serde_json::json!({ "displacement": m.displacement, "frames": frames }),
+        &serde_json::json!({ "displacement": m.displacement, "frames": frames, "notes": notes }),
     )
 }
 

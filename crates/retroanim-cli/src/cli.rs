@@ -365,6 +365,11 @@ pub struct PlayArgs {
     /// RTM: add phase × displacement (the unit's travel over the cycle) to every bone.
     #[arg(long)]
     pub step: bool,
+    /// RTM: a `model.cfg` whose `CfgSkeletons` give the bone hierarchy (the skeleton naming
+    /// most of the bones): a binarised RTM (BMTR) stores each bone relative to its parent, so
+    /// its poses need it.
+    #[arg(long, value_name = "MODEL.CFG")]
+    pub skeleton: Option<PathBuf>,
     /// Print JSON Lines: one object per frame, then a `{"summary": ...}` line (docs/json.md).
     #[arg(long)]
     pub json: bool,

@@ -23,20 +23,6 @@ fn mlod(bytes: &[u8]) -> Mlod {
     }
 }
 
-/// The RTM matrix as the scene's column-major 4×4 (x negated on both sides).
-fn scene_matrix(m: &[f32; 12]) -> [f64; 16] {
-    let c = [-1.0, 1.0, 1.0];
-    let mut o = [0.0; 16];
-    for j in 0..3 {
-        for i in 0..3 {
-            o[4 * j + i] = m[3 * j + i] as f64 * c[i] * c[j];
-        }
-        o[12 + j] = m[9 + j] as f64 * c[j];
-    }
-    o[15] = 1.0;
-    o
-}
-
 #[test]
 fn corpus_rtms_read_validate_and_write_back_exactly() {
     let files = corpus();
@@ -114,7 +100,7 @@ fn corpus_rtm_gltf_joints_sit_where_the_rtm_puts_the_bones() {
                 .iter()
                 .position(|n| n["name"] == bone.name.as_str())
                 .unwrap_or_else(|| panic!("{name}: no node {:?}", bone.name));
-            let want = scene_matrix(&m.frames[f].transforms[b].matrix);
+            let want = common::rtm_scene_matrix(&m.frames[f].transforms[b].matrix);
             for k in 0..16 {
                 assert!(
                     (worlds[node][k] - want[k]).abs() < 1e-5,
@@ -218,7 +204,7 @@ fn corpus_rtm_with_a_skeleton_nests_the_joints_and_still_comes_back() {
     let f = m.frames.len() / 3;
     let worlds = g.world_matrices(Some((0, f)));
     let hand = m.bones.iter().position(|b| b.name == "LeftHand").unwrap();
-    let want = scene_matrix(&m.frames[f].transforms[hand].matrix);
+    let want = common::rtm_scene_matrix(&m.frames[f].transforms[hand].matrix);
     for k in 0..16 {
         assert!((worlds[index("LeftHand")][k] - want[k]).abs() < 1e-5);
     }

@@ -1,6 +1,6 @@
 //! RTM files built by hand from the layout table (not by our writer): every field reads as
 //! laid out and writes back byte for byte; damaged files fail naming the offset; validation,
-//! playback and BMTR's header are checked on files made to show each case.
+//! and playback are checked on files made to show each case (BMTR: `tests/rtm_bmtr.rs`).
 
 use retroanim::formats::rtm::{self, PlayOptions, Rtm};
 use retroanim::{Error, Format, Severity};
@@ -271,49 +271,6 @@ fn playback_slerps_rotations_and_adds_the_step_on_request() {
         rtm::pose(&m, 2.0, PlayOptions::default()).unwrap()[1],
         about_y(30.0, [0.0; 3])
     );
-}
-
-/// BMTR v4: header, 2 bone names, then bytes this reader keeps without decoding.
-fn bmtr() -> Vec<u8> {
-    let mut b = b"BMTR".to_vec();
-    b.extend(4u32.to_le_bytes());
-    b.push(1);
-    b.extend(f32s(&[0.0, 0.0, 1.5]));
-    b.extend(3u32.to_le_bytes());
-    b.extend(0u32.to_le_bytes());
-    b.extend(2u32.to_le_bytes());
-    b.extend(2u32.to_le_bytes());
-    b.extend(b"pelvis\0spine\0");
-    b.extend([9, 8, 7, 6, 5]);
-    b
-}
-
-#[test]
-fn bmtr_reads_its_header_keeps_the_rest_and_refuses_to_play() {
-    let bytes = bmtr();
-    let r = rtm::read(&bytes).unwrap();
-    let Rtm::Bmtr(b) = &r else { panic!() };
-    assert_eq!((b.version, b.frame_count, b.bones.len()), (4, 3, 2));
-    assert_eq!(b.displacement, [0.0, 0.0, 1.5]);
-    assert_eq!(b.body, [9, 8, 7, 6, 5]);
-    assert_eq!(rtm::write(&r).unwrap(), bytes);
-    assert_eq!(r.summary().form, "BMTR v4");
-    match r.mlod() {
-        Err(Error::Unsupported {
-            offset, feature, ..
-        }) => {
-            assert_eq!(offset, 37 + 13);
-            assert!(feature.contains("not decoded"), "{feature}");
-        }
-        other => panic!("{other:?}"),
-    }
-    let model = retroanim::read_any(&bytes).unwrap();
-    let e = retroanim::convert::convert(&model, Format::Glb, &Default::default()).unwrap_err();
-    assert!(matches!(e, Error::Unsupported { .. }), "{e}");
-    let mut bad = bytes.clone();
-    bad[33..37].copy_from_slice(&3u32.to_le_bytes());
-    let e = rtm::read(&bad).unwrap_err();
-    assert_eq!(e.offset(), Some(33));
 }
 
 #[test]

@@ -489,16 +489,7 @@ fn options(args: &ConvertArgs) -> Result<Options> {
     }
     o.rtm.p3d = super::load_p3d(args.p3d.as_deref(), "--p3d")?;
     o.animation = args.animation;
-    if let Some(cfg) = &args.skeleton {
-        let bytes = crate::io::read_named(cfg, o.limits.max_input_bytes)
-            .with_context(|| cfg.display().to_string())?;
-        // model.cfg is 8-bit text (Latin-1 where not ASCII): each byte is its character.
-        let text: String = bytes.iter().map(|&b| char::from(b)).collect();
-        o.rtm.skeletons = Some(
-            retroanim::formats::rtm::skeleton::parse_model_cfg(&text)
-                .with_context(|| cfg.display().to_string())?,
-        );
-    }
+    o.rtm.skeletons = super::load_skeletons(args.skeleton.as_deref(), o.limits.max_input_bytes)?;
     Ok(o)
 }
 

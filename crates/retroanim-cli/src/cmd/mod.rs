@@ -216,6 +216,20 @@ pub fn load_p3d(path: Option<&Path>, flag: &str) -> Result<Option<retroanim::for
     }
 }
 
+/// Reads the skeletons (`CfgSkeletons`) of the `model.cfg` `--skeleton` names, if any.
+pub fn load_skeletons(
+    path: Option<&Path>,
+    limit: u64,
+) -> Result<Option<Vec<retroanim::formats::rtm::Skeleton>>> {
+    let Some(path) = path else { return Ok(None) };
+    let bytes = crate::io::read_named(path, limit).with_context(|| path.display().to_string())?;
+    // model.cfg is 8-bit text (Latin-1 where not ASCII): each byte is its character.
+    let text: String = bytes.iter().map(|&b| char::from(b)).collect();
+    retroanim::formats::rtm::skeleton::parse_model_cfg(&text)
+        .map(Some)
+        .with_context(|| path.display().to_string())
+}
+
 /// Reads the TIMs named by `--tim`, in order.
 pub fn load_tims(paths: &[std::path::PathBuf]) -> Result<Vec<retroanim::formats::tim::Tim>> {
     paths

@@ -215,6 +215,7 @@ pub(super) fn first_flag_not_in(args: &PlayArgs, takes: &[&str]) -> Option<&'sta
         ("--vertices", args.vertices),
         ("--phase", args.phase.is_some()),
         ("--step", args.step),
+        ("--skeleton", args.skeleton.is_some()),
     ]
     .into_iter()
     .find(|(flag, given)| *given && !takes.contains(flag))

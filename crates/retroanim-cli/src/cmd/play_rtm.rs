@@ -1,5 +1,7 @@
-//! `retroanim play ANIM.RTM [--frames A..B | --phase P] [--step] [--json]`: the pose of every
-//! bone at each frame's phase (or at one phase), as [`retroanim::formats::rtm::pose`] plays it.
+//! `retroanim play ANIM.RTM [--frames A..B | --phase P] [--step] [--skeleton MODEL.CFG] [--json]`:
+//! the pose of every bone at each frame's phase (or at one phase), as
+//! [`retroanim::formats::rtm::pose`] plays it. A BMTR is decoded first; `--skeleton` composes
+//! its parent-relative transforms (notes go to standard error).
 
 use anyhow::{bail, Context, Result};
 use retroanim::formats::rtm::{self, Rtm};
@@ -15,13 +17,37 @@ pub fn run(
     out: &mut Stream,
     mut lines: Option<&mut JsonLines>,
 ) -> Result<()> {
-    if let Some(flag) = super::play::first_flag_not_in(args, &["--frames", "--phase", "--step"]) {
+    if let Some(flag) =
+        super::play::first_flag_not_in(args, &["--frames", "--phase", "--step", "--skeleton"])
+    {
         bail!(
-            "{}: {flag} is not for RTM animations (they take --frames, --phase, --step)",
+            "{}: {flag} is not for RTM animations (they take --frames, --phase, --step, --skeleton)",
             args.file.display()
         );
     }
-    let m = r.mlod().with_context(|| args.file.display().to_string())?;
+    let limit = retroanim::Limits::default().max_input_bytes;
+    let skeletons = super::load_skeletons(args.skeleton.as_deref(), limit)?;
+    let skeleton = match &skeletons {
+        None => None,
+        Some(list) => {
+            let names = r.bone_names();
+            match rtm::skeleton::best(list, &names) {
+                Some(s) => Some(s),
+                None => bail!(
+                    "--skeleton: none of its {} skeletons names any of the RTM's {} bones",
+                    list.len(),
+                    names.len()
+                ),
+            }
+        }
+    };
+    let (m, notes) = r.to_mlod(skeleton);
+    if lines.is_none() {
+        for n in &notes {
+            note!("{n}");
+        }
+    }
+    let m = &*m;
     let opts = rtm::PlayOptions {
         with_step: args.step,
     };
@@ -50,6 +76,10 @@ pub fn run(
         l.extra.insert("bones".into(), m.bones.len().into());
         l.extra.insert("displacement".into(), json!(m.displacement));
         l.extra.insert("step".into(), args.step.into());
+        if !notes.is_empty() {
+            let notes: Vec<_> = notes.iter().map(super::jsonl::note).collect();
+            l.extra.insert("notes".into(), notes.into());
+        }
     }
     for (frame, phase) in phases {
         if out.closed() {

@@ -5,7 +5,9 @@
 //!   `CfgSkeletons`; the skeleton naming most of the RTM's bones is used), one animation of
 //!   phase × `--duration` seconds (default 1). With `--p3d model.p3d` (an MLOD) one LOD
 //!   (`--lod`, default the first whose named selections name a bone) is added as a mesh
-//!   skinned to the joints ([`crate::formats::rtm::skinned_scene`]).
+//!   skinned to the joints ([`crate::formats::rtm::skinned_scene`]). A BMTR is decoded first
+//!   ([`crate::formats::rtm::Rtm::to_mlod`]): its parent-relative transforms are composed
+//!   through the same skeleton.
 //! - glTF/GLB → RTM: the first animation (or `--animation N`), its bones' world matrices at
 //!   every key time; phase = time / `--duration` (default: the duration the RTM export
 //!   recorded, else the last key time).
@@ -34,9 +36,8 @@ pub(super) fn to_gltf(
         target,
         &[O::Duration, O::Skeleton, O::P3d, O::Lod],
     )?;
-    let m = r.mlod()?;
     refuse_invalid(model)?;
-    let names: Vec<&str> = m.bones.iter().map(|b| b.name.as_str()).collect();
+    let names = r.bone_names();
     let mut notes = Vec::new();
     let skeleton = match &opts.rtm.skeletons {
         None => None,
@@ -54,6 +55,10 @@ pub(super) fn to_gltf(
             }
         },
     };
+    // A BMTR's transforms are parent-relative: the skeleton places them too.
+    let (m, decode_notes) = r.to_mlod(skeleton);
+    let m = &*m;
+    notes.extend(decode_notes);
     let scene_opts = rtm::SceneOptions {
         duration: opts.timing.duration,
         skeleton,

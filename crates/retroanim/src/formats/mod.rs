@@ -5,6 +5,7 @@ mod flat_lights;
 pub mod gte;
 pub mod hmd;
 mod json_f32;
+pub(crate) mod lzo;
 pub mod mdd;
 pub mod mime;
 pub mod p3d;

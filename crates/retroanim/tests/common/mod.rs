@@ -26,6 +26,21 @@ pub fn mat_distance(a: &retroanim::formats::gte::Mat, b: &retroanim::formats::gt
     d
 }
 
+/// An RTM matrix (BI's 12 numbers) as the glTF scene's column-major 4×4: x negated on both
+/// sides, as docs/rtm.md states for the export.
+pub fn rtm_scene_matrix(m: &[f32; 12]) -> [f64; 16] {
+    let c = [-1.0, 1.0, 1.0];
+    let mut o = [0.0; 16];
+    for j in 0..3 {
+        for i in 0..3 {
+            o[4 * j + i] = m[3 * j + i] as f64 * c[i] * c[j];
+        }
+        o[12 + j] = m[9 + j] as f64 * c[j];
+    }
+    o[15] = 1.0;
+    o
+}
+
 /// Linear → sRGB (0..1), as the PlayStation authors encode light colours.
 pub fn srgb(c: f32) -> f64 {
     let c = c.clamp(0.0, 1.0) as f64;

@@ -379,3 +379,48 @@ fn vram_extent(hmd: &Hmd, at: u32) -> Option<u64> {
     }
     end
 }
+
+/// A lower bound of [`structural_len`] (bytes) of the HMD whose first bytes are `head`, from
+/// the pointers its header and primitive headers hold: the primitive header section pointer,
+/// the block pointers and every section pointer (MSB set) of the primitive headers `head`
+/// holds. Each of these starts a region (or lies inside one), so the last region, and the last
+/// word used, lie at or past the highest of them: a window of an embedded HMD shorter than
+/// twice this bound can only be cut short, and the scanner starts at the first window of its
+/// doubling sequence that is not ([`crate::scan`]'s module docs). 0 when `head` holds too
+/// little to tell.
+pub fn pointer_floor(head: &[u8]) -> u64 {
+    let word = |i: u64| -> Option<u32> {
+        let at = usize::try_from(i.checked_mul(4)?).ok()?;
+        let b = head.get(at..at.checked_add(4)?)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let (Some(phs), Some(blocks)) = (word(2), word(3)) else {
+        return 0;
+    };
+    let phs = (phs & 0x7FFF_FFFF) as u64;
+    let mut top = phs;
+    for i in 0..blocks as u64 {
+        match word(4 + i) {
+            Some(p) if p != 0 && p != TERMINATE => top = top.max(p as u64),
+            Some(_) => {}
+            None => break,
+        }
+    }
+    // Each iteration moves `q` on by at least one word, and `word` is `None` past `head`:
+    // the loops end within `head`'s words whatever the counts say.
+    if let Some(count) = word(phs) {
+        let mut q = phs + 1;
+        for _ in 0..count {
+            let Some(size) = word(q) else { break };
+            for k in 0..size as u64 {
+                match word(q + 1 + k) {
+                    Some(w) if w & 0x8000_0000 != 0 => top = top.max((w & 0x7FFF_FFFF) as u64),
+                    Some(_) => {}
+                    None => break,
+                }
+            }
+            q += 1 + size as u64;
+        }
+    }
+    top * 4
+}

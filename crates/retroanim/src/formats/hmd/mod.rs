@@ -119,7 +119,7 @@ mod write;
 use std::collections::BTreeMap;
 
 pub use cat3_anim::{key_frame_at, Layout, Method, CONTROL_END, CONTROL_WORK};
-pub use extent::structural_len;
+pub use extent::{pointer_floor, structural_len};
 pub use play::{
     apply, rot_matrix_order, sequence_count, stream_ids, CoordinatePose, DeviceState, Frame,
     JointMimeRecord, MimeState, PlayOptions, Player, SequenceState, VertexMimeTargets,

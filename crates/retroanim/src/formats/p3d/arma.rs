@@ -23,7 +23,7 @@
 //! asciiz, (≥8) u32, (≥11) u8; transform: u32 + 12 × f32. UV set: 4 × f32 range, u32 n, u8
 //! fill, then 4 bytes (fill) or compressed(4n).
 //!
-//! Compression (v44+ LZO1X, see [`super::lzo`]): `compressed(n)` is nothing for n = 0;
+//! Compression (v44+ LZO1X, see [`crate::formats::lzo`]): `compressed(n)` is nothing for n = 0;
 //! otherwise, from v64, a u8 flag (1: LZO stream, 0: raw) and before v64 an LZO stream when
 //! n ≥ 1024, raw bytes below. `CA<T>` = u32 count, compressed(count · size). `condensed<T>` =
 //! u32 count, u8 fill, then one T (fill) or compressed(count · size).
@@ -54,6 +54,7 @@ use std::borrow::Cow;
 
 use crate::bytes::{Le, Reader, Writer};
 use crate::error::{Error, Result};
+use crate::formats::lzo;
 use crate::Format;
 
 use super::odol::{read_frames, write_frames, Geometry, OdolMesh};
@@ -61,11 +62,6 @@ use super::types::*;
 
 /// The Arma ODOL versions checked against real files.
 pub(super) const VERSIONS: [u32; 2] = [50, 73];
-
-/// Bytes an LZO1X stream can expand to per input byte (a run-length byte adds 255).
-const LZO_MAX_RATIO: u64 = 256;
-/// Before v64 arrays of this many bytes or more are LZO-compressed, smaller ones raw.
-const LZO_THRESHOLD: u64 = 1024;
 
 /// Reads an Arma ODOL; the reader is after the version field.
 pub(super) fn read_arma(r: &mut Reader<'_, Le>, version: u32) -> Result<Odol> {
@@ -339,7 +335,7 @@ fn compressed<'a>(r: &mut Reader<'a, Le>, v: u32, size: u64, what: &str) -> Resu
             }
         }
     } else {
-        size >= LZO_THRESHOLD
+        size >= lzo::THRESHOLD
     };
     if !packed {
         if size > r.remaining() as u64 {
@@ -350,14 +346,7 @@ fn compressed<'a>(r: &mut Reader<'a, Le>, v: u32, size: u64, what: &str) -> Resu
         }
         return r.bytes(size as usize, what).map(Cow::Borrowed);
     }
-    if size > (r.remaining() as u64).saturating_mul(LZO_MAX_RATIO) {
-        return Err(r.malformed(format!(
-            "{what}: {size} bytes cannot be packed into the {} bytes left",
-            r.remaining()
-        )));
-    }
-    r.limits().bytes(r.offset(), what, size)?;
-    super::lzo::decompress(r, size as usize, what).map(Cow::Owned)
+    lzo::decompress_bounded(r, size, what).map(Cow::Owned)
 }
 
 /// `CA<T>`: u32 count, then compressed(count · elem).

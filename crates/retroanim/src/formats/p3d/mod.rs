@@ -111,7 +111,6 @@ mod arma;
 pub mod frames;
 mod lod_name;
 pub use lod_name::{lod_name, lod_value};
-mod lzo;
 mod lzss;
 mod odol;
 mod odol7;

@@ -1,10 +1,14 @@
 //! RTM: Operation Flashpoint / Arma skeletal animations — the editable form (`RTM_0101`,
 //! optionally preceded by an `RTM_MDAT` block of phase-stamped properties) read and written
-//! field by field, and the binarised form (`BMTR`) read to its bone names and kept verbatim.
+//! field by field, and the binarised form (`BMTR`, versions 3 to 5) read and written field by
+//! field, its parent-relative quaternion frames turned into the editable form's matrices.
 //!
 //! Sources: the BI community wiki pages *Rtm (Animation) File Format* and *Rtm Binarised File
-//! Format*; the corpus (six `RTM_0101` files of a well-known Arma 3 mod) decides where they are
-//! vague. All little-endian.
+//! Format* (with its page history); the corpus (six `RTM_0101` files of a well-known Arma 3
+//! mod) decides where they are vague. For BMTR, two readers by one author, consulted as facts
+//! only: `armaio` (`src/armaio/rtm/_bmtr.py`, `_rtm.py`, 2026) and the older Arma 3 Object
+//! Builder add-on's RTM module (`io/data_rtm.py`). No BMTR is in the corpus. All
+//! little-endian.
 //!
 //! ## RTM_MDAT (optional, first)
 //!
@@ -37,15 +41,29 @@
 //! | offset | size | field | unit / meaning | source |
 //! |---|---|---|---|---|
 //! | 0 | 4 | magic `BMTR` | | wiki "RTMBHeader" |
-//! | 4 | 4 | version | 3 Arma 2, 4 and 5 Arma 3 | wiki |
-//! | 8 | 1 | unknown | 1 | wiki "Always1" |
-//! | 9 | 12 | displacement | f32 x, y, z | wiki |
-//! | 21 | 4 | frame count | | wiki |
-//! | 25 | 4 | unknown | generally 0 | wiki |
-//! | 29 | 4 | bone count | | wiki |
-//! | 33 | 4 | bone count again | | wiki |
-//! | 37.. | | bone names | NUL-terminated, back to back | wiki |
-//! | | | the rest | v ≥ 4 frame properties; phase times and per-frame compressed quaternion + translation, LZO-compressed when large | wiki |
+//! | 4 | 4 | version | 3 Arma 2, 4 and 5 Arma 3; others refused | wiki, both readers |
+//! | 8 | 1 | unknown | 1 in the wiki's files; kept | wiki "Always1" |
+//! | 9 | 12 | displacement | f32 x, y, z metres, as `RTM_0101`'s | wiki |
+//! | 21 | 4 | frame count F | u32 | wiki "nFrames" |
+//! | 25 | 4 | unknown | generally 0; kept | wiki "Generally0" |
+//! | 29 | 4 | bone count B | u32 | wiki "nBones" |
+//! | 33 | 4 | bone count again | must equal B | wiki "NoOfBones"; the older reader checks it |
+//! | 37 | | B bone names | NUL-terminated, back to back (no list terminator) | wiki "BoneNames" |
+//! | | 4 | v ≥ 4: unknown | 0; kept | wiki "Zero", armaio |
+//! | | 4 | v ≥ 4: property count K | u32 | wiki "nFrameProperties", armaio |
+//! | | | v ≥ 4: K properties | u32 (0xFFFFFFFF in armaio's files; kept), asciiz name, f32 phase, asciiz value | armaio |
+//! | | | phase times | array of F × f32 phases (0..1) | wiki "FrameTimes" |
+//! | | | F frames | each an array of B × 14-byte transforms, header bone order | wiki "FramePosition" |
+//!
+//! An *array* is a u32 count (must equal F for the phase times and B for each frame), then —
+//! where arrays are flagged — a u8 (0 raw, 2 LZO; others refused as unsupported), then the
+//! count × item bytes, raw or as an LZO1X stream (which ends with its own end marker; the
+//! decoded size must be the declared one). Unflagged, an array of 1024 bytes or more is LZO.
+//! The file ends with the last frame.
+//!
+//! A transform: 4 × i16 quaternion x, y, z, w × 16384 (wiki, Voyager's section; armaio), 3 ×
+//! half-float translation x, y, z (wiki's conversion formula, armaio). Each is relative to the
+//! bone's parent in the model's skeleton ([`Bmtr::to_mlod`] has the conversion).
 //!
 //! Readings taken:
 //! - Bone names are Latin-1 up to the first NUL; bytes after the NUL are kept when any is not
@@ -54,13 +72,20 @@
 //! - Each frame repeats the bone names; the engine pairs transforms with bones by name, so a
 //!   frame whose order differs from the header's is read as stored, played by name, and
 //!   reported by `validate`.
-//! - BMTR: only the fields above are decoded. The rest (its layout differs by version and is
-//!   documented only in part) is kept verbatim, so the file writes back unchanged; playing or
-//!   converting a BMTR is [`crate::Error::Unsupported`].
+//! - BMTR arrays are flagged in version 5 and never in 3 (wiki, both readers). For version 4
+//!   the sources disagree (the wiki: the flag came with 5; armaio: from 4; the older reader:
+//!   from 5), so a version 4 file is read flagged if that walks it to its end exactly, else by
+//!   the 1024-byte rule; [`Bmtr::flagged`] records which, and the writer repeats it.
+//! - BMTR frame properties exist from version 4 (wiki and armaio; the older reader: from 5).
+//! - BMTR: a flag byte is read even before an empty array (armaio), unlike ODOL's rule.
+//! - BMTR: an LZO array writes back as the stream read while it decodes to the array's bytes,
+//!   so a read file writes back byte for byte; a changed array is packed as one literal run.
 //! - `play` interpolates between the two frames around a phase: translation linearly,
 //!   rotation by quaternion slerp, the stretch linearly (see its module for what is assumed).
 
 mod author;
+mod bmtr;
+mod bmtr_pose;
 mod matrix;
 mod play;
 mod read;
@@ -72,12 +97,16 @@ mod validate;
 mod write;
 
 pub use author::{from_scene, AuthorOptions};
+pub use bmtr_pose::half_to_f32;
 pub use play::{pose, PlayOptions};
 pub use read::{declared_len, read, read_with};
 pub use scene::{to_scene, SceneOptions};
 pub use skeleton::Skeleton;
 pub use skin::{selection_weight, skinnable_lods, skinned_scene};
-pub use types::{Bmtr, BoneTransform, Frame, Mdat, Mlod, Name32, Property, Rtm, Summary};
+pub use types::{
+    Bmtr, BmtrFrame, BmtrProperties, BmtrProperty, BmtrTransform, BoneTransform, Frame, Mdat, Mlod,
+    Name32, Packing, Property, Rtm, Summary,
+};
 pub use validate::validate;
 pub use write::write;
 

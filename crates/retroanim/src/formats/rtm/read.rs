@@ -1,7 +1,7 @@
 //! Reading RTM files (both forms).
 
 use super::types::from_latin1;
-use super::{Bmtr, BoneTransform, Frame, Mdat, Mlod, Name32, Property, Rtm};
+use super::{BoneTransform, Frame, Mdat, Mlod, Name32, Property, Rtm};
 use super::{BMTR_MAGIC, MAGIC, MDAT_MAGIC, NAME_SIZE, TRANSFORM_SIZE};
 use crate::bytes::{Le, Reader};
 use crate::{Format, Limits, Result};
@@ -13,10 +13,10 @@ pub fn read(data: &[u8]) -> Result<Rtm> {
 
 /// [`read`] with explicit limits.
 pub fn read_with(data: &[u8], limits: &Limits) -> Result<Rtm> {
-    let mut r = Reader::le(data, Format::Rtm).with_limits(*limits);
     if data.starts_with(BMTR_MAGIC) {
-        return read_bmtr(&mut r).map(Rtm::Bmtr);
+        return super::bmtr::read(data, limits).map(Rtm::Bmtr);
     }
+    let mut r = Reader::le(data, Format::Rtm).with_limits(*limits);
     let mdat = if data.starts_with(MDAT_MAGIC) {
         Some(read_mdat(&mut r)?)
     } else {
@@ -152,49 +152,9 @@ fn lascii(r: &mut Reader<'_, Le>, what: &str) -> Result<String> {
     Ok(from_latin1(r.bytes(n as usize, what)?))
 }
 
-fn read_bmtr(r: &mut Reader<'_, Le>) -> Result<Bmtr> {
-    r.skip(4, "the BMTR magic")?;
-    let version = r.u32("BMTR version")?;
-    let flag = r.u8("the byte after the version")?;
-    let displacement = [
-        r.f32("displacement x")?,
-        r.f32("displacement y")?,
-        r.f32("displacement z")?,
-    ];
-    let frame_count = r.u32("frame count")?;
-    let reserved = r.u32("the word after the frame count")?;
-    let bone_count = r.u32("bone count")?;
-    let at = r.offset();
-    let bone_count_again = r.u32("bone count (again)")?;
-    if bone_count != bone_count_again {
-        return Err(r.malformed_at(
-            at,
-            format!(
-                "the bone count is stored twice and differs: {bone_count} and {bone_count_again}"
-            ),
-        ));
-    }
-    let n = r.count(bone_count as u64, 1, "bone names")?;
-    let mut bones = Vec::with_capacity(n);
-    for _ in 0..n {
-        bones.push(from_latin1(r.asciiz("a bone name")?));
-    }
-    Ok(Bmtr {
-        version,
-        flag,
-        displacement,
-        frame_count,
-        reserved,
-        bone_count,
-        bone_count_again,
-        bones,
-        body: r.rest().to_vec(),
-    })
-}
-
 /// The size the editable RTM at the start of `data` declares (MDAT block, header, bone names
 /// and frames), when its header reads; `None` for a BMTR (its compressed frames declare no
-/// size) or a header that is cut or damaged. The scanner reads an embedded RTM to this size.
+/// size: only a walk through them finds the end) or a header that is cut or damaged. The scanner reads an embedded RTM to this size.
 pub fn declared_len(data: &[u8]) -> Option<u64> {
     let mut r = Reader::le(data, Format::Rtm);
     if data.starts_with(MDAT_MAGIC) {

@@ -1,9 +1,14 @@
 //! The RTM model: faithful to the file, every byte kept.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
+use super::skeleton::Skeleton;
+
 use super::{NAME_SIZE, TRANSFORM_SIZE};
-use crate::formats::json_f32;
+use crate::formats::{is_default, json_f32};
+use crate::report::Note;
 
 /// An RTM file in either form.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -97,29 +102,90 @@ pub struct BoneTransform {
     pub matrix: [f32; 12],
 }
 
-/// The binarised form, decoded to its bone names; the rest kept verbatim.
+/// The binarised form: every field decoded; transforms kept as stored (quantised), each
+/// parent-relative (see [`Bmtr::to_mlod`] for the model-space matrices).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Bmtr {
     /// The version (3 Arma 2, 4 and 5 Arma 3).
     pub version: u32,
-    /// The byte after the version (1 in the wiki's files).
+    /// The byte after the version (1 in the wiki's files), kept verbatim.
     pub flag: u8,
     /// Metres the animation moves its unit per cycle.
     #[serde(with = "json_f32::triple")]
     pub displacement: [f32; 3],
-    /// The frame count.
-    pub frame_count: u32,
-    /// The word after the frame count (generally 0).
+    /// The word after the frame count (generally 0), kept verbatim.
     pub reserved: u32,
-    /// The bone count.
-    pub bone_count: u32,
-    /// The bone count, stored a second time.
-    pub bone_count_again: u32,
-    /// The bone names (NUL-terminated in the file, Latin-1).
+    /// The bone names (NUL-terminated in the file, Latin-1), in the order of every frame's
+    /// transforms.
     pub bones: Vec<String>,
-    /// Everything after the bone names, verbatim (frame properties, phase times, compressed
-    /// frames): not decoded.
-    pub body: Vec<u8>,
+    /// Version 4 and later: the frame properties (sounds, actions stamped with a phase).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub properties: Option<BmtrProperties>,
+    /// Whether each array carries a byte saying whether it is LZO-compressed (always in
+    /// version 5, never in 3; version 4 files are read either way, see the module docs).
+    pub flagged: bool,
+    /// The phase (0..1) of each frame.
+    #[serde(with = "json_f32::list")]
+    pub phases: Vec<f32>,
+    /// How the phase array is stored.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub phases_packing: Packing,
+    /// The frames, in file order (one per phase).
+    pub frames: Vec<BmtrFrame>,
+}
+
+/// The frame properties of a BMTR (version 4 and later).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BmtrProperties {
+    /// The word before the count (0 in the sources' files), kept verbatim.
+    pub reserved: u32,
+    /// The properties, in file order.
+    pub properties: Vec<BmtrProperty>,
+}
+
+/// One BMTR frame property.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BmtrProperty {
+    /// The word before the name (0xFFFFFFFF in one reader's files), kept verbatim.
+    pub unknown: u32,
+    /// Its name (Latin-1), e.g. `StepSound`.
+    pub name: String,
+    /// The phase (0..1) it applies at.
+    #[serde(with = "json_f32::scalar")]
+    pub phase: f32,
+    /// Its value (Latin-1).
+    pub value: String,
+}
+
+/// One BMTR frame: a transform per bone, in the header's bone order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BmtrFrame {
+    /// How the frame's array is stored.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub packing: Packing,
+    /// One transform per bone.
+    pub transforms: Vec<BmtrTransform>,
+}
+
+/// One bone's transform in a BMTR frame, relative to its parent bone, as stored.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BmtrTransform {
+    /// The rotation quaternion x, y, z, w, each × 16384.
+    pub rotation: [i16; 4],
+    /// The translation x, y, z: IEEE half-precision bit patterns, metres.
+    pub position: [u16; 3],
+}
+
+/// How one BMTR array is stored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Packing {
+    /// LZO-compressed. Written only where the file flags its arrays; elsewhere the writer
+    /// follows the format's rule (compressed from 1024 bytes), which is what a read found.
+    pub lzo: bool,
+    /// The LZO1X stream as read: written back while it still decodes to the array's bytes,
+    /// else (or when empty) the writer packs the array as one literal run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stream: Vec<u8>,
 }
 
 /// What `retroanim info` shows for an RTM.
@@ -127,7 +193,8 @@ pub struct Bmtr {
 pub struct Summary {
     /// Always `"rtm"`.
     pub format: &'static str,
-    /// `RTM_0101`, `RTM_MDAT + RTM_0101` or `BMTR v<version>`.
+    /// `RTM_0101`, `RTM_MDAT + RTM_0101`, `BMTR v<version>` or, for a version 4 file whose
+    /// arrays carry compression flags, `BMTR v4 (flagged arrays)`.
     pub form: String,
     /// Frames.
     pub frames: usize,
@@ -135,15 +202,19 @@ pub struct Summary {
     pub bones: usize,
     /// The displacement (step) per cycle, metres.
     pub displacement: [f32; 3],
-    /// `RTM_MDAT` properties.
+    /// `RTM_MDAT` properties, or a BMTR's frame properties (version 4 and later).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub properties: Option<usize>,
-    /// The first and last frame phases (editable form only).
+    /// The first and last frame phases.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phases: Option<[f32; 2]>,
-    /// What is not decoded (BMTR).
+    /// BMTR: how many of its arrays (the phase times and one per frame) are LZO-compressed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub undecoded: Option<String>,
+    pub lzo_arrays: Option<usize>,
+}
+
+fn first_last(mut phases: impl DoubleEndedIterator<Item = f32> + Clone) -> Option<[f32; 2]> {
+    Some([phases.clone().next()?, phases.next_back()?])
 }
 
 impl Rtm {
@@ -161,41 +232,48 @@ impl Rtm {
                 bones: m.bones.len(),
                 displacement: m.displacement,
                 properties: m.mdat.as_ref().map(|d| d.properties.len()),
-                phases: match (m.frames.first(), m.frames.last()) {
-                    (Some(a), Some(b)) => Some([a.phase, b.phase]),
-                    _ => None,
-                },
-                undecoded: None,
+                phases: first_last(m.frames.iter().map(|f| f.phase)),
+                lzo_arrays: None,
             },
             Rtm::Bmtr(b) => Summary {
                 format: "rtm",
-                form: format!("BMTR v{}", b.version),
-                frames: b.frame_count as usize,
+                form: if b.version == 4 && b.flagged {
+                    "BMTR v4 (flagged arrays)".into()
+                } else {
+                    format!("BMTR v{}", b.version)
+                },
+                frames: b.frames.len(),
                 bones: b.bones.len(),
                 displacement: b.displacement,
-                properties: None,
-                phases: None,
-                undecoded: Some(format!(
-                    "{} bytes of phase times and compressed frames",
-                    b.body.len()
-                )),
+                properties: b.properties.as_ref().map(|p| p.properties.len()),
+                phases: first_last(b.phases.iter().copied()),
+                lzo_arrays: Some(
+                    usize::from(b.phases_packing.lzo)
+                        + b.frames.iter().filter(|f| f.packing.lzo).count(),
+                ),
             },
         }
     }
 
-    /// The editable form, or [`crate::Error::Unsupported`] for a BMTR (whose frames are not
-    /// decoded).
-    pub fn mlod(&self) -> crate::Result<&Mlod> {
+    /// The bone names, in the file's order.
+    pub fn bone_names(&self) -> Vec<&str> {
         match self {
-            Rtm::Mlod(m) => Ok(m),
-            Rtm::Bmtr(b) => Err(crate::Error::Unsupported {
-                format: crate::Format::Rtm,
-                offset: b.body_offset(),
-                feature: format!(
-                    "BMTR v{} frames (phase times and compressed quaternion + translation per bone, LZO-compressed when large) are not decoded; only the header and bone names are",
-                    b.version
-                ),
-            }),
+            Rtm::Mlod(m) => m.bones.iter().map(|b| b.name.as_str()).collect(),
+            Rtm::Bmtr(b) => b.bones.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// The animation as model-space matrices, which playing, validating the poses and the glTF
+    /// export take: the editable form as it is; a BMTR decoded by [`Bmtr::to_mlod`] (its
+    /// transforms are parent-relative, so `skeleton` places the bones; the notes say what was
+    /// assumed).
+    pub fn to_mlod(&self, skeleton: Option<&Skeleton>) -> (Cow<'_, Mlod>, Vec<Note>) {
+        match self {
+            Rtm::Mlod(m) => (Cow::Borrowed(m), Vec::new()),
+            Rtm::Bmtr(b) => {
+                let (m, notes) = b.to_mlod(skeleton);
+                (Cow::Owned(m), notes)
+            }
         }
     }
 }
@@ -245,13 +323,6 @@ impl Mlod {
     }
 }
 
-impl Bmtr {
-    /// Offset of the undecoded body.
-    pub fn body_offset(&self) -> u64 {
-        37 + self.bones.iter().map(|b| latin1_len(b) + 1).sum::<u64>()
-    }
-}
-
 /// Bytes of `s` as Latin-1 (chars past U+00FF count one byte each; the writer refuses them).
 pub(crate) fn latin1_len(s: &str) -> u64 {
     s.chars().count() as u64
@@ -267,4 +338,17 @@ pub(crate) fn to_latin1(s: &str) -> Result<Vec<u8>, char> {
     s.chars()
         .map(|c| u8::try_from(u32::from(c)).map_err(|_| c))
         .collect()
+}
+
+/// An [`crate::Error::Unencodable`] for an RTM.
+pub(crate) fn unencodable(what: String) -> crate::Error {
+    crate::Error::Unencodable {
+        format: crate::Format::Rtm,
+        what,
+    }
+}
+
+/// `s` as Latin-1 bytes, or an unencodable error naming `what`.
+pub(crate) fn latin1(s: &str, what: &str) -> crate::Result<Vec<u8>> {
+    to_latin1(s).map_err(|c| unencodable(format!("{what} {s:?}: {c:?} is not a Latin-1 character")))
 }

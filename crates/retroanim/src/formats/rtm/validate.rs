@@ -2,108 +2,87 @@
 
 use std::collections::HashMap;
 
-use super::{Mlod, Rtm, NAME_SIZE};
+use super::bmtr::{Layout, NAMES_AT, TRANSFORM_BYTES};
+use super::{Bmtr, Mlod, Rtm, NAME_SIZE};
 use crate::Issue;
 
 /// Every finding about an RTM: frame phases within 0..1 and increasing, every frame holding
 /// every bone, finite matrices with an orthonormal rotation part, bone names unique (ignoring
-/// case, as the engine compares them), non-empty and NUL-terminated.
+/// case, as the engine compares them), non-empty and NUL-terminated; for a BMTR, quaternions
+/// of unit length and finite translations.
 pub fn validate(rtm: &Rtm) -> Vec<Issue> {
     match rtm {
         Rtm::Mlod(m) => validate_mlod(m),
-        Rtm::Bmtr(b) => vec![Issue::info(
-            b.body_offset(),
-            "bmtr-undecoded",
-            format!(
-                "BMTR v{}: only the header and {} bone names are decoded; the frames are not checked",
-                b.version,
-                b.bones.len()
-            ),
-        )],
+        Rtm::Bmtr(b) => validate_bmtr(b),
     }
 }
 
-fn validate_mlod(m: &Mlod) -> Vec<Issue> {
-    let mut out = Vec::new();
-    let base = m.mdat_size();
-    if let Some(d) = &m.mdat {
-        for (i, p) in d.properties.iter().enumerate() {
-            if !(0.0..=1.0).contains(&p.phase) {
-                out.push(Issue::warning(
-                    16,
-                    "property-phase",
-                    format!(
-                        "property {i} ({:?}) has phase {}, outside 0..1",
-                        p.name, p.phase
-                    ),
-                ));
-            }
+/// Findings both forms share, each given its offsets.
+struct Common<'a> {
+    displacement: ([f32; 3], u64),
+    bone_count_at: u64,
+    frame_count_at: u64,
+    /// Property phase, name and offset.
+    properties: Vec<(f32, &'a str, u64)>,
+    /// Bone name and offset.
+    bones: Vec<(&'a str, u64)>,
+    /// Frame phase and offset.
+    phases: Vec<(f32, u64)>,
+}
+
+fn check_common(c: &Common, out: &mut Vec<Issue>) {
+    for (i, &(phase, name, at)) in c.properties.iter().enumerate() {
+        if !(0.0..=1.0).contains(&phase) {
+            out.push(Issue::warning(
+                at,
+                "property-phase",
+                format!("property {i} ({name:?}) has phase {phase}, outside 0..1"),
+            ));
         }
     }
-    if m.displacement.iter().any(|v| !v.is_finite()) {
+    let (d, at) = c.displacement;
+    if d.iter().any(|v| !v.is_finite()) {
         out.push(Issue::error(
-            base + 8,
+            at,
             "displacement-not-finite",
-            format!("the displacement {:?} is not finite", m.displacement),
+            format!("the displacement {d:?} is not finite"),
         ));
     }
-    if m.bones.is_empty() {
+    if c.bones.is_empty() {
         out.push(Issue::error(
-            base + 24,
+            c.bone_count_at,
             "no-bones",
             "the animation has no bones",
         ));
     }
-    if m.frames.is_empty() {
+    if c.phases.is_empty() {
         out.push(Issue::error(
-            base + 20,
+            c.frame_count_at,
             "no-frames",
             "the animation has no frames",
         ));
     }
     let mut seen: HashMap<String, usize> = HashMap::new();
-    for (i, b) in m.bones.iter().enumerate() {
-        let at = m.bone_offset(i);
-        if b.name.is_empty() {
+    for (i, &(name, at)) in c.bones.iter().enumerate() {
+        if name.is_empty() {
             out.push(Issue::error(
                 at,
                 "bone-name-empty",
                 format!("bone {i} has an empty name"),
             ));
         }
-        if b.name.chars().count() >= NAME_SIZE {
-            out.push(Issue::error(
-                at,
-                "bone-name-unterminated",
-                format!("bone {i} {:?} fills its 32 bytes with no NUL", b.name),
-            ));
-        }
-        if !b.tail.is_empty() {
-            out.push(Issue::info(
-                at,
-                "bone-name-padding",
-                format!(
-                    "bone {i} {:?}: bytes other than NUL after the name (kept)",
-                    b.name
-                ),
-            ));
-        }
-        if let Some(first) = seen.insert(b.name.to_ascii_lowercase(), i) {
+        if let Some(first) = seen.insert(name.to_ascii_lowercase(), i) {
             out.push(Issue::error(
                 at,
                 "bone-name-duplicate",
                 format!(
-                    "bone {i} {:?} repeats bone {first} (names are compared ignoring case)",
-                    b.name
+                    "bone {i} {name:?} repeats bone {first} (names are compared ignoring case)"
                 ),
             ));
         }
     }
     let mut previous: Option<f32> = None;
-    let mut noise = (0usize, 0f64, None::<usize>);
-    for (f, frame) in m.frames.iter().enumerate() {
-        let at = m.frame_offset(f);
-        let p = frame.phase;
+    for (f, &(p, at)) in c.phases.iter().enumerate() {
         if !(0.0..=1.0).contains(&p) {
             out.push(Issue::error(
                 at,
@@ -127,6 +106,63 @@ fn validate_mlod(m: &Mlod) -> Vec<Issue> {
             }
         }
         previous = Some(p);
+    }
+    if let (Some(&(a, at)), Some(&(b, _))) = (c.phases.first(), c.phases.last()) {
+        if a != 0.0 || b != 1.0 {
+            out.push(Issue::info(
+                at,
+                "phase-span",
+                format!("the frames span phases {a} to {b} (the engine's cycle is 0 to 1)"),
+            ));
+        }
+    }
+}
+
+fn validate_mlod(m: &Mlod) -> Vec<Issue> {
+    let mut out = Vec::new();
+    let base = m.mdat_size();
+    check_common(
+        &Common {
+            displacement: (m.displacement, base + 8),
+            bone_count_at: base + 24,
+            frame_count_at: base + 20,
+            properties: m
+                .mdat
+                .iter()
+                .flat_map(|d| &d.properties)
+                .map(|p| (p.phase, p.name.as_str(), 16))
+                .collect(),
+            bones: (m.bones.iter().enumerate())
+                .map(|(i, b)| (b.name.as_str(), m.bone_offset(i)))
+                .collect(),
+            phases: (m.frames.iter().enumerate())
+                .map(|(f, fr)| (fr.phase, m.frame_offset(f)))
+                .collect(),
+        },
+        &mut out,
+    );
+    for (i, b) in m.bones.iter().enumerate() {
+        let at = m.bone_offset(i);
+        if b.name.chars().count() >= NAME_SIZE {
+            out.push(Issue::error(
+                at,
+                "bone-name-unterminated",
+                format!("bone {i} {:?} fills its 32 bytes with no NUL", b.name),
+            ));
+        }
+        if !b.tail.is_empty() {
+            out.push(Issue::info(
+                at,
+                "bone-name-padding",
+                format!(
+                    "bone {i} {:?}: bytes other than NUL after the name (kept)",
+                    b.name
+                ),
+            ));
+        }
+    }
+    let mut noise = (0usize, 0f64, None::<usize>);
+    for f in 0..m.frames.len() {
         let (n, e) = check_frame(m, f, &mut out);
         if n > 0 {
             noise = (noise.0 + n, noise.1.max(e), noise.2.or(Some(f)));
@@ -142,17 +178,105 @@ fn validate_mlod(m: &Mlod) -> Vec<Issue> {
             ),
         ));
     }
-    if let (Some(a), Some(b)) = (m.frames.first(), m.frames.last()) {
-        if a.phase != 0.0 || b.phase != 1.0 {
-            out.push(Issue::info(
-                m.frame_offset(0),
-                "phase-span",
+    out
+}
+
+/// Quantisation leaves a stored quaternion's length within about 1e-4 of 1; beyond this the
+/// rotation the engine makes of it is a guess.
+const QUATERNION_SLACK: f64 = 0.01;
+
+fn validate_bmtr(b: &Bmtr) -> Vec<Issue> {
+    let mut out = Vec::new();
+    let at = Layout::of(b);
+    check_common(
+        &Common {
+            displacement: (b.displacement, 9),
+            bone_count_at: 29,
+            frame_count_at: 21,
+            properties: (b.properties.iter().flat_map(|p| &p.properties))
+                .zip(&at.properties)
+                .map(|(p, &o)| (p.phase, p.name.as_str(), o))
+                .collect(),
+            bones: (b.bones.iter().zip(&at.bones))
+                .map(|(n, &o)| (n.as_str(), o))
+                .collect(),
+            phases: (b.phases.iter().enumerate())
+                .map(|(f, &p)| (p, at.phases.item(f, 4)))
+                .collect(),
+        },
+        &mut out,
+    );
+    if b.phases.len() != b.frames.len() {
+        out.push(Issue::error(
+            at.phases.count,
+            "phase-count",
+            format!(
+                "{} phases for {} frames (the file holds one each)",
+                b.phases.len(),
+                b.frames.len()
+            ),
+        ));
+    }
+    let mut off = (0usize, 0f64, None::<(usize, usize)>);
+    for (f, frame) in b.frames.iter().enumerate() {
+        if frame.transforms.len() != b.bones.len() {
+            out.push(Issue::error(
+                at.frames[f].count,
+                "frame-bone-missing",
                 format!(
-                    "the frames span phases {} to {} (the engine's cycle is 0 to 1)",
-                    a.phase, b.phase
+                    "frame {f} has {} transforms for {} bones (the file holds one per bone)",
+                    frame.transforms.len(),
+                    b.bones.len()
                 ),
             ));
         }
+        for (k, t) in frame.transforms.iter().enumerate() {
+            let o = at.frames[f].item(k, TRANSFORM_BYTES);
+            let bone = b.bones.get(k).map_or("?", String::as_str);
+            if t.translation().iter().any(|v| !v.is_finite()) {
+                out.push(Issue::error(
+                    o,
+                    "translation-not-finite",
+                    format!("frame {f} bone {bone:?}: the translation holds a half-float infinity or NaN"),
+                ));
+            }
+            let len = t
+                .quaternion()
+                .iter()
+                .map(|&v| v as f64 * v as f64)
+                .sum::<f64>()
+                .sqrt();
+            if len == 0.0 {
+                out.push(Issue::error(
+                    o,
+                    "quaternion-zero",
+                    format!("frame {f} bone {bone:?}: the quaternion is all zero (no rotation)"),
+                ));
+            } else if (len - 1.0).abs() > QUATERNION_SLACK {
+                off = (
+                    off.0 + 1,
+                    off.1.max((len - 1.0).abs()),
+                    off.2.or(Some((f, k))),
+                );
+            }
+        }
+    }
+    if let Some((f, k)) = off.2 {
+        out.push(Issue::warning(
+            at.frames[f].item(k, TRANSFORM_BYTES),
+            "quaternion-length",
+            format!(
+                "{} quaternions (the first in frame {f}) are off unit length by up to {:.4}: played normalised",
+                off.0, off.1
+            ),
+        ));
+    }
+    if b.bones.len() > 1 {
+        out.push(Issue::info(
+            at.bones.first().copied().unwrap_or(NAMES_AT),
+            "bmtr-parent-relative",
+            "the transforms are relative to each bone's parent: play and convert place the bones as the engine does only with the model's skeleton (--skeleton model.cfg)",
+        ));
     }
     out
 }

@@ -1,28 +1,17 @@
 //! Writing RTM files: the exact bytes [`super::read`] reads.
 
-use super::types::to_latin1;
-use super::{Bmtr, Mlod, Name32, Rtm};
-use super::{BMTR_MAGIC, MAGIC, MDAT_MAGIC, NAME_SIZE, TRANSFORM_SIZE};
+use super::types::{latin1, unencodable};
+use super::{Mlod, Name32, Rtm};
+use super::{MAGIC, MDAT_MAGIC, NAME_SIZE, TRANSFORM_SIZE};
 use crate::bytes::{Le, Writer};
-use crate::{Error, Format, Result};
+use crate::Result;
 
 /// Writes an RTM in its own form.
 pub fn write(rtm: &Rtm) -> Result<Vec<u8>> {
     match rtm {
         Rtm::Mlod(m) => write_mlod(m),
-        Rtm::Bmtr(b) => write_bmtr(b),
+        Rtm::Bmtr(b) => super::bmtr::write(b),
     }
-}
-
-fn unencodable(what: String) -> Error {
-    Error::Unencodable {
-        format: Format::Rtm,
-        what,
-    }
-}
-
-fn latin1(s: &str, what: &str) -> Result<Vec<u8>> {
-    to_latin1(s).map_err(|c| unencodable(format!("{what} {s:?}: {c:?} is not a Latin-1 character")))
 }
 
 fn write_mlod(m: &Mlod) -> Result<Vec<u8>> {
@@ -115,34 +104,4 @@ fn name32(w: &mut Writer<Le>, n: &Name32) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-fn write_bmtr(b: &Bmtr) -> Result<Vec<u8>> {
-    let mut w = Writer::<Le>::with_capacity(b.body_offset() as usize + b.body.len());
-    w.bytes(BMTR_MAGIC);
-    w.u32(b.version);
-    w.u8(b.flag);
-    b.displacement.iter().for_each(|&v| w.f32(v));
-    w.u32(b.frame_count);
-    w.u32(b.reserved);
-    if b.bones.len() as u64 != b.bone_count as u64 || b.bone_count != b.bone_count_again {
-        return Err(unencodable(format!(
-            "BMTR bone counts {} and {} for {} bone names",
-            b.bone_count,
-            b.bone_count_again,
-            b.bones.len()
-        )));
-    }
-    w.u32(b.bone_count);
-    w.u32(b.bone_count_again);
-    for name in &b.bones {
-        let bytes = latin1(name, "bone name")?;
-        if bytes.contains(&0) {
-            return Err(unencodable(format!("bone name {name:?} holds a NUL")));
-        }
-        w.bytes(&bytes);
-        w.u8(0);
-    }
-    w.bytes(&b.body);
-    Ok(w.into_vec())
 }

@@ -1,4 +1,5 @@
-//! LZO1X decompression, as Arma ODOL (version 44 and later) packs its large arrays.
+//! LZO1X, as Arma packs its large arrays (ODOL P3D from version 44, binarised RTM): the
+//! decompressor, and the one stream a writer needs to make — a single literal run.
 //!
 //! The stream has no length field of its own: the caller knows the uncompressed size, and the
 //! stream ends with LZO1X's end marker (a far-match instruction with distance 0). Decoding
@@ -14,8 +15,54 @@ use crate::error::Result;
 /// The extra distance of a 3-byte match right after a literal run (LZO1X's `M2_MAX_OFFSET`).
 const M2_MAX_OFFSET: usize = 0x0800;
 
+/// Bytes an LZO1X stream can expand to per input byte (a run-length byte adds 255).
+pub(crate) const MAX_RATIO: u64 = 256;
+/// Where a format has no per-array flag (ODOL before v64, BMTR v3), arrays of this many bytes
+/// or more are LZO-compressed and smaller ones are stored raw.
+pub(crate) const THRESHOLD: u64 = 1024;
+
+/// [`decompress`] after checking that `size` bytes can come out of what is left of the input
+/// and are within the reader's limits: the check before the allocation.
+pub(crate) fn decompress_bounded(r: &mut Reader<'_, Le>, size: u64, what: &str) -> Result<Vec<u8>> {
+    if size > (r.remaining() as u64).saturating_mul(MAX_RATIO) {
+        return Err(r.malformed(format!(
+            "{what}: {size} bytes cannot be packed into the {} bytes left",
+            r.remaining()
+        )));
+    }
+    r.limits().bytes(r.offset(), what, size)?;
+    decompress(r, size as usize, what)
+}
+
+/// `data` as one LZO1X stream of a single literal run and the end marker: valid for every
+/// decoder, not small.
+pub(crate) fn literal_stream(data: &[u8]) -> Vec<u8> {
+    let n = data.len();
+    let mut out = Vec::with_capacity(n + n / 255 + 6);
+    match n {
+        0 => {}
+        // A first byte above 17 is a run of (byte − 17) literals.
+        1..=238 => out.push(17 + n as u8),
+        // Else instruction 0: 18 literals plus a run-length extension (each zero adds 255, the
+        // first non-zero byte ends it).
+        _ => {
+            out.push(0);
+            let mut extra = n - 18;
+            while extra > 255 {
+                out.push(0);
+                extra -= 255;
+            }
+            out.push(extra as u8);
+        }
+    }
+    out.extend_from_slice(data);
+    // The end marker: a far match of distance 0.
+    out.extend_from_slice(&[0x11, 0, 0]);
+    out
+}
+
 /// Decodes one LZO1X stream at the reader's cursor into exactly `size` bytes.
-pub(super) fn decompress(r: &mut Reader<'_, Le>, size: usize, what: &str) -> Result<Vec<u8>> {
+pub(crate) fn decompress(r: &mut Reader<'_, Le>, size: usize, what: &str) -> Result<Vec<u8>> {
     let start = r.offset();
     let mut out: Vec<u8> = Vec::with_capacity(size);
     let mut state;
@@ -209,6 +256,17 @@ mod tests {
         // + (next << 3). t = 0b011_001_00 = 0x64: length 4, distance 2 → "ababab".
         let d = [19u8, b'a', b'b', 0x64, 0x00, 0x11, 0, 0];
         assert_eq!(run(&d, 6).unwrap(), b"ababab");
+    }
+
+    #[test]
+    fn literal_streams_decode_to_their_data_at_every_length_class() {
+        for n in [0usize, 1, 3, 4, 238, 239, 255, 273, 274, 528, 529, 5000] {
+            let data: Vec<u8> = (0..n).map(|i| (i * 7 + 3) as u8).collect();
+            let s = literal_stream(&data);
+            let mut r = Reader::le(&s, Format::Rtm);
+            assert_eq!(decompress(&mut r, n, "test").unwrap(), data, "{n} bytes");
+            assert!(r.at_end(), "{n} bytes: the stream ends at its end marker");
+        }
     }
 
     #[test]
