@@ -8,6 +8,13 @@ is textured from the TIM files beside it ("Find textures beside the file", on by
 by ``retroanim.assemble``: the TIMs whose VRAM place holds the texels its polygons sample; what was
 matched (with confidence) and what was not is reported.
 
+The same importer takes MIMe differences (a VDF, or an NDF): the base TMD they change (the
+"TMD" option, else the one ``retroanim.assemble`` pairs with them among the files in their
+folder, as ``scan --report`` does) imported with one shape key per MIMe key (``key 0``…), at
+exactly the positions ``retroanim.play_mime`` gives at weight 4096: the library's TMD + VDF →
+glTF morph targets (with the NDF that goes with the VDF) handed to Blender's glTF importer,
+which makes shape keys of them.
+
 File → Import → "OFP/Arma P3D with LOD frames (retroanim)": one LOD's mesh, its LOD frames as
 shape keys switched over time. Each vertex remembers the P3D point it came from (the integer
 attribute ``retroanim_point``, found by matching the vertex's path through the frames with the
@@ -95,6 +102,34 @@ def textures_beside(filepath: str):
     return asm.tims_for(asset), notes
 
 
+def mime_base(filepath: str, tmd: str = ""):
+    """The base TMD of the VDF/NDF at ``filepath`` and the difference file of the other kind
+    that goes with it, as paths: ``tmd`` when given, else the TMD ``retroanim.assemble`` pairs
+    with the file among those in its folder (confidence 0.5 or more); returns (tmd, partner or
+    None, notes). Raises :class:`retroanim.OptionError` saying why when no TMD is sure enough."""
+    ra = retroanim_package()
+    folder = Path(filepath).resolve().parent
+    asm = ra.assemble([folder])
+    asset = asm.asset(str(Path(filepath).resolve()))
+    partner = None if asset is None or asset.partner is None else asset.partner.container
+    if tmd:
+        return tmd, partner, []
+    if asset is None or asset.model is None:
+        shown = [] if asset is None else [
+            f"{Path(c.source.container).name} ({c.confidence:.2f})" for c in asset.alternatives]
+        raise ra.OptionError(
+            f"{Path(filepath).name}: no TMD beside it "
+            + ("is sure enough to be its base (candidates: " + ", ".join(shown) + ")"
+               if shown else "has every object and vertex its blocks change")
+            + "; choose its base in the TMD option")
+    base = asset.model.source.container
+    notes = [ra.Note("paired-model",
+                     f"base model {Path(base).name} (confidence {asset.model.confidence:.2f})")]
+    if partner:
+        notes.append(ra.Note("paired-differences", f"with {Path(partner).name}"))
+    return base, partner, notes
+
+
 def import_psx(context, filepath: str, *, tmd: str = "", tims: str = "", sequence: int = -1,
                scale: float = 0.0, axes: str = "default", smooth: bool = False,
                set_fps: bool = True, find_textures: bool = True):
@@ -108,16 +143,29 @@ def import_psx(context, filepath: str, *, tmd: str = "", tims: str = "", sequenc
         objects = import_glb(context, data)
         return objects, [ra.Note(c, m) for c, m in notes]
     model = ra.read(filepath)
-    if model.format not in ("tod", "hmd", "tmd", "pmd"):
+    if model.format not in ("tod", "hmd", "tmd", "pmd", "vdf", "ndf"):
         raise ra.OptionError(
-            f"{filepath}: a {model.format} file, not a TOD, HMD, TMD, PMD or RSD")
+            f"{filepath}: a {model.format} file, not a TOD, HMD, TMD, PMD, RSD, VDF or NDF")
     opts = {}
     found = []
+    if model.format in ("vdf", "ndf"):
+        # MIMe keys as shape keys on their base TMD's mesh (textured as a TMD is).
+        base, partner, found = mime_base(filepath, tmd)
+        opts["tmd"] = base
+        if partner:
+            opts["ndf" if model.format == "vdf" else "vdf"] = partner
+        if tims:
+            opts["tim"] = _paths(tims)
+        elif find_textures:
+            opts["tim"], more = textures_beside(base)
+            found += more
     if axes != "default":
         opts["axes"] = axes
     if scale > 0:
         opts["scale"] = scale
-    if tims:
+    if model.format in ("vdf", "ndf"):
+        pass
+    elif tims:
         opts["tim"] = _paths(tims)
     elif find_textures and model.format in ("tmd", "pmd"):
         opts["tim"], found = textures_beside(filepath)
@@ -313,7 +361,7 @@ def export_psx(context, filepath: str, *, selection_only: bool = False, scale: f
 
 
 class IMPORT_OT_retroanim_psx(bpy.types.Operator, ImportHelper):
-    """Import a PlayStation TOD animation, HMD model or TMD model (via retroanim)"""
+    """Import a PlayStation TOD animation, HMD or TMD model, or MIMe VDF/NDF as shape keys (via retroanim)"""
 
     bl_idname = "import_scene.retroanim_psx"
     bl_label = "Import PlayStation TOD/HMD/TMD"
@@ -321,8 +369,11 @@ class IMPORT_OT_retroanim_psx(bpy.types.Operator, ImportHelper):
 
     filename_ext = ".tod"
     filter_glob: StringProperty(
-        default="*.tod;*.TOD;*.hmd;*.HMD;*.tmd;*.TMD;*.pmd;*.PMD;*.rsd;*.RSD", options={"HIDDEN"})
-    tmd: StringProperty(name="TMD", description="The TMD model a TOD drives", subtype="FILE_PATH")
+        default="*.tod;*.TOD;*.hmd;*.HMD;*.tmd;*.TMD;*.pmd;*.PMD;*.rsd;*.RSD;*.vdf;*.VDF;*.ndf;*.NDF",
+        options={"HIDDEN"})
+    tmd: StringProperty(name="TMD", subtype="FILE_PATH",
+                        description="The TMD model a TOD drives, or the base a VDF/NDF changes "
+                                    "(empty: the one paired with it in its folder)")
     tims: StringProperty(name="TIMs", description="TIM textures, separated by ';'")
     sequence: IntProperty(name="HMD sequence", default=-1, min=-1,
                           description="Only this HMD sequence (-1: every sequence pointer's own)")

@@ -8,7 +8,13 @@ Imports a TMD with TIM files beside it without naming them ("Find textures besid
 every image texture of the imported materials has the pixels of a TIM that ``retroanim.assemble``
 matched to the model, decoded by ``retroanim.convert(tim, "png")`` (one of its CLUTs).
 
-Usage: python3 blender/tests/check_addon.py OUT_DIR TOD TMD HMD P3D TEXTURED_TMD
+Imports MIMe differences (a VDF) without naming their base: the add-on finds the TMD
+``retroanim.assemble`` pairs with them and imports it with one shape key per MIMe key; every
+shape key's vertices must be exactly (float32) the vertices ``retroanim.play_mime`` computes at
+weight 4096 for that key. The mesh, exported again by Blender's glTF exporter (re-indexed as
+Blender writes it), authors the same VDF back byte for byte.
+
+Usage: python3 blender/tests/check_addon.py OUT_DIR TOD TMD HMD P3D TEXTURED_TMD [PMD RSD [VDF]]
 (run by python/tests/test_blender.py). Prints one line per check; exits 1 on the first failure.
 
 Tolerances: PlayStation poses are compared at retroanim's default scale (1/4096 m per unit):
@@ -21,6 +27,7 @@ P3D_TOL = 1e-4 m.
 import importlib.util
 import json
 import math
+import struct
 import sys
 from pathlib import Path
 
@@ -447,6 +454,72 @@ def check_pmd_rsd(addon, pmd, rsd, out_dir):
           f"({len(conv.extra)} files beside it)")
 
 
+def check_mime(addon, vdf, out_dir):
+    """A VDF imports as shape keys on its base TMD's mesh, each exactly the library's played
+    vertices; Blender's own glTF export of it authors the same VDF and NDF."""
+    fresh()
+    result = bpy.ops.import_scene.retroanim_psx(filepath=vdf)
+    meshes = [o for o in bpy.context.scene.objects if o.type == "MESH"]
+    if result != {"FINISHED"} or len(meshes) != 1:
+        fail(f"VDF {Path(vdf).name}: {len(meshes)} meshes imported ({result})")
+    obj = meshes[0]
+    keys = obj.data.shape_keys.key_blocks if obj.data.shape_keys else []
+    names = [k.name for k in keys]
+    folder = Path(vdf).parent
+    tmd = folder / "MD0.TMD"
+    base = retroanim.play_mime(vdf, tmd, [0] * (len(names) - 1))[0]
+    # Console (x, y, z) → Blender (x, z, −y), at 1/4096 m per unit, in float32 as Blender
+    # stores it; each Blender vertex shows the TMD vertex at its rest point (the sample's
+    # vertices are distinct points).
+    f32 = lambda v: struct.unpack("f", struct.pack("f", v))[0]
+    to_b = lambda p: tuple(f32(c * SCALE) for c in (int(p[0]), int(p[2]), -int(p[1])))
+    where = {to_b(p): i for i, p in enumerate(base)}
+    if len(where) != len(base):
+        fail("MD0.TMD repeats a vertex position: the check cannot tell its vertices apart")
+    rest = [tuple(f32(c) for c in v.co) for v in keys[0].data] if keys else []
+    shows = [where.get(p) for p in rest]
+    if None in shows or len(names) < 2:
+        fail(f"VDF: shape keys {names}, {shows.count(None)} vertices at no TMD vertex")
+    worst = 0
+    for k, kb in enumerate(keys[1:]):
+        w = [0] * (len(keys) - 1)
+        w[k] = 4096
+        played = retroanim.play_mime(vdf, tmd, w)[0]
+        for i, v in enumerate(kb.data):
+            want = to_b(played[shows[i]])
+            got = tuple(f32(c) for c in v.co)
+            if got != want:
+                fail(f"VDF shape key {kb.name!r}, vertex {i} (TMD vertex {shows[i]}): "
+                     f"{got}, the library plays {want}")
+        worst = max(worst, max(abs(int(a) - int(b)) for p, q in zip(played, base)
+                               for a, b in zip(p, q)))
+    print(f"check_addon: VDF {Path(vdf).name}: {len(keys) - 1} shape keys on "
+          f"{len(rest)} vertices, every one at the library's played vertices "
+          f"(keys move up to {worst} units)")
+    # Blender's own export authors the VDF back: as imported, and with the corners of each
+    # point merged (Merge by Distance), which Blender then writes re-indexed, split only where
+    # its normals or UVs differ. (Its shape keys hold positions only: the target normals it
+    # writes are its own, so an NDF is authored from the library's export, not from Blender's.)
+    want = Path(vdf).read_bytes()
+    for merged in (False, True):
+        if merged:
+            bpy.context.view_layer.objects.active = obj
+            obj.select_set(True)
+            bpy.ops.object.mode_set(mode="EDIT")
+            bpy.ops.mesh.select_all(action="SELECT")
+            bpy.ops.mesh.remove_doubles(threshold=0.0)
+            bpy.ops.object.mode_set(mode="OBJECT")
+        glb = addon.export_glb(bpy.context)
+        back = retroanim.convert(glb, "vdf", tmd=tmd)
+        if back.data != want:
+            fail(f"VDF from Blender's glTF export (merged: {merged}) differs from "
+                 f"{Path(vdf).name} ({len(back.data)} bytes, want {len(want)}; "
+                 f"notes {back.notes})")
+        print(f"check_addon: VDF: Blender's glTF export ({len(obj.data.vertices)} vertices) "
+              f"authors {Path(vdf).name} back byte for byte "
+              f"({', '.join(n.code for n in back.notes) or 'no notes'})")
+
+
 if __name__ == "__main__":
     out_dir, tod, tmd, hmd, p3d, textured_tmd = sys.argv[1:7]
     retroanim_addon = load_addon()
@@ -458,4 +531,6 @@ if __name__ == "__main__":
     check_export(retroanim_addon, out_dir)
     if len(sys.argv) > 8:
         check_pmd_rsd(retroanim_addon, sys.argv[7], sys.argv[8], out_dir)
+    if len(sys.argv) > 9:
+        check_mime(retroanim_addon, sys.argv[9], out_dir)
     print("check_addon: all checks hold")

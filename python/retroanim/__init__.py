@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -68,6 +68,7 @@ __all__ = [
     "convert",
     "patch",
     "play",
+    "play_mime",
     "play_rtm",
     "read",
     "render",
@@ -262,6 +263,29 @@ def play(model: Source, tmd: Optional[Source] = None, after: Iterable[Source] = 
     raise _option_error("model", f"a {m.format} file; play needs a TOD or HMD animation")
 
 
+def play_mime(diff: Source, tmd: Source, weights: Union[Sequence[int], Mapping[int, int]]
+              ) -> List[np.ndarray]:
+    """Plays MIMe differences (a VDF or NDF, a ``.vdf``/``.ndf`` path read by its name) onto
+    their base ``tmd`` as the console computes them (``gteMIMefunc``'s fixed-point arithmetic),
+    as ``retroanim play DIFF --tmd BASE --weights`` does. ``weights``: one integer per key
+    (4096 = 1.0), or ``{key: weight}`` (the other keys 0). Returns one ``int16`` array of shape
+    ``(n, 3)`` per TMD object: its vertices (an NDF: its normals)."""
+    d = _model(diff)
+    if isinstance(weights, Mapping):
+        if d.format not in ("vdf", "ndf"):
+            raise _option_error("model", f"a {d.format} model; play_mime needs a VDF or NDF")
+        keys = d.summary()["blocks"]
+        w = [0] * keys
+        for k, v in weights.items():
+            if not 0 <= int(k) < keys:
+                raise _option_error("weights", f"key {k}, but the file has {keys} keys")
+            w[int(k)] = int(v)
+    else:
+        w = [int(x) for x in weights]
+    out = _native.play_mime(d, _model(tmd, "tmd"), w)
+    return [np.array(o, dtype=np.int16).reshape(-1, 3) for o in out]
+
+
 def play_rtm(model: Source, phase: Optional[float] = None, step: bool = False,
              skeleton: Optional[Union[str, os.PathLike]] = None) -> dict:
     """Plays an RTM (Arma animation): every frame, or only the pose at ``phase`` (0..1,
@@ -433,10 +457,15 @@ def render(input: Union[str, "os.PathLike[str]", bytes], output: Union[str, "os.
            frames: Optional[Tuple[int, int]] = None, fps: Optional[float] = None,
            background: Optional[Tuple[int, int, int]] = None,
            sequence: Optional[int] = None, stream_id: Optional[int] = None,
-           lod: Optional[float] = None, force: bool = False) -> Rendered:
+           lod: Optional[float] = None, weights: Optional[Mapping[int, int]] = None,
+           vdf: Optional[Source] = None, ndf: Optional[Source] = None,
+           force: bool = False) -> Rendered:
     """Draws ``input`` as the PlayStation draws it and writes the picture to ``output``
     atomically, as ``retroanim render`` does: a TMD (textured from ``tim``), a TOD with its
-    ``tmd`` (an animation; ``frames=(a, b)`` TOD frames a..b-1, ``fps``), an HMD (at rest, or
+    ``tmd`` (an animation; ``frames=(a, b)`` TOD frames a..b-1, ``fps``), a MIMe VDF/NDF on
+    its base ``tmd`` (``weights={key: weight}``, 4096 = 1.0, as ``--weights``: one picture at
+    those weights; without, one picture per key, ``frames`` picking keys; a VDF's ``ndf`` or an
+    NDF's ``vdf`` plays with it), an HMD (at rest, or
     its ``sequence`` from ``stream_id`` animated), a P3D LOD (``lod`` by resolution; animated
     when it has frames), a glTF/GLB (animated by its first animation), a TIM, or a raw 1 MB
     VRAM dump with ``vram=True``. The output's extension chooses the file: ``.png`` (animated
@@ -448,12 +477,19 @@ def render(input: Union[str, "os.PathLike[str]", bytes], output: Union[str, "os.
     src = None if isinstance(input, (bytes, bytearray, memoryview)) else Path(input)
     out = Path(output)
     ext = out.suffix.lower().lstrip(".")
+    named = None if src is None else _NAMED_BY_SUFFIX.get(src.suffix.lower())
     data, n, notes = _native.render_bytes(
         _bytes_of(input), tmd=None if tmd is None else _model(tmd),
         tim=[_model(t) for t in tim], vram=vram, yaw=yaw, pitch=pitch, distance=distance,
         size=size, frames=frames, fps=fps, background=background,
-        output="png" if ext == "apng" else ext, sequence=sequence, stream_id=stream_id, lod=lod)
-    _write_outputs([(out, data, True)], [src, _path_of(tmd), *(_path_of(t) for t in tim)], force)
+        output="png" if ext == "apng" else ext, sequence=sequence, stream_id=stream_id, lod=lod,
+        named=named if named in ("vdf", "ndf") else None,
+        weights=None if weights is None else dict(weights),
+        vdf=None if vdf is None else _model(vdf, "vdf"),
+        ndf=None if ndf is None else _model(ndf, "ndf"))
+    _write_outputs([(out, data, True)],
+                   [src, _path_of(tmd), _path_of(vdf), _path_of(ndf), *(_path_of(t) for t in tim)],
+                   force)
     return Rendered(data=data, frames=n, notes=[Note(c, m) for c, m in notes], path=out)
 
 
@@ -545,7 +581,9 @@ class Asset:
     takes them; ``model`` (animations: TOD) is the TMD it drives when one has confidence 0.5 or
     more, else ``None``; ``alternatives`` are the other model candidates (all of them when none
     is used), best first. ``textured`` counts the polygons that need a TIM (TMD triangles, HMD
-    packets its own images miss) and ``untextured`` those no TIM holds."""
+    packets its own images miss) and ``untextured`` those no TIM holds. MIMe differences (VDF,
+    NDF): ``model`` is the base TMD their blocks fit, ``partner`` the file of the other kind
+    that goes with them (a VDF's NDF, an NDF's VDF), else ``None``."""
 
     source: SourceRef
     format: str
@@ -554,6 +592,7 @@ class Asset:
     alternatives: List[Pairing]
     textured: int
     untextured: int
+    partner: Optional[SourceRef] = None
 
     @staticmethod
     def _of(d: dict) -> "Asset":
@@ -574,9 +613,11 @@ class Asset:
                 alternatives = [c for c in candidates if c.source != model.source]
             else:
                 alternatives = candidates
+        partner = d.get("partner")
         return Asset(source=SourceRef._of(d["source"]), format=d["format"], textures=textures,
                      model=model, alternatives=alternatives, textured=d["textured"],
-                     untextured=d["untextured"])
+                     untextured=d["untextured"],
+                     partner=None if partner is None else SourceRef._of(partner))
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -590,7 +631,8 @@ def _same_file(a: str, b: str) -> bool:
 class Assembly:
     """What :func:`assemble` put together: ``assets`` (one :class:`Asset` per find, in the
     scan's order) and ``notes``, what stays unmatched (:class:`Note` with ``code``
-    ``untextured-polygons``, ``no-model``, ``model-unsure``, ``tim-unused`` or ``unreadable``;
+    ``untextured-polygons``, ``no-model``, ``model-unsure``, ``no-base``, ``base-unsure``,
+    ``tim-unused`` or ``unreadable``;
     each message opens with its count)."""
 
     assets: List[Asset]

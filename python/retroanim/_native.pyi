@@ -84,6 +84,7 @@ def play_hmd(
     intr_idx: Optional[int] = None,
     aframe: Optional[int] = None,
 ) -> Dict[str, Any]: ...
+def play_mime(model: Model, tmd: Model, weights: List[int]) -> List[List[Tuple[int, int, int]]]: ...
 def play_rtm(
     model: Model,
     phase: Optional[float] = None,
@@ -107,6 +108,10 @@ def render_bytes(
     sequence: Optional[int] = None,
     stream_id: Optional[int] = None,
     lod: Optional[float] = None,
+    named: Optional[str] = None,
+    weights: Optional[Dict[int, int]] = None,
+    vdf: Optional[Model] = None,
+    ndf: Optional[Model] = None,
 ) -> Tuple[bytes, int, List[Tuple[str, str]]]: ...
 
 def convert_model(

@@ -379,7 +379,7 @@ type RenderedTuple = (Vec<u8>, usize, Vec<(&'static str, String)>);
 #[pyo3(signature = (
     data, *, tmd=None, tim=Vec::new(), vram=false, yaw=None, pitch=None, distance=None,
     size=None, frames=None, fps=None, background=None, output="png", sequence=None,
-    stream_id=None, lod=None
+    stream_id=None, lod=None, named=None, weights=None, vdf=None, ndf=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn render_bytes(
@@ -398,8 +398,39 @@ fn render_bytes(
     sequence: Option<usize>,
     stream_id: Option<u8>,
     lod: Option<f64>,
+    named: Option<&str>,
+    weights: Option<std::collections::BTreeMap<usize, i32>>,
+    vdf: Option<PyRef<'_, PyModel>>,
+    ndf: Option<PyRef<'_, PyModel>>,
 ) -> PyResult<RenderedTuple> {
     use retroanim::render::{Input, OutputKind, RenderOptions, View};
+    // A VDF/NDF (no magic number) is read as its file's name says; its weights, key → weight,
+    // become one per key as `render --weights` makes them.
+    let named = named.map(|n| format_named("from_", n)).transpose()?;
+    let weights = match weights {
+        None => None,
+        Some(map) => {
+            let keys = match named.map(|f| retroanim::read_as(data, Some(f), &Limits::default())) {
+                Some(Ok(retroanim::Model::Vdf(d) | retroanim::Model::Ndf(d))) => d.blocks.len(),
+                _ => {
+                    return Err(option_error(
+                        "weights",
+                        "weigh the keys of a MIMe VDF/NDF (a .vdf/.ndf file)",
+                    ))
+                }
+            };
+            let mut w = vec![0; keys];
+            for (k, v) in map {
+                *w.get_mut(k).ok_or_else(|| {
+                    option_error(
+                        "weights",
+                        &format!("key {k}, but the file has {keys} keys (0..{keys})"),
+                    )
+                })? = v;
+            }
+            Some(w)
+        }
+    };
     let mut view = View::default();
     view.yaw = yaw;
     view.pitch = pitch.unwrap_or(view.pitch);
@@ -435,13 +466,35 @@ fn render_bytes(
             || background.is_some(),
         tims,
         tmd,
+        weights,
+        mime_partner: match (vdf, ndf) {
+            (Some(_), Some(_)) => {
+                return Err(option_error(
+                    "vdf",
+                    "vdf and ndf: give the one the input is not",
+                ))
+            }
+            (Some(m), None) => match model_of(&m, "vdf", Format::Vdf)? {
+                retroanim::Model::Vdf(d) => Some(d.clone()),
+                _ => None,
+            },
+            (None, Some(m)) => match model_of(&m, "ndf", Format::Ndf)? {
+                retroanim::Model::Ndf(d) => Some(d.clone()),
+                _ => None,
+            },
+            (None, None) => None,
+        },
         frames,
         fps,
         sequence,
         stream_id,
         lod,
         preview: None,
-        input: if vram { Input::VramDump } else { Input::Detect },
+        input: match (vram, named) {
+            (true, _) => Input::VramDump,
+            (false, Some(f)) => Input::Named(f),
+            (false, None) => Input::Detect,
+        },
         output,
         limits: Limits::default(),
     };
@@ -538,6 +591,41 @@ fn play_tod(
         "notes": player.notes(),
     });
     json_of(py, &out)
+}
+
+/// Plays MIMe differences (a VDF or NDF `model`) onto `tmd` with one weight per key (4096 =
+/// 1.0), as `play DIFF --tmd BASE --weights` does (`retroanim::formats::mime::play`): per
+/// object, its vertices (an NDF: normals) as `[x, y, z]`. A block that does not fit the TMD is
+/// a `MalformedError` naming its offset.
+#[pyfunction]
+fn play_mime(model: &PyModel, tmd: &PyModel, weights: Vec<i32>) -> PyResult<Vec<Vec<[i16; 3]>>> {
+    use retroanim::formats::mime;
+    let (d, format) = match &model.inner {
+        retroanim::Model::Vdf(d) => (d, Format::Vdf),
+        retroanim::Model::Ndf(d) => (d, Format::Ndf),
+        other => {
+            return Err(option_error(
+                "model",
+                &format!("a {} model; play_mime needs a VDF or NDF", other.format()),
+            ))
+        }
+    };
+    let base = tmd_of(tmd)?;
+    mime::check_against(d, &base, format).map_err(to_py)?;
+    if weights.len() != d.blocks.len() {
+        return Err(option_error(
+            "weights",
+            &format!(
+                "{} weights, but the {format} has {} keys",
+                weights.len(),
+                d.blocks.len()
+            ),
+        ));
+    }
+    Ok(mime::play_on(d, &base, format == Format::Ndf, &weights)
+        .iter()
+        .map(|o| o.iter().map(|v| [v.x, v.y, v.z]).collect())
+        .collect())
 }
 
 /// Plays an RTM: every frame (or only `phase`), each bone's matrix as `play --json` prints it.
@@ -1039,6 +1127,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(targets, m)?)?;
     m.add_function(wrap_pyfunction!(render_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(play_tod, m)?)?;
+    m.add_function(wrap_pyfunction!(play_mime, m)?)?;
     m.add_function(wrap_pyfunction!(play_hmd, m)?)?;
     m.add_function(wrap_pyfunction!(play_rtm, m)?)?;
     m.add_function(wrap_pyfunction!(convert_model, m)?)?;

@@ -32,6 +32,7 @@ def test_addon_imports_and_exports_in_blender(cli, tmp_path):
         _one("TMD", "MISC/60FRAME/GIULIETA.TMD"),
         _one("PMD", "addons/graphics/PMD/SHARE.PMD"),
         _one("RSD", "HMD/SCEI/ANIM/CUBE0/CUBE0.RSD"),
+        _one("VDF", "TMDVIEW/MIME/MD0.VDF"),
     ]
     p = subprocess.run([sys.executable, REPO / "blender" / "tests" / "check_addon.py", *args],
                        capture_output=True, text=True, timeout=600)

@@ -100,8 +100,8 @@ pub struct PatchArgs {
 /// `retroanim render`.
 #[derive(Debug, Args)]
 pub struct RenderArgs {
-    /// The input: a TMD, HMD, P3D or glTF/GLB model, a TOD (with --tmd), a TIM, or a raw VRAM
-    /// dump (with --vram).
+    /// The input: a TMD, HMD, P3D or glTF/GLB model, a TOD or MIMe VDF/NDF (with --tmd), a
+    /// TIM, or a raw VRAM dump (with --vram).
     pub file: PathBuf,
     /// The picture to write: .png (an animation becomes an animated PNG), .gif (animated GIF)
     /// or .webp (lossless; an animation becomes an animated WebP).
@@ -109,9 +109,25 @@ pub struct RenderArgs {
     /// TIMs placed in VRAM at their own positions (repeatable).
     #[arg(long, value_name = "T.TIM")]
     pub tim: Vec<PathBuf>,
-    /// The TMD model a TOD animation moves.
+    /// The TMD model a TOD animation moves, or the base TMD a VDF/NDF changes.
     #[arg(long, value_name = "M.TMD")]
     pub tmd: Option<PathBuf>,
+    /// VDF/NDF: MIMe key weights as KEY=WEIGHT pairs, comma-separated, 4096 = 1.0 (as `play`
+    /// takes them; keys not named weigh 0): one picture at those weights. Without it, one
+    /// picture per key.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "K=W,...",
+        allow_hyphen_values = true
+    )]
+    pub weights: Vec<String>,
+    /// A VDF drawn: its NDF (the normal differences of the same keys), played with it.
+    #[arg(long, value_name = "DIFF.NDF")]
+    pub ndf: Option<PathBuf>,
+    /// An NDF drawn: its VDF (the vertex differences of the same keys), played with it.
+    #[arg(long, value_name = "DIFF.VDF")]
+    pub vdf: Option<PathBuf>,
     /// Read the input as a raw 1 MB VRAM dump (1024×512 little-endian halfwords).
     #[arg(long)]
     pub vram: bool,
@@ -128,12 +144,12 @@ pub struct RenderArgs {
     /// Picture size WxH (default 256x256).
     #[arg(long, value_name = "WxH")]
     pub size: Option<String>,
-    /// Frames to draw, A..B (B excluded): TOD frame numbers, or picture numbers of an HMD,
-    /// P3D or glTF animation.
+    /// Frames to draw, A..B (B excluded): TOD frame numbers, picture numbers of an HMD, P3D or
+    /// glTF animation, or MIMe keys of a VDF/NDF.
     #[arg(long, value_name = "A..B")]
     pub frames: Option<String>,
     /// Pictures per second of an animation (default: the TOD's own rate; HMD 60; P3D and
-    /// glTF 30).
+    /// glTF 30; a VDF/NDF's keys 2).
     #[arg(long)]
     pub fps: Option<f64>,
     /// HMD: the sequence index to play (default 0).
@@ -203,7 +219,8 @@ pub struct ScanArgs {
     /// `{"summary": ...}` line (docs/json.md).
     #[arg(long)]
     pub json: bool,
-    /// Formats to look for (default: tod, hmd, tmd, tim, p3d).
+    /// Formats to look for (default: all: tod, hmd, tmd, tim, p3d, pmd, clt, pxl, rtm, and
+    /// vdf, ndf as loose files in a folder).
     #[arg(long, value_delimiter = ',', value_name = "FMT,...")]
     pub formats: Vec<String>,
     /// Try only offsets that are a multiple of N in each file (1: every byte).

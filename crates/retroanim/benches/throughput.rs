@@ -17,8 +17,11 @@ fn corpus_dir() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
 }
 
+/// A file's path and bytes.
+type Named = (PathBuf, Vec<u8>);
+
 /// Distinct files of a manifest kind: their paths and bytes.
-fn corpus(kind: &str) -> Vec<(PathBuf, Vec<u8>)> {
+fn corpus(kind: &str) -> Vec<Named> {
     let dir = corpus_dir();
     let Ok(manifest) = std::fs::read_to_string(dir.join("MANIFEST.tsv")) else {
         eprintln!("no corpus at {}: nothing to measure", dir.display());
@@ -60,6 +63,32 @@ fn times(budget: Duration, fs: &[&dyn Fn()]) -> Vec<Duration> {
     best
 }
 
+/// The corpus TIMs split into PXL (pixels) and, where they have one, CLT (CLUT) files, written
+/// to `dir`: the same texels as the TIMs, so PXL/CLT throughput compares with TIM's byte for
+/// byte (the corpus holds one small CLT and no PXL).
+fn split_tims(dir: &Path) -> (Vec<Named>, Vec<Named>) {
+    use retroanim::formats::{clt, pxl, tim};
+    let (mut pxls, mut clts) = (Vec::new(), Vec::new());
+    for (i, (_, b)) in corpus("TIM").into_iter().enumerate() {
+        let Some((p, c)) = tim::read(&b).ok().and_then(|t| pxl::split_tim(&t).ok()) else {
+            continue;
+        };
+        let put = |ext: &str, bytes: Vec<u8>, out: &mut Vec<Named>| {
+            let path = dir.join(format!("{i}.{ext}"));
+            if std::fs::write(&path, &bytes).is_ok() {
+                out.push((path, bytes));
+            }
+        };
+        if let Ok(bytes) = pxl::write(&p) {
+            put("pxl", bytes, &mut pxls);
+        }
+        if let Some(bytes) = c.and_then(|c| clt::write(&c).ok()) {
+            put("clt", bytes, &mut clts);
+        }
+    }
+    (pxls, clts)
+}
+
 /// One format's codec as seen by the benchmark: bytes → model → bytes.
 struct Codec<M> {
     kind: &'static str,
@@ -69,8 +98,18 @@ struct Codec<M> {
 }
 
 fn bench_codec<M>(c: &mut Criterion, codec: &Codec<M>, ratios: &mut Vec<String>) {
+    bench_files(c, codec, corpus(codec.kind), ratios);
+}
+
+/// [`bench_codec`] over the given files (path, bytes).
+fn bench_files<M>(
+    c: &mut Criterion,
+    codec: &Codec<M>,
+    corpus: Vec<Named>,
+    ratios: &mut Vec<String>,
+) {
     // Files the codec rejects (deliberately broken corpus files) are left out.
-    let (paths, files, models): (Vec<PathBuf>, Vec<Vec<u8>>, Vec<M>) = corpus(codec.kind)
+    let (paths, files, models): (Vec<PathBuf>, Vec<Vec<u8>>, Vec<M>) = corpus
         .into_iter()
         .filter_map(|(p, f)| (codec.read)(&f).ok().map(|m| (p, f, m)))
         .fold(Default::default(), |(mut ps, mut fs, mut ms), (p, f, m)| {
@@ -199,6 +238,32 @@ fn main() {
         },
         &mut ratios,
     );
+    // PXL and CLT split from the corpus TIMs: the same texels, so the same bytes to read.
+    if let Ok(dir) = tempfile::tempdir() {
+        let (pxls, clts) = split_tims(dir.path());
+        bench_files(
+            &mut c,
+            &Codec {
+                kind: "TIM",
+                name: "pxl (from the TIMs)",
+                read: retroanim::formats::pxl::read,
+                write: retroanim::formats::pxl::write,
+            },
+            pxls,
+            &mut ratios,
+        );
+        bench_files(
+            &mut c,
+            &Codec {
+                kind: "TIM",
+                name: "clt (from the TIMs)",
+                read: retroanim::formats::clt::read,
+                write: retroanim::formats::clt::write,
+            },
+            clts,
+            &mut ratios,
+        );
+    }
     bench_codec(
         &mut c,
         &Codec {

@@ -187,6 +187,21 @@ pub fn detect(data: &[u8]) -> Option<Format> {
     None
 }
 
+/// The format a file's name gives it when its bytes begin no format retroanim knows: the
+/// formats without a magic number are read as their extension says (`.vdf`, `.ndf`, `.clt`,
+/// any case). Callers ask [`detect`] first: a TIM or TMD so named stays what its bytes are.
+/// The CLI, [`crate::input::detect_file`] and [`crate::scan`] (loose files in a folder) share
+/// this rule, so every road reads such a file as the same format.
+pub fn named_without_magic(path: &std::path::Path) -> Option<Format> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "vdf" => Some(Format::Vdf),
+        "ndf" => Some(Format::Ndf),
+        "clt" => Some(Format::Clt),
+        _ => None,
+    }
+}
+
 /// The format a file [`detect`] cannot place most likely is a damaged member of: a header that
 /// fits the format whose body is short (a TMD whose object table runs past the end, an MDD cut
 /// before its last frame). Reading it as that format names what is missing and where, where

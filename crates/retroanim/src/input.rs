@@ -107,17 +107,20 @@ pub const DETECT_PREFIX: u64 = 1 << 20;
 
 /// The format of a regular file, detected from its first [`DETECT_PREFIX`] bytes. Only when they
 /// cannot tell (a format known by its length, as an MDD is) is the file read whole, and only
-/// when it is at most `limit` bytes; a larger one is `None` (reading it would be refused).
+/// when it is at most `limit` bytes; a larger one is `None` (reading it would be refused). A
+/// file whose content names no format is what its name says for the formats without a magic
+/// number ([`crate::named_without_magic`]).
 pub fn detect_file(path: &Path, limit: u64) -> Result<Option<crate::Format>> {
     let len = regular_len(path)?;
     let prefix = read_prefix(path, DETECT_PREFIX)?;
     if let Some(f) = crate::detect(&prefix) {
         return Ok(Some(f));
     }
+    let named = crate::named_without_magic(path);
     if len <= prefix.len() as u64 || len > limit {
-        return Ok(None);
+        return Ok(named);
     }
-    Ok(crate::detect(&read_file(path, limit)?))
+    Ok(crate::detect(&read_file(path, limit)?).or(named))
 }
 
 /// Reads a command's input: a regular file as [`read_file`] does; a device or pipe as

@@ -55,7 +55,7 @@ pub mod scene;
 pub mod text;
 pub mod vram;
 
-pub use detect::{detect, plausible_start, Format};
+pub use detect::{detect, named_without_magic, plausible_start, Format};
 pub use error::{Error, Result};
 pub use limits::Limits;
 pub use report::{Issue, Severity};

@@ -661,3 +661,31 @@ fn an_edited_model_missing_transforms_plays_says_so_and_does_not_write() {
     }
     assert!(matches!(rtm::write(&r), Err(Error::Unencodable { .. })));
 }
+
+/// A BMTR declares no size, so the scanner takes one only as a file of its own: a PBO entry
+/// that is a BMTR is found whole, one inside another entry's bytes is not.
+#[test]
+fn a_bmtr_entry_of_a_pbo_is_found_whole() {
+    use retroanim::scan::{self, ScanOptions};
+    let (bytes, _) = v3();
+    let mut buried = vec![0xA5u8; 64];
+    buried.extend(&bytes);
+    let entries: [(&str, &[u8]); 2] = [("anims\\wave.rtm", &bytes), ("data\\pack.bin", &buried)];
+    let archive = scan::pbo::write(&[("prefix", "test")], &entries, Some([0; 20]));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("anims.pbo");
+    std::fs::write(&path, &archive).unwrap();
+    let report = scan::scan_paths(std::slice::from_ref(&path), &ScanOptions::default());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let rtms: Vec<_> = report
+        .finds
+        .iter()
+        .filter(|f| f.format == Format::Rtm)
+        .collect();
+    assert_eq!(rtms.len(), 1, "{:?}", report.finds);
+    let f = rtms[0];
+    assert!(f.container.ends_with(":/anims/wave.rtm"), "{}", f.container);
+    assert_eq!((f.offset, f.size), (0, bytes.len() as u64));
+    assert_eq!(f.bytes().unwrap(), bytes);
+    assert!(f.summary.get().contains("BMTR"), "{}", f.summary.get());
+}

@@ -94,10 +94,11 @@ pub fn run(args: &ConvertArgs) -> Result<Outcome> {
                     .pair_asset(asset, &mut opts)
                     .with_context(|| key.clone())?;
                 if let Some(why) = a.missing_model(asset, &opts) {
+                    let what = retroanim::assemble::without_model(asset.format);
                     errln!(
-                        "retroanim: warning: {key}: an animation without a model: not converted ({why}); convert it with --tmd MODEL.TMD"
+                        "retroanim: warning: {key}: {what}: not converted ({why}); convert it with --tmd MODEL.TMD"
                     );
-                    return Err(super::batch::Skip("an animation without a model").into());
+                    return Err(super::batch::Skip(what).into());
                 }
             }
         }

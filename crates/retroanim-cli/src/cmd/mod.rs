@@ -151,21 +151,28 @@ pub fn input_bytes(path: &Path) -> Result<(Vec<u8>, Option<Format>)> {
     // Formats without a magic number (a VDF, an NDF, a headerless CLT palette) are read as
     // their file's name says when the bytes begin no format retroanim knows.
     if forced.is_none() && retroanim::detect(&bytes).is_none() {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase);
-        let named = match ext.as_deref() {
-            Some("vdf") => Some(Format::Vdf),
-            Some("ndf") => Some(Format::Ndf),
-            Some("clt") => Some(Format::Clt),
-            _ => None,
-        };
-        if named.is_some() {
-            return Ok((bytes, named));
+        if let Some(named) = retroanim::named_without_magic(path) {
+            return Ok((bytes, Some(named)));
         }
     }
     Ok((bytes, forced))
+}
+
+/// `--weights K=W,...` (`play` and `render` of a VDF/NDF) as one weight per key of a file with
+/// `keys` blocks (keys not named 0).
+pub fn mime_weights(list: &[String], keys: usize) -> Result<Vec<i32>> {
+    let mut w = vec![0; keys];
+    for item in list {
+        let bad = || anyhow!("--weights {item}: expected KEY=WEIGHT (4096 = 1.0), e.g. 0=4096");
+        let (k, v) = item.split_once('=').ok_or_else(bad)?;
+        let k: usize = k.trim().parse().map_err(|_| bad())?;
+        let v: i32 = v.trim().parse().map_err(|_| bad())?;
+        let slot = w.get_mut(k).ok_or_else(|| {
+            anyhow!("--weights {item}: key {k}, but the file has {keys} blocks (keys 0..{keys})")
+        })?;
+        *slot = v;
+    }
+    Ok(w)
 }
 
 /// Reads the TMD named by `--tmd`, if any.

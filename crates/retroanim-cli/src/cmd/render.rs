@@ -55,6 +55,13 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
             || args.background.is_some(),
         tims,
         tmd: super::load_tmd(args.tmd.as_deref())?,
+        weights: None,
+        mime_partner: match (&args.vdf, &args.ndf) {
+            (Some(_), Some(_)) => bail!("--vdf and --ndf: give the one the input is not"),
+            (Some(p), None) => super::load_diff(Some(p), retroanim::Format::Vdf)?,
+            (None, Some(p)) => super::load_diff(Some(p), retroanim::Format::Ndf)?,
+            (None, None) => None,
+        },
         frames,
         fps: args.fps,
         sequence: args.sequence,
@@ -63,6 +70,9 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
         preview: None,
         input: if args.vram {
             Input::VramDump
+        } else if let Some(f) = super::play_mime::diff_format(&args.file)? {
+            // A VDF/NDF has no magic number: read as its name (or --from) says.
+            Input::Named(f)
         } else {
             Input::Detect
         },
@@ -94,6 +104,20 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
         }
         None => data,
     };
+    // --weights need the key count: the file is read as the difference file it is named.
+    if !args.weights.is_empty() {
+        let d = match opts.input {
+            Input::Named(f) => super::load_diff(Some(&args.file), f)?,
+            _ => None,
+        };
+        let Some(d) = d else {
+            bail!(
+                "{}: --weights weigh the keys of a MIMe VDF/NDF (a .vdf/.ndf file, or --from vdf|ndf)",
+                args.file.display()
+            );
+        };
+        opts.weights = Some(super::mime_weights(&args.weights, d.blocks.len())?);
+    }
     // A file render does not draw: say what it is and what would work, as `play` does.
     if let Some(found) = retroanim::detect(&data).filter(|f| {
         use retroanim::Format::*;
@@ -108,6 +132,8 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
         .with_context(|| args.file.display().to_string())?;
     let mut inputs: Vec<&std::path::Path> = vec![&args.file];
     inputs.extend(args.tmd.as_deref());
+    inputs.extend(args.vdf.as_deref());
+    inputs.extend(args.ndf.as_deref());
     inputs.extend(args.tim.iter().map(|p| p.as_path()));
     crate::io::write_output(&args.output, &r.bytes, &inputs, args.force)?;
     let what = match r.frames {

@@ -353,7 +353,7 @@ fn print(report: &Report, json: bool, conv: &Conversions) -> Result<()> {
         }
         if conv.no_model > 0 {
             outln!(
-                "not converted: {} animations without a model (see the warnings)",
+                "not converted: {} animations or MIMe differences without a model (see the warnings)",
                 conv.no_model
             );
         }
@@ -648,10 +648,14 @@ fn extract(
             );
             if let Ok(Err(why)) = &result {
                 eprintln!(
-                    "retroanim: warning: {at}: an animation without a model: not converted ({why}); convert it with --tmd MODEL.TMD"
+                    "retroanim: warning: {at}: {}: not converted ({why}); convert it with --tmd MODEL.TMD",
+                    retroanim::assemble::without_model(f.format)
                 );
                 conv.no_model += 1;
-                entry["not_converted"] = json!(format!("an animation without a model: {why}"));
+                entry["not_converted"] = json!(format!(
+                    "{}: {why}",
+                    retroanim::assemble::without_model(f.format)
+                ));
                 manifest.push(entry);
                 continue;
             }
@@ -710,7 +714,7 @@ fn extract(
 }
 
 /// The one conversion step of `scan --convert`, through `retroanim::convert`: TIM → PNG; TMD,
-/// HMD, P3D (default LOD) and TOD → glTF, paired as `assembly` pairs `asset` (the same
+/// HMD, P3D (default LOD), TOD and VDF/NDF (on their base TMD) → glTF, paired as `assembly` pairs `asset` (the same
 /// [`retroanim::assemble::Assembly::pair_asset`] as `convert` and the report). `Ok(Ok(None))`
 /// where the find's format does not convert to `to`; `Ok(Err(why))` for an animation with no
 /// model to convert with.
@@ -725,7 +729,8 @@ fn convert_find(
     to: Format,
     write_parts: &mut dyn FnMut(&retroanim::export::gltf::Parts) -> Result<Vec<u8>>,
 ) -> Result<std::result::Result<Option<retroanim::convert::Conversion>, String>> {
-    let model = retroanim::read_any(bytes)?;
+    // A loose VDF/NDF find is read as the format scan listed it as (they have no magic).
+    let model = retroanim::read_as(bytes, Some(asset.format), &retroanim::Limits::default())?;
     if !retroanim::convert::targets(model.format()).contains(&to) || to == Format::Json {
         return Ok(Ok(None));
     }

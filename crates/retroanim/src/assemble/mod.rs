@@ -21,13 +21,19 @@
 //!   its TMD-ID packets name; they are ranked by evidence (object count, place, name stem).
 //!   Below 0.5 a candidate is shown, never used ([`ModelMatch::used`]); so is a texture
 //!   ([`TextureMatch::used`]): its polygons stay untextured, and the pairing notes say so.
+//! - **Bases for MIMe differences** ([`bases`]): a VDF's (NDF's) candidates are the TMDs
+//!   every block of it fits (object and vertex or normal run, as `mime::validate` checks),
+//!   ranked by the same place and name evidence; the asset's `model` is its base, used from
+//!   0.5, and its `partner` the NDF (VDF) of the same base beside it. Its conversion is the
+//!   base TMD with morph targets (`convert::mime`).
 //! - Polygons no TIM covers, TODs with no confident model and TIMs no model samples are
 //!   [`Assembly::notes`], each with its count.
 //!
 //! [`Assembly::tims_for`] gives an asset's chosen TIMs in the order the glTF bridges take
 //! them, so a conversion textures each polygon with the TIM the assembly chose.
 
-pub use crate::pairing::{evidence, models, tmd_ids};
+pub use crate::pairing::{bases, evidence, models, tmd_ids};
+mod differences;
 pub mod textures;
 pub mod vram_source;
 
@@ -99,8 +105,13 @@ pub struct Asset {
     pub format: Format,
     /// TIMs texturing it, in the order the glTF bridges take them.
     pub textures: Vec<TextureMatch>,
-    /// Animations: the model, if any TMD fits.
+    /// Animations: the model, if any TMD fits; MIMe differences (VDF, NDF): the base TMD
+    /// their blocks change ([`bases`]).
     pub model: Option<ModelMatch>,
+    /// MIMe differences: the file of the other kind that goes with this one (a VDF's NDF, an
+    /// NDF's VDF: same base, same folder, blocks on the same objects; [`bases::partners`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partner: Option<Source>,
     /// Textured polygons that need a TIM (TMD triangles; HMD packets its own images miss).
     pub textured: usize,
     /// Those no TIM covers or overlaps.
@@ -125,8 +136,13 @@ enum Parsed {
     Tmd {
         objects: usize,
         groups: Vec<textures::Group>,
+        /// Vertices and normals per object (what MIMe differences must fit).
+        vertices: Vec<usize>,
+        normals: Vec<usize>,
     },
     Tod(Vec<u32>),
+    /// A VDF (`false`) or NDF (`true`).
+    Diff(crate::formats::mime::Diff, bool),
     Hmd(Vec<textures::Group>),
     Other,
     Unreadable,
@@ -277,6 +293,7 @@ pub fn from_finds(finds: &[Find]) -> Assembly {
         .copied()
         .zip(models::rank_all(&tod_keys, &tmd_keys))
         .collect();
+    let mime = differences::pair(&parsed, &sources);
     let assets: Vec<Asset> = (0..finds.len())
         .into_par_iter()
         .map(|i| {
@@ -286,6 +303,7 @@ pub fn from_finds(finds: &[Find]) -> Assembly {
                 format: finds[i].format,
                 textures: Vec::new(),
                 model: None,
+                partner: None,
                 textured: 0,
                 untextured: 0,
             };
@@ -295,18 +313,13 @@ pub fn from_finds(finds: &[Find]) -> Assembly {
                 }
                 Parsed::Tod(_) => {
                     let ranked = ranked_tods.get(&i).map(Vec::as_slice).unwrap_or(&[]);
-                    a.model = ranked.first().map(|best| ModelMatch {
-                        source: sources[tmds[best.tmd].0].clone(),
-                        confidence: best.confidence,
-                        used: best.confidence >= USE_FROM,
-                        candidates: ranked
-                            .iter()
-                            .map(|r| Candidate {
-                                source: sources[tmds[r.tmd].0].clone(),
-                                confidence: r.confidence,
-                            })
-                            .collect(),
-                    });
+                    a.model = differences::model_match(ranked, |t| sources[tmds[t].0].clone());
+                }
+                Parsed::Diff(..) => {
+                    if let Some(p) = mime.get(&i) {
+                        a.model = p.model.clone();
+                        a.partner = p.partner.clone();
+                    }
                 }
                 _ => {}
             }
@@ -379,7 +392,7 @@ fn texture(a: &mut Asset, groups: &[textures::Group], tims: &[textures::TimKey<'
 fn parse(f: &Find) -> Parsed {
     if !matches!(
         f.format,
-        Format::Tim | Format::Tmd | Format::Tod | Format::Hmd
+        Format::Tim | Format::Tmd | Format::Tod | Format::Hmd | Format::Vdf | Format::Ndf
     ) {
         return Parsed::Other;
     }
@@ -399,7 +412,11 @@ fn parse(f: &Find) -> Parsed {
         Ok(Model::Tmd(t)) => Parsed::Tmd {
             objects: t.objects.len(),
             groups: tmd_groups(&t),
+            vertices: crate::formats::mime::base_counts(&t, false),
+            normals: crate::formats::mime::base_counts(&t, true),
         },
+        Ok(Model::Vdf(d)) => Parsed::Diff(d, false),
+        Ok(Model::Ndf(d)) => Parsed::Diff(d, true),
         Ok(Model::Tod(t)) => Parsed::Tod(tmd_ids(&t)),
         Ok(Model::Hmd(h)) => Parsed::Hmd(hmd_groups(&h)),
         _ => Parsed::Unreadable,
@@ -491,6 +508,23 @@ fn notes(assets: &[Asset], parsed: &[Parsed]) -> Vec<Note> {
         "model-unsure",
         format!("{weak} animation(s): no model with confidence {USE_FROM} or more (candidates shown, not used)"),
     );
+    let diffs = assets
+        .iter()
+        .filter(|a| matches!(a.format, Format::Vdf | Format::Ndf));
+    let none = diffs.clone().filter(|a| a.model.is_none()).count();
+    add(
+        none,
+        "no-base",
+        format!("{none} MIMe difference file(s): no TMD has every object and vertex (normal) their blocks change"),
+    );
+    let weak = diffs
+        .filter(|a| a.model.as_ref().is_some_and(|m| !m.used))
+        .count();
+    add(
+        weak,
+        "base-unsure",
+        format!("{weak} MIMe difference file(s): no base TMD with confidence {USE_FROM} or more (candidates shown, not used)"),
+    );
     let used: std::collections::BTreeSet<&Source> = assets
         .iter()
         .flat_map(|a| a.textures.iter().map(|t| &t.source))
@@ -562,7 +596,8 @@ impl Assembly {
             .collect()
     }
 
-    /// The model `asset` (an animation) drives, when its confidence is at least [`USE_FROM`].
+    /// The model `asset` (an animation) drives, or the base MIMe differences change, when its
+    /// confidence is at least [`USE_FROM`].
     pub fn model_for<'a>(&self, asset: &'a Asset) -> Result<Option<(Tmd, &'a ModelMatch)>> {
         let Some(m) = asset.model.as_ref().filter(|m| m.used) else {
             return Ok(None);
@@ -597,18 +632,24 @@ impl Assembly {
     /// a find (`convert`, `scan --extract --convert`, `scan --report`) pairs through this.
     pub fn pair_asset(&self, a: &Asset, opts: &mut crate::convert::Options) -> Result<Vec<Note>> {
         let mut notes = Vec::new();
-        if a.format == Format::Tod && opts.tod.tmd.is_none() {
+        if needs_model(a.format) && opts.tod.tmd.is_none() {
             match self.model_for(a)? {
                 Some((tmd, m)) => {
                     opts.tod.tmd = Some(tmd);
                     notes.push(Note {
                         code: "paired-model",
                         message: format!(
-                            "model {} (confidence {:.2})",
+                            "{} {} (confidence {:.2})",
+                            if a.format == Format::Tod {
+                                "model"
+                            } else {
+                                "base model"
+                            },
                             shown(&m.source),
                             m.confidence
                         ),
                     });
+                    notes.extend(self.take_partner(a, opts)?);
                     // The model's own textures, as assembled for it.
                     if opts.textures.tims.is_empty() {
                         if let Some(ma) = self.asset_at(&m.source.container, m.source.offset) {
@@ -629,22 +670,69 @@ impl Assembly {
                     }
                 }
             }
-        } else if a.format != Format::Tod && opts.textures.tims.is_empty() {
+        } else if !needs_model(a.format) && opts.textures.tims.is_empty() {
             notes.extend(self.take_tims(a, opts)?);
         }
         Ok(notes)
     }
 
-    /// Why `a` (an animation) has no model to convert with when `opts` gives none: no TMD
-    /// fits, or the best is below [`USE_FROM`]. `None` for other assets, or when `opts` has a
-    /// model. The roads that pair by themselves do not write such an animation's glTF (it would
-    /// hold no mesh): they warn with this.
+    /// A difference file's partner ([`Asset::partner`]) into `opts` (a VDF's NDF as
+    /// `mime.ndf`, an NDF's VDF as `mime.vdf`) unless the caller gave one, with a note.
+    fn take_partner(&self, a: &Asset, opts: &mut crate::convert::Options) -> Result<Vec<Note>> {
+        let Some(p) = &a.partner else {
+            return Ok(Vec::new());
+        };
+        let slot = match a.format {
+            Format::Vdf => &mut opts.mime.ndf,
+            Format::Ndf => &mut opts.mime.vdf,
+            _ => return Ok(Vec::new()),
+        };
+        if slot.is_some() {
+            return Ok(Vec::new());
+        }
+        match self.read(p)? {
+            Model::Vdf(d) | Model::Ndf(d) => *slot = Some(d),
+            other => {
+                return Err(Error::UnknownFormat(format!(
+                    "{}@{}: a {}, not MIMe differences",
+                    p.container,
+                    p.offset,
+                    other.format()
+                )))
+            }
+        }
+        Ok(vec![Note {
+            code: "paired-differences",
+            message: format!(
+                "with the {} {}",
+                if a.format == Format::Vdf {
+                    "NDF"
+                } else {
+                    "VDF"
+                },
+                shown(p)
+            ),
+        }])
+    }
+
+    /// Why `a` (an animation, or MIMe differences) has no model to convert with when `opts`
+    /// gives none: no TMD fits, or the best is below [`USE_FROM`]. `None` for other assets, or
+    /// when `opts` has a model. The roads that pair by themselves do not write such an asset's
+    /// glTF (it would hold no mesh): they warn with this, after [`without_model`].
     pub fn missing_model(&self, a: &Asset, opts: &crate::convert::Options) -> Option<String> {
-        if a.format != Format::Tod || opts.tod.tmd.is_some() {
+        if !needs_model(a.format) || opts.tod.tmd.is_some() {
             return None;
         }
         Some(match &a.model {
-            None => "no TMD has every object its TMD IDs name".into(),
+            None if a.format == Format::Tod => "no TMD has every object its TMD IDs name".into(),
+            None => format!(
+                "no TMD has every object and {} its blocks change",
+                if a.format == Format::Ndf {
+                    "normal"
+                } else {
+                    "vertex"
+                }
+            ),
             Some(m) => format!(
                 "its best model candidate {} has confidence {:.2}, below {USE_FROM}",
                 shown(&m.source),
@@ -681,6 +769,21 @@ impl Assembly {
             });
         }
         Ok(notes)
+    }
+}
+
+/// Whether assets of `format` are converted on a model they do not hold: a TOD (the TMD it
+/// drives) and MIMe differences (their base TMD).
+pub fn needs_model(format: Format) -> bool {
+    matches!(format, Format::Tod | Format::Vdf | Format::Ndf)
+}
+
+/// What an asset of `format` is when [`Assembly::missing_model`] says it has no model: "an
+/// animation without a model", "MIMe differences without their base model".
+pub fn without_model(format: Format) -> &'static str {
+    match format {
+        Format::Vdf | Format::Ndf => "MIMe differences without their base model",
+        _ => "an animation without a model",
     }
 }
 

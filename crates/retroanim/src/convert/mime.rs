@@ -9,14 +9,14 @@
 //! normal of its own. With the default scale (a power of two) every value is exact in float32,
 //! so the glTF at weight 1.0 equals [`mime::play`] at 4096 exactly.
 //!
-//! Authoring back (`convert x.glb out.vdf --tmd MD0.TMD`, or `out.ndf`): the glTF must keep
-//! the vertex layout the export gives the TMD (one mesh per object, tagged with its object,
-//! the same primitives and vertices); morph target k becomes block k: the run from the first
-//! to the last TMD vertex (normal) the target moves, in the object whose vertices it moves.
+//! Authoring back (`convert x.glb out.vdf --tmd MD0.TMD`, or `out.ndf`) is `mime_author`:
+//! morph target k becomes block k, the run from the first to the last TMD vertex (normal) the
+//! target moves, its glTF vertices matched to the TMD's by the export's order or by rest
+//! position.
 
-use super::{coded, done_notes, option_error, psx_options, Conversion, Note, OptionName, Options};
+use super::{coded, option_error, psx_options, Note, OptionName, Options};
 use crate::error::{Error, Result};
-use crate::formats::mime::{self, Block, Diff};
+use crate::formats::mime::{self, Diff};
 use crate::formats::tmd::scene::{tmd_scene_sourced, CornerSource};
 use crate::formats::tmd::{SVector, Tmd};
 use crate::scene::axes::Conv;
@@ -55,21 +55,6 @@ pub fn weights_from_json(data: &[u8]) -> Result<Vec<Vec<i32>>> {
 }
 
 /// A diff's first validation error against `tmd`, as an error of `format`.
-fn check_against(d: &Diff, tmd: &Tmd, format: Format) -> Result<()> {
-    let normals = format == Format::Ndf;
-    match mime::validate(d, Some(tmd), normals)
-        .into_iter()
-        .find(|i| i.severity == crate::Severity::Error)
-    {
-        Some(i) => Err(Error::Malformed {
-            format,
-            offset: i.offset,
-            what: format!("{} (against the TMD given)", i.message),
-        }),
-        None => Ok(()),
-    }
-}
-
 /// The per-object differences of key `k` played at 4096: `play − base` per vector.
 fn key_deltas(d: &Diff, base: &[Vec<SVector>], k: usize) -> Vec<Vec<[i32; 3]>> {
     let mut w = vec![0; d.blocks.len()];
@@ -109,10 +94,10 @@ pub(super) fn tmd_scene(t: &Tmd, target: Format, opts: &Options) -> Result<(Scen
         ));
     }
     if let Some(d) = &m.vdf {
-        check_against(d, t, Format::Vdf)?;
+        mime::check_against(d, t, Format::Vdf)?;
     }
     if let Some(d) = &m.ndf {
-        check_against(d, t, Format::Ndf)?;
+        mime::check_against(d, t, Format::Ndf)?;
     }
     let psx = psx_options(opts);
     let (mut scene, noted, models) = tmd_scene_sourced(t, &psx)?;
@@ -225,6 +210,39 @@ pub(super) fn tmd_scene(t: &Tmd, target: Format, opts: &Options) -> Result<(Scen
     Ok((scene, notes))
 }
 
+/// A VDF or NDF → glTF on its base TMD (`--tmd`, as a TOD takes its model): the TMD's export
+/// with this file's keys as morph targets, as [`tmd_scene`] makes it with the file as `--vdf`
+/// (`--ndf`); the file of the other kind may come with `--ndf` (`--vdf`).
+pub(super) fn diff_scene(
+    d: &Diff,
+    from: Format,
+    target: Format,
+    opts: &Options,
+) -> Result<(Scene, Vec<Note>)> {
+    use OptionName as O;
+    let normals = from == Format::Ndf;
+    let other = if normals { O::Vdf } else { O::Ndf };
+    let mut allowed = vec![O::Axes, O::Scale, O::Tim, O::Tmd, other];
+    if opts.mime.weights.is_some() {
+        allowed.extend([O::MimeWeights, O::Fps, O::Smooth]);
+    }
+    opts.check(from, target, &allowed)?;
+    let Some(tmd) = &opts.tod.tmd else {
+        return Err(option_error(
+            O::Tmd,
+            format!("missing: a {from} holds differences against a base TMD; name it with --tmd"),
+        ));
+    };
+    let mut own = opts.clone();
+    own.tod.tmd = None;
+    if normals {
+        own.mime.ndf = Some(d.clone());
+    } else {
+        own.mime.vdf = Some(d.clone());
+    }
+    tmd_scene(tmd, target, &own)
+}
+
 /// One primitive's morph target for one key.
 fn key_target(
     conv: &Conv,
@@ -320,216 +338,4 @@ fn weights_animation(
         });
     }
     Ok(notes)
-}
-
-/// glTF with morph targets on a TMD's mesh → VDF or NDF against that TMD (`--tmd`).
-pub(super) fn gltf_to_diff(
-    data: &[u8],
-    from: Format,
-    target: Format,
-    opts: &Options,
-) -> Result<Conversion> {
-    use OptionName as O;
-    opts.check(from, target, &[O::Tmd, O::Axes, O::Scale])?;
-    let normals = target == Format::Ndf;
-    let Some(tmd) = &opts.tod.tmd else {
-        return Err(option_error(
-            O::Tmd,
-            format!("missing: a {target} holds differences against a base TMD; name it with --tmd"),
-        ));
-    };
-    let imported = crate::import::gltf::read(data, &opts.limits)?;
-    let scene = imported.scene;
-    let psx = psx_options(opts);
-    let (base, _, models) = tmd_scene_sourced(tmd, &psx)?;
-    let conv = Conv::with(psx.axes, psx.scale);
-    let axes = conv.axes();
-    // Per object with a mesh: the glTF mesh that carries it, checked against the layout.
-    let mut pairs = Vec::new();
-    for (o, mi) in models.meshes.iter().enumerate() {
-        let Some(mi) = mi else { continue };
-        let want = &base.meshes[*mi];
-        let found = scene.meshes.iter().position(|m| {
-            crate::scene::extras::get_u64(&m.extras, "tmd", "object") == Some(o as u64)
-                || m.name == want.name
-        });
-        let Some(g) = found else { continue };
-        let got = &scene.meshes[g];
-        let layout = |m: &crate::scene::Mesh| -> Vec<usize> {
-            m.primitives.iter().map(|p| p.positions.len()).collect()
-        };
-        if layout(got) != layout(want) {
-            return Err(Error::Malformed {
-                format: from,
-                offset: 0,
-                what: format!(
-                    "meshes[{g}] (TMD object {o}) has primitives of {:?} vertices, the TMD's export {:?}: author on the mesh `convert MODEL.TMD x.glb` writes, keeping its vertices",
-                    layout(got),
-                    layout(want)
-                ),
-            });
-        }
-        if !got.target_names.is_empty() {
-            pairs.push((o, g));
-        }
-    }
-    let keys = pairs
-        .iter()
-        .map(|&(_, g)| scene.meshes[g].target_names.len())
-        .max()
-        .unwrap_or(0);
-    if pairs.is_empty() {
-        return Err(Error::Conversion {
-            from,
-            to: target,
-            why: "no mesh of the TMD's objects has morph targets".into(),
-        });
-    }
-    if normals
-        && !scene.meshes.iter().any(|m| {
-            m.primitives
-                .iter()
-                .any(|p| p.targets.iter().any(|t| !t.normals.is_empty()))
-        })
-    {
-        return Err(Error::Conversion {
-            from,
-            to: target,
-            why:
-                "the morph targets move no normals (no target NORMAL): nothing to write an NDF from"
-                    .into(),
-        });
-    }
-    let mut blocks = Vec::with_capacity(keys);
-    let mut notes = Vec::new();
-    let (mut disagree, mut unseen, mut empty) = (0usize, 0usize, Vec::new());
-    for k in 0..keys {
-        // Per object: the difference of every vector this key moves.
-        let mut moved: Vec<(usize, Vec<Option<[i16; 3]>>)> = Vec::new();
-        for &(o, g) in &pairs {
-            let obj = &tmd.objects[o];
-            let len = if normals {
-                obj.normals.len()
-            } else {
-                obj.vertices.len()
-            };
-            let mut d: Vec<Option<[i16; 3]>> = vec![None; len];
-            for (p, src) in scene.meshes[g].primitives.iter().zip(&models.sources[o]) {
-                let Some(t) = p.targets.get(k) else { continue };
-                for (i, &(v, n)) in src.iter().enumerate() {
-                    let (index, value) = if normals {
-                        let (Some(n), Some(x)) = (n, t.normals.get(i)) else {
-                            continue;
-                        };
-                        (n, x.map(|c| f64::from(c) * 4096.0))
-                    } else {
-                        let Some(x) = t.positions.get(i) else {
-                            continue;
-                        };
-                        (v, x.map(|c| f64::from(c) / psx.scale as f64))
-                    };
-                    let c = std::array::from_fn(|a| value[a] * axes[a]);
-                    let q = units(c, target, k, o, index)?;
-                    match &mut d[index as usize] {
-                        slot @ None => *slot = Some(q),
-                        Some(prev) if *prev != q => disagree += 1,
-                        Some(_) => {}
-                    }
-                }
-            }
-            if d.iter().any(|x| x.is_some_and(|x| x != [0; 3])) {
-                moved.push((o, d));
-            }
-        }
-        match &moved[..] {
-            [] => {
-                empty.push(k);
-                blocks.push(Block {
-                    object: pairs[0].0 as u32,
-                    offset: 0,
-                    differences: Vec::new(),
-                });
-            }
-            [(o, d)] => {
-                let nz = |x: &Option<[i16; 3]>| x.is_some_and(|x| x != [0; 3]);
-                let first = d.iter().position(nz).unwrap_or(0);
-                let last = d.iter().rposition(nz).unwrap_or(0);
-                let run = &d[first..=last];
-                unseen += run.iter().filter(|x| x.is_none()).count();
-                blocks.push(Block {
-                    object: *o as u32,
-                    offset: first as u32,
-                    differences: run
-                        .iter()
-                        .map(|x| {
-                            let [x, y, z] = x.unwrap_or([0; 3]);
-                            SVector { x, y, z, pad: 0 }
-                        })
-                        .collect(),
-                });
-            }
-            more => {
-                let objects: Vec<String> = more.iter().map(|(o, _)| o.to_string()).collect();
-                return Err(Error::Unencodable {
-                    format: target,
-                    what: format!(
-                        "morph target {k} moves objects {}: a {target} block changes one object",
-                        objects.join(", ")
-                    ),
-                });
-            }
-        }
-    }
-    if !empty.is_empty() {
-        notes.push(Note {
-            code: "mime-empty-keys",
-            message: format!(
-                "{} morph target(s) move nothing ({:?}): written as empty blocks on object {}",
-                empty.len(),
-                empty,
-                pairs[0].0
-            ),
-        });
-    }
-    if unseen > 0 {
-        notes.push(Note {
-            code: "mime-unused-vectors",
-            message: format!(
-                "{unseen} {} inside the runs are used by no polygon (the glTF has no vertex for them): written as 0",
-                if normals { "normals" } else { "vertices" }
-            ),
-        });
-    }
-    if disagree > 0 {
-        notes.push(Note {
-            code: "mime-corners-disagree",
-            message: format!(
-                "{disagree} glTF vertices of one TMD {} moved differently from its first: the first is kept",
-                if normals { "normal" } else { "vertex" }
-            ),
-        });
-    }
-    let diff = Diff {
-        blocks,
-        trailing: Vec::new(),
-    };
-    Ok(done_notes(mime::write(&diff)?, target, notes))
-}
-
-/// A displacement in console units, rounded to the SVECTOR it must be.
-fn units(c: [f64; 3], target: Format, k: usize, o: usize, index: u16) -> Result<[i16; 3]> {
-    let mut out = [0i16; 3];
-    for (slot, v) in out.iter_mut().zip(c) {
-        let r = v.round();
-        if !(r.is_finite() && (-32768.0..=32767.0).contains(&r)) {
-            return Err(Error::Unencodable {
-                format: target,
-                what: format!(
-                    "morph target {k}, object {o} vector {index}: a difference of {v} units does not fit 16 bits"
-                ),
-            });
-        }
-        *slot = r as i16;
-    }
-    Ok(out)
 }

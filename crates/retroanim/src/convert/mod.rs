@@ -31,6 +31,7 @@ mod author;
 mod clt_pxl;
 mod gltf_p3d;
 pub mod mime;
+mod mime_author;
 mod p3d;
 pub mod rsd;
 mod rtm;
@@ -449,7 +450,8 @@ pub fn targets(from: Format) -> &'static [Format] {
         Tim => &[Png, Json, Pxl, Clt],
         Pxl => &[Tim, Png, Json],
         Clt => &[Png, Json],
-        Vdf | Ndf => &[Json],
+        // On their base TMD (`--tmd`), as morph targets (see `mime`).
+        Vdf | Ndf => &[Gltf, Glb, Json],
         P3d => &[Mdd, Pc2, Gltf, Glb, Json],
         Mdd => &[Pc2, P3d, Gltf, Glb, Json],
         Pc2 => &[Mdd, P3d, Gltf, Glb, Json],
@@ -466,17 +468,18 @@ pub fn targets(from: Format) -> &'static [Format] {
 }
 
 /// What a file of format `from` becomes when a folder is converted without a target
-/// (`convert -r DIR --out-dir OUT`): models and animations a GLB, TIM a PNG, a point cache a
-/// GLB, PNG a TIM, LAB source an HMD; `None` for kinds with nothing to convert to (glTF, JSON).
+/// (`convert -r DIR --out-dir OUT`): models, animations and MIMe differences (on their base) a
+/// GLB, TIM a PNG, a point cache a GLB, PNG a TIM, LAB source an HMD; `None` for kinds with
+/// nothing to convert to (glTF, JSON).
 pub fn natural_target(from: Format) -> Option<Format> {
     use Format::*;
     match from {
-        Tod | Tmd | Hmd | P3d | Mdd | Pc2 | Pmd | Rtm => Some(Glb),
+        Tod | Tmd | Hmd | P3d | Mdd | Pc2 | Pmd | Rtm | Vdf | Ndf => Some(Glb),
         Tim | Pxl | Clt => Some(Png),
         Png => Some(Tim),
         Lab => Some(Hmd),
         Rsd => Some(Tmd),
-        Gltf | Glb | Json | Vdf | Ndf => None,
+        Gltf | Glb | Json => None,
     }
 }
 
@@ -504,7 +507,7 @@ pub fn convert_bytes(
             return rtm::gltf_to_rtm(data, f, opts)
         }
         Some(f @ (Format::Gltf | Format::Glb)) if matches!(target, Format::Vdf | Format::Ndf) => {
-            return mime::gltf_to_diff(data, f, target, opts)
+            return mime_author::gltf_to_diff(data, f, target, opts)
         }
         Some(f @ (Format::Gltf | Format::Glb)) => {
             return author::gltf_to_psx(data, f, target, opts)
@@ -832,6 +835,10 @@ pub fn convert(model: &Model, target: Format, opts: &Options) -> Result<Conversi
             Ok(done(crate::formats::pmd::write(&p)?, coded(noted)))
         }
         Model::Tmd(t) if target == Format::Rsd => rsd::tmd_to_rsd(t, opts, &[]),
+        Model::Vdf(d) | Model::Ndf(d) if gltf => {
+            let (scene, notes) = mime::diff_scene(d, from, target, opts)?;
+            Ok(done(crate::export::gltf::write(&scene, target)?, notes))
+        }
         Model::Tmd(t) if gltf && opts.mime != MimeInput::default() => {
             let (scene, notes) = mime::tmd_scene(t, target, opts)?;
             Ok(done(crate::export::gltf::write(&scene, target)?, notes))

@@ -132,6 +132,33 @@ pub fn write(d: &Diff) -> Result<Vec<u8>> {
 /// Checks a difference file on its own and, given its base TMD, that every block's object and
 /// run lie inside it (`normals`: an NDF, runs over the object's normals).
 pub fn validate(d: &Diff, base: Option<&Tmd>, normals: bool) -> Vec<Issue> {
+    let counts = base.map(|t| base_counts(t, normals));
+    validate_counts(d, counts.as_deref(), normals)
+}
+
+/// Per object of `t`, the vectors a VDF (`normals` false) or an NDF changes: its vertex or
+/// normal count. What [`validate_counts`] checks a difference file against.
+pub fn base_counts(t: &Tmd, normals: bool) -> Vec<usize> {
+    t.objects
+        .iter()
+        .map(|o| vectors_of(o, normals).len())
+        .collect()
+}
+
+/// An object's vertices, or with `normals` its normals: what a VDF (NDF) changes.
+fn vectors_of(o: &crate::formats::tmd::Object, normals: bool) -> &[SVector] {
+    if normals {
+        &o.normals
+    } else {
+        &o.vertices
+    }
+}
+
+/// [`validate`] against a base given by its per-object counts ([`base_counts`]); `None`
+/// checks the file on its own. Errors `object-range` and `vertex-range` say a block does not
+/// fit the base: the pairing of a difference file with its TMD ([`crate::pairing`]) takes
+/// only bases without them.
+pub fn validate_counts(d: &Diff, base: Option<&[usize]>, normals: bool) -> Vec<Issue> {
     let mut out = Vec::new();
     if d.blocks.len() > 32 {
         out.push(Issue::warning(
@@ -145,33 +172,27 @@ pub fn validate(d: &Diff, base: Option<&Tmd>, normals: bool) -> Vec<Issue> {
     }
     let mut at = 4u64;
     for (k, b) in d.blocks.iter().enumerate() {
-        if let Some(t) = base {
-            match t.objects.get(b.object as usize) {
+        if let Some(counts) = base {
+            match counts.get(b.object as usize) {
                 None => out.push(Issue::error(
                     at,
                     "object-range",
                     format!(
                         "block {k}: object {} does not exist (the TMD has {})",
                         b.object,
-                        t.objects.len()
+                        counts.len()
                     ),
                 )),
-                Some(o) => {
-                    let n = if normals {
-                        o.normals.len()
-                    } else {
-                        o.vertices.len()
-                    };
+                Some(&n) => {
                     let end = b.offset as u64 + b.differences.len() as u64;
                     if end > n as u64 {
                         out.push(Issue::error(
                             at + 4,
                             "vertex-range",
                             format!(
-                                "block {k}: {} {} .. {} of object {}, which has {n}",
+                                "block {k}: {} {} .. {end} of object {}, which has {n}",
                                 if normals { "normals" } else { "vertices" },
                                 b.offset,
-                                end,
                                 b.object
                             ),
                         ));
@@ -189,6 +210,33 @@ pub fn validate(d: &Diff, base: Option<&Tmd>, normals: bool) -> Vec<Issue> {
         ));
     }
     out
+}
+
+/// `d` (a `format` file, VDF or NDF) against its base `tmd`: its first validation error as a
+/// [`crate::Error::Malformed`] at the block's byte offset, "… (against the TMD given)".
+pub fn check_against(d: &Diff, tmd: &Tmd, format: Format) -> Result<()> {
+    match validate(d, Some(tmd), format == Format::Ndf)
+        .into_iter()
+        .find(|i| i.severity == crate::Severity::Error)
+    {
+        Some(i) => Err(crate::Error::Malformed {
+            format,
+            offset: i.offset,
+            what: format!("{} (against the TMD given)", i.message),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// [`play`] onto the objects of `tmd`: their vertices, or with `normals` (an NDF) their
+/// normals.
+pub fn play_on(d: &Diff, tmd: &Tmd, normals: bool, weights: &[i32]) -> Vec<Vec<SVector>> {
+    let base: Vec<Vec<SVector>> = tmd
+        .objects
+        .iter()
+        .map(|o| vectors_of(o, normals).to_vec())
+        .collect();
+    play(d, &base, weights)
 }
 
 /// One component of `gteMIMefunc`: `v + sat16((d · w16) >> 12)`, stored as a halfword.

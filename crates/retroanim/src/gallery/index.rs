@@ -83,7 +83,7 @@ pub struct Inside {
 pub struct Asset {
     /// Unique in the report; also the stem of its files' names.
     pub id: String,
-    /// Format name (`tod`, `tmd`, `tim`, `hmd`, `p3d`).
+    /// Format name (`tod`, `tmd`, `tim`, `hmd`, `p3d`, `vdf`, …).
     pub format: String,
     /// Where it was found.
     pub source: SourceRef,
@@ -101,11 +101,16 @@ pub struct Asset {
     pub no_preview: Option<String>,
     /// Textures matched to it, best first.
     pub textures: Vec<Pairing>,
-    /// The model it animates (TOD), if one was paired with confidence 0.5 or more.
+    /// The model it animates (TOD) or the base TMD it changes (VDF, NDF), if one was paired
+    /// with confidence 0.5 or more.
     pub model: Option<Pairing>,
     /// Other model candidates (all of them when none is used), best first: shown, not used.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alternatives: Vec<Pairing>,
+    /// MIMe differences: the file of the other kind that goes with it (a VDF's NDF, an NDF's
+    /// VDF), in its GLB too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partner: Option<Pairing>,
     /// The extracted bytes.
     pub file: String,
     /// Its glTF, if it converts to one: a `.glb`, or for an animation on its model a `.gltf`

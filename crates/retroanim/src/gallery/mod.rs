@@ -28,8 +28,13 @@
 //! from confidence 0.5, else its candidates are only listed in `alternatives`). GLBs are made
 //! with them: a TMD or HMD with its matched TIMs, a TOD with its model and that model's TIMs.
 //!
-//! A card without a picture says why (`no_preview`): a TOD without a model paired with
-//! confidence 0.5 or more (which gets no GLB either: it would hold no mesh), a file that cannot be read again or drawn.
+//! MIMe differences (VDF, NDF) are shown on the base TMD the assembly pairs them with: the
+//! picture steps through the keys, the GLB is that TMD with one morph target per key (and the
+//! NDF of a VDF, the VDF of an NDF, that goes with it: [`index::Asset::partner`]).
+//!
+//! A card without a picture says why (`no_preview`): a TOD or difference file without a model
+//! paired with confidence 0.5 or more (which gets no GLB either: it would hold no mesh), a
+//! file that cannot be read again or drawn.
 
 pub mod html;
 pub mod index;
@@ -49,8 +54,9 @@ use crate::scan::{Find, Report};
 use crate::{Format, Limits, Model};
 use index::{Asset, Index, Inside, SourceRef, Unread, INDEX_VERSION};
 
-/// How a card's warning starts when its animation has no model to make a GLB with.
-const NO_MODEL: &str = "no GLB: an animation without a model";
+/// How a card's warning starts when its animation (difference file) has no model to make a
+/// GLB with: this, then [`crate::assemble::without_model`].
+const NO_MODEL: &str = "no GLB: ";
 
 /// Most warnings listed on one card (the rest are counted).
 pub const MAX_WARNINGS: usize = 20;
@@ -181,7 +187,12 @@ fn notes(assets: &[Asset]) -> Vec<String> {
         if a.preview.is_none() {
             *no_preview.entry(&a.format).or_default() += 1;
         }
-        if a.warnings.iter().any(|w| w.starts_with(NO_MODEL)) {
+        let without = Format::from_name(&a.format).map(crate::assemble::without_model);
+        if without.is_some_and(|x| {
+            a.warnings
+                .iter()
+                .any(|w| w.strip_prefix(NO_MODEL).is_some_and(|w| w.starts_with(x)))
+        }) {
             *no_model.entry(&a.format).or_default() += 1;
         } else if a
             .warnings
@@ -196,8 +207,12 @@ fn notes(assets: &[Asset]) -> Vec<String> {
         out.push(format!("{n} {f} assets have no preview"));
     }
     for (f, n) in no_model {
+        let what = match Format::from_name(f) {
+            Some(Format::Vdf | Format::Ndf) => "MIMe differences without their base model",
+            _ => "animations without a model",
+        };
         out.push(format!(
-            "{n} {f} assets: animations without a model, so without a GLB (see their cards)"
+            "{n} {f} assets: {what}, so without a GLB (see their cards)"
         ));
     }
     for (f, n) in failed {
@@ -292,6 +307,7 @@ fn card(f: &Find, id: String, paired: &Paired<'_>, out: &Out, opts: &Options) ->
         textures: pairs::textures(paired.asset, paired.ids),
         model: None,
         alternatives: Vec::new(),
+        partner: None,
         file,
         glb: None,
         png: None,
@@ -307,6 +323,7 @@ fn card(f: &Find, id: String, paired: &Paired<'_>, out: &Out, opts: &Options) ->
         summary: serde_json::from_str(f.summary.get()).unwrap_or(serde_json::Value::Null),
     };
     (asset.model, asset.alternatives) = pairs::model(paired.asset, paired.ids);
+    asset.partner = pairs::partner(paired.asset, paired.ids);
     let readable = match &f.lenient {
         Some(_) => f.readable_bytes()?,
         None => bytes,
@@ -367,7 +384,13 @@ fn convert_card(
                 asset.no_preview = Some(format!("it does not convert to PNG ({e})"));
             }
         },
-        Format::Tmd | Format::Pmd | Format::Hmd | Format::Tod | Format::P3d => {
+        Format::Tmd
+        | Format::Pmd
+        | Format::Hmd
+        | Format::Tod
+        | Format::P3d
+        | Format::Vdf
+        | Format::Ndf => {
             // A PMD is drawn as the TMD its packets make.
             let pmd_tmd = match model {
                 Model::Pmd(p) => match crate::formats::pmd::to_tmd(p) {
@@ -413,7 +436,10 @@ fn convert_card(
                 );
                 let missing = paired.assembly.missing_model(paired.asset, &copts);
                 let written = match (missing, model) {
-                    (Some(why), _) => Err(format!("an animation without a model ({why})")),
+                    (Some(why), _) => Err(format!(
+                        "{} ({why})",
+                        crate::assemble::without_model(model.format())
+                    )),
                     (None, Model::Tod(anim)) if copts.tod.tmd.is_some() => {
                         crate::convert::tod_gltf_parts(anim, &copts)
                             .map_err(|e| e.to_string())

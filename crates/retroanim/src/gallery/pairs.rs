@@ -69,15 +69,30 @@ pub fn model(a: &assemble::Asset, ids: &Ids) -> (Option<Pairing>, Vec<Pairing>) 
         .filter(|c| !(m.used && c.source == m.source))
         .map(|c| candidate(c, ids))
         .collect();
-    let used = m.used.then(|| {
+    let why = match a.format {
+        crate::Format::Vdf => "every block's object and vertex run lie inside this TMD",
+        crate::Format::Ndf => "every block's object and normal run lie inside this TMD",
+        _ => "every TMD ID it sets is an object of this TMD",
+    };
+    let used = m
+        .used
+        .then(|| pairing(&m.source, m.confidence, why.into(), ids));
+    (used, others)
+}
+
+/// The difference file that goes with `a` (MIMe: a VDF's NDF, an NDF's VDF), as sure as the
+/// base both use.
+pub fn partner(a: &assemble::Asset, ids: &Ids) -> Option<Pairing> {
+    let confidence = a.model.as_ref().map_or(0.0, |m| m.confidence);
+    a.partner.as_ref().map(|p| {
         pairing(
-            &m.source,
-            m.confidence,
-            "every TMD ID it sets is an object of this TMD".into(),
+            p,
+            confidence,
+            "MIMe differences of the same base beside it, block k on the same object in both"
+                .into(),
             ids,
         )
-    });
-    (used, others)
+    })
 }
 
 /// Conversion options giving `a`'s GLB its matched TIMs and (animations) its model with that

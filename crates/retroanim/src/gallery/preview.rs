@@ -9,6 +9,7 @@
 //! | TOD | an animated PNG of the TOD playing on its model, when the assembly pairs one with confidence ≥ 0.5 (else no picture: the card lists the candidates); the model at rest, with a note saying why, when no picture of the animation shows an object (it moves objects another TOD creates) |
 //! | HMD | the model at rest, or an animated PNG of its sequence 0 when it has one |
 //! | P3D | its default LOD (the first with frames, else the first), animated when that LOD has frames |
+//! | VDF / NDF | its base TMD (as the assembly pairs it, with confidence ≥ 0.5, and that TMD's TIMs) at each MIMe key in turn: an animated PNG, picture k the base with key k at 1.0 ([`crate::render::mime`]); else no picture, the card lists the candidates |
 //!
 //! Animated previews are bounded so that a whole disc stays quick to report:
 //! [`ANIMATED_SIDE`] pixels square, [`ANIMATED_FPS`] pictures per second, at most
@@ -56,8 +57,8 @@ pub fn tmd_png(tmd: &Tmd, assembly: &Assembly, asset: &Asset) -> Result<(Vec<u8>
 /// A drawn preview: the PNG, its number of pictures, notes for the card.
 pub type Drawn = (Vec<u8>, usize, Vec<String>);
 
-/// The preview of a TOD, HMD or P3D (module table): `Ok(Err(reason))` when there is none to
-/// draw (a TOD without a confident model).
+/// The preview of a TOD, HMD, P3D, VDF or NDF (module table): `Ok(Err(reason))` when there is
+/// none to draw (a TOD or difference file without a confident model).
 pub fn animated_png(
     model: &Model,
     assembly: &Assembly,
@@ -84,7 +85,7 @@ pub fn animated_png(
         }
     };
     match model {
-        Model::Tod(_) => match assembly.model_for(asset) {
+        Model::Tod(_) | Model::Vdf(_) | Model::Ndf(_) => match assembly.model_for(asset) {
             Ok(Some((tmd, m))) => {
                 if let Some(a) = assembly.asset_at(&m.source.container, m.source.offset) {
                     opts.tims = take_tims(a, &mut notes);
@@ -96,13 +97,25 @@ pub fn animated_png(
                     .missing_model(asset, &Default::default())
                     .unwrap_or_default();
                 return Ok(Err(format!(
-                    "an animation without a model to play it on ({why}); no GLB either"
+                    "{} ({why}); no GLB either",
+                    crate::assemble::without_model(model.format())
                 )));
             }
             Err(e) => return Ok(Err(format!("its model cannot be read ({e})"))),
         },
         Model::Hmd(_) => opts.tims = take_tims(asset, &mut notes),
         _ => {}
+    }
+    if matches!(model, Model::Vdf(_) | Model::Ndf(_)) {
+        // Each key held long enough to be seen, with the difference file that goes with it.
+        opts.fps = Some(crate::render::mime::KEY_FPS);
+        if let Some(p) = &asset.partner {
+            match assembly.read(p) {
+                Ok(Model::Vdf(d) | Model::Ndf(d)) => opts.mime_partner = Some(d),
+                Ok(_) => {}
+                Err(e) => notes.push(format!("picture without {}: {e}", p.container)),
+            }
+        }
     }
     let r = render_model(model, &opts)?;
     // A TOD whose every picture shows no object plays after another one (its objects are

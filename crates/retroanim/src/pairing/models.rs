@@ -140,6 +140,28 @@ fn rank_with(
     places: &[Place<'_>],
     sibling: &[usize],
 ) -> Vec<Ranked> {
+    best_of(place, places, |i, near, same_stem| {
+        let s = score_of(tod, &tmds[i], near, same_stem)?;
+        Some(
+            s + if sibling.binary_search(&i).is_ok() {
+                0.30
+            } else {
+                0.0
+            },
+        )
+    })
+}
+
+/// The best [`MAX_CANDIDATES`] of the candidates at `places` for the asset at `place`, scored
+/// by `score(index, nearness, same name stem)` (`None`: not a candidate), best first: by
+/// score, then nearness, then container name and offset, each with its confidence
+/// ([`confidences`]). Every ranking of models (a TOD's, a MIMe difference file's base) goes
+/// through it.
+pub fn best_of(
+    place: &Place<'_>,
+    places: &[Place<'_>],
+    score: impl Fn(usize, Nearness, bool) -> Option<f64>,
+) -> Vec<Ranked> {
     type Entry<'b> = (f64, Nearness, &'b str, u64, usize);
     let order = |a: &Entry<'_>, b: &Entry<'_>| {
         b.0.total_cmp(&a.0)
@@ -151,17 +173,12 @@ fn rank_with(
     // A disc holds thousands: only the best few are kept, in order, as they come (most are
     // turned away by one comparison with the worst kept).
     let mut c: Vec<Entry<'_>> = Vec::with_capacity(MAX_CANDIDATES + 1);
-    for ((i, t), tp) in tmds.iter().enumerate().zip(places) {
+    for (i, tp) in places.iter().enumerate() {
         let near = place.nearness(tp);
-        let Some(s) = score_of(tod, t, near, place.stem_id == tp.stem_id) else {
+        let Some(s) = score(i, near, place.stem_id == tp.stem_id) else {
             continue;
         };
-        let s = s + if sibling.binary_search(&i).is_ok() {
-            0.30
-        } else {
-            0.0
-        };
-        let (container, offset) = t.source.origin();
+        let (container, offset) = tp.source.origin();
         let e = (s, near, container, offset, i);
         if c.len() == MAX_CANDIDATES && c.last().is_some_and(|w| order(&e, w).is_ge()) {
             continue;

@@ -4,6 +4,7 @@
 //! |---|---|
 //! | TMD | one frame, the model at rest, textured from the TIMs given |
 //! | TOD + TMD (`tmd`) | an animated PNG, one picture per output frame |
+//! | VDF / NDF + TMD (`tmd`) | the TMD at `weights`, or one picture per MIMe key (see [`super::mime`]) |
 //! | HMD | the model at rest, or an animation of a sequence (see [`super::sources`]) |
 //! | P3D | a LOD at rest, or an animation of its frames |
 //! | glTF / GLB | the scene at rest, or an animation of its first animation |
@@ -36,6 +37,9 @@ pub enum Input {
     Detect,
     /// A raw 1 MB VRAM dump (1024 × 512 little-endian halfwords).
     VramDump,
+    /// A file whose name gives it a format ([`crate::named_without_magic`]: a `.vdf`, `.ndf`):
+    /// read as that format when its bytes begin no format retroanim knows, else detected.
+    Named(Format),
 }
 
 /// The picture file written.
@@ -73,10 +77,17 @@ pub struct RenderOptions {
     pub view_set: bool,
     /// TIMs placed in VRAM at their own positions before drawing (TMD, TOD).
     pub tims: Vec<Tim>,
-    /// The model a TOD drives (TMD ID k shows TMD object k − 1).
+    /// The model a TOD drives (TMD ID k shows TMD object k − 1), or the base TMD MIMe
+    /// differences (VDF, NDF) change.
     pub tmd: Option<Tmd>,
+    /// MIMe differences: one weight per key (4096 = 1.0), as `play --weights` takes them; one
+    /// picture of the base at those weights. `None`: one picture per key.
+    pub weights: Option<Vec<i32>>,
+    /// MIMe differences: the file of the other kind played with the one drawn (a VDF's NDF,
+    /// an NDF's VDF), with the same weights.
+    pub mime_partner: Option<crate::formats::mime::Diff>,
     /// Frames to draw: `start..end` (end exclusive): TOD frame numbers for a TOD, picture
-    /// numbers (at the output fps) for HMD, P3D and glTF animations.
+    /// numbers (at the output fps) for HMD, P3D and glTF animations, keys for MIMe differences.
     pub frames: Option<(u32, u32)>,
     /// Output frames per second (default: a TOD's own rate; 60 for HMD; 30 for P3D and glTF).
     pub fps: Option<f64>,
@@ -130,6 +141,8 @@ pub(super) fn option(option: &'static str, what: impl Into<String>) -> Error {
 /// The options that do not apply to a picture shown as stored (a TIM, a VRAM dump): no model,
 /// no camera, no animation.
 const SHOWN_AS_STORED: &[&str] = &[
+    "weights",
+    "mime-partner",
     "tim",
     "tmd",
     "frames",
@@ -148,7 +161,11 @@ pub fn render_file(data: &[u8], opts: &RenderOptions) -> Result<Rendered> {
         let vram = Vram::from_dump(data)?;
         return still(vram.to_rgba(), Vec::new(), opts);
     }
+    if let (Input::Named(f), None) = (opts.input, crate::detect(data)) {
+        return render_model(&crate::read_as(data, Some(f), &opts.limits)?, opts);
+    }
     if matches!(crate::detect(data), Some(Format::Gltf | Format::Glb)) {
+        refuse(opts, "a glTF", &["weights", "mime-partner"])?;
         return super::sources::gltf(data, opts);
     }
     render_model(&crate::read_any_with(data, &opts.limits)?, opts)
@@ -157,6 +174,13 @@ pub fn render_file(data: &[u8], opts: &RenderOptions) -> Result<Rendered> {
 /// Renders a model already read (see the module table; glTF goes through [`render_file`]).
 pub fn render_model(model: &Model, opts: &RenderOptions) -> Result<Rendered> {
     check_size(opts)?;
+    if !matches!(model, Model::Vdf(_) | Model::Ndf(_)) {
+        refuse(
+            opts,
+            &format!("a {}", model.format()),
+            &["weights", "mime-partner"],
+        )?;
+    }
     match model {
         Model::Tim(t) => {
             refuse(
@@ -189,13 +213,15 @@ pub fn render_model(model: &Model, opts: &RenderOptions) -> Result<Rendered> {
             Ok(r)
         }
         Model::Tod(anim) => tod(anim, opts),
+        Model::Vdf(d) => super::mime::render(d, Format::Vdf, opts),
+        Model::Ndf(d) => super::mime::render(d, Format::Ndf, opts),
         Model::Hmd(h) => super::sources::hmd(h, opts),
         Model::P3d(p) => super::sources::p3d(p, opts),
         other => Err(Error::Unsupported {
             format: other.format(),
             offset: 0,
             feature: format!(
-                "drawing {} files: render draws TMD, PMD, HMD, P3D and glTF models, TOD animations with their TMD, TIMs and VRAM dumps",
+                "drawing {} files: render draws TMD, PMD, HMD, P3D and glTF models, TOD animations and MIMe differences with their TMD, TIMs and VRAM dumps",
                 other.format()
             ),
         }),
@@ -225,13 +251,15 @@ pub(super) fn refuse(opts: &RenderOptions, what: &str, unused: &[&'static str]) 
             "sequence" => opts.sequence.is_some(),
             "stream-id" => opts.stream_id.is_some(),
             "lod" => opts.lod.is_some(),
+            "weights" => opts.weights.is_some(),
+            "mime-partner" => opts.mime_partner.is_some(),
             _ => false,
         };
         if set {
-            let name = if name == "view" {
-                "yaw/--pitch/--distance/--size/--background"
-            } else {
-                name
+            let name = match name {
+                "view" => "yaw/--pitch/--distance/--size/--background",
+                "mime-partner" => "vdf/--ndf",
+                _ => name,
             };
             return Err(option(name, format!("does not apply to {what}")));
         }
@@ -239,7 +267,7 @@ pub(super) fn refuse(opts: &RenderOptions, what: &str, unused: &[&'static str]) 
     Ok(())
 }
 
-fn vram_of(tims: &[Tim]) -> Vram {
+pub(super) fn vram_of(tims: &[Tim]) -> Vram {
     let mut vram = Vram::new();
     for t in tims {
         vram.place_tim(t);
@@ -326,17 +354,7 @@ fn tod(anim: &Tod, opts: &RenderOptions) -> Result<Rendered> {
                 .collect(),
         );
     }
-    let mut bounds: Option<[[f64; 3]; 2]> = None;
-    for p in &poses {
-        if let Some(b) = tmd_bounds(model, p) {
-            let e = bounds.get_or_insert(b);
-            for i in 0..3 {
-                e[0][i] = e[0][i].min(b[0][i]);
-                e[1][i] = e[1][i].max(b[1][i]);
-            }
-        }
-    }
-    let bounds = bounds.unwrap_or([[0.0; 3]; 2]);
+    let bounds = super::union_bounds(poses.iter().map(|p| tmd_bounds(model, p)));
     let vram = vram_of(&opts.tims);
     let first_pose: &[Instance] = poses.first().map_or(&[], |p| p.as_slice());
     let view = with_yaw(&opts.view, |v| {

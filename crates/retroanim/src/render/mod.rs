@@ -54,6 +54,7 @@
 pub mod encode;
 mod file;
 pub mod gte;
+pub mod mime;
 pub mod raster;
 pub mod scene;
 mod sources;
@@ -229,6 +230,20 @@ pub fn tmd_bounds(tmd: &Tmd, shown: &[Instance]) -> Option<[[f64; 3]; 2]> {
         }
     }
     b
+}
+
+/// The bounds holding every one of `all` (`[[0; 3]; 2]` when none has any): what one camera
+/// frames for every picture of an animation.
+pub(crate) fn union_bounds(all: impl IntoIterator<Item = Option<[[f64; 3]; 2]>>) -> [[f64; 3]; 2] {
+    let mut bounds: Option<[[f64; 3]; 2]> = None;
+    for b in all.into_iter().flatten() {
+        let e = bounds.get_or_insert(b);
+        for i in 0..3 {
+            e[0][i] = e[0][i].min(b[0][i]);
+            e[1][i] = e[1][i].max(b[1][i]);
+        }
+    }
+    bounds.unwrap_or([[0.0; 3]; 2])
 }
 
 /// Drawing work spent against a budget ([`crate::Limits::max_render_work`], or

@@ -13,7 +13,7 @@
 //! | HMD | word 0 = 0x50; MAP FLAG 0 or 1; 1 ≤ block count ≤ 4096; primitive header pointer past the block table |
 //! | TOD | byte 0 = 0x50, version < 16, 1 ≤ frames ≤ 2²⁰, and the first frames walk as packets ([`crate::formats::tod::looks_like`]) |
 //! | P3D | `MLOD` with major version ≤ 1 and 1..=4096 LODs; `ODOL` with version 7, 50 or 73 |
-//! | RTM | `RTM_0101` or `RTM_MDAT`, read to the size its header declares ([`rtm::declared_len`]); BMTR is not scanned for (it declares no size) |
+//! | RTM | `RTM_0101` or `RTM_MDAT`, read to the size its header declares ([`rtm::declared_len`]); `BMTR` only where it starts its container (a file of its own, a PBO entry): it declares no size, so it is read to the container's end |
 //!
 //! A candidate is read from a window of the source that starts at 64 KiB (a TIM's exact size,
 //! from its header) and doubles while the reader runs out of bytes, up to `max_asset`. It is
@@ -203,8 +203,13 @@ pub(crate) fn candidate(b: &[u8], want: &[Format], out: &mut Vec<Format>) {
             }
         }
     }
-    // Editable RTMs only: a BMTR declares no size, so a window would decide where it ends.
-    if wants(Format::Rtm) && (b.starts_with(rtm::MAGIC) || b.starts_with(rtm::MDAT_MAGIC)) {
+    // A BMTR declares no size: it is a candidate only at its container's start (listed by
+    // `scan_chunk`, rejected elsewhere by `verify_strict`), read to the container's end.
+    if wants(Format::Rtm)
+        && (b.starts_with(rtm::MAGIC)
+            || b.starts_with(rtm::MDAT_MAGIC)
+            || b.starts_with(rtm::BMTR_MAGIC))
+    {
         out.push(Format::Rtm);
     }
     if wants(Format::P3d) {
@@ -465,6 +470,16 @@ pub(crate) fn verify_strict(
             .min(cap),
         // An HMD at the start of its container is a file of its own: all of it is read.
         Format::Hmd if offset == 0 => cap,
+        // So is a BMTR, which is a candidate nowhere else: it has no size to go by.
+        Format::Rtm if near.at(offset).starts_with(rtm::BMTR_MAGIC) => {
+            if offset != 0 {
+                return Err(reject(
+                    "BMTR not at the start of its container",
+                    "a BMTR declares no size: it is read only as a file of its own",
+                ));
+            }
+            cap
+        }
         _ => FIRST_WINDOW.min(cap),
     };
     // An HMD mapped in RAM is read as the file it was (its pointers turned back into offsets).
@@ -825,7 +840,15 @@ fn scan_chunk(
         if buf.len() < n {
             buf.resize(n, 0);
         }
-        let at = read_pretested(src, start, &mut buf[..n], scan_len as usize, opts)?;
+        let mut at = read_pretested(src, start, &mut buf[..n], scan_len as usize, opts)?;
+        // A BMTR opens no pre-tested word: it is looked for at its container's start only.
+        if start == 0
+            && buf.starts_with(rtm::BMTR_MAGIC)
+            && opts.formats.contains(&Format::Rtm)
+            && at.first() != Some(&0)
+        {
+            at.insert(0, 0);
+        }
         let cands = candidates(&buf[..n], start, &at, opts);
         let t1 = Instant::now();
         stats

@@ -33,6 +33,7 @@ pub mod cue;
 mod find;
 pub mod iso;
 pub mod lenient;
+mod loose;
 pub mod lzss;
 pub mod pbo;
 pub mod ram;
@@ -291,7 +292,7 @@ fn scan_file(path: &Path, cx: &Ctx<'_>) -> Result<()> {
         return scan_cue(path, cx);
     }
     let src: Arc<dyn Source> = Arc::new(FileSource::open(path)?);
-    if rsd_set(path, &src, cx) {
+    if loose::rsd_set(path, &src, cx) || loose::diff_file(path, &src, cx) {
         return Ok(());
     }
     let pbo_ext = path
@@ -299,67 +300,6 @@ fn scan_file(path: &Path, cx: &Ctx<'_>) -> Result<()> {
         .is_some_and(|e| e.eq_ignore_ascii_case("pbo"));
     walk(src, cx.path, pbo_ext, 0, cx);
     Ok(())
-}
-
-/// A loose RSD file (text, so never found inside containers): listed as one find with the set
-/// it names read from beside it; true when `path` was one.
-fn rsd_set(path: &Path, src: &Arc<dyn Source>, cx: &Ctx<'_>) -> bool {
-    let mut head = vec![0u8; src.len().min(4096) as usize];
-    if src.read_at(0, &mut head).is_err() || crate::formats::rsd::text_kind(&head) != Some("rsd") {
-        return false;
-    }
-    let name = path.to_string_lossy();
-    let set = match crate::formats::rsd::read_set(&name, &crate::lab::FsLoader) {
-        Ok(s) => s,
-        Err(e) => {
-            cx.sink.error(cx.path, e);
-            return true;
-        }
-    };
-    let issues = crate::formats::rsd::validate(&set);
-    if let Some(e) = issues.iter().find(|i| i.severity == crate::Severity::Error) {
-        cx.sink.error(
-            cx.path,
-            crate::Error::Malformed {
-                format: crate::Format::Rsd,
-                offset: e.offset,
-                what: e.message.clone(),
-            },
-        );
-        return true;
-    }
-    let summary = serde_json::to_string(&set.summary())
-        .ok()
-        .and_then(|t| serde_json::value::RawValue::from_string(t).ok());
-    let Some(summary) = summary else { return true };
-    let warnings = issues.len();
-    if let Ok(mut v) = cx.sink.finds.lock() {
-        v.push(Find {
-            path: cx.path.to_string(),
-            container: cx.path.to_string(),
-            offset: 0,
-            image_offset: None,
-            format: crate::Format::Rsd,
-            size: src.len(),
-            summary,
-            status: if warnings == 0 {
-                Status::Clean
-            } else {
-                Status::Warnings
-            },
-            warnings,
-            ok: true,
-            findings: issues,
-            size_exact: true,
-            mapped_address: None,
-            lenient: None,
-            tmd_candidates: None,
-            contains: Vec::new(),
-            source: Some(src.clone()),
-            link: Link::None,
-        });
-    }
-    true
 }
 
 fn scan_cue(path: &Path, cx: &Ctx<'_>) -> Result<()> {

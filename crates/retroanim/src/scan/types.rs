@@ -75,8 +75,9 @@ impl Default for ScanOptions {
     }
 }
 
-/// The formats the scanner can find.
-pub const SCANNABLE: [Format; 9] = [
+/// The formats the scanner can find. VDF and NDF have no magic number: they are found only as
+/// loose files in a folder, by their names ([`crate::named_without_magic`]).
+pub const SCANNABLE: [Format; 11] = [
     Format::Tod,
     Format::Hmd,
     Format::Tmd,
@@ -86,6 +87,8 @@ pub const SCANNABLE: [Format; 9] = [
     Format::Clt,
     Format::Pxl,
     Format::Rtm,
+    Format::Vdf,
+    Format::Ndf,
 ];
 
 impl ScanOptions {

@@ -51,6 +51,23 @@ pub fn srgb(c: f32) -> f64 {
     }
 }
 
+/// A VDF/NDF laid out from the format's table (docs/vdf-ndf.md), not by the library's writer:
+/// the block count, then per block object, offset, total and `total` SVECTORs (dx, dy, dz, pad).
+pub fn diff_bytes(blocks: &[(u32, u32, &[[i16; 3]])]) -> Vec<u8> {
+    let mut b = (blocks.len() as u32).to_le_bytes().to_vec();
+    for (object, offset, d) in blocks {
+        for w in [*object, *offset, d.len() as u32] {
+            b.extend_from_slice(&w.to_le_bytes());
+        }
+        for v in *d {
+            for c in [v[0], v[1], v[2], 0] {
+                b.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+    }
+    b
+}
+
 /// The corpus folder: `$RETROANIM_CORPUS`, else `../shared/corpus` beside the repository.
 pub fn corpus_dir() -> PathBuf {
     match std::env::var_os("RETROANIM_CORPUS") {

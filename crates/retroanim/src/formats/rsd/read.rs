@@ -3,12 +3,40 @@
 use super::types::*;
 use super::RsdError;
 
-/// A data line: its text (terminator included), line number, absolute offset and tokens.
+/// A data line: its text (terminator included), line number, absolute offset and tokens
+/// (column, bytes): most lines hold fewer than 16, kept on the stack.
 pub(crate) struct DataLine<'a> {
     text: &'a [u8],
+    /// `text` as UTF-8 where it is (checked once per line, not once per number).
+    utf8: Option<&'a str>,
     line: usize,
     start: usize,
-    toks: Vec<(usize, &'a [u8])>,
+    toks: smallvec::SmallVec<[(usize, &'a [u8]); 16]>,
+}
+
+impl<'a> DataLine<'a> {
+    /// Token `k` as text, where it is UTF-8.
+    fn tok_str(&self, k: usize) -> Option<&'a str> {
+        let (col, t) = self.toks[k];
+        match self.utf8 {
+            Some(line) => line.get(col - 1..col - 1 + t.len()),
+            None => std::str::from_utf8(t).ok(),
+        }
+    }
+}
+
+/// The decimal number of an all-digit token (`None` when empty, another byte or too large).
+fn decimal(t: &[u8]) -> Option<u64> {
+    if t.is_empty() {
+        return None;
+    }
+    t.iter().try_fold(0u64, |v, &b| {
+        if b.is_ascii_digit() {
+            v.checked_mul(10)?.checked_add(u64::from(b - b'0'))
+        } else {
+            None
+        }
+    })
 }
 
 /// Splits a file into lines; comment and blank lines go straight into the kept layout.
@@ -23,6 +51,13 @@ pub(crate) struct Scan<'a, R> {
 type R<T> = Result<T, RsdError>;
 
 pub(crate) fn latin1(b: &[u8]) -> String {
+    // ASCII (nearly every line) is the same text in UTF-8: one check and one copy, not a
+    // character at a time.
+    if b.is_ascii() {
+        if let Ok(s) = std::str::from_utf8(b) {
+            return s.to_owned();
+        }
+    }
     b.iter().map(|&c| char::from(c)).collect()
 }
 
@@ -63,7 +98,7 @@ impl<'a, Rec> Scan<'a, Rec> {
             match body {
                 None | Some([b'#', ..]) => self.kept.lines.push(KeptLine::Other(latin1(text))),
                 Some(_) => {
-                    let mut toks = Vec::new();
+                    let mut toks = smallvec::SmallVec::new();
                     let mut i = 0;
                     while i < text.len() {
                         if matches!(text[i], b' ' | b'\t' | b'\r' | b'\n' | 0x1a | 0x0c) {
@@ -80,6 +115,7 @@ impl<'a, Rec> Scan<'a, Rec> {
                     }
                     return Some(DataLine {
                         text,
+                        utf8: std::str::from_utf8(text).ok(),
                         line: self.line,
                         start,
                         toks,
@@ -127,6 +163,15 @@ impl<'a, Rec> Scan<'a, Rec> {
         self.next().ok_or_else(|| self.eof(what))
     }
 
+    /// [`Scan::need`] with the description made only when the file ends (a `format!` per line
+    /// was a tenth of reading a large PLY).
+    fn need_for(&mut self, what: impl FnOnce() -> String) -> R<DataLine<'a>> {
+        match self.next() {
+            Some(d) => Ok(d),
+            None => Err(self.eof(&what())),
+        }
+    }
+
     /// Checks that `d` has exactly `n` tokens.
     fn arity(&self, d: &DataLine<'_>, n: usize, what: &str) -> R<()> {
         if d.toks.len() > n {
@@ -143,7 +188,7 @@ impl<'a, Rec> Scan<'a, Rec> {
     }
 
     fn id(&mut self, tag: &str) -> R<(String, DataLine<'a>)> {
-        let d = self.need(&format!("the ID @{tag}"))?;
+        let d = self.need_for(|| format!("the ID @{tag}"))?;
         let t = d.toks[0].1;
         if t.len() < 4 || t[0] != b'@' || !t[1..4].eq_ignore_ascii_case(&tag.as_bytes()[..3]) {
             return Err(self.err(
@@ -166,11 +211,7 @@ impl<'a, Rec> Scan<'a, Rec> {
 
     fn uint(&self, d: &DataLine<'_>, k: usize, what: &str, max: u64) -> R<u64> {
         let t = d.toks[k].1;
-        let v = std::str::from_utf8(t)
-            .ok()
-            .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|s| s.parse::<u64>().ok());
-        match v {
+        match decimal(t) {
             Some(v) if v <= max => Ok(v),
             Some(v) => Err(self.err_tok(d, k, format!("{what} {v} is larger than {max}"))),
             None => Err(self.err_tok(
@@ -205,8 +246,7 @@ impl<'a, Rec> Scan<'a, Rec> {
 
     fn float(&self, d: &DataLine<'_>, k: usize, what: &str) -> R<f64> {
         let t = d.toks[k].1;
-        std::str::from_utf8(t)
-            .ok()
+        d.tok_str(k)
             .filter(|s| {
                 s.bytes()
                     .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
@@ -228,10 +268,8 @@ impl<'a, Rec> Scan<'a, Rec> {
         let mut at = 0;
         for part in t.split(|&b| b == b',') {
             let num = |s: &[u8], off: usize| -> R<u32> {
-                std::str::from_utf8(s)
-                    .ok()
-                    .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-                    .and_then(|s| s.parse::<u32>().ok())
+                decimal(s)
+                    .and_then(|v| u32::try_from(v).ok())
                     .ok_or_else(|| {
                         self.err(
                             d,
@@ -374,7 +412,7 @@ pub fn read_ply(file: &str, data: &[u8]) -> Result<Ply, RsdError> {
     let triples = |s: &mut Scan<'_, PlyLine>, n: usize, what: &str, normal: bool| {
         let mut out = Vec::with_capacity(s.cap(n));
         for i in 0..n {
-            let d = s.need(&format!("{what} {i} (of {n})"))?;
+            let d = s.need_for(|| format!("{what} {i} (of {n})"))?;
             s.arity(&d, 3, what)?;
             let v = [
                 s.float(&d, 0, what)?,
@@ -397,7 +435,7 @@ pub fn read_ply(file: &str, data: &[u8]) -> Result<Ply, RsdError> {
     let normals = triples(&mut s, counts[1], "normal", true)?;
     let mut polygons = Vec::with_capacity(s.cap(counts[2]));
     for i in 0..counts[2] {
-        let d = s.need(&format!("polygon {i} (of {})", counts[2]))?;
+        let d = s.need_for(|| format!("polygon {i} (of {})", counts[2]))?;
         s.arity(&d, 9, "polygon")?;
         let mut p = PlyPolygon {
             flag: s.hex(&d, 0, "polygon flag")?,
@@ -430,7 +468,7 @@ pub fn read_mat(file: &str, data: &[u8]) -> Result<Mat, RsdError> {
     s.keep(MatLine::Count(n), &d);
     let mut materials = Vec::with_capacity(s.cap(n));
     for i in 0..n {
-        let d = s.need(&format!("MATERIAL descriptor {i} (of {n})"))?;
+        let d = s.need_for(|| format!("MATERIAL descriptor {i} (of {n})"))?;
         let m = material(&s, &d)?;
         s.keep(MatLine::Material(m.clone()), &d);
         materials.push(m);
@@ -557,7 +595,7 @@ pub fn read_grp(file: &str, data: &[u8]) -> Result<Grp, RsdError> {
     s.keep(GrpLine::Count(n), &d);
     let mut groups = Vec::with_capacity(s.cap(n));
     for i in 0..n {
-        let d = s.need(&format!("GROUP descriptor {i} (of {n})"))?;
+        let d = s.need_for(|| format!("GROUP descriptor {i} (of {n})"))?;
         s.arity(&d, 3, "GROUP descriptor's first line")?;
         let name = latin1(d.toks[0].1);
         let nlines = s.uint(&d, 1, "polygon number line count", max)? as usize;
@@ -565,7 +603,7 @@ pub fn read_grp(file: &str, data: &[u8]) -> Result<Grp, RsdError> {
         s.keep(GrpLine::Head(name.clone(), nlines, declared), &d);
         let mut lines = Vec::with_capacity(s.cap(nlines));
         for k in 0..nlines {
-            let d = s.need(&format!("polygon number line {k} of group {name}"))?;
+            let d = s.need_for(|| format!("polygon number line {k} of group {name}"))?;
             let mut set = PolySet::default();
             for t in 0..d.toks.len() {
                 s.polyset(&d, t, &mut set)?;

@@ -47,10 +47,16 @@ fn merge<Rec: PartialEq>(
         canonical(&m, &mut out);
         out.push_str(newline);
     }
+    if out.is_ascii() {
+        return Ok(out.into_bytes());
+    }
     latin1_bytes(&out)
 }
 
 fn latin1_bytes(s: &str) -> Result<Vec<u8>> {
+    if s.is_ascii() {
+        return Ok(s.as_bytes().to_vec());
+    }
     s.chars()
         .map(|c| {
             u8::try_from(u32::from(c)).map_err(|_| Error::Unencodable {
