@@ -48,6 +48,9 @@ def fail(msg):
 
 
 def load_addon():
+    """The add-on (blender/), imported as ``retroanim_blender`` and registered, once."""
+    if "retroanim_blender" in sys.modules:
+        return sys.modules["retroanim_blender"]
     spec = importlib.util.spec_from_file_location(
         "retroanim_blender", HERE.parent / "__init__.py",
         submodule_search_locations=[str(HERE.parent)])

@@ -36,6 +36,8 @@ import sys
 import bpy
 from mathutils import Matrix, Quaternion
 
+from check_addon import load_addon  # this folder is the script's: first on sys.path
+
 TOL = 1e-4
 STRETCH_TOL = 1e-2
 FPS = 60
@@ -148,21 +150,6 @@ def check(gltf, play, addon=None):
     print(f"check_rtm: {label}: {len(frames)} frames, {count} bone poses: {largest}; "
           f"{len(bones)} armature bones, {skinned} skinned meshes")
     return skinned
-
-
-def load_addon():
-    import importlib.util
-    from pathlib import Path
-    if "retroanim_blender" in sys.modules:
-        return
-    here = Path(__file__).resolve().parent
-    spec = importlib.util.spec_from_file_location(
-        "retroanim_blender", here.parent / "__init__.py",
-        submodule_search_locations=[str(here.parent)])
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["retroanim_blender"] = mod
-    spec.loader.exec_module(mod)
-    mod.register()
 
 
 def main():

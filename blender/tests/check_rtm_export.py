@@ -22,7 +22,6 @@ Usage: python3 blender/tests/check_rtm_export.py OUT_DIR P3D RTM [RTM ...]
 Exits 1 on the first failure.
 """
 
-import importlib.util
 import math
 import sys
 from pathlib import Path
@@ -31,8 +30,8 @@ import bpy
 from mathutils import Matrix
 
 import retroanim
+from check_addon import load_addon  # this folder is the script's: first on sys.path
 
-HERE = Path(__file__).resolve().parent
 TOL = 1e-4
 PHASE_TOL = 1e-6
 # Blender's (x, y, z) in the RTM's axes: (-x, z, -y).
@@ -42,17 +41,6 @@ A = Matrix(((-1, 0, 0, 0), (0, 0, 1, 0), (0, -1, 0, 0), (0, 0, 0, 1)))
 def fail(msg):
     print(f"check_rtm_export: FAIL: {msg}", file=sys.stderr)
     sys.exit(1)
-
-
-def load_addon():
-    spec = importlib.util.spec_from_file_location(
-        "retroanim_blender", HERE.parent / "__init__.py",
-        submodule_search_locations=[str(HERE.parent)])
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["retroanim_blender"] = mod
-    spec.loader.exec_module(mod)
-    mod.register()
-    return mod
 
 
 def frames_of(path):
