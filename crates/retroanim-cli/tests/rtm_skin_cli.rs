@@ -1,5 +1,5 @@
 //! `retroanim convert anim.rtm out.glb --p3d model.p3d [--lod N|name]`: the skinned export
-//! from the command line, its notes, and the option errors (nothing written).
+//! from the command line, its notes, and the option errors of RTM → glTF (nothing written).
 
 mod common;
 
@@ -72,6 +72,19 @@ fn options_that_cannot_apply_are_errors_and_write_nothing() {
         (
             vec!["--p3d".into(), rtm.display().to_string()],
             "--p3d needs a P3D model",
+        ),
+        // glTF → RTM's options.
+        (
+            vec!["--start".into(), "0.5".into()],
+            "--start: does not apply to rtm → glb",
+        ),
+        (
+            vec!["--rest".into(), "bind".into()],
+            "--rest: does not apply to rtm → glb",
+        ),
+        (
+            vec!["--rest".into(), "sideways".into()],
+            "invalid value 'sideways'",
         ),
     ] {
         let run = retroanim()
