@@ -112,16 +112,9 @@ pub struct RenderArgs {
     /// The TMD model a TOD animation moves, or the base TMD a VDF/NDF changes.
     #[arg(long, value_name = "M.TMD")]
     pub tmd: Option<PathBuf>,
-    /// VDF/NDF: MIMe key weights as KEY=WEIGHT pairs, comma-separated, 4096 = 1.0 (as `play`
-    /// takes them; keys not named weigh 0): one picture at those weights. Without it, one
-    /// picture per key.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "K=W,...",
-        allow_hyphen_values = true
-    )]
-    pub weights: Vec<String>,
+    /// VDF/NDF: the key weights of the one picture drawn.
+    #[command(flatten)]
+    pub keys: KeyWeights,
     /// A VDF drawn: its NDF (the normal differences of the same keys), played with it.
     #[arg(long, value_name = "DIFF.NDF")]
     pub ndf: Option<PathBuf>,
@@ -345,15 +338,9 @@ pub struct PlayArgs {
         value_name = "W,W,..."
     )]
     pub mime_weights: Vec<f64>,
-    /// VDF/NDF (with --tmd): MIMe key weights as KEY=WEIGHT pairs, comma-separated, 4096 =
-    /// 1.0 (e.g. `0=4096,2=2048`); keys not named weigh 0.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "K=W,...",
-        allow_hyphen_values = true
-    )]
-    pub weights: Vec<String>,
+    /// VDF/NDF (with --tmd): the key weights to play.
+    #[command(flatten)]
+    pub keys: KeyWeights,
     /// HMD: also print the vertices (and normals) as MIMe deforms them, and the shared
     /// (category 1) vertices and normals the pre-calculation primitives compute, in world
     /// coordinates.
@@ -562,6 +549,21 @@ pub struct ConvertArgs {
     /// rate (default 60), --smooth interpolates linearly (default STEP).
     #[arg(long, value_name = "WEIGHTS.JSON")]
     pub mime_weights: Option<PathBuf>,
+}
+
+/// `--weights` of `play` and `render`: the keys of a MIMe VDF/NDF weighed.
+#[derive(Debug, Clone, Default, Args)]
+pub struct KeyWeights {
+    /// VDF/NDF: MIMe key weights as KEY=WEIGHT pairs, comma-separated, 4096 = 1.0 (e.g.
+    /// `0=4096,2=2048`); keys not named weigh 0. `render` draws one picture at these weights
+    /// (without them, one picture per key).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "K=W,...",
+        allow_hyphen_values = true
+    )]
+    pub weights: Vec<String>,
 }
 
 /// `--rest`.

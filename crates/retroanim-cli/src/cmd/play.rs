@@ -32,7 +32,7 @@ fn play(args: &PlayArgs, out: &mut Stream, mut lines: Option<&mut JsonLines>) ->
     if let Some(format) = super::play_mime::diff_format(&args.file)? {
         return super::play_mime::run(args, format, out, lines);
     }
-    if !args.weights.is_empty() {
+    if !args.keys.weights.is_empty() {
         bail!(
             "{}: --weights is for MIMe difference files (VDF, NDF) with --tmd; HMD MIMe takes --mime-weights",
             args.file.display()
@@ -211,7 +211,7 @@ pub(super) fn first_flag_not_in(args: &PlayArgs, takes: &[&str]) -> Option<&'sta
         ("--intr-idx", args.intr_idx.is_some()),
         ("--aframe", args.aframe.is_some()),
         ("--mime-weights", !args.mime_weights.is_empty()),
-        ("--weights", !args.weights.is_empty()),
+        ("--weights", !args.keys.weights.is_empty()),
         ("--vertices", args.vertices),
         ("--phase", args.phase.is_some()),
         ("--step", args.step),

@@ -45,7 +45,7 @@ pub fn run(
     let d = super::load_diff(Some(&args.file), format)?.expect("a path was given");
     let normals = format == Format::Ndf;
     mime::check_against(&d, &tmd, format).with_context(|| args.file.display().to_string())?;
-    let w = super::mime_weights(&args.weights, d.blocks.len())?;
+    let w = super::mime_weights(&args.keys.weights, d.blocks.len())?;
     let played = mime::play_on(&d, &tmd, normals, &w);
     let what = if normals { "normals" } else { "vertices" };
     for (o, vs) in played.iter().enumerate() {

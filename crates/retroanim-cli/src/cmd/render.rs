@@ -105,7 +105,7 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
         None => data,
     };
     // --weights need the key count: the file is read as the difference file it is named.
-    if !args.weights.is_empty() {
+    if !args.keys.weights.is_empty() {
         let d = match opts.input {
             Input::Named(f) => super::load_diff(Some(&args.file), f)?,
             _ => None,
@@ -116,7 +116,7 @@ pub fn run(args: &RenderArgs) -> Result<Outcome> {
                 args.file.display()
             );
         };
-        opts.weights = Some(super::mime_weights(&args.weights, d.blocks.len())?);
+        opts.weights = Some(super::mime_weights(&args.keys.weights, d.blocks.len())?);
     }
     // A file render does not draw: say what it is and what would work, as `play` does.
     if let Some(found) = retroanim::detect(&data).filter(|f| {
