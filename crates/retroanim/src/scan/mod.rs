@@ -36,6 +36,7 @@ pub mod lenient;
 mod loose;
 pub mod lzss;
 pub mod pbo;
+mod pretest;
 pub mod ram;
 pub mod raw;
 pub mod savestate;
