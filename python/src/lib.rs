@@ -8,14 +8,16 @@
 
 mod assemble;
 mod output;
+mod play;
 mod rsd;
+mod scan;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use retroanim::convert::{self, Options};
-use retroanim::formats::{hmd, tod};
+use retroanim::formats::tod;
 use retroanim::{Format, Limits};
 
 create_exception!(
@@ -538,213 +540,6 @@ fn tods_of(ms: &[PyRef<'_, PyModel>]) -> PyResult<Vec<tod::Tod>> {
         .collect()
 }
 
-/// Plays a TOD (after `after`, driving `tmd`) and returns the JSON `play --json` prints.
-/// `last = None` plays to the end (refused past the playback limit, as the CLI does).
-#[pyfunction]
-#[pyo3(signature = (model, tmd, after, first, last))]
-fn play_tod(
-    py: Python<'_>,
-    model: &PyModel,
-    tmd: Option<PyRef<'_, PyModel>>,
-    after: Vec<PyRef<'_, PyModel>>,
-    first: u32,
-    last: Option<u32>,
-) -> PyResult<Py<PyAny>> {
-    let retroanim::Model::Tod(anim) = &model.inner else {
-        return Err(option_error("model", "play_tod needs a TOD"));
-    };
-    let tmd = tmd.as_deref().map(tmd_of).transpose()?;
-    let before = tods_of(&after)?;
-    let mut player = None::<tod::Player>;
-    for t in &before {
-        let mut p = match player.take() {
-            None => tod::Player::new(t, tmd.as_ref()),
-            Some(p) => p.then(t),
-        };
-        p.seek(u32::MAX);
-        player = Some(p);
-    }
-    let mut player = match player {
-        None => tod::Player::new(anim, tmd.as_ref()),
-        Some(p) => p.then(anim),
-    };
-    if last.is_none() {
-        Limits::default()
-            .steps(None, "playback ticks", player.tick_bound())
-            .map_err(to_py)?;
-    }
-    let last = last.unwrap_or(u32::MAX);
-    player.seek(first);
-    let mut poses = Vec::new();
-    while player.frame() <= last {
-        if player.frame() >= first {
-            poses.push(player.pose());
-        }
-        if !player.advance() {
-            break;
-        }
-    }
-    let out = serde_json::json!({
-        "resolution": anim.header.resolution,
-        "seconds_per_frame": anim.ticks_per_frame() as f64 / 60.0,
-        "frames": poses,
-        "notes": player.notes(),
-    });
-    json_of(py, &out)
-}
-
-/// Plays MIMe differences (a VDF or NDF `model`) onto `tmd` with one weight per key (4096 =
-/// 1.0), as `play DIFF --tmd BASE --weights` does (`retroanim::formats::mime::play`): per
-/// object, its vertices (an NDF: normals) as `[x, y, z]`. A block that does not fit the TMD is
-/// a `MalformedError` naming its offset.
-#[pyfunction]
-fn play_mime(model: &PyModel, tmd: &PyModel, weights: Vec<i32>) -> PyResult<Vec<Vec<[i16; 3]>>> {
-    use retroanim::formats::mime;
-    let (d, format) = match &model.inner {
-        retroanim::Model::Vdf(d) => (d, Format::Vdf),
-        retroanim::Model::Ndf(d) => (d, Format::Ndf),
-        other => {
-            return Err(option_error(
-                "model",
-                &format!("a {} model; play_mime needs a VDF or NDF", other.format()),
-            ))
-        }
-    };
-    let base = tmd_of(tmd)?;
-    mime::check_against(d, &base, format).map_err(to_py)?;
-    if weights.len() != d.blocks.len() {
-        return Err(option_error(
-            "weights",
-            &format!(
-                "{} weights, but the {format} has {} keys",
-                weights.len(),
-                d.blocks.len()
-            ),
-        ));
-    }
-    Ok(mime::play_on(d, &base, format == Format::Ndf, &weights)
-        .iter()
-        .map(|o| o.iter().map(|v| [v.x, v.y, v.z]).collect())
-        .collect())
-}
-
-/// Plays an RTM: every frame (or only `phase`), each bone's matrix as `play --json` prints it.
-/// `skeleton`: a `model.cfg`'s text, whose skeleton places a BMTR's parent-relative bones.
-#[pyfunction]
-#[pyo3(signature = (model, phase=None, step=false, skeleton=None))]
-fn play_rtm(
-    py: Python<'_>,
-    model: &PyModel,
-    phase: Option<f32>,
-    step: bool,
-    skeleton: Option<String>,
-) -> PyResult<Py<PyAny>> {
-    use retroanim::formats::rtm::skeleton as cfg;
-    let retroanim::Model::Rtm(r) = &model.inner else {
-        return Err(option_error("model", "play_rtm needs an RTM"));
-    };
-    let skeletons = skeleton
-        .map(|text| cfg::parse_model_cfg(&text))
-        .transpose()
-        .map_err(to_py)?;
-    let names = r.bone_names();
-    let chosen = match &skeletons {
-        None => None,
-        Some(list) => Some(cfg::best(list, &names).ok_or_else(|| {
-            option_error(
-                "skeleton",
-                &format!(
-                    "none of its {} skeletons names any of the RTM's {} bones",
-                    list.len(),
-                    names.len()
-                ),
-            )
-        })?),
-    };
-    let (m, notes) = r.to_mlod(chosen);
-    let m = &*m;
-    let phases: Vec<(Option<usize>, f32)> = match phase {
-        Some(p) => vec![(None, p)],
-        None => m
-            .frames
-            .iter()
-            .enumerate()
-            .map(|(f, fr)| (Some(f), fr.phase))
-            .collect(),
-    };
-    let opts = retroanim::formats::rtm::PlayOptions { with_step: step };
-    let mut frames = Vec::with_capacity(phases.len());
-    for (frame, p) in phases {
-        let pose = retroanim::formats::rtm::pose(m, p, opts).map_err(to_py)?;
-        let bones: Vec<_> = m
-            .bones
-            .iter()
-            .zip(&pose)
-            .map(|(b, mx)| serde_json::json!({ "name": b.name, "matrix": mx }))
-            .collect();
-        frames.push(serde_json::json!({ "frame": frame, "phase": p, "bones": bones }));
-    }
-    let notes: Vec<_> = notes.iter().map(|n| (n.code, &n.message)).collect();
-    json_of(
-        py,
-        &serde_json::json!({ "displacement": m.displacement, "frames": frames, "notes": notes }),
-    )
-}
-
-/// Plays an HMD as libhmd does: frames `first..=last` (default: until every sequence has
-/// stopped, at most 600 frames, as the CLI does).
-#[pyfunction]
-#[pyo3(signature = (
-    model, first, last, sequence=None, stream_id=None, speed=None, intr_idx=None, aframe=None
-))]
-#[allow(clippy::too_many_arguments)]
-fn play_hmd(
-    py: Python<'_>,
-    model: &PyModel,
-    first: u64,
-    last: Option<u64>,
-    sequence: Option<usize>,
-    stream_id: Option<u8>,
-    speed: Option<f64>,
-    intr_idx: Option<u16>,
-    aframe: Option<u16>,
-) -> PyResult<Py<PyAny>> {
-    let retroanim::Model::Hmd(h) = &model.inner else {
-        return Err(option_error("model", "play_hmd needs an HMD"));
-    };
-    if stream_id.is_some_and(|s| s > 127) {
-        return Err(option_error("stream-id", "stream IDs are 0..=127"));
-    }
-    let speed = speed
-        .map(retroanim::convert::speed_code)
-        .transpose()
-        .map_err(to_py)?;
-    let options = hmd::PlayOptions {
-        sequence,
-        stream_id,
-        speed,
-        intr_idx,
-        aframe,
-        ..hmd::PlayOptions::default()
-    };
-    let mut player = hmd::Player::start(h, &options).map_err(to_py)?;
-    let until = last.unwrap_or(599);
-    let mut frames = Vec::new();
-    for n in 0..=until {
-        player.step().map_err(to_py)?;
-        if n >= first {
-            frames.push(player.frame());
-        }
-        if last.is_none() && player.finished() {
-            break;
-        }
-    }
-    json_of(
-        py,
-        &serde_json::json!({ "format": "hmd", "frames": frames }),
-    )
-}
-
 /// What [`convert_model`] returns: the bytes, the target's name, the notes as (code, message),
 /// and the files that go beside the output as (suffix, format name, bytes, path beside `out`).
 type Converted<'py> = (
@@ -932,191 +727,6 @@ fn convert_model<'py>(
 }
 
 /// The compiled half of the `retroanim` package.
-/// One asset the scanner found (see `retroanim scan --json`).
-#[pyclass(name = "Find", module = "retroanim", frozen)]
-struct PyFind {
-    inner: retroanim::scan::Find,
-}
-
-#[pymethods]
-impl PyFind {
-    /// The input path it was found under.
-    #[getter]
-    fn path(&self) -> &str {
-        &self.inner.path
-    }
-
-    /// The file holding it: the input, or `input:/PATH/IN/IMAGE`.
-    #[getter]
-    fn container(&self) -> &str {
-        &self.inner.container
-    }
-
-    /// Byte offset in its container.
-    #[getter]
-    fn offset(&self) -> u64 {
-        self.inner.offset
-    }
-
-    /// Byte offset in the disc image file, or `None` outside disc images.
-    #[getter]
-    fn image_offset(&self) -> Option<u64> {
-        self.inner.image_offset
-    }
-
-    /// Format name.
-    #[getter]
-    fn format(&self) -> &'static str {
-        self.inner.format.name()
-    }
-
-    /// Size in bytes, from its own structure.
-    #[getter]
-    fn size(&self) -> u64 {
-        self.inner.size
-    }
-
-    /// `"clean"` or `"warnings"`.
-    #[getter]
-    fn status(&self) -> PyResult<String> {
-        match serde_json::to_value(self.inner.status) {
-            Ok(serde_json::Value::String(s)) => Ok(s),
-            _ => Err(RetroanimError::new_err("cannot name the status")),
-        }
-    }
-
-    /// The whole record as `retroanim scan --json` prints it (a dict: `summary`,
-    /// `tmd_candidates`, `contains`, ...).
-    fn record(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        json_of(py, &self.inner)
-    }
-
-    /// The find's bytes, read again from its container (identical to `--extract`).
-    fn data<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = self.inner.bytes().map_err(to_py)?;
-        Ok(PyBytes::new(py, &bytes))
-    }
-
-    /// The find read into its format's model.
-    fn read(&self) -> PyResult<PyModel> {
-        // A damaged length field (a lenient find) read as the data shows it, as the CLI does.
-        let bytes = self.inner.readable_bytes().map_err(to_py)?;
-        let inner = retroanim::read_as(&bytes, Some(self.inner.format), &Limits::default())
-            .map_err(to_py)?;
-        Ok(PyModel {
-            inner,
-            size: bytes.len(),
-        })
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "<retroanim.Find {} {} bytes at {}@{}>",
-            self.inner.format, self.inner.size, self.inner.container, self.inner.offset
-        )
-    }
-}
-
-/// Scans files, folders and containers; returns the finds and the summary dict. With `report`,
-/// also writes the browsable report there (`retroanim::gallery`) and adds `report` to the
-/// summary: `index` (index.html's path), `assets`, `files` and `notes`.
-#[pyfunction]
-#[pyo3(signature = (paths, formats=None, align=4, min_size=0, report=None, force=false))]
-fn scan(
-    py: Python<'_>,
-    paths: Vec<std::path::PathBuf>,
-    formats: Option<Vec<String>>,
-    align: u64,
-    min_size: u64,
-    report: Option<std::path::PathBuf>,
-    force: bool,
-) -> PyResult<(Vec<PyFind>, Py<PyAny>)> {
-    let mut opts = retroanim::scan::ScanOptions::new(&formats.unwrap_or_default(), align, min_size)
-        .map_err(to_py)?;
-    // A savestate's VRAM textures the models of its RAM, as in `retroanim scan`: cut as each
-    // savestate is scanned, and released.
-    opts.vram_cutter = Some(retroanim::assemble::savestate_vram_cutter());
-    let (report, written) = py.detach(|| {
-        let found = retroanim::scan::scan_paths(&paths, &opts);
-        let written = report.as_ref().map(|dir| {
-            retroanim::gallery::write_report(
-                &found,
-                &paths,
-                dir,
-                &retroanim::gallery::Options {
-                    force,
-                    ..Default::default()
-                },
-            )
-            .map(|w| (dir.join("index.html"), w))
-        });
-        (found, written)
-    });
-    let mut summary_value = report.summary();
-    if let Some(w) = written {
-        let (index, w) = w.map_err(to_py)?;
-        summary_value["report"] = serde_json::json!({
-            "index": index.display().to_string(),
-            "assets": w.index.assets.len(),
-            "files": w.files,
-            "notes": w.index.notes,
-        });
-    }
-    let summary = json_of(py, &summary_value)?;
-    let finds = report
-        .finds
-        .into_iter()
-        .map(|inner| PyFind { inner })
-        .collect();
-    Ok((finds, summary))
-}
-
-/// Puts assets back into a disc image, PBO archive or file (as `retroanim patch`): each
-/// replacement is `(place, bytes)`; returns a dict of `changes`, `notes`, `grown`, `written`.
-#[pyfunction]
-#[pyo3(signature = (image, replacements, out, force=false, dry_run=false))]
-fn patch(
-    py: Python<'_>,
-    image: std::path::PathBuf,
-    replacements: Vec<(String, Vec<u8>)>,
-    out: std::path::PathBuf,
-    force: bool,
-    dry_run: bool,
-) -> PyResult<Py<PyAny>> {
-    use retroanim::patch::{Options, Replacement};
-    let reps: Vec<Replacement> = replacements
-        .into_iter()
-        .map(|(place, data)| Replacement { place, data })
-        .collect();
-    let opts = Options {
-        force,
-        dry_run,
-        replace: force,
-    };
-    let done = py
-        .detach(|| retroanim::patch::patch(&image, &reps, &out, opts))
-        .map_err(to_py)?;
-    let changes: Vec<serde_json::Value> = done
-        .changes
-        .iter()
-        .map(|c| {
-            serde_json::json!({
-                "place": c.place, "format": c.format.name(), "old_size": c.old_size,
-                "new_size": c.new_size, "how": c.how,
-            })
-        })
-        .collect();
-    json_of(
-        py,
-        &serde_json::json!({
-            "changes": changes,
-            "notes": done.notes,
-            "grown": done.grown,
-            "written": done.written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-        }),
-    )
-}
-
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -1126,14 +736,14 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_file, m)?)?;
     m.add_function(wrap_pyfunction!(targets, m)?)?;
     m.add_function(wrap_pyfunction!(render_bytes, m)?)?;
-    m.add_function(wrap_pyfunction!(play_tod, m)?)?;
-    m.add_function(wrap_pyfunction!(play_mime, m)?)?;
-    m.add_function(wrap_pyfunction!(play_hmd, m)?)?;
-    m.add_function(wrap_pyfunction!(play_rtm, m)?)?;
+    m.add_function(wrap_pyfunction!(play::play_tod, m)?)?;
+    m.add_function(wrap_pyfunction!(play::play_mime, m)?)?;
+    m.add_function(wrap_pyfunction!(play::play_hmd, m)?)?;
+    m.add_function(wrap_pyfunction!(play::play_rtm, m)?)?;
     m.add_function(wrap_pyfunction!(convert_model, m)?)?;
-    m.add_class::<PyFind>()?;
-    m.add_function(wrap_pyfunction!(scan, m)?)?;
-    m.add_function(wrap_pyfunction!(patch, m)?)?;
+    m.add_class::<scan::PyFind>()?;
+    m.add_function(wrap_pyfunction!(scan::scan, m)?)?;
+    m.add_function(wrap_pyfunction!(scan::patch, m)?)?;
     m.add_class::<assemble::PyAssembly>()?;
     m.add_function(wrap_pyfunction!(assemble::assemble, m)?)?;
     m.add_function(wrap_pyfunction!(output::write_outputs, m)?)?;
