@@ -413,8 +413,9 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
         # As the CLI does: an RSD names its parts after the output (out.rsd → out.ply, out.mat).
         name = out_path.stem
     if name is None and path is not None:
-        # As the CLI does: the output scene (of a point cache) is named after its file.
-        name = path.stem
+        # As the CLI does: the output scene (an RTM's, a point cache's) is named after its
+        # file, an extracted find as the find it was cut from.
+        name = _native.scene_name(os.fspath(path))
     data, fmt, notes, extras = _native.convert_model(
         src, target, from_=from_, axes=axes, scale=scale, fps=fps, duration=duration,
         smooth=smooth, tmd=None if tmd is None else _model(tmd), after=[_model(a) for a in after],

@@ -505,6 +505,13 @@ fn render_bytes(
     Ok((r.bytes, r.frames, notes))
 }
 
+/// The name a conversion gives what it makes of the file at `path` (as the CLI, scan and the
+/// report name it: `retroanim::assemble::Source::name_of_file`).
+#[pyfunction]
+fn scene_name(path: &str) -> String {
+    retroanim::assemble::Source::name_of_file(path)
+}
+
 /// The formats `format` converts to.
 #[pyfunction]
 fn targets(format: &str) -> PyResult<Vec<&'static str>> {
@@ -735,6 +742,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(read_file, m)?)?;
     m.add_function(wrap_pyfunction!(targets, m)?)?;
+    m.add_function(wrap_pyfunction!(scene_name, m)?)?;
     m.add_function(wrap_pyfunction!(render_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(play::play_tod, m)?)?;
     m.add_function(wrap_pyfunction!(play::play_mime, m)?)?;

@@ -3,10 +3,9 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{corpus, retroanim, succeed};
+use common::{convert_r, corpus, files, retroanim, succeed};
 use serde_json::Value;
 
 fn sample(name: &str) -> PathBuf {
@@ -36,37 +35,8 @@ fn pack(parts: &[&[u8]]) -> (Vec<u8>, Vec<u64>) {
     (out, at)
 }
 
-/// Every file below `dir` ending in `ext`, by its path below `dir`.
-fn files(dir: &Path, ext: &str) -> BTreeMap<String, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, ext: &str, out: &mut BTreeMap<String, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(root, &p, ext, out);
-            } else if p.to_string_lossy().ends_with(ext) {
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-                out.insert(rel, read(&p));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, dir, ext, &mut out);
-    out
-}
-
 /// A folder with a pack holding an animation and its model, and another pack holding the
 /// same model: the pack of the animation is the evidence that picks its model.
-/// `convert -r DIR --out-dir OUT`, which must succeed; its output.
-fn convert_r(dir: impl AsRef<Path>, out: impl AsRef<Path>) -> std::process::Output {
-    succeed(
-        retroanim()
-            .args(["convert", "-r"])
-            .arg(dir.as_ref())
-            .arg("--out-dir")
-            .arg(out.as_ref()),
-    )
-}
-
 fn packs(dir: &Path) -> PathBuf {
     let folder = dir.join("STG00");
     std::fs::create_dir_all(&folder).unwrap();

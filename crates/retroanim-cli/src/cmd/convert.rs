@@ -285,7 +285,11 @@ fn one(
                 }
             }
             if opts.name.is_none() {
-                opts.name = input.file_stem().map(|s| s.to_string_lossy().into_owned());
+                // Named as scan and the report name the same asset (an extracted find as the
+                // find it was cut from).
+                opts.name = Some(retroanim::assemble::Source::name_of_file(
+                    &input.to_string_lossy(),
+                ));
             }
             let done = match &rsd_set {
                 Some(set) => convert::rsd::convert_set(set, target, &opts),

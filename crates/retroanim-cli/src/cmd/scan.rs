@@ -734,7 +734,10 @@ fn convert_find(
     if !retroanim::convert::targets(model.format()).contains(&to) || to == Format::Json {
         return Ok(Ok(None));
     }
-    let mut opts = retroanim::convert::Options::default();
+    let mut opts = retroanim::convert::Options {
+        name: Some(asset.source.name()),
+        ..Default::default()
+    };
     let mut notes = Vec::new();
     if matches!(to, Format::Glb | Format::Gltf) {
         notes = assembly.pair_asset(asset, &mut opts)?;

@@ -200,3 +200,37 @@ pub fn raw_disc(tree: &Path, iso: &Path, bin: &Path, extra: &[&str], what: &str)
     retroanim::scan::raw::write_mode2_image(&mut input, &mut out).unwrap();
     true
 }
+
+/// Every file below `dir` ending in `ext`, by its path below `dir`.
+pub fn files(dir: &Path, ext: &str) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fn walk(
+        root: &Path,
+        dir: &Path,
+        ext: &str,
+        out: &mut std::collections::BTreeMap<String, Vec<u8>>,
+    ) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, ext, out);
+            } else if p.to_string_lossy().ends_with(ext) {
+                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(dir, dir, ext, &mut out);
+    out
+}
+
+/// `convert -r DIR --out-dir OUT`, which must succeed; its output.
+pub fn convert_r(dir: impl AsRef<Path>, out: impl AsRef<Path>) -> std::process::Output {
+    succeed(
+        retroanim()
+            .args(["convert", "-r"])
+            .arg(dir.as_ref())
+            .arg("--out-dir")
+            .arg(out.as_ref()),
+    )
+}

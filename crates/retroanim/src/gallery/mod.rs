@@ -369,6 +369,7 @@ fn convert_card(
 ) -> Result<()> {
     let copts = crate::convert::Options {
         limits: opts.limits,
+        name: Some(paired.asset.source.name()),
         ..Default::default()
     };
     match model.format() {
@@ -428,49 +429,62 @@ fn convert_card(
                 }
             }
             if opts.glb {
-                let copts = pairs::convert_options(
-                    paired.assembly,
-                    paired.asset,
-                    copts,
-                    &mut asset.warnings,
-                );
-                let missing = paired.assembly.missing_model(paired.asset, &copts);
-                let written = match (missing, model) {
-                    (Some(why), _) => Err(format!(
-                        "{} ({why})",
-                        crate::assemble::without_model(model.format())
-                    )),
-                    (None, Model::Tod(anim)) if copts.tod.tmd.is_some() => {
-                        crate::convert::tod_gltf_parts(anim, &copts)
-                            .map_err(|e| e.to_string())
-                            .map(|(parts, notes)| {
-                                shared::gltf(&parts, &asset.id, |rel, bytes| {
-                                    paired.put(out, rel, bytes)
-                                })
-                                .map(|path| (path, notes))
-                            })
-                    }
-                    (None, _) => crate::convert::convert(model, Format::Glb, &copts)
-                        .map_err(|e| e.to_string())
-                        .map(|c| {
-                            paired
-                                .put(out, format!("glb/{}.glb", asset.id), &c.bytes)
-                                .map(|path| (path, c.notes))
-                        }),
-                };
-                match written {
-                    Ok(written) => {
-                        let (glb, notes) = written?;
-                        asset
-                            .warnings
-                            .extend(notes.iter().map(|n| format!("GLB: {n}")));
-                        asset.glb = Some(glb);
-                    }
-                    Err(e) => asset.warnings.push(format!("no GLB: {e}")),
-                }
+                glb_card(model, asset, paired, out, copts)?;
+            }
+        }
+        Format::Rtm => {
+            asset.no_preview =
+                Some("an animation of bones alone, with no model to draw: see its GLB".into());
+            if opts.glb {
+                glb_card(model, asset, paired, out, copts)?;
             }
         }
         _ => asset.no_preview = Some("no picture for this kind".into()),
+    }
+    Ok(())
+}
+
+/// The asset's GLB (`glb/ID.glb`, or for a TOD on its model `glb/ID.gltf` with its model part
+/// shared), converted with the options its pairing gives; a failure is a warning on the card.
+fn glb_card(
+    model: &Model,
+    asset: &mut Asset,
+    paired: &Paired<'_>,
+    out: &Out,
+    copts: crate::convert::Options,
+) -> Result<()> {
+    let copts = pairs::convert_options(paired.assembly, paired.asset, copts, &mut asset.warnings);
+    let missing = paired.assembly.missing_model(paired.asset, &copts);
+    let written = match (missing, model) {
+        (Some(why), _) => Err(format!(
+            "{} ({why})",
+            crate::assemble::without_model(model.format())
+        )),
+        (None, Model::Tod(anim)) if copts.tod.tmd.is_some() => {
+            crate::convert::tod_gltf_parts(anim, &copts)
+                .map_err(|e| e.to_string())
+                .map(|(parts, notes)| {
+                    shared::gltf(&parts, &asset.id, |rel, bytes| paired.put(out, rel, bytes))
+                        .map(|path| (path, notes))
+                })
+        }
+        (None, _) => crate::convert::convert(model, Format::Glb, &copts)
+            .map_err(|e| e.to_string())
+            .map(|c| {
+                paired
+                    .put(out, format!("glb/{}.glb", asset.id), &c.bytes)
+                    .map(|path| (path, c.notes))
+            }),
+    };
+    match written {
+        Ok(written) => {
+            let (glb, notes) = written?;
+            asset
+                .warnings
+                .extend(notes.iter().map(|n| format!("GLB: {n}")));
+            asset.glb = Some(glb);
+        }
+        Err(e) => asset.warnings.push(format!("no GLB: {e}")),
     }
     Ok(())
 }

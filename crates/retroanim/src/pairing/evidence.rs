@@ -40,6 +40,40 @@ impl Source {
         }
     }
 
+    /// The asset's name, as conversions name what they make of it (an RTM's glTF scene and
+    /// animation, a point cache's objects): the file name of its [`Source::origin`] without its
+    /// last extension, followed by `@OFFSET` when the asset does not start its container
+    /// (`anim/drink.rtm` → `drink`; `DATA.BIN` at 4660 → `DATA@4660`). A file `scan --extract`
+    /// wrote (`drink.rtm@0.rtm`) names itself as the find it was cut from, so every road
+    /// (scan, extract, convert, report) names an asset alike.
+    pub fn name(&self) -> String {
+        let (container, offset) = self.origin();
+        let c = container.strip_suffix(['/', '\\']).unwrap_or(container);
+        let file = match c.rfind(['/', '\\', ':']) {
+            Some(i) => &c[i + 1..],
+            None => c,
+        };
+        let stem = match file.rfind('.') {
+            Some(i) if i > 0 => &file[..i],
+            _ => file,
+        };
+        match offset {
+            0 => stem.to_string(),
+            at => format!("{stem}@{at}"),
+        }
+    }
+
+    /// The file name of a file read whole, as [`Source::name`] names it.
+    pub fn name_of_file(path: &str) -> String {
+        Source {
+            path: path.to_string(),
+            container: path.to_string(),
+            offset: 0,
+            size: 0,
+        }
+        .name()
+    }
+
     /// The container's file name without its extensions, upper-cased (`TE.TMD` → `TE`;
     /// `M001.LBD@0x782c.TOD` → `M001`).
     pub fn stem(&self) -> String {
