@@ -48,7 +48,9 @@
 //! still guarded by the address-table checks above. Other Arma versions are refused at the
 //! version field: the model info changes with nearly every version and only 50 and 73 were
 //! checked. UVs (packed per-vertex into the UV set's range) are not decoded; the mesh export
-//! leaves them out.
+//! leaves them out. The mesh view ([`super::OdolMesh`]) also decodes the named selections,
+//! the LOD's sub-skeleton map and the vertex bone references, and [`super::Odol::skeleton`]
+//! the model info's skeleton (records in `odol_skin.rs`).
 
 use std::borrow::Cow;
 
