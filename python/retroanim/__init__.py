@@ -388,8 +388,8 @@ def convert(source: Source, target: str, out: Union[None, str, "os.PathLike[str]
     MIMe vertex and normal differences as morph targets, as ``--vdf``/``--ndf``; paths and bytes
     are read as VDF/NDF) and ``mime_weights`` (frames of one integer weight per key, 4096 = 1.0:
     a weights animation, as ``--mime-weights``); glTF → ``"vdf"``/``"ndf"`` takes the base ``tmd``;
-    ``p3d`` (RTM → glTF: the MLOD model whose LOD, ``lod`` or the first naming a bone, becomes a
-    mesh skinned to the bones, as ``--p3d``); ``start`` and ``rest`` (glTF → RTM: the animation
+    ``p3d`` (RTM → glTF: the MLOD or ODOL model whose LOD, ``lod`` or the first naming a bone,
+    becomes a mesh skinned to the bones, as ``--p3d``); ``start`` and ``rest`` (glTF → RTM: the animation
     time of phase 0, and ``"origin"`` or ``"bind"``, the pose the matrices are relative to, as
     ``--start`` and ``--rest``); ``name`` names the output scene. Files an option
     names may be paths, bytes or models. An option the conversion does

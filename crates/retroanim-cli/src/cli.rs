@@ -468,8 +468,9 @@ pub struct ConvertArgs {
     /// naming most of the RTM's bones); without it the joints are flat.
     #[arg(long, value_name = "MODEL.CFG")]
     pub skeleton: Option<PathBuf>,
-    /// RTM → glTF: the P3D model (an editable MLOD) the animation moves: its LOD (--lod, default
-    /// the first whose named selections name a bone) becomes a mesh skinned to the joints.
+    /// RTM → glTF: the P3D model (MLOD or binarised ODOL) the animation moves: its LOD (--lod,
+    /// default the first whose named selections, or an Arma ODOL's skeleton bones, name a bone)
+    /// becomes a mesh skinned to the joints.
     #[arg(long, value_name = "MODEL.P3D")]
     pub p3d: Option<PathBuf>,
     /// Axes: `default` or `raw` (coordinates as stored). P3D: point caches in Arma 3 Object

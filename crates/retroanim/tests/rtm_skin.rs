@@ -415,30 +415,23 @@ fn what_cannot_be_skinned_is_an_error_naming_the_option() {
         Err(Error::Option { option, .. }) => assert_eq!(option, "p3d"),
         other => panic!("{other:?}"),
     }
-    // Binarised models, Arma's and OFP's: the error says what is not read, and for which
-    // version.
-    for (file, says) in [
-        (
-            "pharma/models/iv/kat_iv.p3d",
-            "(ODOL v73: they are walked but not decoded",
-        ),
-        (
-            "fixtures/p3d/animated_morph_odol.p3d",
-            "(ODOL v7: ODOL v7 keeps them with one weight byte per vertex",
-        ),
+    // Binarised models whose selections name none of the RTM's bones (KAM's v73 model has
+    // none, the CWR-CE v7 fixture one): the same error as for an MLOD, through the option
+    // table and the library call.
+    for file in [
+        "pharma/models/iv/kat_iv.p3d",
+        "fixtures/p3d/animated_morph_odol.p3d",
     ] {
         if let Some(path) = common::corpus_file("p3d-odol", file) {
             let odol = p3d::read(&std::fs::read(path).unwrap()).unwrap();
             let (o, what) = option(&with_p3d(odol.clone()));
             assert_eq!(o, "p3d");
-            assert!(
-                what.contains("an ODOL P3D's named selections are not read for skinning"),
-                "{what}"
-            );
-            assert!(what.contains(says), "{what}");
-            // The library call without the option table says the same.
-            let e = rtm::skinned_scene(&hand_rtm(), &odol, 0, &Default::default()).unwrap_err();
-            assert!(e.to_string().contains(says), "{e}");
+            assert!(what.contains("no named selection of its"), "{what}");
+            assert!(what.contains("Pelvis"), "{what}");
+            let (scene, notes) =
+                rtm::skinned_scene(&hand_rtm(), &odol, 0, &Default::default()).unwrap();
+            assert_eq!(scene.skins.len(), 1);
+            assert!(notes.iter().any(|n| n.code == "bones-without-selection"));
         }
     }
 }

@@ -3,9 +3,11 @@
 //!
 //! - RTM → glTF/GLB: one joint per bone, flat or under `--skeleton` (a `model.cfg`'s
 //!   `CfgSkeletons`; the skeleton naming most of the RTM's bones is used), one animation of
-//!   phase × `--duration` seconds (default 1). With `--p3d model.p3d` (an MLOD) one LOD
-//!   (`--lod`, default the first whose named selections name a bone) is added as a mesh
-//!   skinned to the joints ([`crate::formats::rtm::skinned_scene`]). A BMTR is decoded first
+//!   phase × `--duration` seconds (default 1). With `--p3d model.p3d` (MLOD or ODOL) one LOD
+//!   (`--lod`, default the first whose named selections — or an Arma ODOL's skeleton bones —
+//!   name a bone) is added as a mesh skinned to the joints
+//!   ([`crate::formats::rtm::skinned_scene`]); without `--skeleton`, an Arma ODOL's own
+//!   skeleton, when it names a bone, gives the hierarchy. A BMTR is decoded first
 //!   ([`crate::formats::rtm::Rtm::to_mlod`]): its parent-relative transforms are composed
 //!   through the same skeleton.
 //! - glTF/GLB → RTM: the first animation (or `--animation N`), its bones' world matrices at
@@ -40,8 +42,20 @@ pub(super) fn to_gltf(
     refuse_invalid(model)?;
     let names = r.bone_names();
     let mut notes = Vec::new();
+    let own = odol_skeleton(opts, &names);
+    if let Some(s) = &own {
+        notes.push(super::Note {
+            code: "skeleton-from-p3d",
+            message: format!(
+                "the bone hierarchy is the --p3d model's skeleton \"{}\" ({} of its {} bones are the RTM's)",
+                s.name,
+                s.covers(&names),
+                s.bones.len()
+            ),
+        });
+    }
     let skeleton = match &opts.rtm.skeletons {
-        None => None,
+        None => own.as_ref(),
         Some(list) => match skeleton::best(list, &names) {
             Some(s) => Some(s),
             None => {
@@ -80,6 +94,22 @@ pub(super) fn to_gltf(
     ))
 }
 
+/// Without `--skeleton`: the skeleton of an Arma ODOL given with `--p3d`, when it names at
+/// least one of the RTM's bones.
+fn odol_skeleton(opts: &Options, names: &[&str]) -> Option<rtm::Skeleton> {
+    use crate::formats::p3d::P3d;
+    let (None, Some(P3d::Odol(o))) = (&opts.rtm.skeletons, &opts.rtm.p3d) else {
+        return None;
+    };
+    let s = o.skeleton().ok().flatten()?;
+    let text = |t: &crate::formats::p3d::Text| t.lossy();
+    let s = rtm::Skeleton {
+        name: text(&s.name),
+        bones: s.bones.iter().map(|(b, p)| (text(b), text(p))).collect(),
+    };
+    (s.covers(names) > 0).then_some(s)
+}
+
 /// The LOD of `p3d` to skin: `--lod`, else the first whose named selections name a bone (with a
 /// note when others do too).
 fn skinned_lod(
@@ -88,10 +118,6 @@ fn skinned_lod(
     opts: &Options,
     notes: &mut Vec<super::Note>,
 ) -> Result<usize> {
-    use crate::formats::p3d::P3d;
-    if let P3d::Odol(o) = p3d {
-        return Err(super::option_error(O::P3d, rtm::odol_refusal(o)));
-    }
     let skinnable = rtm::skinnable_lods(m, p3d);
     let resolutions: Vec<f32> = (0..p3d.lod_count()).map(|i| p3d.resolution(i)).collect();
     let some_bones = || {

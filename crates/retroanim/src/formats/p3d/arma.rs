@@ -48,7 +48,9 @@
 //! still guarded by the address-table checks above. Other Arma versions are refused at the
 //! version field: the model info changes with nearly every version and only 50 and 73 were
 //! checked. UVs (packed per-vertex into the UV set's range) are not decoded; the mesh export
-//! leaves them out.
+//! leaves them out. The mesh view ([`super::OdolMesh`]) also decodes the named selections,
+//! the LOD's sub-skeleton map and the vertex bone references, and [`super::Odol::skeleton`]
+//! the model info's skeleton (records in `odol_skin.rs`).
 
 use std::borrow::Cow;
 
@@ -58,6 +60,7 @@ use crate::formats::lzo;
 use crate::Format;
 
 use super::odol::{read_frames, write_frames, Geometry, OdolMesh};
+use super::odol_skin::{self, OdolSelection, OdolSkeleton};
 use super::types::*;
 
 /// The Arma ODOL versions checked against real files.
@@ -198,7 +201,13 @@ fn vec3s(r: &mut Reader<'_, Le>, n: usize, what: &str) -> Result<()> {
     r.skip(12 * n, what)
 }
 
-fn model_info(r: &mut Reader<'_, Le>, v: u32, n: usize) -> Result<()> {
+/// Reads the model info up to and including its skeleton (the reader at the model info).
+pub(super) fn read_skeleton(r: &mut Reader<'_, Le>, v: u32, n: usize) -> Result<OdolSkeleton> {
+    model_info(r, v, n)
+}
+
+/// Walks the model info, returning its skeleton.
+fn model_info(r: &mut Reader<'_, Le>, v: u32, n: usize) -> Result<OdolSkeleton> {
     // special, two spheres, remarks, and/or hints, aiming centre, two colours, view density,
     // bounding box.
     r.skip(4 * 6, "model info special, spheres, remarks and hints")?;
@@ -225,7 +234,7 @@ fn model_info(r: &mut Reader<'_, Le>, v: u32, n: usize) -> Result<()> {
     r.skip(4 + 1, "shadow source and prefer-shadow-volume flag")?;
     r.f32("shadow offset")?;
     r.u8("animated flag")?;
-    skeleton(r)?;
+    let skeleton = skeleton(r)?;
     r.u8("map type")?;
     compressed_array(r, v, 4, "mass array")?;
     r.skip(4 * 4, "mass, inverse mass, armor, inverse armor")?;
@@ -248,23 +257,24 @@ fn model_info(r: &mut Reader<'_, Le>, v: u32, n: usize) -> Result<()> {
     if v >= 57 {
         r.skip(3 * 4 * n, "preferred shadow LODs")?;
     }
-    Ok(())
+    Ok(skeleton)
 }
 
-fn skeleton(r: &mut Reader<'_, Le>) -> Result<()> {
-    let name = r.asciiz("skeleton name")?;
+fn skeleton(r: &mut Reader<'_, Le>) -> Result<OdolSkeleton> {
+    let name = Text::from(r.asciiz("skeleton name")?);
     if name.is_empty() {
-        return Ok(());
+        return Ok(OdolSkeleton::default());
     }
     r.u8("skeleton discrete flag")?;
-    let bones = r.u32("skeleton bone count")?;
-    let bones = r.count(bones as u64, 2, "skeleton bone count")?;
-    for _ in 0..bones {
-        r.asciiz("bone name")?;
-        r.asciiz("bone parent name")?;
+    let n = r.u32("skeleton bone count")?;
+    let n = r.count(n as u64, 2, "skeleton bone count")?;
+    let mut bones = Vec::with_capacity(n);
+    for _ in 0..n {
+        let bone = Text::from(r.asciiz("bone name")?);
+        bones.push((bone, Text::from(r.asciiz("bone parent name")?)));
     }
     r.asciiz("skeleton pivots name")?;
-    Ok(())
+    Ok(OdolSkeleton { name, bones })
 }
 
 fn animations(r: &mut Reader<'_, Le>, v: u32) -> Result<()> {
@@ -390,9 +400,14 @@ fn geometry(r: &mut Reader<'_, Le>, v: u32, mut mesh: Option<&mut OdolMesh>) -> 
             "proxy transform, sequence, selection, bone and section",
         )?;
     }
+    let map_at = r.offset();
     let n = r.u32("sub-skeleton map size")?;
     let n = r.count(n as u64, 4, "sub-skeleton map size")?;
-    r.skip(4 * n, "sub-skeleton to skeleton map")?;
+    let map = r.bytes(4 * n, "sub-skeleton to skeleton map")?;
+    if let Some(m) = mesh.as_deref_mut() {
+        m.sub_skeleton = odol_skin::i32s(map);
+        m.sub_skeleton_at = map_at;
+    }
     let n = r.u32("skeleton map size")?;
     let n = r.count(n as u64, 4, "skeleton map size")?;
     for _ in 0..n {
@@ -435,16 +450,7 @@ fn geometry(r: &mut Reader<'_, Le>, v: u32, mut mesh: Option<&mut OdolMesh>) -> 
         counted += (1 + k as u64) * idx;
         let b = r.bytes(k * idx as usize, "polygon vertex indices")?;
         if let Some(m) = mesh.as_deref_mut() {
-            let ix = if idx == 4 {
-                b.chunks_exact(4)
-                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect()
-            } else {
-                b.chunks_exact(2)
-                    .map(|c| u16::from_le_bytes([c[0], c[1]]) as u32)
-                    .collect()
-            };
-            m.faces.push((-1, ix));
+            m.faces.push((-1, odol_skin::indices(b, idx)));
         }
     }
     // The word counts the polygons as the engine holds them, (1 + n) index-sized units each
@@ -496,14 +502,28 @@ fn geometry(r: &mut Reader<'_, Le>, v: u32, mut mesh: Option<&mut OdolMesh>) -> 
         "named selection count",
     )?;
     for _ in 0..selections {
-        r.asciiz("named selection name")?;
-        compressed_array(r, v, idx, "selection faces")?;
+        let name = r.asciiz("named selection name")?;
+        let (_, faces) = compressed_array(r, v, idx, "selection faces")?;
         r.i32("selection unused word")?;
-        r.u8("selection sectional flag")?;
-        compressed_array(r, v, 4, "selection sections")?;
-        compressed_array(r, v, idx, "selection vertices")?;
+        let sectional = r.u8("selection sectional flag")?;
+        let (_, sections) = compressed_array(r, v, 4, "selection sections")?;
+        let vertices_at = r.offset();
+        let (_, vertices) = compressed_array(r, v, idx, "selection vertices")?;
+        let weights_at = r.offset();
         let size = r.u32("selection vertex weight count")?;
-        compressed(r, v, size as u64, "selection vertex weights")?;
+        let weights = compressed(r, v, size as u64, "selection vertex weights")?;
+        if let Some(m) = mesh.as_deref_mut() {
+            m.selections.push(OdolSelection {
+                name: Text::from(name),
+                faces: odol_skin::indices(&faces, idx),
+                sectional: sectional != 0,
+                sections: odol_skin::i32s(&sections),
+                vertices: odol_skin::indices(&vertices, idx),
+                weights: weights.into_owned(),
+                vertices_at,
+                weights_at,
+            });
+        }
     }
     let properties = r.u32("named property count")?;
     let properties = r.count(properties as u64, 2, "named property count")?;
@@ -571,7 +591,12 @@ fn material(r: &mut Reader<'_, Le>) -> Result<()> {
 
 /// Walks an Arma LOD from after its frames to its end (the v68+ byte included), filling the
 /// positions of `mesh` when given.
-fn tail(r: &mut Reader<'_, Le>, v: u32, points: usize, mesh: Option<&mut OdolMesh>) -> Result<()> {
+fn tail(
+    r: &mut Reader<'_, Le>,
+    v: u32,
+    points: usize,
+    mut mesh: Option<&mut OdolMesh>,
+) -> Result<()> {
     r.skip(12 + 1, "LOD colours, special flags and bone-ref flag")?;
     let size_at = r.offset();
     let size = r.u32("vertex table size")? as u64;
@@ -594,7 +619,7 @@ fn tail(r: &mut Reader<'_, Le>, v: u32, points: usize, mesh: Option<&mut OdolMes
             format!("the vertex table has {n} positions, but the LOD has {points} vertices"),
         ));
     }
-    if let Some(m) = mesh {
+    if let Some(m) = mesh.as_deref_mut() {
         m.positions = positions
             .chunks_exact(12)
             .map(|c| {
@@ -605,7 +630,15 @@ fn tail(r: &mut Reader<'_, Le>, v: u32, points: usize, mesh: Option<&mut OdolMes
     }
     condensed(r, v, 4, "packed normals")?;
     compressed_array(r, v, 8, "ST coordinates")?;
-    compressed_array(r, v, 12, "vertex bone references")?;
+    let refs_at = r.offset();
+    let (_, refs) = compressed_array(r, v, 12, "vertex bone references")?;
+    if let Some(m) = mesh {
+        m.bone_refs = odol_skin::bone_refs(&refs);
+        m.bone_refs_at = refs_at;
+        // Stored raw, the records lie just before the cursor.
+        m.bone_refs_raw_at = matches!(refs, Cow::Borrowed(_) if !refs.is_empty())
+            .then(|| r.offset() - refs.len() as u64);
+    }
     compressed_array(r, v, 32, "neighbour bone references")?;
     if v >= 67 {
         r.u32("vertex table v67 word")?;
@@ -650,19 +683,14 @@ pub(super) fn counts(version: u32, lod: &OdolLod) -> Option<(usize, usize)> {
     r.at_end().then_some((g.points, g.faces))
 }
 
-/// The mesh of an Arma LOD: textures, polygons and section ranges from the geometry bytes,
-/// positions from the vertex table in the tail.
-pub(super) fn mesh(version: u32, lod: &OdolLod) -> Result<OdolMesh> {
-    let mut m = OdolMesh {
-        positions: Vec::new(),
-        uvs: Vec::new(),
-        textures: Vec::new(),
-        faces: Vec::new(),
-        sections: Vec::new(),
-    };
-    let mut r = Reader::le(&lod.geometry.0, Format::P3d);
+/// The mesh of an Arma LOD: textures, polygons, section ranges, named selections and the
+/// sub-skeleton map from the geometry bytes (at file offset `at`), positions and bone
+/// references from the vertex table in the tail (at `tail_at`).
+pub(super) fn mesh(version: u32, lod: &OdolLod, at: u64, tail_at: u64) -> Result<OdolMesh> {
+    let mut m = OdolMesh::empty();
+    let mut r = Reader::le(&lod.geometry.0, Format::P3d).with_base(at);
     let g = geometry(&mut r, version, Some(&mut m))?;
-    let mut r = Reader::le(&lod.tail.0, Format::P3d);
+    let mut r = Reader::le(&lod.tail.0, Format::P3d).with_base(tail_at);
     tail(&mut r, version, g.points, Some(&mut m))?;
     // Section bounds count polygons in (1 + n) index units; give each polygon the texture of
     // the section its offset falls in.

@@ -14,6 +14,7 @@ use crate::report::Issue;
 use crate::Format;
 
 use super::odol7::{self, Odol7Lod, Odol7ModelInfo};
+use super::odol_skin::{OdolSelection, OdolSkeleton, VertexBoneRef};
 use super::types::*;
 
 /// Smallest ODOL v7 LOD: empty arrays, hints, bounds and the fixed words.
@@ -117,6 +118,39 @@ pub struct OdolMesh {
     pub faces: Vec<(i16, Vec<u32>)>,
     /// Arma: the sections (first polygon, end polygon, texture index), empty for v7.
     pub sections: Vec<(i32, i32, i16)>,
+    /// Named selections.
+    pub selections: Vec<OdolSelection>,
+    /// Arma: the skeleton bone of each of the LOD's bones (the sub-skeleton map; empty for a
+    /// LOD without bones and for v7).
+    pub sub_skeleton: Vec<i32>,
+    /// Byte offset of the sub-skeleton map's count word.
+    pub sub_skeleton_at: u64,
+    /// Arma: each vertex's bone references (empty when the LOD has none, and for v7).
+    pub bone_refs: Vec<VertexBoneRef>,
+    /// Byte offset of the bone reference array's count word.
+    pub bone_refs_at: u64,
+    /// Byte offset of the first bone reference when the array is stored raw (`None` when it
+    /// is LZO-compressed or empty: its records have no offset in the file).
+    pub bone_refs_raw_at: Option<u64>,
+}
+
+impl OdolMesh {
+    /// A mesh with nothing in it.
+    pub(super) fn empty() -> Self {
+        OdolMesh {
+            positions: Vec::new(),
+            uvs: Vec::new(),
+            textures: Vec::new(),
+            faces: Vec::new(),
+            sections: Vec::new(),
+            selections: Vec::new(),
+            sub_skeleton: Vec::new(),
+            sub_skeleton_at: 0,
+            bone_refs: Vec::new(),
+            bone_refs_at: 0,
+            bone_refs_raw_at: None,
+        }
+    }
 }
 
 /// Writes a LOD's frames.
@@ -188,15 +222,17 @@ impl OdolLod {
         r.at_end().then_some((g.positions.len(), g.faces.len()))
     }
 
-    /// Decodes a v7 LOD's mesh from its geometry bytes.
-    fn v7_mesh(&self) -> Result<OdolMesh> {
-        let mut r = Reader::le(&self.geometry.0, Format::P3d);
+    /// Decodes a v7 LOD's mesh from its geometry bytes (`at`: where they start in the file;
+    /// a v7 selection's offsets are its LOD's start).
+    fn v7_mesh(&self, at: u64) -> Result<OdolMesh> {
+        let mut r = Reader::le(&self.geometry.0, Format::P3d).with_base(at);
         let g = odol7::read_geometry(&mut r)?;
         let uvs = if g.uvs.len() == g.positions.len() {
             g.uvs
         } else {
             Vec::new()
         };
+        let widen = |v: Vec<u16>| v.into_iter().map(u32::from).collect::<Vec<_>>();
         Ok(OdolMesh {
             positions: g.positions,
             uvs,
@@ -204,9 +240,23 @@ impl OdolLod {
             faces: g
                 .faces
                 .into_iter()
-                .map(|f| (f.texture, f.vertices.into_iter().map(u32::from).collect()))
+                .map(|f| (f.texture, widen(f.vertices)))
                 .collect(),
-            sections: Vec::new(),
+            selections: g
+                .selections
+                .into_iter()
+                .map(|s| OdolSelection {
+                    name: s.name,
+                    faces: widen(s.faces),
+                    sectional: s.sectional != 0,
+                    sections: s.sections.into_iter().map(|x| x as i32).collect(),
+                    vertices: widen(s.vertices),
+                    weights: s.vertex_weights,
+                    vertices_at: at,
+                    weights_at: at,
+                })
+                .collect(),
+            ..OdolMesh::empty()
         })
     }
 }
@@ -332,16 +382,31 @@ impl Odol {
         }
     }
 
-    /// Decodes the mesh (positions, UVs where decoded, textures, polygons) of LOD `lod`.
+    /// Decodes the mesh (positions, UVs where decoded, textures, polygons, named selections,
+    /// Arma bone references) of LOD `lod`; errors and offsets name bytes of the written file.
     pub fn lod_mesh(&self, lod: usize) -> Result<OdolMesh> {
         let l = self.lods.get(lod).ok_or_else(|| Error::Unencodable {
             format: Format::P3d,
             what: format!("the model has no LOD {lod}"),
         })?;
+        let at = self.lod_starts()[lod];
         match self.arma {
-            Some(_) => super::arma::mesh(self.version, l),
-            None => l.v7_mesh(),
+            Some(_) => {
+                let tail_at = at + lod_size(l) - l.tail.0.len() as u64;
+                super::arma::mesh(self.version, l, at, tail_at)
+            }
+            None => l.v7_mesh(at),
         }
+    }
+
+    /// Arma: the model's skeleton (model info), `None` for v7. A model without one has an
+    /// empty name and no bones.
+    pub fn skeleton(&self) -> Result<Option<OdolSkeleton>> {
+        if self.arma.is_none() {
+            return Ok(None);
+        }
+        let mut r = Reader::le(&self.model_info.0, Format::P3d).with_base(self.model_info_start());
+        super::arma::read_skeleton(&mut r, self.version, self.lods.len()).map(Some)
     }
 }
 

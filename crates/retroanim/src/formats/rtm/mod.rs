@@ -92,6 +92,7 @@ mod read;
 mod scene;
 pub mod skeleton;
 mod skin;
+mod skin_odol;
 mod types;
 mod validate;
 mod write;
@@ -102,7 +103,7 @@ pub use play::{pose, PlayOptions};
 pub use read::{declared_len, read, read_with};
 pub use scene::{to_scene, SceneOptions};
 pub use skeleton::Skeleton;
-pub use skin::{odol_refusal, selection_weight, skinnable_lods, skinned_scene};
+pub use skin::{selection_weight, skinnable_lods, skinned_scene};
 pub use types::{
     Bmtr, BmtrFrame, BmtrProperties, BmtrProperty, BmtrTransform, BoneTransform, Frame, Mdat, Mlod,
     Name32, Packing, Property, Rtm, Summary,

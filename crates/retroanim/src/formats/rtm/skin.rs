@@ -2,7 +2,8 @@
 //!
 //! - **Joints:** node 0 (the RTM scene's root, which never moves) and every bone's joint node,
 //!   in bone order. The LOD's named selections whose names match a bone (ignoring ASCII case,
-//!   as the engine does) weight their points to that bone.
+//!   as the engine does) weight their points to that bone; a binarised (ODOL) LOD is read by
+//!   [`super::skin_odol`] (its selections, or an Arma skeleton's vertex bone references).
 //! - **Weights:** MLOD keeps one byte per point in each named selection: 0 = not selected,
 //!   otherwise the weight is `(256 − byte) / 255` (1 = fully selected, 255 = 1/255), the
 //!   reading of Arma 3 Object Builder's and Arma Toolbox's importers; the corpus's weighted
@@ -16,9 +17,10 @@
 //!   left out with a note: the RTM animates it.
 
 use super::scene::to_scene_joints;
+use super::skin_odol::{self, PointWeights};
 use super::{Mlod, SceneOptions};
 use crate::formats::p3d::scene::{self as p3d_scene, SceneAxes};
-use crate::formats::p3d::{Odol, P3d, TaggData, TaggKind};
+use crate::formats::p3d::{Lod, P3d, TaggData, TaggKind};
 use crate::report::Note;
 use crate::scene::{Scene, Skin};
 use crate::{Error, Format, Result};
@@ -32,32 +34,28 @@ pub fn selection_weight(b: u8) -> f32 {
     }
 }
 
-/// The LODs of `p3d` whose named selections name at least one of the RTM's bones, in file order
-/// (empty for an ODOL, whose selections are not decoded).
+/// The LODs of `p3d` whose named selections name at least one of the RTM's bones (for an Arma
+/// ODOL with a skeleton and vertex bone references: whose bones do), in file order. An ODOL
+/// LOD whose mesh does not decode is left out (skinning it names the error).
 pub fn skinnable_lods(m: &Mlod, p3d: &P3d) -> Vec<usize> {
-    let P3d::Mlod(model) = p3d else {
-        return Vec::new();
-    };
-    (0..model.lods.len())
-        .filter(|&i| {
-            model.lods[i].taggs.iter().any(|t| {
-                t.kind() == TaggKind::NamedSelection && bone_of(m, &t.name.lossy()).is_some()
+    match p3d {
+        P3d::Mlod(model) => (0..model.lods.len())
+            .filter(|&i| {
+                model.lods[i].taggs.iter().any(|t| {
+                    t.kind() == TaggKind::NamedSelection && bone_of(m, &t.name.lossy()).is_some()
+                })
             })
-        })
-        .collect()
-}
-
-/// Why an ODOL (binarised) P3D cannot be skinned: what its reader does and does not decode.
-pub fn odol_refusal(o: &Odol) -> String {
-    let why = if o.arma.is_some() {
-        "they are walked but not decoded, and Arma's binarised models move their vertices through the skeleton's vertex bone references, which are not decoded either"
-    } else {
-        "ODOL v7 keeps them with one weight byte per vertex, but what a byte means is established by no file at hand (MLOD's (256 − byte) / 255 reading is not assumed)"
-    };
-    format!(
-        "an ODOL P3D's named selections are not read for skinning (ODOL v{}: {why}); pass the editable MLOD P3D the model was binarised from",
-        o.version
-    )
+            .collect(),
+        P3d::Odol(o) => {
+            let skeleton = o.skeleton().ok().flatten();
+            (0..o.lods.len())
+                .filter(|&i| {
+                    o.lod_mesh(i)
+                        .is_ok_and(|mesh| skin_odol::names_a_bone(m, skeleton.as_ref(), &mesh))
+                })
+                .collect()
+        }
+    }
 }
 
 fn bone_of(m: &Mlod, name: &str) -> Option<usize> {
@@ -77,16 +75,12 @@ pub fn skinned_scene(
         to: Format::Gltf,
         why,
     };
-    let model = match p3d {
-        P3d::Mlod(model) => model,
-        P3d::Odol(o) => return Err(refuse(odol_refusal(o))),
-    };
-    let Some(l) = model.lods.get(lod) else {
+    if lod >= p3d.lod_count() {
         return Err(refuse(format!(
             "the P3D has {} LODs, no LOD {lod}",
-            model.lods.len()
+            p3d.lod_count()
         )));
-    };
+    }
     if nb_too_large(m.bones.len()) {
         return Err(refuse(format!(
             "{} bones: a glTF skin's joints are indexed by 16 bits (at most 65534 bones and the root)",
@@ -96,34 +90,29 @@ pub fn skinned_scene(
     let (mut scene, mut notes, joint) = to_scene_joints(m, opts)?;
     let (map, _) = p3d_scene::vertex_points(p3d, lod, SceneAxes::Gltf)?;
     let mesh_scene = p3d_scene::to_scene(p3d, lod, SceneAxes::Gltf, 1.0)?;
-    let np = l.points.len();
     let nb = m.bones.len();
 
-    // Every point's bone weights, from the selections named after bones.
-    let mut influences: Vec<Vec<(usize, f32)>> = vec![Vec::new(); np];
-    let mut named = vec![false; nb];
-    for t in &l.taggs {
-        if t.kind() != TaggKind::NamedSelection {
-            continue;
-        }
-        let (Some(b), TaggData::Selection { points, .. }) = (bone_of(m, &t.name.lossy()), &t.data)
-        else {
-            continue;
-        };
-        named[b] = true;
-        for (p, &byte) in points.0.iter().enumerate().take(np) {
-            let w = selection_weight(byte);
-            if w <= 0.0 {
-                continue;
-            }
-            // A bone selected twice (two selections whose names differ only in case): the
-            // larger weight.
-            match influences[p].iter_mut().find(|(k, _)| *k == b) {
-                Some(e) => e.1 = e.1.max(w),
-                None => influences[p].push((b, w)),
-            }
-        }
-    }
+    // Every point's bone weights, from the selections named after bones (or an ODOL's skeleton).
+    let (
+        PointWeights {
+            mut influences,
+            named,
+            notes: weight_notes,
+            what,
+        },
+        frames,
+    ) = match p3d {
+        P3d::Mlod(model) => (
+            mlod_weights(m, &model.lods[lod]),
+            model.lods[lod].frames().len(),
+        ),
+        P3d::Odol(o) => (
+            skin_odol::weights(m, o, &o.lod_mesh(lod)?, lod)?,
+            o.lods[lod].frames.len(),
+        ),
+    };
+    notes.extend(weight_notes);
+    let np = influences.len();
     let mut used = vec![false; np];
     for points in &map {
         for &p in points {
@@ -166,7 +155,6 @@ pub fn skinned_scene(
         .collect();
 
     // The mesh: the LOD without its own frames, joints and weights per vertex.
-    let frames = l.frames().len();
     let mut meshes = mesh_scene.meshes;
     for mesh in &mut meshes {
         mesh.target_names.clear();
@@ -232,7 +220,7 @@ pub fn skinned_scene(
         notes.push(Note {
             code: "bones-without-selection",
             message: format!(
-                "{unnamed} of the RTM's {nb} bones name no selection of LOD {lod}: they move no vertex"
+                "{unnamed} of the RTM's {nb} bones name no {what} of LOD {lod}: they move no vertex"
             ),
         });
     }
@@ -240,7 +228,7 @@ pub fn skinned_scene(
         notes.push(Note {
             code: "vertices-on-root",
             message: format!(
-                "{on_root} of LOD {lod}'s points are in no selection named after a bone: they stay on the root and do not move"
+                "{on_root} of LOD {lod}'s points are weighted to no {what} named after a bone: they stay on the root and do not move"
             ),
         });
     }
@@ -269,6 +257,41 @@ pub fn skinned_scene(
         });
     }
     Ok((scene, notes))
+}
+
+/// An MLOD LOD's point weights: its named selections named after bones.
+fn mlod_weights(m: &Mlod, l: &Lod) -> PointWeights {
+    let np = l.points.len();
+    let mut influences: Vec<Vec<(usize, f32)>> = vec![Vec::new(); np];
+    let mut named = vec![false; m.bones.len()];
+    for t in &l.taggs {
+        if t.kind() != TaggKind::NamedSelection {
+            continue;
+        }
+        let (Some(b), TaggData::Selection { points, .. }) = (bone_of(m, &t.name.lossy()), &t.data)
+        else {
+            continue;
+        };
+        named[b] = true;
+        for (p, &byte) in points.0.iter().enumerate().take(np) {
+            let w = selection_weight(byte);
+            if w <= 0.0 {
+                continue;
+            }
+            // A bone selected twice (two selections whose names differ only in case): the
+            // larger weight.
+            match influences[p].iter_mut().find(|(k, _)| *k == b) {
+                Some(e) => e.1 = e.1.max(w),
+                None => influences[p].push((b, w)),
+            }
+        }
+    }
+    PointWeights {
+        influences,
+        named,
+        notes: Vec::new(),
+        what: "selection",
+    }
 }
 
 fn nb_too_large(nb: usize) -> bool {
