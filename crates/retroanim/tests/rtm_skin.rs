@@ -196,19 +196,7 @@ fn check(m: &rtm::Mlod, p3d: &P3d, frames: &[usize], tol: f64) -> (Vec<convert::
     let g = Gltf::parse(&out.bytes);
     assert_eq!(g.json["skins"].as_array().unwrap().len(), 1);
     // Every vertex's rest position (glTF axes), in skinned_positions' order.
-    let mesh = g.json["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find_map(|n| n["mesh"].as_u64())
-        .unwrap();
-    let rest: Vec<[f64; 3]> = g.json["meshes"][mesh as usize]["primitives"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|p| g.accessor(p["attributes"]["POSITION"].as_u64().unwrap() as usize))
-        .map(|v| [v[0], v[1], v[2]])
-        .collect();
+    let rest = g.mesh_positions();
     let l = &mlod.lods[0];
     // The P3D points each vertex may come from (same rest position, x negated back).
     let candidates: Vec<Vec<usize>> = rest

@@ -114,17 +114,9 @@ fn check(
     std::fs::write(&path, &out.bytes).unwrap();
     common::assert_khronos_clean(&path);
     let g = Gltf::parse(&out.bytes);
-    let mesh = g.json["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find_map(|n| n["mesh"].as_u64())
-        .unwrap();
-    let rest: Vec<[f64; 3]> = g.json["meshes"][mesh as usize]["primitives"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|p| g.accessor(p["attributes"]["POSITION"].as_u64().unwrap() as usize))
+    let rest: Vec<[f64; 3]> = g
+        .mesh_positions()
+        .into_iter()
         .map(|v| [-v[0], v[1], v[2]])
         .collect();
     let mut at: HashMap<[u32; 3], Vec<usize>> = HashMap::new();

@@ -97,6 +97,24 @@ impl Gltf {
 
     /// Every node's world matrix with animation `anim` at key `key` (every channel of the
     /// animation keyed at the same times), or at rest with `None`.
+    /// The rest positions (glTF axes) of the first node's mesh, every primitive in order:
+    /// the order [`Gltf::skinned_positions`] gives its vertices in.
+    pub fn mesh_positions(&self) -> Vec<[f64; 3]> {
+        let mesh = self.json["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find_map(|n| n["mesh"].as_u64())
+            .unwrap();
+        self.json["meshes"][mesh as usize]["primitives"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|p| self.accessor(p["attributes"]["POSITION"].as_u64().unwrap() as usize))
+            .map(|v| [v[0], v[1], v[2]])
+            .collect()
+    }
+
     pub fn world_matrices(&self, anim: Option<(usize, usize)>) -> Vec<M4> {
         let nodes = self.json["nodes"].as_array().unwrap();
         let mut t: Vec<[f64; 3]> = nodes
