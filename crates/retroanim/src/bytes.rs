@@ -29,6 +29,45 @@ pub trait ByteOrder: Copy + std::fmt::Debug {
     fn u32_to(v: u32) -> [u8; 4];
     /// Encodes a `u64`.
     fn u64_to(v: u64) -> [u8; 8];
+
+    /// The `u16` at byte `at` of `b`, or `None` where it would run past the end: random
+    /// access for pre-tests, pointer tables and patches (`Le::u16_at(sector, 128)`), where a
+    /// [`Reader`]'s cursor and errors do not fit.
+    fn u16_at(b: &[u8], at: usize) -> Option<u16> {
+        b.get(at..at.checked_add(2)?)?
+            .try_into()
+            .ok()
+            .map(Self::u16_from)
+    }
+
+    /// The `u32` at byte `at` of `b`, or `None` where it would run past the end.
+    fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+        b.get(at..at.checked_add(4)?)?
+            .try_into()
+            .ok()
+            .map(Self::u32_from)
+    }
+
+    /// The `f32` at byte `at` of `b`, or `None` where it would run past the end.
+    fn f32_at(b: &[u8], at: usize) -> Option<f32> {
+        Self::u32_at(b, at).map(f32::from_bits)
+    }
+
+    /// Overwrites the `u16` at byte `at` of `b` in place; `None` (nothing written) where it
+    /// would run past the end.
+    fn put_u16(b: &mut [u8], at: usize, v: u16) -> Option<()> {
+        b.get_mut(at..at.checked_add(2)?)?
+            .copy_from_slice(&Self::u16_to(v));
+        Some(())
+    }
+
+    /// Overwrites the `u32` at byte `at` of `b` in place; `None` (nothing written) where it
+    /// would run past the end.
+    fn put_u32(b: &mut [u8], at: usize, v: u32) -> Option<()> {
+        b.get_mut(at..at.checked_add(4)?)?
+            .copy_from_slice(&Self::u32_to(v));
+        Some(())
+    }
 }
 
 /// Little-endian (PlayStation, P3D, PC2).
@@ -609,6 +648,24 @@ mod tests {
                 assert_eq!(nul_position(&b), want, "len {len} nul {nul}");
             }
         }
+    }
+
+    #[test]
+    fn random_access_reads_and_patches_inside_the_bytes_only() {
+        let mut b = [0x01, 0x02, 0x03, 0x04, 0x05];
+        assert_eq!(Le::u16_at(&b, 3), Some(0x0504));
+        assert_eq!(Be::u32_at(&b, 1), Some(0x0203_0405));
+        assert_eq!(Le::u32_at(&b, 2), None, "one byte short");
+        assert_eq!(Le::u32_at(&b, usize::MAX), None, "no overflow");
+        assert_eq!(Le::put_u32(&mut b, 2, 0xAABB_CCDD), None);
+        assert_eq!(
+            b,
+            [0x01, 0x02, 0x03, 0x04, 0x05],
+            "nothing written past the end"
+        );
+        assert_eq!(Be::put_u16(&mut b, 0, 0xAABB), Some(()));
+        assert_eq!(b[..2], [0xAA, 0xBB]);
+        assert_eq!(Le::f32_at(&1.5f32.to_le_bytes(), 0), Some(1.5));
     }
 
     #[test]
