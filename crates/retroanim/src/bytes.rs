@@ -48,9 +48,31 @@ pub trait ByteOrder: Copy + std::fmt::Debug {
             .map(Self::u32_from)
     }
 
+    /// Encodes an `f32`.
+    fn f32_to(v: f32) -> [u8; 4] {
+        Self::u32_to(v.to_bits())
+    }
+
     /// The `f32` at byte `at` of `b`, or `None` where it would run past the end.
     fn f32_at(b: &[u8], at: usize) -> Option<f32> {
         Self::u32_at(b, at).map(f32::from_bits)
+    }
+
+    /// The `u16`s of `b`, two bytes each (a trailing odd byte is ignored): arrays whose length
+    /// was checked before (by [`Reader::count`] and [`Reader::bytes`]).
+    fn u16s(b: &[u8]) -> impl Iterator<Item = u16> + '_ {
+        b.chunks_exact(2).map(|c| Self::u16_from([c[0], c[1]]))
+    }
+
+    /// The `u32`s of `b`, four bytes each (trailing bytes are ignored).
+    fn u32s(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
+        b.chunks_exact(4)
+            .map(|c| Self::u32_from([c[0], c[1], c[2], c[3]]))
+    }
+
+    /// The `f32`s of `b`, four bytes each (trailing bytes are ignored).
+    fn f32s(b: &[u8]) -> impl Iterator<Item = f32> + '_ {
+        Self::u32s(b).map(f32::from_bits)
     }
 
     /// Overwrites the `u16` at byte `at` of `b` in place; `None` (nothing written) where it
@@ -666,6 +688,8 @@ mod tests {
         assert_eq!(Be::put_u16(&mut b, 0, 0xAABB), Some(()));
         assert_eq!(b[..2], [0xAA, 0xBB]);
         assert_eq!(Le::f32_at(&1.5f32.to_le_bytes(), 0), Some(1.5));
+        assert_eq!(Be::u16s(&[1, 2, 3]).collect::<Vec<_>>(), [0x0102]);
+        assert_eq!(Le::u32s(&[1, 0, 0, 0, 2]).collect::<Vec<_>>(), [1]);
     }
 
     #[test]

@@ -28,7 +28,7 @@ use std::io::{Read, Write};
 use serde::{Deserialize, Serialize};
 
 use super::stream::{self, CountingReader};
-use crate::bytes::{Be, Reader, Writer};
+use crate::bytes::{Be, ByteOrder, Reader, Writer};
 use crate::scene::{PointCache, PointFrame};
 use crate::{Error, Format, Issue, Limits, Result};
 
@@ -399,7 +399,7 @@ impl<R: Read> StreamReader<R> {
         let mut b = [0u8; 4];
         for _ in 0..frames {
             input.exact(&mut b, "a frame time")?;
-            times.push(f32::from_be_bytes(b));
+            times.push(f32::from_bits(Be::u32_from(b)));
         }
         Ok(StreamReader {
             input,

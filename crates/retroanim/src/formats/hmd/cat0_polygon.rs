@@ -11,6 +11,7 @@
 //! Length: the code is under 800 lines; the unit tests beside it (every layout decoded and
 //! encoded again) bring the file past that, and stay here to read next to the layouts.
 
+use crate::bytes::{ByteOrder, Le};
 use std::sync::OnceLock;
 
 use arrayvec::ArrayVec;
@@ -503,7 +504,7 @@ impl Packet {
         };
         for (slot, &x) in slots.iter().zip(w) {
             match *slot {
-                Color => p.colors.try_push(x.to_le_bytes()).ok()?,
+                Color => p.colors.try_push(Le::u32_to(x)).ok()?,
                 Window => p.window = Some(x),
                 Tag => p.tags.try_push(x).ok()?,
                 Xy => p.screen.try_push([x as i16, (x >> 16) as i16]).ok()?,
@@ -560,7 +561,7 @@ impl Packet {
             out.push(match *slot {
                 Color => {
                     c += 1;
-                    u32::from_le_bytes(self.colors[c - 1])
+                    Le::u32_from(self.colors[c - 1])
                 }
                 Window => self.window.unwrap_or(0),
                 Tag => {

@@ -8,6 +8,7 @@
 use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 
+use crate::bytes::{ByteOrder, Le, Writer};
 use crate::formats::is_default;
 
 /// The update index of a sequence pointer: where the interpolated value is written.
@@ -478,10 +479,9 @@ impl KeyFrame {
                 for i in 0..values {
                     let at = i * b;
                     let x = match b {
-                        4 => {
-                            i32::from_le_bytes([byte(at), byte(at + 1), byte(at + 2), byte(at + 3)])
-                        }
-                        2 => i16::from_le_bytes([byte(at), byte(at + 1)]) as i32,
+                        4 => Le::u32_from([byte(at), byte(at + 1), byte(at + 2), byte(at + 3)])
+                            as i32,
+                        2 => Le::u16_from([byte(at), byte(at + 1)]) as i16 as i32,
                         _ => byte(at) as i8 as i32,
                     };
                     v.try_push(x).ok()?;
@@ -497,7 +497,7 @@ impl KeyFrame {
 
     /// Encodes the key frame in `layout`; `None` when the values do not match the layout.
     pub fn encode(&self, layout: Layout, out: &mut Vec<u32>) -> Option<()> {
-        let mut bytes = Vec::with_capacity(layout.words() * 4);
+        let mut bytes = Writer::<Le>::with_capacity(layout.words() * 4);
         match (self, layout) {
             (
                 KeyFrame::Coordinate {
@@ -512,16 +512,16 @@ impl KeyFrame {
                     return None;
                 }
                 for &t in &translation[..t32] {
-                    bytes.extend_from_slice(&t.to_le_bytes());
+                    bytes.i32(t);
                 }
                 for &t in &translation[t32..] {
-                    bytes.extend_from_slice(&i16::try_from(t).ok()?.to_le_bytes());
+                    bytes.i16(i16::try_from(t).ok()?);
                 }
                 for &x in rotation.iter().chain(scale) {
-                    bytes.extend_from_slice(&x.to_le_bytes());
+                    bytes.i16(x);
                 }
                 if (t16 + r + s) % 2 == 1 {
-                    bytes.extend_from_slice(&pad.to_le_bytes());
+                    bytes.u16(*pad);
                 } else if *pad != 0 {
                     return None;
                 }
@@ -538,20 +538,16 @@ impl KeyFrame {
                 }
                 for &v in values {
                     match b {
-                        4 => bytes.extend_from_slice(&v.to_le_bytes()),
-                        2 => bytes.extend_from_slice(&i16::try_from(v).ok()?.to_le_bytes()),
-                        _ => bytes.push(i8::try_from(v).ok()? as u8),
+                        4 => bytes.i32(v),
+                        2 => bytes.i16(i16::try_from(v).ok()?),
+                        _ => bytes.i8(i8::try_from(v).ok()?),
                     }
                 }
-                bytes.extend_from_slice(pad);
+                bytes.bytes(pad);
             }
             _ => return None,
         }
-        out.extend(
-            bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-        );
+        out.extend(Le::u32s(&bytes.into_vec()));
         Some(())
     }
 }

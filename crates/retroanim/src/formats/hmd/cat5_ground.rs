@@ -6,6 +6,7 @@
 //! heights. The grid and UV sections are kept as words (their entry size depends on the type
 //! reading them, and several ground primitives may share one section).
 
+use crate::bytes::{ByteOrder, Le};
 use serde::{Deserialize, Serialize};
 
 /// One row of a ground polygon section.
@@ -143,7 +144,7 @@ impl GridItem {
                     }
                 } else {
                     GridEntry::Flat {
-                        color: c[0].to_le_bytes(),
+                        color: Le::u32_to(c[0]),
                         normal: c[1] as u16,
                         pad: (c[1] >> 16) as u16,
                     }
@@ -168,7 +169,7 @@ impl GridItem {
                 for e in entries {
                     match *e {
                         GridEntry::Flat { color, normal, pad } => {
-                            out.push(u32::from_le_bytes(color));
+                            out.push(Le::u32_from(color));
                             out.push(normal as u32 | (pad as u32) << 16);
                         }
                         GridEntry::Textured { normal, uv } => {

@@ -4,6 +4,7 @@
 //! The primitive header points to the parameter section and to the coordinates the device sits
 //! in and refers to. A light primitive carries one data word `[light number, parameter index]`.
 
+use crate::bytes::{ByteOrder, Le};
 use serde::{Deserialize, Serialize};
 
 /// The device a category 7 type word describes.
@@ -159,13 +160,13 @@ impl DeviceItem {
         Some(match kind {
             DeviceKind::Ambient => DeviceItem::Ambient {
                 index,
-                color: w.first()?.to_le_bytes(),
+                color: Le::u32_to(*w.first()?),
             },
             k if k.is_light() => {
                 let w = w.get(..7)?;
                 DeviceItem::Light {
                     index,
-                    color: w[0].to_le_bytes(),
+                    color: Le::u32_to(w[0]),
                     position: v3(&w[1..4]),
                     reference: v3(&w[4..7]),
                 }
@@ -192,14 +193,14 @@ impl DeviceItem {
                 v3(out, &c.position);
                 v3(out, &c.reference);
             }
-            DeviceItem::Ambient { color, .. } => out.push(u32::from_le_bytes(*color)),
+            DeviceItem::Ambient { color, .. } => out.push(Le::u32_from(*color)),
             DeviceItem::Light {
                 color,
                 position,
                 reference,
                 ..
             } => {
-                out.push(u32::from_le_bytes(*color));
+                out.push(Le::u32_from(*color));
                 v3(out, position);
                 v3(out, reference);
             }

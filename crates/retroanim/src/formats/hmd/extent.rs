@@ -40,6 +40,7 @@ use super::cat3_anim::CONTROL_END;
 use super::cat4_mime::{MimeDiffItem, MimeKind};
 use super::types::*;
 use super::Hmd;
+use crate::bytes::{ByteOrder, Le};
 
 /// Bytes from the start of the file to the end of the last word its structure uses; `None`
 /// when the last region is a section whose used length nothing in the file gives (module docs).
@@ -389,11 +390,8 @@ fn vram_extent(hmd: &Hmd, at: u32) -> Option<u64> {
 /// doubling sequence that is not ([`crate::scan`]'s module docs). 0 when `head` holds too
 /// little to tell.
 pub fn pointer_floor(head: &[u8]) -> u64 {
-    let word = |i: u64| -> Option<u32> {
-        let at = usize::try_from(i.checked_mul(4)?).ok()?;
-        let b = head.get(at..at.checked_add(4)?)?;
-        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
+    let word =
+        |i: u64| -> Option<u32> { Le::u32_at(head, usize::try_from(i.checked_mul(4)?).ok()?) };
     let (Some(phs), Some(blocks)) = (word(2), word(3)) else {
         return 0;
     };

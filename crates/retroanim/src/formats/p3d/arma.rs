@@ -54,7 +54,7 @@
 
 use std::borrow::Cow;
 
-use crate::bytes::{Le, Reader, Writer};
+use crate::bytes::{ByteOrder, Le, Reader, Writer};
 use crate::error::{Error, Result};
 use crate::formats::lzo;
 use crate::Format;
@@ -623,7 +623,8 @@ fn tail(
         m.positions = positions
             .chunks_exact(12)
             .map(|c| {
-                let f = |k: usize| f32::from_le_bytes([c[k], c[k + 1], c[k + 2], c[k + 3]]);
+                let f =
+                    |k: usize| f32::from_bits(Le::u32_from([c[k], c[k + 1], c[k + 2], c[k + 3]]));
                 [f(0), f(4), f(8)]
             })
             .collect();

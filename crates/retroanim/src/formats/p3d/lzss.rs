@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use crate::bytes::{Le, Reader};
+use crate::bytes::{ByteOrder, Le, Reader};
 use crate::error::Result;
 
 /// Compressed arrays whose data takes at least this many bytes are LZSS-compressed
@@ -98,19 +98,15 @@ fn lzss_decode(r: &mut Reader<'_, Le>, size: usize, what: &str) -> Result<Vec<u8
 
 /// Little-endian u16s of decoded array bytes.
 pub(super) fn u16s(b: &[u8]) -> Vec<u16> {
-    b.chunks_exact(2)
-        .map(|c| u16::from_le_bytes([c[0], c[1]]))
-        .collect()
+    Le::u16s(b).collect()
 }
 
 /// Little-endian u32s of decoded array bytes.
 pub(super) fn u32s(b: &[u8]) -> Vec<u32> {
-    b.chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    Le::u32s(b).collect()
 }
 
 /// Little-endian f32s of decoded array bytes.
 pub(super) fn f32s(b: &[u8]) -> Vec<f32> {
-    u32s(b).into_iter().map(f32::from_bits).collect()
+    Le::f32s(b).collect()
 }

@@ -8,7 +8,7 @@
 //! writing reproduces the file and replacing frames changes nothing else; the typed views
 //! ([`Odol::v7_lod`], [`Odol::v7_model_info`]) decode from those bytes.
 
-use crate::bytes::{Le, Reader, Writer};
+use crate::bytes::{ByteOrder, Le, Reader, Writer};
 use crate::error::{Error, Result};
 use crate::report::Issue;
 use crate::Format;
@@ -276,12 +276,7 @@ impl Odol {
         if let Some(a) = &self.arma {
             return a.resolutions.clone();
         }
-        self.model_info
-            .0
-            .chunks_exact(4)
-            .take(self.lods.len())
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()
+        Le::f32s(&self.model_info.0).take(self.lods.len()).collect()
     }
 
     /// v7: how many bytes of [`Odol::model_info`] its layout takes (one f32 resolution per

@@ -13,6 +13,7 @@
 //! means is in `docs/rtm.md` ("RTM + the P3D it animates"), with its sources.
 
 use super::types::Text;
+use crate::bytes::{ByteOrder, Le};
 
 /// One named selection of an ODOL LOD.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,28 +58,22 @@ pub struct OdolSkeleton {
 /// Little-endian indices of `size` bytes (2 or 4) each.
 pub(super) fn indices(b: &[u8], size: u64) -> Vec<u32> {
     if size == 4 {
-        b.chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()
+        Le::u32s(b).collect()
     } else {
-        b.chunks_exact(2)
-            .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
-            .collect()
+        Le::u16s(b).map(u32::from).collect()
     }
 }
 
 /// Little-endian i32s.
 pub(super) fn i32s(b: &[u8]) -> Vec<i32> {
-    b.chunks_exact(4)
-        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    Le::u32s(b).map(|v| v as i32).collect()
 }
 
 /// 12-byte vertex bone references.
 pub(super) fn bone_refs(b: &[u8]) -> Vec<VertexBoneRef> {
     b.chunks_exact(12)
         .map(|c| VertexBoneRef {
-            count: i32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+            count: Le::u32_from([c[0], c[1], c[2], c[3]]) as i32,
             pairs: [(c[4], c[5]), (c[6], c[7]), (c[8], c[9]), (c[10], c[11])],
         })
         .collect()

@@ -1,6 +1,6 @@
 //! MLOD reader: `&[u8]` → [`Mlod`], every count checked against the bytes left first.
 
-use crate::bytes::{Le, Reader};
+use crate::bytes::{ByteOrder, Le, Reader};
 
 use crate::error::Result;
 use arrayvec::ArrayVec;
@@ -350,12 +350,14 @@ fn read_tagg(
     })
 }
 
+/// The `f32` at `i` of a tagg's bytes, whose length was checked against its items.
 fn f32_at(d: &[u8], i: usize) -> f32 {
-    f32::from_le_bytes([d[i], d[i + 1], d[i + 2], d[i + 3]])
+    f32::from_bits(u32_at(d, i))
 }
 
+/// The `u32` at `i` of a tagg's bytes, whose length was checked against its items.
 fn u32_at(d: &[u8], i: usize) -> u32 {
-    u32::from_le_bytes([d[i], d[i + 1], d[i + 2], d[i + 3]])
+    Le::u32_from([d[i], d[i + 1], d[i + 2], d[i + 3]])
 }
 
 /// Decodes a tagg's data when its size fits the layout its name announces; otherwise keeps it

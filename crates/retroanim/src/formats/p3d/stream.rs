@@ -12,6 +12,7 @@
 //! skipped. A frame is a tagg named `#Animation#` whose data is exactly 4 + 12 × points bytes,
 //! the same rule as [`super::Lod::frames`].
 
+use crate::bytes::{ByteOrder, Le};
 use std::io::{Read, Seek, SeekFrom, Write};
 
 use crate::error::{Error, Result};
@@ -94,11 +95,11 @@ impl<R: Read + Seek> Walker<'_, R> {
     }
 
     fn u32(&mut self, what: &str) -> Result<u32> {
-        Ok(u32::from_le_bytes(self.array(what)?))
+        Ok(Le::u32_from(self.array(what)?))
     }
 
     fn f32(&mut self, what: &str) -> Result<f32> {
-        Ok(f32::from_le_bytes(self.array(what)?))
+        Ok(f32::from_bits(Le::u32_from(self.array(what)?)))
     }
 
     /// Skips `n` bytes, which must lie within the file.
@@ -257,7 +258,7 @@ impl<R: Read + Seek> MlodFrames<R> {
         self.input.read_exact(&mut self.buf)?;
         out.clear();
         out.extend(self.buf.chunks_exact(12).map(|c| {
-            let f = |i: usize| f32::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3]]);
+            let f = |i: usize| f32::from_bits(Le::u32_from([c[i], c[i + 1], c[i + 2], c[i + 3]]));
             [f(0), f(4), f(8)]
         }));
         Ok(f.time)
@@ -302,10 +303,10 @@ impl<R: Read + Seek> MlodFrames<R> {
                 });
             }
             bytes.clear();
-            bytes.extend_from_slice(&time.to_le_bytes());
+            bytes.extend_from_slice(&Le::f32_to(time));
             for p in &buf {
                 for c in p {
-                    bytes.extend_from_slice(&c.to_le_bytes());
+                    bytes.extend_from_slice(&Le::f32_to(*c));
                 }
             }
             Ok(())
@@ -318,7 +319,7 @@ impl<R: Read + Seek> MlodFrames<R> {
                 h
             }
         };
-        let size = ((4 + 12 * points) as u32).to_le_bytes();
+        let size = Le::u32_to((4 + 12 * points) as u32);
         let mut pos = 0u64;
         let new_taggs = |from: usize,
                          out: &mut W,

@@ -44,6 +44,7 @@ mod types;
 mod validate;
 mod write;
 
+use crate::bytes::{ByteOrder, Le};
 use std::collections::BTreeMap;
 
 pub use read::{read, read_with};
@@ -141,10 +142,7 @@ impl Pmd {
 /// or past PRIM POINT, and the first group's TYPE naming its first packet's GPU code. Looks at
 /// the first 256 bytes at most.
 pub fn looks_like(data: &[u8], len: u64) -> bool {
-    let w = |i: usize| {
-        data.get(i..i + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
+    let w = |i: usize| Le::u32_at(data, i);
     let (Some(FILE_ID), Some(prim), Some(vert), Some(nobj)) = (w(0), w(4), w(8), w(12)) else {
         return false;
     };
@@ -177,10 +175,10 @@ pub fn looks_like(data: &[u8], len: u64) -> bool {
 /// end of `prefix`. Lets a stream reader give up on random bytes instead of reading them to its
 /// limit (a bare group has no magic number).
 pub fn plausible_bare_start(prefix: &[u8]) -> bool {
-    let (Some(b), Some(&code)) = (prefix.get(0..4), prefix.get(11)) else {
+    let (Some(n), Some(&code)) = (Le::u16_at(prefix, 0), prefix.get(11)) else {
         return prefix.len() < 12;
     };
-    let n = u16::from_le_bytes([b[0], b[1]]) as usize;
+    let n = n as usize;
     let same = |at: usize| prefix.get(at).map_or(true, |&c| c == code);
     n > 0
         && [false, true].into_iter().any(|shared| {
@@ -195,10 +193,10 @@ pub fn plausible_bare_start(prefix: &[u8]) -> bool {
 /// Whether `data` is, in whole, a bare primitive group: a first packet whose GPU code is a
 /// polygon's, and packets that fill the rest exactly (up to 7 bytes).
 pub fn looks_like_bare(data: &[u8]) -> bool {
-    let (Some(b), Some(&code)) = (data.get(0..4), data.get(11)) else {
+    let (Some(n), Some(&code)) = (Le::u16_at(data, 0), data.get(11)) else {
         return false;
     };
-    let n = u16::from_le_bytes([b[0], b[1]]) as usize;
+    let n = n as usize;
     read::bare_kind(code, n, data.len() - 4)
         .is_some_and(|k| data.get(4 + 4 * k.primitive_words() + 7) == Some(&code))
 }

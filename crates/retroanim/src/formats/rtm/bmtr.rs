@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use super::types::{from_latin1, latin1, unencodable};
 use super::{Bmtr, BmtrFrame, BmtrProperties, BmtrProperty, BmtrTransform, Packing, BMTR_MAGIC};
-use crate::bytes::{Le, Reader, Writer};
+use crate::bytes::{ByteOrder, Le, Reader, Writer};
 use crate::formats::lzo;
 use crate::{Format, Limits, Result};
 
@@ -136,10 +136,7 @@ fn read_arrays(
         transforms.saturating_mul(super::TRANSFORM_SIZE as u64),
     )?;
     let (bytes, phases_packing) = array(&mut r, flagged, 4 * n as u64, "BMTR phase times")?;
-    let phases = bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let phases = Le::f32s(&bytes).collect();
     let mut frames = Vec::with_capacity(nf);
     for f in 0..nf {
         let at = r.offset();
@@ -155,7 +152,7 @@ fn read_arrays(
         let transforms = bytes
             .chunks_exact(TRANSFORM_BYTES)
             .map(|c| {
-                let w = |i: usize| u16::from_le_bytes([c[2 * i], c[2 * i + 1]]);
+                let w = |i: usize| Le::u16_from([c[2 * i], c[2 * i + 1]]);
                 BmtrTransform {
                     rotation: [0, 1, 2, 3].map(|i| w(i) as i16),
                     position: [4, 5, 6].map(w),
@@ -237,20 +234,18 @@ fn payload<'a>(flagged: bool, p: &'a Packing, raw: &'a [u8]) -> (bool, Cow<'a, [
 }
 
 fn phase_bytes(b: &Bmtr) -> Vec<u8> {
-    b.phases.iter().flat_map(|p| p.to_le_bytes()).collect()
+    let mut w = Writer::<Le>::with_capacity(4 * b.phases.len());
+    b.phases.iter().for_each(|&p| w.f32(p));
+    w.into_vec()
 }
 
 fn frame_bytes(f: &BmtrFrame) -> Vec<u8> {
-    let mut out = Vec::with_capacity(f.transforms.len() * TRANSFORM_BYTES);
+    let mut out = Writer::<Le>::with_capacity(f.transforms.len() * TRANSFORM_BYTES);
     for t in &f.transforms {
-        t.rotation
-            .iter()
-            .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
-        t.position
-            .iter()
-            .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+        t.rotation.iter().for_each(|&v| out.i16(v));
+        t.position.iter().for_each(|&v| out.u16(v));
     }
-    out
+    out.into_vec()
 }
 
 /// Writes a BMTR: the bytes [`read`] reads.

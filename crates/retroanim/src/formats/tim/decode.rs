@@ -1,5 +1,6 @@
 //! TIM pixels → RGBA, with the console's transparency rules, and PNG encoding.
 
+use crate::bytes::{ByteOrder, Le};
 use crate::error::{Error, Result};
 use crate::Format;
 
@@ -143,7 +144,7 @@ impl Tim {
                     .iter()
                     .for_each(|&c| pixels.extend(color15(c, opts.stp))),
                 Depth::Direct24 => {
-                    let bytes: Vec<u8> = row.iter().flat_map(|h| h.to_le_bytes()).collect();
+                    let bytes: Vec<u8> = row.iter().flat_map(|&h| Le::u16_to(h)).collect();
                     for px in bytes.chunks_exact(3).take(width) {
                         pixels.extend([px[0], px[1], px[2], 255]);
                     }

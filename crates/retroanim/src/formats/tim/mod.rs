@@ -33,6 +33,8 @@ mod types;
 mod validate;
 mod write;
 
+use crate::bytes::{ByteOrder, Le};
+
 pub use decode::{color15, encode_png, DecodeOptions, Rgba, Stp};
 pub(crate) use encode::image_pixels;
 pub use encode::{color16, decode_png, png_dimensions, EncodeOptions, EncodeReport};
@@ -115,14 +117,8 @@ pub(crate) struct HalfHead {
 impl HalfHead {
     /// The head at the start of `data`, `None` when `data` is shorter than it.
     pub(crate) fn of(data: &[u8]) -> Option<HalfHead> {
-        let w = |i: usize| {
-            data.get(i..i + 4)
-                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        };
-        let h = |i: usize| {
-            data.get(i..i + 2)
-                .map(|b| u16::from_le_bytes([b[0], b[1]]) as u64)
-        };
+        let w = |i: usize| Le::u32_at(data, i);
+        let h = |i: usize| Le::u16_at(data, i).map(u64::from);
         Some(HalfHead {
             id: w(0)?,
             flag: w(4)?,

@@ -50,6 +50,8 @@ mod write;
 
 use std::collections::BTreeMap;
 
+use crate::bytes::{ByteOrder, Le};
+
 pub use play::{CameraState, LightState, ObjectPose, Player, Pose};
 pub use read::{read, read_with};
 pub use types::*;
@@ -64,10 +66,7 @@ pub const FILE_ID: u8 = 0x50;
 /// resolution-0 TOD, but its next words do not walk as frames holding packets. A file cut short
 /// still looks like a TOD, so that reading it reports where it ends.
 pub fn looks_like(data: &[u8]) -> bool {
-    let word = |i: usize| -> Option<u32> {
-        data.get(i..i + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
+    let word = |i: usize| Le::u32_at(data, i);
     if data.first() != Some(&FILE_ID) {
         return false;
     }
