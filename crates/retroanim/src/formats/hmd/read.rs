@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::bytes::{le_halfwords, Reader};
+use crate::bytes::{le_halfwords, Reader, Words};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::Format;
@@ -42,54 +42,8 @@ enum Kind {
     Primitive,
 }
 
-struct Ctx<'a> {
-    w: &'a [u32],
-    limits: Limits,
-}
-
-impl Ctx<'_> {
-    fn get(&self, i: usize, what: &str) -> Result<u32> {
-        self.w.get(i).copied().ok_or_else(|| {
-            malformed(
-                i,
-                format!(
-                    "expected {what}, but the file ends at byte {}",
-                    self.w.len() * 4
-                ),
-            )
-        })
-    }
-
-    /// `n` words at `at`, checked to lie inside the file.
-    fn slice(&self, at: usize, n: u64, field: usize, what: &str) -> Result<&[u32]> {
-        let end = at as u64 + n;
-        if end > self.w.len() as u64 {
-            return Err(malformed(
-                field,
-                format!(
-                    "{what}: {n} words from byte {} run past the end of the file ({} bytes)",
-                    at * 4,
-                    self.w.len() * 4
-                ),
-            ));
-        }
-        Ok(&self.w[at..end as usize])
-    }
-
-    fn pointer(&self, p: u32, field: usize, what: &str) -> Result<usize> {
-        if p as usize >= self.w.len() {
-            return Err(malformed(
-                field,
-                format!(
-                    "{what}: word offset {p} (byte {}) is outside the file ({} bytes)",
-                    p as u64 * 4,
-                    self.w.len() * 4
-                ),
-            ));
-        }
-        Ok(p as usize)
-    }
-}
+/// The file's words, by index: every pointer of an HMD counts words.
+type Ctx<'a> = Words<'a>;
 
 /// Reads an HMD file with the given limits.
 pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
@@ -98,23 +52,20 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     let words = r.u32_words(n, "file words")?;
     let words: &[u32] = &words;
     let trailing = r.rest().to_vec();
-    let cx = Ctx {
-        w: words,
-        limits: *limits,
-    };
-    let version = cx.get(0, "version ID")?;
+    let cx = Words::new(words, Format::Hmd, *limits);
+    let version = cx.at(0, "version ID")?;
     if version != VERSION {
         return Err(malformed(
             0,
             format!("expected version ID 0x50, found 0x{version:x}"),
         ));
     }
-    let map_flag = cx.get(1, "MAP FLAG")?;
-    let phs = cx.get(2, "primitive header section pointer")?;
-    let nblocks = cx.get(3, "number of blocks")?;
-    cx.limits.items(12, "primitive blocks", nblocks as u64)?;
+    let map_flag = cx.at(1, "MAP FLAG")?;
+    let phs = cx.at(2, "primitive header section pointer")?;
+    let nblocks = cx.at(3, "number of blocks")?;
+    cx.limits().items(12, "primitive blocks", nblocks as u64)?;
     let blocks = cx
-        .slice(4, nblocks as u64, 3, "block pointer table")?
+        .words_at(4, nblocks as u64, 3, "block pointer table")?
         .to_vec();
     let header_end = 4 + blocks.len();
 
@@ -122,16 +73,16 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     let mut coordinates = None;
     let phs_at = cx.pointer(phs & 0x7FFF_FFFF, 2, "primitive header section pointer")?;
     if header_end < words.len() && header_end != phs_at {
-        let count = cx.get(header_end, "coordinate count")? as u64;
-        cx.limits
+        let count = cx.at(header_end, "coordinate count")? as u64;
+        cx.limits()
             .items(header_end as u64 * 4, "coordinates", count)?;
-        let s = cx.slice(header_end + 1, count * 20, header_end, "coordinate section")?;
+        let s = cx.words_at(header_end + 1, count * 20, header_end, "coordinate section")?;
         coordinates = Some(s.chunks_exact(20).map(coord_unit).collect::<Vec<_>>());
         structural.push((header_end, header_end + 1 + s.len(), Kind::Coordinates));
     }
 
     // Primitive header section.
-    let count = cx.get(phs_at, "number of primitive headers")? as usize;
+    let count = cx.at(phs_at, "number of primitive headers")? as usize;
     if count > words.len() - phs_at {
         return Err(malformed(
             phs_at,
@@ -143,8 +94,8 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
     let mut header_at = Vec::with_capacity(count);
     let mut q = phs_at + 1;
     for _ in 0..count {
-        let size = cx.get(q, "primitive header size")?;
-        let s = cx.slice(q + 1, size as u64, q, "primitive header")?;
+        let size = cx.at(q, "primitive header size")?;
+        let s = cx.words_at(q + 1, size as u64, q, "primitive header")?;
         header_at.push(q);
         headers.push(PrimitiveHeader {
             words: s.iter().map(|&x| HeaderEntry::from_word(x)).collect(),
@@ -169,7 +120,7 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Hmd> {
             }
             read_at[bit] |= mask;
             steps += 1;
-            cx.limits
+            cx.limits()
                 .steps(field as u64 * 4, "primitive chain", steps)?;
             let (prim, end) = read_primitive(&cx, at)?;
             structural.push((at, end, Kind::Primitive));
@@ -360,10 +311,10 @@ fn svector(a: u32, b: u32) -> SVector {
 
 /// The primitive at word `at`, and the word after it.
 fn read_primitive(cx: &Ctx<'_>, at: usize) -> Result<(Primitive, usize)> {
-    let control = cx.slice(at, 3, at, "primitive control section")?;
+    let control = cx.words_at(at, 3, at, "primitive control section")?;
     let (next, header, tc) = (control[0], control[1], control[2]);
     let ntypes = (tc & 0x7FFF_FFFF) as u64;
-    if ntypes * 2 > (cx.w.len() - at - 3) as u64 {
+    if ntypes * 2 > (cx.words().len() - at - 3) as u64 {
         return Err(malformed(
             at + 2,
             format!(
@@ -371,13 +322,13 @@ fn read_primitive(cx: &Ctx<'_>, at: usize) -> Result<(Primitive, usize)> {
             ),
         ));
     }
-    cx.limits
+    cx.limits()
         .items((at as u64 + 2) * 4, "primitive types", ntypes)?;
     let mut types = Vec::with_capacity(ntypes as usize);
     let mut t = at + 3;
     for _ in 0..ntypes {
-        let code = cx.get(t, "type word")?;
-        let cs = cx.get(t + 1, "count/size word")?;
+        let code = cx.at(t, "type word")?;
+        let cs = cx.at(t + 1, "count/size word")?;
         let size = (cs & 0xFFFF) as u64;
         if size == 0 {
             return Err(malformed(
@@ -402,7 +353,7 @@ fn read_primitive(cx: &Ctx<'_>, at: usize) -> Result<(Primitive, usize)> {
         }
         if types.len() as u64 + 1 == ntypes {
             if let Some(n) = images_short_of_size(code, count, size as usize - 1) {
-                let data = cx.slice(t + 2, n as u64, t + 1, "image entries (their count)")?;
+                let data = cx.words_at(t + 2, n as u64, t + 1, "image entries (their count)")?;
                 types.push(DataSection {
                     type_code: code,
                     count,
@@ -414,7 +365,7 @@ fn read_primitive(cx: &Ctx<'_>, at: usize) -> Result<(Primitive, usize)> {
                 continue;
             }
         }
-        let data = cx.slice(t + 2, size - 1, t + 1, "primitive data (its size field)")?;
+        let data = cx.words_at(t + 2, size - 1, t + 1, "primitive data (its size field)")?;
         types.push(DataSection {
             type_code: code,
             count,
@@ -449,7 +400,7 @@ fn sequences_past_size(
     let mut seqs = Vec::new();
     let mut n = 0usize;
     for _ in 0..count {
-        let (s, k) = SequencePointer::decode(cx.w.get(at + n..)?)?;
+        let (s, k) = SequencePointer::decode(cx.words().get(at + n..)?)?;
         seqs.push(s);
         n += k;
     }
