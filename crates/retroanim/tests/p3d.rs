@@ -662,6 +662,12 @@ fn streamed_caches_equal_the_whole_cache_conversions() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("no LOD 0"), "{e}");
+    // The caller asked for a LOD the model lacks: a parameter error, not a failed conversion.
+    assert!(matches!(e, retroanim::Error::Parameter { .. }), "{e:?}");
+    let mut frames = P3d::Mlod(tiny_mlod(Signature::P3dm));
+    let lods = frames.lod_count();
+    let e = frames.set_frames(lods, Vec::new()).unwrap_err();
+    assert!(matches!(e, retroanim::Error::Parameter { .. }), "{e:?}");
 }
 
 #[test]

@@ -87,8 +87,7 @@ impl P3d {
     /// Replaces the frames of LOD `lod`. Every frame must have exactly
     /// [`frame_width`](P3d::frame_width) positions; nothing changes on error.
     pub fn set_frames(&mut self, lod: usize, frames: Vec<NewFrame>) -> Result<()> {
-        let width = self.frame_width(lod).ok_or_else(|| Error::Unencodable {
-            format: Format::P3d,
+        let width = self.frame_width(lod).ok_or_else(|| Error::Parameter {
             what: format!("the model has no LOD {lod}"),
         })?;
         if let Some(bad) = frames.iter().find(|f| f.positions.len() != width) {

@@ -380,8 +380,7 @@ impl Odol {
     /// Decodes the mesh (positions, UVs where decoded, textures, polygons, named selections,
     /// Arma bone references) of LOD `lod`; errors and offsets name bytes of the written file.
     pub fn lod_mesh(&self, lod: usize) -> Result<OdolMesh> {
-        let l = self.lods.get(lod).ok_or_else(|| Error::Unencodable {
-            format: Format::P3d,
+        let l = self.lods.get(lod).ok_or_else(|| Error::Parameter {
             what: format!("the model has no LOD {lod}"),
         })?;
         let at = self.lod_starts()[lod];

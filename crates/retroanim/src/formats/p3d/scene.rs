@@ -85,15 +85,16 @@ fn no_frames(lod: usize, resolution: f32) -> Error {
     }
 }
 
-fn check_lod(p3d: &P3d, lod: usize, to: Format) -> Result<()> {
+/// A LOD index the model does not have is the caller's request gone wrong
+/// ([`Error::Parameter`]), not a failed conversion.
+fn check_lod(p3d: &P3d, lod: usize) -> Result<()> {
     if lod >= p3d.lod_count() {
-        return Err(conversion(
-            to,
-            format!(
+        return Err(Error::Parameter {
+            what: format!(
                 "the model has {} LODs; there is no LOD {lod}",
                 p3d.lod_count()
             ),
-        ));
+        });
     }
     Ok(())
 }
@@ -107,7 +108,7 @@ fn cache_axes(p: [f32; 3], axes: CacheAxes) -> [f32; 3] {
 
 /// The frames of LOD `lod` as a point cache (times in seconds: phase × `duration`).
 pub fn to_point_cache(p3d: &P3d, lod: usize, axes: CacheAxes, duration: f32) -> Result<PointCache> {
-    check_lod(p3d, lod, Format::Mdd)?;
+    check_lod(p3d, lod)?;
     super::validate::export_check(p3d, lod, CACHE_BLOCKERS)?;
     let frames = p3d.frames(lod);
     if frames.is_empty() {
@@ -161,7 +162,7 @@ pub fn apply_frames<'a>(
     axes: CacheAxes,
     duration: f32,
 ) -> Result<()> {
-    check_lod(p3d, lod, Format::P3d)?;
+    check_lod(p3d, lod)?;
     let width = p3d.frame_width(lod).unwrap_or(0);
     let wrong = frames.clone().find(|f| f.1.len() != width);
     if points != width || wrong.is_some() {
@@ -264,7 +265,7 @@ const CACHE_BLOCKERS: &[&str] = &["geometry", "frame-size"];
 /// phase × `duration`. A LOD without frames gives a static mesh. Works for MLOD and ODOL v7
 /// (whose geometry is decoded from the verbatim bytes; see `odol_scene`).
 pub fn to_scene(p3d: &P3d, lod: usize, axes: SceneAxes, duration: f32) -> Result<Scene> {
-    check_lod(p3d, lod, Format::Gltf)?;
+    check_lod(p3d, lod)?;
     // What makes the export impossible is the file's fault: refused with validate's finding.
     super::validate::export_check(p3d, lod, GLTF_BLOCKERS)?;
     let l = match p3d {
@@ -500,7 +501,7 @@ pub type VertexPoints = (Vec<Vec<u32>>, Vec<[f32; 3]>);
 /// no [`SceneAxes`] changes), so it follows `to_scene`'s splitting of points into vertices
 /// exactly.
 pub fn vertex_points(p3d: &P3d, lod: usize, axes: SceneAxes) -> Result<VertexPoints> {
-    check_lod(p3d, lod, Format::P3d)?;
+    check_lod(p3d, lod)?;
     let rest: Vec<[f32; 3]> = match p3d {
         P3d::Mlod(m) => m.lods[lod].points.iter().map(|p| p.pos).collect(),
         P3d::Odol(o) => o.lod_mesh(lod)?.positions,
@@ -668,7 +669,7 @@ fn pc2_frames<W: std::io::Write>(
 
 /// Points per frame and frame times (seconds) of a LOD about to be streamed as a cache.
 fn stream_header(p3d: &P3d, lod: usize, duration: f32, to: Format) -> Result<(u32, Vec<f32>)> {
-    check_lod(p3d, lod, to)?;
+    check_lod(p3d, lod)?;
     super::validate::export_check(p3d, lod, CACHE_BLOCKERS)?;
     let frames = p3d.frames(lod);
     let widths = frames.iter().map(|f| f.positions.len());

@@ -242,15 +242,14 @@ impl<R: Read + Seek> MlodFrames<R> {
 
     /// Reads frame `k` of LOD `lod` into `out` (replacing its contents) and returns its time.
     pub fn read_frame(&mut self, lod: usize, k: usize, out: &mut Vec<[f32; 3]>) -> Result<f32> {
-        let l = self.lods.get(lod).ok_or_else(|| Error::Conversion {
-            from: Format::P3d,
-            to: Format::P3d,
-            why: format!("there is no LOD {lod}"),
+        let l = self.lods.get(lod).ok_or_else(|| Error::Parameter {
+            what: format!("the model has no LOD {lod}"),
         })?;
-        let f = *l.frames.get(k).ok_or_else(|| Error::Conversion {
-            from: Format::P3d,
-            to: Format::P3d,
-            why: format!("LOD {lod} has no frame {k}"),
+        let f = *l.frames.get(k).ok_or_else(|| Error::Parameter {
+            what: format!(
+                "LOD {lod} has {} frames; there is no frame {k}",
+                l.frames.len()
+            ),
         })?;
         // The size was checked against the file when the tagg was walked.
         self.buf.resize(12 * l.points, 0);
@@ -280,8 +279,7 @@ impl<R: Read + Seek> MlodFrames<R> {
         mut frame: impl FnMut(usize, &mut Vec<[f32; 3]>) -> Result<f32>,
         mut out: W,
     ) -> Result<W> {
-        let l = self.lods.get(lod).ok_or_else(|| Error::Unencodable {
-            format: Format::P3d,
+        let l = self.lods.get(lod).ok_or_else(|| Error::Parameter {
             what: format!("the model has no LOD {lod}"),
         })?;
         let (points, signature, end_of_file) = (l.points, l.signature, l.end_of_file);
