@@ -27,7 +27,13 @@ class LimitError(RetroanimError):
     limit: int
 
 class UnencodableError(RetroanimError):
-    """A model cannot be written because a value does not fit its format."""
+    """A model cannot be written because a value does not fit its format.
+
+    For a scene whose parts do not fit together, ``problems`` lists every problem as a
+    ``(path, what)`` pair (e.g. ``("/nodes/1/mesh", "...")``); otherwise it is absent.
+    """
+
+    problems: list[tuple[str, str]]
 
 class OptionError(RetroanimError):
     """An option does not apply or is out of range."""

@@ -157,6 +157,23 @@ pub(crate) fn to_py(e: retroanim::Error) -> PyErr {
             None,
             &[],
         ),
+        E::InconsistentScene { format, problems } => {
+            // Every problem as a (path, what) pair, in the order found.
+            let list: Vec<(String, String)> =
+                problems.into_iter().map(|p| (p.path, p.what)).collect();
+            let extra = [(
+                "problems",
+                list.into_pyobject(py).unwrap().into_any().unbind(),
+            )];
+            raise(
+                py,
+                UnencodableError::new_err(text.clone()),
+                &text,
+                Some(format),
+                None,
+                &extra,
+            )
+        }
         E::Option { option, what } => option_err(py, option, &what),
         // The output rule refused a file: the caller's `out` (or what it puts beside it).
         E::Refused { .. } => option_err(py, "out", &text),

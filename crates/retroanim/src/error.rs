@@ -4,7 +4,7 @@
 //! ([`Error::Malformed`], [`Error::Unsupported`], [`Error::UnknownFormat`]), a resource limit the
 //! caller set ([`Error::LimitExceeded`]), a request the input cannot satisfy
 //! ([`Error::Parameter`]) or a model the caller built that cannot be written
-//! ([`Error::Unencodable`]).
+//! ([`Error::Unencodable`], [`Error::InconsistentScene`]).
 
 use crate::Format;
 
@@ -108,6 +108,17 @@ pub enum Error {
         why: String,
     },
 
+    /// A scene whose parts do not fit together (a dangling index, a count that does not
+    /// match): every problem [`crate::scene::Scene::check`] found, each with its path, kept
+    /// apart to the end rather than joined into one message.
+    #[error("{format}: the scene is inconsistent: {}", joined(problems))]
+    InconsistentScene {
+        /// The format being written (or read, for an imported scene).
+        format: Format,
+        /// Every problem, in the order found.
+        problems: Vec<SceneError>,
+    },
+
     /// A conversion between two formats that retroanim does not offer.
     #[error("cannot convert {from} to {to}: {why}")]
     Conversion {
@@ -131,6 +142,30 @@ impl Error {
             _ => None,
         }
     }
+}
+
+/// One inconsistency [`crate::scene::Scene::check`] found, with a JSON-pointer-like path to it
+/// (as gltf-json's validation keeps each error's `Path`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SceneError {
+    /// Where, e.g. `/meshes/0/primitives/1/normals`.
+    pub path: String,
+    /// What is wrong.
+    pub what: String,
+}
+
+impl std::fmt::Display for SceneError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.what)
+    }
+}
+
+fn joined(problems: &[SceneError]) -> String {
+    problems
+        .iter()
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn at_byte(offset: Option<u64>) -> String {

@@ -367,9 +367,21 @@ fn inconsistent_scenes_are_refused_with_every_problem() {
     let mut s = sample_scene();
     s.nodes[1].mesh = Some(9);
     s.animations[0].channels[1].times = vec![1.0, 1.0];
-    let e = gltf::write_glb(&s).unwrap_err().to_string();
-    assert!(e.contains("/nodes/1/mesh"), "{e}");
-    assert!(e.contains("/animations/0/channels/1/times/1"), "{e}");
+    let e = gltf::write_glb(&s).unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("/nodes/1/mesh"), "{text}");
+    assert!(text.contains("/animations/0/channels/1/times/1"), "{text}");
+    // Kept apart to the end: a script gets each problem's path, not one joined message.
+    let retroanim::Error::InconsistentScene { problems, .. } = e else {
+        panic!("{e:?}")
+    };
+    let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
+    assert!(paths.contains(&"/nodes/1/mesh"), "{paths:?}");
+    assert!(
+        paths.contains(&"/animations/0/channels/1/times/1"),
+        "{paths:?}"
+    );
+    assert_eq!(problems, s.check(), "every problem the check finds");
 }
 
 #[test]

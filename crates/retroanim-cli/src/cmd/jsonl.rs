@@ -81,20 +81,29 @@ fn failure_line(path: &str, lib: Option<&retroanim::Error>, kind: &str, message:
         Some(
             retroanim::Error::Malformed { format, .. }
             | retroanim::Error::Unsupported { format, .. }
-            | retroanim::Error::Unencodable { format, .. },
+            | retroanim::Error::Unencodable { format, .. }
+            | retroanim::Error::InconsistentScene { format, .. },
         ) => Some(*format),
         Some(retroanim::Error::Conversion { from, .. }) => Some(*from),
         _ => None,
     };
+    let mut error = json!({
+        "kind": kind,
+        "offset": lib.and_then(|l| l.offset()),
+        "message": message,
+    });
+    // An inconsistent scene lists every problem with its path, as `Scene::check` found them.
+    if let Some(retroanim::Error::InconsistentScene { problems, .. }) = lib {
+        error["problems"] = problems
+            .iter()
+            .map(|p| json!({ "path": p.path, "what": p.what }))
+            .collect();
+    }
     json!({
         "path": path,
         "format": format,
         "ok": false,
-        "error": {
-            "kind": kind,
-            "offset": lib.and_then(|l| l.offset()),
-            "message": message,
-        },
+        "error": error,
     })
 }
 
@@ -107,6 +116,7 @@ fn lib_kind(e: &retroanim::Error) -> &'static str {
         E::Unsupported { .. } => "unsupported",
         E::LimitExceeded { .. } => "limit-exceeded",
         E::Unencodable { .. } => "unencodable",
+        E::InconsistentScene { .. } => "inconsistent-scene",
         E::Container { .. } => "container",
         E::Parameter { .. } => "parameter",
         E::UnknownFormat(_) => "unknown-format",

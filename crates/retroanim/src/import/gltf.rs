@@ -179,8 +179,11 @@ pub fn read(data: &[u8], limits: &Limits) -> Result<Imported> {
         }
     }
     let problems = scene.check();
-    if let Some(p) = problems.first() {
-        return Err(malformed(0, format!("the glTF scene is inconsistent: {p}")));
+    if !problems.is_empty() {
+        return Err(Error::InconsistentScene {
+            format: Format::Gltf,
+            problems,
+        });
     }
     Ok(Imported {
         scene,

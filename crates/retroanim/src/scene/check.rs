@@ -2,20 +2,7 @@
 
 use super::{Scene, Track};
 
-/// One problem [`Scene::check`] found, with a JSON-pointer-like path to it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SceneError {
-    /// Where, e.g. `/meshes/0/primitives/1/normals`.
-    pub path: String,
-    /// What is wrong.
-    pub what: String,
-}
-
-impl std::fmt::Display for SceneError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path, self.what)
-    }
-}
+pub use crate::error::SceneError;
 
 impl Scene {
     /// Every inconsistency in the scene: indices out of range, parent cycles, per-vertex arrays

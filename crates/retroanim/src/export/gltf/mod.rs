@@ -187,11 +187,10 @@ fn name(s: &str) -> Option<String> {
 fn build(scene: &Scene, every_mesh: bool) -> Result<(json::Root, Vec<u8>, usize)> {
     let problems = scene.check();
     if !problems.is_empty() {
-        let list: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
-        return Err(unencodable(format!(
-            "the scene is inconsistent: {}",
-            list.join("; ")
-        )));
+        return Err(Error::InconsistentScene {
+            format: Format::Gltf,
+            problems,
+        });
     }
     let mut b = Builder::new();
     let used = mesh::Used::of(scene, every_mesh);

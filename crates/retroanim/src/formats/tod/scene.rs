@@ -413,16 +413,9 @@ fn tod_scene_inner(
     }
     let problems = scene.check();
     if !problems.is_empty() {
-        return Err(Error::Unencodable {
-            format: crate::Format::Gltf,
-            what: format!(
-                "the TOD's scene is inconsistent: {}",
-                problems
-                    .iter()
-                    .map(|p| p.to_string())
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
+        return Err(Error::InconsistentScene {
+            format: crate::Format::Tod,
+            problems,
         });
     }
     Ok(scene)
