@@ -23,22 +23,10 @@ pub(crate) fn play_tod(
     };
     let tmd = tmd.as_deref().map(tmd_of).transpose()?;
     let before = tods_of(&after)?;
-    let mut player = None::<tod::Player>;
-    for t in &before {
-        let mut p = match player.take() {
-            None => tod::Player::new(t, tmd.as_ref()),
-            Some(p) => p.then(t),
-        };
-        p.seek(u32::MAX);
-        player = Some(p);
-    }
-    let mut player = match player {
-        None => tod::Player::new(anim, tmd.as_ref()),
-        Some(p) => p.then(anim),
-    };
+    let mut player = tod::Player::after(&before, anim, tmd.as_ref());
     if last.is_none() {
-        Limits::default()
-            .steps(None, "playback ticks", player.tick_bound())
+        player
+            .check_walk(first, None, &Limits::default())
             .map_err(to_py)?;
     }
     let last = last.unwrap_or(u32::MAX);

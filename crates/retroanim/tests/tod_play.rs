@@ -612,6 +612,14 @@ fn janken_animations_play_first_to_last_frame() {
                 "{}",
                 tods[i].display()
             );
+            // `Player::after` chains the prelude as the loop above does.
+            let after = Player::after([&files[appear]], anim, Some(&model)).last();
+            assert_eq!(
+                serde_json::to_value(after.unwrap()).unwrap(),
+                serde_json::to_value(&pose).unwrap(),
+                "{}",
+                tods[i].display()
+            );
             assert!(n >= anim.frames.len());
             assert!(
                 p.notes().is_empty(),
@@ -633,6 +641,31 @@ fn janken_animations_play_first_to_last_frame() {
             }
         }
     }
+}
+
+#[test]
+fn a_walk_the_file_claims_is_counted_and_bounded_before_it_is_taken() {
+    // Two frames a billion ticks apart: a few bytes that claim a billion poses.
+    let anim = Tod {
+        header: Header {
+            version: 0,
+            resolution: 1,
+        },
+        frames: vec![frame(5, vec![create(1)]), frame(1_000_000_005, vec![])],
+        trailing: vec![],
+    };
+    let player = Player::new(&anim, None);
+    assert_eq!(player.walk_ticks(5, Some(14)), 10);
+    // Ticks 5 ..= 1,000,000,005 at least (the bound allows for frames that wait longer).
+    let whole = player.walk_ticks(5, None);
+    assert!((1_000_000_001..1_000_000_010).contains(&whole), "{whole}");
+    let limits = retroanim::Limits::default();
+    assert_eq!(player.check_walk(5, Some(14), &limits).unwrap(), 10);
+    let e = player.check_walk(5, None, &limits).unwrap_err();
+    assert!(
+        matches!(e, retroanim::Error::LimitExceeded { requested, .. } if requested == whole),
+        "{e:?}"
+    );
 }
 
 #[test]

@@ -78,24 +78,10 @@ fn play(args: &PlayArgs, out: &mut Stream, mut lines: Option<&mut JsonLines>) ->
     let model_tmd = super::load_tmd(args.tmd.as_deref())?;
     let (from, to) = range(args)?;
     let before = super::load_tods(&args.after)?;
-    let mut player = None::<tod::Player>;
-    for t in &before {
-        let mut p = match player.take() {
-            None => tod::Player::new(t, model_tmd.as_ref()),
-            Some(p) => p.then(t),
-        };
-        p.seek(u32::MAX);
-        player = Some(p);
-    }
-    let mut player = match player {
-        None => tod::Player::new(&anim, model_tmd.as_ref()),
-        Some(p) => p.then(&anim),
-    };
+    let mut player = tod::Player::after(&before, &anim, model_tmd.as_ref());
     // Output is one pose per tick from `from` to `to` or the tick of the last frame, whichever
     // comes first: bounded by the limits, as the poses stream out one by one.
-    let first = anim.frames.first().map_or(0, |f| f.number) as u64;
-    let end = first.saturating_add(player.tick_bound());
-    let printed = (to as u64).min(end).saturating_sub(from as u64) + 1;
+    let printed = player.walk_ticks(from, Some(to));
     // Without --frames the file's own last frame number sets the range, and one word of a small
     // file can claim millions of frames: beyond DEFAULT_MAX_TICKS the range must be asked for.
     if args.frames.is_none() && args.frame.is_none() && printed > DEFAULT_MAX_TICKS {
@@ -105,8 +91,8 @@ fn play(args: &PlayArgs, out: &mut Stream, mut lines: Option<&mut JsonLines>) ->
             anim.frames.last().map_or(0, |f| f.number)
         );
     }
-    Limits::default()
-        .steps(None, "printed playback ticks", printed)
+    player
+        .check_walk(from, Some(to), &Limits::default())
         .with_context(|| match &args.frames {
             Some(r) => format!("{}: --frames {r}", args.file.display()),
             None => format!("{}: pass --frames A..B", args.file.display()),

@@ -48,6 +48,7 @@ use serde::Serialize;
 
 use crate::formats::gte::{self, Mat};
 use crate::formats::tmd::Tmd;
+use crate::{Limits, Result};
 
 use super::types::*;
 
@@ -280,6 +281,50 @@ impl<'a> Player<'a> {
             note_codes: self.note_codes,
             ignored: self.ignored,
         }
+    }
+
+    /// A player of `tod` that goes on from where the animations of `prelude` leave the object
+    /// table, lights and cameras, each played to its end in order and chained by
+    /// [`Player::then`] (the janken sample's `APPEAR.TOD` before `JAANKEN.TOD`). With no
+    /// prelude, [`Player::new`].
+    pub fn after<'p>(
+        prelude: impl IntoIterator<Item = &'p Tod>,
+        tod: &'a Tod,
+        tmd: Option<&Tmd>,
+    ) -> Player<'a> {
+        let mut before: Option<Player<'p>> = None;
+        for t in prelude {
+            let mut p = match before.take() {
+                None => Player::new(t, tmd),
+                Some(p) => p.then(t),
+            };
+            p.seek(u32::MAX);
+            before = Some(p);
+        }
+        match before {
+            None => Player::new(tod, tmd),
+            Some(p) => p.then(tod),
+        }
+    }
+
+    /// How many ticks a walk from tick `from` to tick `to` (inclusive; `None`: the last
+    /// frame's) visits, at most up to [`Player::tick_bound`] past the first frame: the poses a
+    /// tick-by-tick listing prints. One word of a small file can claim millions of ticks, so
+    /// callers that walk tick by tick check this with [`Player::check_walk`] first.
+    pub fn walk_ticks(&self, from: u32, to: Option<u32>) -> u64 {
+        let first = self.tod.frames.first().map_or(0, |f| f.number) as u64;
+        let end = first.saturating_add(self.tick_bound());
+        to.map_or(end, |t| (t as u64).min(end))
+            .saturating_sub(from as u64)
+            + 1
+    }
+
+    /// [`Player::walk_ticks`], refused with [`crate::Error::LimitExceeded`] beyond
+    /// `limits.max_steps`.
+    pub fn check_walk(&self, from: u32, to: Option<u32>, limits: &Limits) -> Result<u64> {
+        let n = self.walk_ticks(from, to);
+        limits.steps(None, "playback ticks", n)?;
+        Ok(n)
     }
 
     /// True once every frame has been applied.

@@ -194,19 +194,7 @@ fn tod_scene_inner(
     {
         notes.push(n);
     }
-    let mut before: Option<Player> = None;
-    for anim in prelude {
-        let mut p = match before.take() {
-            None => Player::new(anim, tmd),
-            Some(p) => p.then(anim),
-        };
-        p.seek(u32::MAX);
-        before = Some(p);
-    }
-    let mut player = match before {
-        None => Player::new(tod, tmd),
-        Some(p) => p.then(tod),
-    };
+    let mut player = Player::after(prelude.iter().copied(), tod, tmd);
     // One pose where each frame applies and one at the last tick before the next is due: the
     // ticks between hold the same pose, and `thin` keeps exactly these ends of each run, so the
     // keys equal a tick-by-tick walk while sparse frame numbers cost nothing.
