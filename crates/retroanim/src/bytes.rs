@@ -7,6 +7,10 @@
 //!
 //! A [`Writer`] appends in the same fixed byte order, aligns, and back-patches words whose value
 //! is known only later (sizes, pointers).
+//!
+//! Where a cursor does not fit (pre-tests, pointer tables, in-place patches), [`ByteOrder`]'s
+//! `u16_at`/`u32_at`/`u64_at`/`f32_at` read and `put_u16`/`put_u32` overwrite at a byte index, returning
+//! `None` past the end; [`le_tag`] gives a four-character tag's word for constants.
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
@@ -51,6 +55,14 @@ pub trait ByteOrder: Copy + std::fmt::Debug {
     /// Encodes an `f32`.
     fn f32_to(v: f32) -> [u8; 4] {
         Self::u32_to(v.to_bits())
+    }
+
+    /// The `u64` at byte `at` of `b`, or `None` where it would run past the end.
+    fn u64_at(b: &[u8], at: usize) -> Option<u64> {
+        b.get(at..at.checked_add(8)?)?
+            .try_into()
+            .ok()
+            .map(Self::u64_from)
     }
 
     /// The `f32` at byte `at` of `b`, or `None` where it would run past the end.
@@ -199,6 +211,12 @@ impl<'a> Reader<'a, Le> {
             .map(|h| u16::from_le_bytes([h[0], h[1]]))
             .collect())
     }
+}
+
+/// A four-character tag (`b"MLOD"`) as the little-endian word a file holds it as: usable in
+/// constants, for compares against words already read (the scanner's pre-test).
+pub const fn le_tag(tag: &[u8; 4]) -> u32 {
+    u32::from_le_bytes(*tag)
 }
 
 /// The halfwords of little-endian words, low half first: how a PlayStation file stores
@@ -773,6 +791,10 @@ mod tests {
         assert_eq!(Le::f32_at(&1.5f32.to_le_bytes(), 0), Some(1.5));
         assert_eq!(Be::u16s(&[1, 2, 3]).collect::<Vec<_>>(), [0x0102]);
         assert_eq!(Le::u32s(&[1, 0, 0, 0, 2]).collect::<Vec<_>>(), [1]);
+        let long = [1, 2, 3, 4, 5, 6, 7, 8, 9];
+        assert_eq!(Le::u64_at(&long, 1), Some(0x0908_0706_0504_0302));
+        assert_eq!(Be::u64_at(&long, 2), None, "one byte short");
+        assert_eq!(le_tag(b"MLOD"), 0x444F_4C4D, "'M' is the low byte");
     }
 
     #[test]

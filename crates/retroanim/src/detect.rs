@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::bytes::{Be, ByteOrder, Le};
+
 /// Every format retroanim knows by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -142,10 +144,7 @@ pub fn detect(data: &[u8]) -> Option<Format> {
     if crate::formats::tod::looks_like(data) {
         return Some(Format::Tod);
     }
-    let word = |i: usize| -> Option<u32> {
-        data.get(i * 4..i * 4 + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
+    let word = |i: usize| Le::u32_at(data, i * 4);
     match (word(0), word(1)) {
         // HMD: version 0x50, MAP FLAG 0/1, then a primitive header pointer inside the file.
         (Some(0x50), Some(0 | 1))
@@ -207,18 +206,12 @@ pub fn named_without_magic(path: &std::path::Path) -> Option<Format> {
 /// before its last frame). Reading it as that format names what is missing and where, where
 /// "unknown format" would not.
 pub fn detect_damaged(data: &[u8]) -> Option<Format> {
-    let le = |i: usize| {
-        data.get(i..i + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
+    let le = |i: usize| Le::u32_at(data, i);
     // TMD: ID 0x41, FLAGS 0 or 1, a non-zero object count.
     if le(0) == Some(0x41) && matches!(le(4), Some(0 | 1)) && le(8).is_some_and(|n| n > 0) {
         return Some(Format::Tmd);
     }
-    let be = |i: usize| {
-        data.get(i..i + 4)
-            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-    };
+    let be = |i: usize| Be::u32_at(data, i);
     // MDD: modest frame and point counts whose data the file is too short for, and a first
     // frame time that is a plausible number of seconds.
     let (frames, points) = (be(0)? as u64, be(4)? as u64);
@@ -270,22 +263,23 @@ pub fn plausible_start(prefix: &[u8], max_len: u64) -> bool {
     {
         return true;
     }
-    if prefix.len() < 8 {
+    // Eight bytes at least: two words.
+    let (Some(first), Some(frames), Some(points)) = (
+        Le::u32_at(prefix, 0),
+        Be::u32_at(prefix, 0),
+        Be::u32_at(prefix, 4),
+    ) else {
         return true;
-    }
-    let word =
-        |i: usize| u32::from_le_bytes([prefix[i], prefix[i + 1], prefix[i + 2], prefix[i + 3]]);
+    };
     if crate::formats::tod::looks_like(prefix)
-        || matches!(word(0), 0x41 | 0x42 | 0x50 | 0x10 | 0x11 | 0x12)
+        || matches!(first, 0x41 | 0x42 | 0x50 | 0x10 | 0x11 | 0x12)
     {
         return true;
     }
     if crate::formats::pmd::plausible_bare_start(prefix) {
         return true;
     }
-    let be =
-        |i: usize| u32::from_be_bytes([prefix[i], prefix[i + 1], prefix[i + 2], prefix[i + 3]]);
-    let (frames, points) = (be(0) as u64, be(4) as u64);
+    let (frames, points) = (u64::from(frames), u64::from(points));
     frames > 0
         && points > 0
         && frames
@@ -332,11 +326,10 @@ fn detect_json(data: &[u8]) -> Option<Format> {
 /// MDD has no magic: a big-endian frame count and point count whose sizes must add up to the
 /// file length exactly (allowing the one uncounted rest frame some exporters write).
 fn looks_like_mdd(data: &[u8]) -> bool {
-    if data.len() < 8 {
+    let (Some(frames), Some(points)) = (Be::u32_at(data, 0), Be::u32_at(data, 4)) else {
         return false;
-    }
-    let frames = u32::from_be_bytes([data[0], data[1], data[2], data[3]]) as u64;
-    let points = u32::from_be_bytes([data[4], data[5], data[6], data[7]]) as u64;
+    };
+    let (frames, points) = (u64::from(frames), u64::from(points));
     if frames == 0 || points == 0 {
         return false;
     }

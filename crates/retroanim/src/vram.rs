@@ -27,6 +27,7 @@
 //! so. TSB bit 11 (VRAM y bit 9 in the `TSB()` macro of HMD.DEF, for 2 MB VRAM development
 //! boards) is ignored: retail consoles have 512 lines.
 
+use crate::bytes::{ByteOrder, Le};
 use crate::error::{Error, Result};
 use crate::formats::tim::{self, Tim};
 
@@ -124,7 +125,7 @@ impl Vram {
         Ok(Vram {
             words: data
                 .chunks_exact(2)
-                .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                .map(|b| Le::u16_from([b[0], b[1]]))
                 .collect(),
             loaded: vec![[0, 0, WIDTH as u16, HEIGHT as u16]],
         })

@@ -1,6 +1,9 @@
 //! The library's rooms import only downward: no two of its modules (the top-level ones, and
 //! each format under `formats/`) reach each other through `crate::` paths, directly or round a
 //! circle. Comments and unit-test modules are left out; `pub use` re-exports count.
+//!
+//! Every byte goes through the byte layer (`bytes.rs`): no other library code converts
+//! integers to or from raw bytes itself.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -50,15 +53,24 @@ fn named(text: &str) -> BTreeSet<String> {
 }
 
 fn walk(dir: &Path, root: &Path, edges: &mut BTreeMap<String, BTreeSet<String>>) {
+    let mut files = Vec::new();
+    rust_files(dir, &mut files);
+    for p in files {
+        let from = room(p.strip_prefix(root).unwrap());
+        let text = std::fs::read_to_string(&p).unwrap();
+        let to = edges.entry(from.clone()).or_default();
+        to.extend(named(&text).into_iter().filter(|t| *t != from));
+    }
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
         if p.is_dir() {
-            walk(&p, root, edges);
+            rust_files(&p, out);
         } else if p.extension().is_some_and(|x| x == "rs") {
-            let from = room(p.strip_prefix(root).unwrap());
-            let text = std::fs::read_to_string(&p).unwrap();
-            let to = edges.entry(from.clone()).or_default();
-            to.extend(named(&text).into_iter().filter(|t| *t != from));
+            out.push(p);
         }
     }
 }
@@ -111,4 +123,51 @@ fn formats_never_import_the_rooms_above_them() {
         })
         .collect();
     assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// The lines of `text` before its first `#[cfg(test)]` (library code, not unit tests) that
+/// call a standard byte conversion, comments left out.
+fn raw_conversions(text: &str) -> Vec<String> {
+    const RAW: [&str; 4] = [
+        "from_le_bytes",
+        "to_le_bytes",
+        "from_be_bytes",
+        "to_be_bytes",
+    ];
+    text.lines()
+        .enumerate()
+        .take_while(|(_, l)| !l.trim_start().starts_with("#[cfg(test)]"))
+        .filter(|(_, l)| {
+            let code = l.split("//").next().unwrap_or("");
+            RAW.iter().any(|r| code.contains(r))
+        })
+        .map(|(i, l)| format!("{}: {}", i + 1, l.trim()))
+        .collect()
+}
+
+#[test]
+fn every_byte_goes_through_the_byte_layer() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    assert!(files.len() > 50, "{} source files", files.len());
+    let mut raw = Vec::new();
+    for p in &files {
+        let rel = p
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel == "bytes.rs" {
+            continue;
+        }
+        let lines = raw_conversions(&std::fs::read_to_string(p).unwrap());
+        raw.extend(lines.iter().map(|l| format!("{rel}:{l}")));
+    }
+    assert!(
+        raw.is_empty(),
+        "raw byte conversions outside bytes.rs (use crate::bytes: Reader, Writer, Le::u32_at, \
+         Le::put_u32...):\n{}",
+        raw.join("\n")
+    );
 }

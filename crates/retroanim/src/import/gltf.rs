@@ -22,6 +22,7 @@ use base64::Engine as _;
 use gltf_json as json;
 use json::validation::Checked;
 
+use crate::bytes::{ByteOrder, Le};
 use crate::error::{Error, Result};
 
 mod accessor;
@@ -56,7 +57,7 @@ fn at<const N: usize>(data: &[u8], at: u64) -> Result<[u8; N]> {
 }
 
 fn u32_at(data: &[u8], p: u64) -> Result<u32> {
-    at::<4>(data, p).map(u32::from_le_bytes)
+    at::<4>(data, p).map(Le::u32_from)
 }
 
 fn malformed(offset: u64, what: impl Into<String>) -> Error {

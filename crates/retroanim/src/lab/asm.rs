@@ -7,6 +7,7 @@ use super::cond::parse_number;
 use super::lex::{Kind, Pos, Sym, Tok};
 use super::pp::Unit;
 use super::{LabError, LabErrorKind, LabOptions};
+use crate::bytes::{Le, Writer};
 use crate::formats::gte;
 
 type R<T> = Result<T, LabError>;
@@ -142,7 +143,7 @@ pub(crate) fn assemble(unit: &Unit, opts: &LabOptions) -> R<Vec<u8>> {
         items.push(item);
     }
     // Pass 2: values.
-    let mut out = Vec::with_capacity(addr as usize);
+    let mut out = Writer::<Le>::with_capacity(addr as usize);
     let ev = Eval {
         unit,
         labels: &labels,
@@ -179,7 +180,12 @@ pub(crate) fn assemble(unit: &Unit, opts: &LabOptions) -> R<Vec<u8>> {
                 if *msb {
                     u |= 1 << (u32::from(*size) * 8 - 1);
                 }
-                out.extend_from_slice(&u.to_le_bytes()[..usize::from(*size)]);
+                // B(), H() or W(): the low `size` bytes.
+                match size {
+                    1 => out.u8(u as u8),
+                    2 => out.u16(u as u16),
+                    _ => out.u32(u),
+                }
             }
             Item::Rot { args, .. } => {
                 let mut r = [0i32; 3];
@@ -187,13 +193,13 @@ pub(crate) fn assemble(unit: &Unit, opts: &LabOptions) -> R<Vec<u8>> {
                     *o = ev.eval(a)?;
                 }
                 for v in labp_rot_matrix(r) {
-                    out.extend_from_slice(&v.to_le_bytes());
+                    out.i16(v);
                 }
-                out.extend_from_slice(&[0, 0]);
+                out.bytes(&[0, 0]);
             }
         }
     }
-    Ok(out)
+    Ok(out.into_vec())
 }
 
 /// labp's built-in `RotMatrix`: libgte's M = Rx·Ry·Rz from the console's sine table, every

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::asm::labp_rot_matrix;
+use crate::bytes::{ByteOrder, Le};
 use crate::formats::hmd::{read, write, Hmd, RegionBody, SectionData, SectionRole, TypeData};
 use crate::Result;
 
@@ -269,7 +270,7 @@ impl<'a> Dis<'a> {
         let whole = data.len() / 4 * 4;
         let words = data[..whole]
             .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .map(|c| Le::u32_from([c[0], c[1], c[2], c[3]]))
             .collect();
         Dis {
             words,

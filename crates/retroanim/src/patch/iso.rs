@@ -16,6 +16,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::bytes::{Be, ByteOrder, Le};
 use crate::error::{Error, Result};
 use crate::scan::iso::{self, IsoFile, Tree, SECTOR};
 use crate::scan::source::Source;
@@ -86,12 +87,23 @@ pub struct Volume {
     pub used_end: u64,
 }
 
-fn le32(b: &[u8], at: usize) -> u64 {
-    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]) as u64
+/// The `u32` at `at` of the volume descriptor `d` read from byte `from` of the image.
+fn field<E: ByteOrder>(d: &[u8], at: usize, from: u64) -> Result<u64> {
+    E::u32_at(d, at)
+        .map(u64::from)
+        .ok_or_else(|| Error::Container {
+            container: "ISO 9660",
+            offset: from + at as u64,
+            what: format!("the volume descriptor ends at byte {}", d.len()),
+        })
 }
 
-fn be32(b: &[u8], at: usize) -> u64 {
-    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]) as u64
+/// `v` as an ISO 9660 both-byte-order field: little-endian, then big-endian.
+fn both_orders(v: u32) -> [u8; 8] {
+    let mut b = [0u8; 8];
+    Le::put_u32(&mut b, 0, v);
+    Be::put_u32(&mut b, 4, v);
+    b
 }
 
 /// Reads what the volume in `view` lists.
@@ -108,13 +120,19 @@ pub fn volume(view: &dyn Source) -> Result<Volume> {
         end(at / SECTOR, SECTOR);
         view.read_at(at, &mut d)?;
         match kind {
-            0 if &d[7..30] == b"EL TORITO SPECIFICATION" => end(le32(&d, 71), SECTOR),
+            0 if &d[7..30] == b"EL TORITO SPECIFICATION" => end(field::<Le>(&d, 71, at)?, SECTOR),
             1 | 2 => {
                 if kind == 1 && v.space == 0 {
-                    v.space = le32(&d, 80);
+                    v.space = field::<Le>(&d, 80, at)?;
                 }
-                let table = le32(&d, 132);
-                for loc in [le32(&d, 140), le32(&d, 144), be32(&d, 148), be32(&d, 152)] {
+                let table = field::<Le>(&d, 132, at)?;
+                let paths = [
+                    field::<Le>(&d, 140, at)?,
+                    field::<Le>(&d, 144, at)?,
+                    field::<Be>(&d, 148, at)?,
+                    field::<Be>(&d, 152, at)?,
+                ];
+                for loc in paths {
                     if loc != 0 {
                         end(loc, table);
                     }
@@ -146,11 +164,7 @@ fn set_record(
     extent: u64,
     size: u64,
 ) -> Result<()> {
-    let mut fields = [0u8; 16];
-    fields[..4].copy_from_slice(&(extent as u32).to_le_bytes());
-    fields[4..8].copy_from_slice(&(extent as u32).to_be_bytes());
-    fields[8..12].copy_from_slice(&(size as u32).to_le_bytes());
-    fields[12..16].copy_from_slice(&(size as u32).to_be_bytes());
+    let fields = [both_orders(extent as u32), both_orders(size as u32)].concat();
     for t in &vol.trees {
         for f in t
             .files
@@ -243,9 +257,7 @@ pub fn put_file(
     set_record(vol, view, s, file, at, size)?;
     vol.used_end = end;
     if end > vol.space {
-        let mut fields = [0u8; 8];
-        fields[..4].copy_from_slice(&(end as u32).to_le_bytes());
-        fields[4..].copy_from_slice(&(end as u32).to_be_bytes());
+        let fields = both_orders(end as u32);
         for &d in &vol.descriptors {
             s.write(view, d + 80, &fields)?;
         }
@@ -295,9 +307,9 @@ mod tests {
         );
         assert_eq!(vol.space, 29);
         let rec = &s.map[&18].data[..];
-        assert_eq!(le32(rec, 2), 24);
-        assert_eq!(be32(rec, 6), 24);
-        assert_eq!(le32(rec, 10), 9000);
+        assert_eq!(Le::u32_at(rec, 2), Some(24));
+        assert_eq!(Be::u32_at(rec, 6), Some(24));
+        assert_eq!(Le::u32_at(rec, 10), Some(9000));
         assert!(s.map[&25].fresh.is_some());
     }
 }

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
+use crate::bytes::{ByteOrder, Le};
 use crate::error::{Error, Result};
 use crate::scan::pbo::Pbo;
 use crate::scan::source::{read_vec, Source};
@@ -90,10 +91,11 @@ pub fn rewrite(
     for (&i, d) in new {
         let e = &pbo.entries[i];
         let at = e.header_offset as usize;
+        let no_header = || err(e.header_offset, format!("entry {:?}: no header", e.name));
         let name_end = memchr::memchr(0, header.get(at..).unwrap_or(&[]))
             .map(|n| at + n)
             .filter(|&n| n + 21 <= header.len())
-            .ok_or_else(|| err(e.header_offset, format!("entry {:?}: no header", e.name)))?;
+            .ok_or_else(no_header)?;
         let size = u32::try_from(d.bytes.len()).map_err(|_| {
             err(
                 e.header_offset,
@@ -105,9 +107,9 @@ pub fn rewrite(
             )
         })?;
         if let Some(o) = d.original_size {
-            header[name_end + 5..name_end + 9].copy_from_slice(&o.to_le_bytes());
+            Le::put_u32(&mut header, name_end + 5, o).ok_or_else(no_header)?;
         }
-        header[name_end + 17..name_end + 21].copy_from_slice(&size.to_le_bytes());
+        Le::put_u32(&mut header, name_end + 17, size).ok_or_else(no_header)?;
     }
     let mut h = Hashing {
         inner: w,

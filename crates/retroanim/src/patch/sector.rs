@@ -16,6 +16,7 @@
 //! sums `S0 = Σ vᵢ` and `S1 = Σ α^(N−1−i) vᵢ` the two parity bytes are
 //! `p0 = (S0 + S1) / (α + 1)` and `p1 = S0 + p0`.
 
+use crate::bytes::{ByteOrder, Le};
 use crate::scan::raw::{edc, RAW_SECTOR, SYNC, USER_DATA};
 
 /// Field polynomial x⁸ + x⁴ + x³ + x² + 1.
@@ -110,17 +111,17 @@ pub fn seal(s: &mut [u8; RAW_SECTOR]) {
     match s[15] {
         1 => {
             let e = edc(&s[..2064]);
-            s[2064..2068].copy_from_slice(&e.to_le_bytes());
+            Le::put_u32(s, 2064, e);
             s[2068..2076].fill(0);
             ecc(&mut s[12..]);
         }
         _ if is_form2(s) => {
             let e = edc(&s[16..2348]);
-            s[2348..2352].copy_from_slice(&e.to_le_bytes());
+            Le::put_u32(s, 2348, e);
         }
         _ => {
             let e = edc(&s[16..2072]);
-            s[2072..2076].copy_from_slice(&e.to_le_bytes());
+            Le::put_u32(s, 2072, e);
             let header = [s[12], s[13], s[14], s[15]];
             s[12..16].fill(0);
             ecc(&mut s[12..]);

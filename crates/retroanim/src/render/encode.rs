@@ -21,6 +21,7 @@
 
 use std::collections::HashMap;
 
+use crate::bytes::{ByteOrder, Le, Writer};
 use crate::error::{Error, Result};
 use crate::Format;
 
@@ -60,13 +61,13 @@ fn webp_still(rgba: &[u8], width: u32, height: u32) -> Result<Vec<u8>> {
 }
 
 /// Appends a RIFF chunk (`fourcc`, little-endian size, payload, a pad byte to an even size).
-fn riff_chunk(out: &mut Vec<u8>, fourcc: &[u8; 4], payload: &[u8]) -> Result<()> {
+fn riff_chunk(out: &mut Writer<Le>, fourcc: &[u8; 4], payload: &[u8]) -> Result<()> {
     let size = u32::try_from(payload.len()).map_err(|_| too_large())?;
-    out.extend_from_slice(fourcc);
-    out.extend_from_slice(&size.to_le_bytes());
-    out.extend_from_slice(payload);
+    out.bytes(fourcc);
+    out.u32(size);
+    out.bytes(payload);
     if payload.len() % 2 == 1 {
-        out.push(0);
+        out.u8(0);
     }
     Ok(())
 }
@@ -78,19 +79,20 @@ fn too_large() -> Error {
 }
 
 /// A 24-bit little-endian field (WebP's canvas sizes, frame offsets and durations).
-fn u24(out: &mut Vec<u8>, v: u32) {
-    out.extend_from_slice(&v.to_le_bytes()[..3]);
+fn u24(out: &mut Writer<Le>, v: u32) {
+    out.u16(v as u16);
+    out.u8((v >> 16) as u8);
 }
 
 /// The image chunks (`ALPH`, `VP8 `, `VP8L`) of a still WebP file, as they go into an `ANMF`.
 fn image_chunks(file: &[u8]) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     let mut at = 12usize;
-    while let Some(head) = file.get(at..at + 8) {
-        let size = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
+    while let (Some(fourcc), Some(size)) = (file.get(at..at + 4), Le::u32_at(file, at + 4)) {
+        let size = size as usize;
         let end = at + 8 + size + size % 2;
         let chunk = file.get(at..end.min(file.len())).unwrap_or(&[]);
-        if matches!(&head[..4], b"ALPH" | b"VP8 " | b"VP8L") {
+        if matches!(fourcc, b"ALPH" | b"VP8 " | b"VP8L") {
             out.extend_from_slice(chunk);
         }
         at = end;
@@ -119,33 +121,34 @@ fn webp_frames(
     let ms = (1000.0 / fps.max(1e-3))
         .round()
         .clamp(20.0, f64::from((1 << 24) - 1)) as u32;
-    let mut body = Vec::new();
-    body.extend_from_slice(b"WEBP");
-    let mut vp8x = vec![0x10 | 0x02, 0, 0, 0];
+    let mut body = Writer::le();
+    body.bytes(b"WEBP");
+    let mut vp8x = Writer::le();
+    vp8x.bytes(&[0x10 | 0x02, 0, 0, 0]);
     u24(&mut vp8x, width - 1);
     u24(&mut vp8x, height - 1);
-    riff_chunk(&mut body, b"VP8X", &vp8x)?;
+    riff_chunk(&mut body, b"VP8X", &vp8x.into_vec())?;
     // Background transparent (B, G, R, A = 0), loop forever.
     riff_chunk(&mut body, b"ANIM", &[0, 0, 0, 0, 0, 0])?;
     for k in 0..count {
         let still = webp_still(&next(k)?, width, height)?;
-        let mut frame = Vec::with_capacity(16 + still.len());
+        let mut frame = Writer::with_capacity(16 + still.len());
         u24(&mut frame, 0);
         u24(&mut frame, 0);
         u24(&mut frame, width - 1);
         u24(&mut frame, height - 1);
         u24(&mut frame, ms);
         // Bit 1 set: do not blend onto the frame before (each frame is the whole canvas).
-        frame.push(0x02);
-        frame.extend_from_slice(&image_chunks(&still)?);
-        riff_chunk(&mut body, b"ANMF", &frame)?;
+        frame.u8(0x02);
+        frame.bytes(&image_chunks(&still)?);
+        riff_chunk(&mut body, b"ANMF", &frame.into_vec())?;
     }
     let size = u32::try_from(body.len()).map_err(|_| too_large())?;
-    let mut out = Vec::with_capacity(8 + body.len());
-    out.extend_from_slice(b"RIFF");
-    out.extend_from_slice(&size.to_le_bytes());
-    out.extend_from_slice(&body);
-    Ok(out)
+    let mut out = Writer::<Le>::with_capacity(8 + body.len());
+    out.bytes(b"RIFF");
+    out.u32(size);
+    out.bytes(&body.into_vec());
+    Ok(out.into_vec())
 }
 
 fn png_frames(

@@ -35,9 +35,11 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::lenient::word as word_near;
 use super::pretest::read_pretested;
 use super::source::Source;
 use super::ScanOptions;
+use crate::bytes::{ByteOrder, Le};
 use crate::error::{Error, Result};
 use crate::formats::{clt, hmd, p3d, pmd, pxl, rtm, tim, tmd, tod};
 use crate::{Format, Model, Severity};
@@ -142,18 +144,12 @@ impl Stats {
     }
 }
 
-fn le(b: &[u8], at: usize) -> Option<u32> {
-    b.get(at..at + 4)
-        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-}
-
-fn le16(b: &[u8], at: usize) -> Option<u32> {
-    b.get(at..at + 2)
-        .map(|w| u16::from_le_bytes([w[0], w[1]]) as u32)
-}
-
 fn tim_block_ok(b: &[u8], at: usize) -> bool {
-    let (Some(bnum), Some(w), Some(h)) = (le(b, at), le16(b, at + 8), le16(b, at + 10)) else {
+    let (Some(bnum), Some(w), Some(h)) = (
+        Le::u32_at(b, at),
+        Le::u16_at(b, at + 8),
+        Le::u16_at(b, at + 10),
+    ) else {
         // Not in the buffer: let the reader decide.
         return b.len() < at + 12;
     };
@@ -166,8 +162,8 @@ fn tim_block_ok(b: &[u8], at: usize) -> bool {
 
 /// The formats whose candidate test passes at the start of `b` (see the module docs).
 pub(crate) fn candidate(b: &[u8], want: &[Format], out: &mut Vec<Format>) {
-    let Some(w0) = le(b, 0) else { return };
-    let w = |i: usize| le(b, i * 4);
+    let Some(w0) = Le::u32_at(b, 0) else { return };
+    let w = |i: usize| Le::u32_at(b, i * 4);
     let wants = |f: Format| want.contains(&f);
     match w0 {
         0x10 if wants(Format::Tim) => {
@@ -659,16 +655,7 @@ fn trim(model: Model, format: Format, own: &[u8], opts: &ScanOptions) -> Option<
 
 /// A TIM's size from its block headers (words taken from `near` where it holds them).
 fn tim_size(src: &dyn Source, offset: u64, near: &[u8]) -> Option<u64> {
-    let word = |at: u64| -> Option<u32> {
-        match usize::try_from(at).ok().and_then(|a| le(near, a)) {
-            Some(w) => Some(w),
-            None => {
-                let mut b = [0u8; 4];
-                src.read_at(offset.checked_add(at)?, &mut b).ok()?;
-                Some(u32::from_le_bytes(b))
-            }
-        }
-    };
+    let word = |at: u64| word_near(src, offset, near, at);
     let flags = word(4)?;
     let mut at = 8u64;
     if flags & 8 != 0 {

@@ -26,6 +26,7 @@
 use std::collections::HashSet;
 
 use super::source::Source;
+use crate::bytes::{Be, ByteOrder, Le};
 use crate::error::{Error, Result};
 
 /// Logical sector size.
@@ -83,8 +84,14 @@ fn err(offset: u64, what: String) -> Error {
     }
 }
 
-fn le32(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+/// The little-endian `u32` at `at` of a directory record read from the image at `rec_at`.
+fn le32(r: &[u8], at: usize, rec_at: u64) -> Result<u64> {
+    Le::u32_at(r, at).map(u64::from).ok_or_else(|| {
+        err(
+            rec_at,
+            format!("directory record of {} bytes is too short", r.len()),
+        )
+    })
 }
 
 /// Every file of the image, in directory order (the primary volume descriptor's tree).
@@ -127,7 +134,7 @@ pub fn descriptors(view: &dyn Source) -> Result<Vec<(u64, u8)>> {
         out.push((at, d[0]));
         match d[0] {
             1 => {
-                let block = u16::from_le_bytes([d[128], d[129]]);
+                let block = Le::u16_from([d[128], d[129]]);
                 if block as u64 != SECTOR {
                     return Err(Error::Container {
                         container: "ISO 9660",
@@ -148,16 +155,19 @@ pub fn tree(view: &dyn Source, pvd_at: u64) -> Result<Tree> {
     let len = view.len();
     let mut pvd = vec![0u8; SECTOR as usize];
     view.read_at(pvd_at, &mut pvd)?;
-    let block = u16::from_le_bytes([pvd[128], pvd[129]]);
-    if block as u64 != SECTOR {
+    let block = Le::u16_at(&pvd, 128);
+    if block != Some(SECTOR as u16) {
         return Err(err(
             pvd_at + 128,
-            format!("logical block size {block}; only 2048 is read"),
+            format!(
+                "logical block size {}; only 2048 is read",
+                block.unwrap_or_default()
+            ),
         ));
     }
     let root = &pvd[156..190];
-    let root_extent = le32(root, 2) as u64;
-    let root_size = le32(root, 10) as u64;
+    let root_extent = le32(root, 2, pvd_at + 156)?;
+    let root_size = le32(root, 10, pvd_at + 156)?;
     let mut files = Vec::new();
     let mut dirs = Vec::new();
     let mut visited = HashSet::new();
@@ -252,13 +262,13 @@ pub fn tree(view: &dyn Source, pvd_at: u64) -> Result<Tree> {
                 let xa = r
                     .get(su..su + 14)
                     .filter(|x| &x[6..8] == b"XA")
-                    .map(|x| u16::from_be_bytes([x[4], x[5]]));
+                    .and_then(|x| Be::u16_at(x, 4));
                 let mut name = String::from_utf8_lossy(name).into_owned();
                 if let Some(i) = name.rfind(';') {
                     name.truncate(i);
                 }
                 let path = format!("{dir}/{name}");
-                let (ext, dlen) = (le32(r, 2) as u64, le32(r, 10) as u64);
+                let (ext, dlen) = (le32(r, 2, rec_at)?, le32(r, 10, rec_at)?);
                 if r[25] & 2 != 0 {
                     subdirs.push((path, ext, dlen, rec_at + 2, depth + 1));
                 } else {

@@ -17,6 +17,7 @@ use serde::Serialize;
 use super::blob::{verify_strict, Found, Near, Reject};
 use super::source::Source;
 use super::ScanOptions;
+use crate::bytes::{ByteOrder, Le};
 use crate::Format;
 
 /// A length field of a find replaced by what the data shows.
@@ -33,24 +34,21 @@ pub struct Fix {
 }
 
 impl Fix {
-    /// Writes the replaced word into the asset's bytes.
+    /// Writes the replaced word into the asset's bytes (nothing where the field would run past
+    /// their end).
     pub fn apply(&self, bytes: &mut [u8]) {
-        let at = self.at as usize;
-        if let Some(b) = bytes.get_mut(at..at + 4) {
-            b.copy_from_slice(&self.read_as.to_le_bytes());
-        }
+        let _written: Option<()> = Le::put_u32(bytes, self.at as usize, self.read_as);
     }
 }
 
 /// The little-endian word at `at` of the candidate at `offset` (from `near` where it holds it).
-fn word(src: &dyn Source, offset: u64, near: &[u8], at: u64) -> Option<u32> {
-    let a = usize::try_from(at).ok()?;
-    if let Some(w) = near.get(a..a.checked_add(4)?) {
-        return Some(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+pub(super) fn word(src: &dyn Source, offset: u64, near: &[u8], at: u64) -> Option<u32> {
+    if let Some(w) = usize::try_from(at).ok().and_then(|a| Le::u32_at(near, a)) {
+        return Some(w);
     }
     let mut b = [0u8; 4];
     src.read_at(offset.checked_add(at)?, &mut b).ok()?;
-    Some(u32::from_le_bytes(b))
+    Some(Le::u32_from(b))
 }
 
 /// The TIM's first block whose `bnum` disagrees with its W × H (module docs), if any.
@@ -133,7 +131,7 @@ pub(crate) fn verify_fixed(
 ) -> std::result::Result<Found, Reject> {
     let at = offset + fix.at as u64;
     let old = near
-        .patch(at, fix.read_as.to_le_bytes())
+        .patch(at, Le::u32_to(fix.read_as))
         .map_err(|e| Reject {
             reason: "unreadable",
             detail: e.to_string(),

@@ -21,6 +21,7 @@
 //! - The checksum sums bytes as unsigned values (the notes leave the sign open; the PBO tools of
 //!   the community sum unsigned bytes for PBO entries).
 
+use crate::bytes::{ByteOrder, Le};
 use crate::error::{Error, Result};
 
 /// Longest back-reference.
@@ -96,13 +97,12 @@ pub fn unpack(packed: &[u8], size: usize, at: u64) -> Result<Vec<u8>> {
             pos += 2;
         }
     }
-    let Some(sum) = packed.get(pos..pos + 4) else {
+    let Some(stored) = Le::u32_at(packed, pos) else {
         return Err(err(
             at + pos as u64,
             "expected the 4-byte checksum after the packed data".into(),
         ));
     };
-    let stored = u32::from_le_bytes([sum[0], sum[1], sum[2], sum[3]]);
     let computed = checksum(&out);
     if stored != computed {
         return Err(err(
@@ -145,7 +145,7 @@ pub fn pack(data: &[u8]) -> Vec<u8> {
             }
         }
     }
-    out.extend_from_slice(&checksum(data).to_le_bytes());
+    out.extend_from_slice(&Le::u32_to(checksum(data)));
     out
 }
 

@@ -24,6 +24,7 @@
 //! packing method no packer writes (what follows a NUL inside a name, read as fields).
 
 use super::source::Source;
+use crate::bytes::{ByteOrder, Le, Writer};
 use crate::error::{Error, Result};
 
 const VERS: u32 = 0x5665_7273;
@@ -125,7 +126,7 @@ impl Cursor<'_> {
         for b in &mut w {
             *b = self.byte()?;
         }
-        Ok(u32::from_le_bytes(w))
+        Ok(Le::u32_from(w))
     }
 
     fn asciiz(&mut self) -> Result<String> {
@@ -261,34 +262,34 @@ pub fn write(
     files: &[(&str, &[u8])],
     sha1: Option<[u8; 20]>,
 ) -> Vec<u8> {
-    let mut out = Vec::new();
-    let entry = |out: &mut Vec<u8>, name: &str, method: u32, size: u32| {
-        out.extend_from_slice(name.as_bytes());
-        out.push(0);
+    let mut out = Writer::le();
+    let entry = |out: &mut Writer<Le>, name: &str, method: u32, size: u32| {
+        out.bytes(name.as_bytes());
+        out.u8(0);
         for w in [method, 0, 0, 0, size] {
-            out.extend_from_slice(&w.to_le_bytes());
+            out.u32(w);
         }
     };
     entry(&mut out, "", VERS, 0);
     for (k, v) in properties {
-        out.extend_from_slice(k.as_bytes());
-        out.push(0);
-        out.extend_from_slice(v.as_bytes());
-        out.push(0);
+        out.bytes(k.as_bytes());
+        out.u8(0);
+        out.bytes(v.as_bytes());
+        out.u8(0);
     }
-    out.push(0);
+    out.u8(0);
     for (name, data) in files {
         entry(&mut out, name, 0, data.len() as u32);
     }
     entry(&mut out, "", 0, 0);
     for (_, data) in files {
-        out.extend_from_slice(data);
+        out.bytes(data);
     }
     if let Some(h) = sha1 {
-        out.push(0);
-        out.extend_from_slice(&h);
+        out.u8(0);
+        out.bytes(&h);
     }
-    out
+    out.into_vec()
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 
 use super::source::Source;
 use super::ScanOptions;
+use crate::bytes::{le_tag, ByteOrder, Le};
 use crate::error::Result;
 
 /// True when the little-endian word `w` can open a candidate of any format: the whole word is
@@ -18,13 +19,13 @@ use crate::error::Result;
 fn may_open(w: u32) -> bool {
     // `&` and `|`, not `&&` and `||`: no branches, so the block loop vectorises.
     let ids = w & !3;
-    (ids == 0x10)
-        | (ids == 0x40)
-        | (w & 0xF0FF == 0x50)
-        | (w == u32::from_le_bytes(*b"MLOD"))
-        | (w == u32::from_le_bytes(*b"ODOL"))
-        | (w == u32::from_le_bytes(*b"RTM_"))
+    (ids == 0x10) | (ids == 0x40) | (w & 0xF0FF == 0x50) | (w == MLOD) | (w == ODOL) | (w == RTM)
 }
+
+/// The tags [`may_open`] takes, as words.
+const MLOD: u32 = le_tag(b"MLOD");
+const ODOL: u32 = le_tag(b"ODOL");
+const RTM: u32 = le_tag(b"RTM_");
 
 /// Words tested together before any is looked at on its own.
 const BLOCK_WORDS: usize = 16;
@@ -81,9 +82,7 @@ fn pretest_words(buf: &[u8], from: usize, to: usize, out: &mut Vec<usize>) {
     let not3 = u32x4::splat(!3);
     let (tim, tmd) = (u32x4::splat(0x10), u32x4::splat(0x40));
     let (tod_mask, tod) = (u32x4::splat(0xF0FF), u32x4::splat(0x50));
-    let mlod = u32x4::splat(u32::from_le_bytes(*b"MLOD"));
-    let odol = u32x4::splat(u32::from_le_bytes(*b"ODOL"));
-    let rtm = u32x4::splat(u32::from_le_bytes(*b"RTM_"));
+    let (mlod, odol, rtm) = (u32x4::splat(MLOD), u32x4::splat(ODOL), u32x4::splat(RTM));
     let whole = from + (to - from) / BLOCK * BLOCK;
     for (bi, block) in buf[from..whole].chunks_exact(BLOCK).enumerate() {
         // Word-at-a-time: a block of words is tested with one branch; random data has a word
@@ -103,7 +102,7 @@ fn pretest_words(buf: &[u8], from: usize, to: usize, out: &mut Vec<usize>) {
         }
         if hit.any() {
             for (wi, w) in block.chunks_exact(4).enumerate() {
-                if may_open(u32::from_le_bytes([w[0], w[1], w[2], w[3]])) {
+                if may_open(Le::u32_from([w[0], w[1], w[2], w[3]])) {
                     out.push(from + bi * BLOCK + wi * 4);
                 }
             }

@@ -33,6 +33,8 @@
 //! that layout and that does not start at physical 0 gives its first byte's address as
 //! `--base` ([`super::ScanOptions::base`]).
 
+use crate::bytes::{ByteOrder, Le, Writer};
+
 /// True when the HMD header at the start of `b` holds mapped pointers: word 2 and every
 /// non-zero block pointer (those in `b`) with the MSB set. In a file they are word offsets
 /// (labp writes no flag in them), so a file whose word 2 carries the flag is not taken for a
@@ -108,9 +110,7 @@ fn address_from_layout(b: &[u8]) -> Option<u32> {
 }
 
 fn word(b: &[u8], i: usize) -> Option<u32> {
-    let at = i.checked_mul(4)?;
-    b.get(at..at + 4)
-        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+    Le::u32_at(b, i.checked_mul(4)?)
 }
 
 /// Most primitives followed through block chains (a loop in mapped pointers ends the walk).
@@ -186,10 +186,10 @@ pub fn unmap_hmd(data: &[u8], address: u32) -> Option<Vec<u8>> {
             at = w[at] as usize;
         }
     }
-    let mut out = Vec::with_capacity(data.len());
-    out.extend(w.iter().flat_map(|x| x.to_le_bytes()));
-    out.extend_from_slice(&data[n * 4..]);
-    Some(out)
+    let mut out = Writer::<Le>::with_capacity(data.len());
+    out.u32_words(&w);
+    out.bytes(&data[n * 4..]);
+    Some(out.into_vec())
 }
 
 /// Maps an HMD file at `address` as `GsMapUnit` and `GsMapCoordUnit` do (the table in the
@@ -240,7 +240,8 @@ pub fn map_hmd(file: &[u8], address: u32) -> Option<Vec<u8>> {
             _ => {}
         }
     }
-    let mut out: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
-    out.extend_from_slice(&file[n * 4..]);
-    Some(out)
+    let mut out = Writer::<Le>::with_capacity(file.len());
+    out.u32_words(&w);
+    out.bytes(&file[n * 4..]);
+    Some(out.into_vec())
 }

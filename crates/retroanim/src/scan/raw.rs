@@ -31,6 +31,7 @@ use std::io::{IoSliceMut, Read, Write};
 use std::sync::Arc;
 
 use super::source::Source;
+use crate::bytes::{ByteOrder, Le};
 use crate::error::{Error, Result};
 
 /// Bytes of a raw sector.
@@ -322,7 +323,7 @@ pub fn mode2_form1_sector(lba: u64, data: &[u8; USER_DATA]) -> [u8; RAW_SECTOR] 
     s[20..24].copy_from_slice(&sub);
     s[24..24 + USER_DATA].copy_from_slice(data);
     let e = edc(&s[16..24 + USER_DATA]);
-    s[2072..2076].copy_from_slice(&e.to_le_bytes());
+    Le::put_u32(&mut s, 2072, e);
     s
 }
 

@@ -44,6 +44,7 @@ use std::io::Read;
 use std::sync::Arc;
 
 use super::source::Source;
+use crate::bytes::{ByteOrder, Le};
 use crate::error::{Error, Result};
 
 /// The RAM a savestate holds (2 MiB, from physical address 0).
@@ -279,16 +280,12 @@ pub fn unpack(mut r: impl Read, cap: usize) -> Result<Unpacked> {
 fn unrzip(r: &mut impl Read, cap: usize, out: &mut Vec<u8>) -> Result<Option<String>> {
     let mut header = Vec::with_capacity(20);
     r.take(20).read_to_end(&mut header)?;
-    if header.len() < 20 {
+    let (Some(chunk), Some(total)) = (Le::u32_at(&header, 8), Le::u64_at(&header, 12)) else {
         return Ok(Some(format!(
             "the RZIP header ends at byte {} (it has 20 bytes)",
             header.len()
         )));
-    }
-    let chunk = u32::from_le_bytes([header[8], header[9], header[10], header[11]]);
-    let mut total = [0u8; 8];
-    total.copy_from_slice(&header[12..20]);
-    let total = u64::from_le_bytes(total);
+    };
     if chunk == 0 || chunk > RZIP_MAX_CHUNK {
         return Err(err(
             8,
@@ -299,13 +296,12 @@ fn unrzip(r: &mut impl Read, cap: usize, out: &mut Vec<u8>) -> Result<Option<Str
     while out.len() < cap && (out.len() as u64) < total {
         let mut len = Vec::with_capacity(4);
         r.take(4).read_to_end(&mut len)?;
-        if len.len() < 4 {
+        let Some(csize) = Le::u32_at(&len, 0) else {
             return Ok(Some(format!(
                 "the RZIP file ends at byte {} before its {total} bytes are unpacked",
                 at + len.len() as u64
             )));
-        }
-        let csize = u32::from_le_bytes([len[0], len[1], len[2], len[3]]);
+        };
         let most = chunk.saturating_mul(2).saturating_add(1024);
         if csize == 0 || csize > most {
             return Err(err(
@@ -346,7 +342,7 @@ fn stream_start(b: &[u8]) -> Option<(usize, usize)> {
     let mut at = 8usize;
     while at + 8 <= b.len() {
         let name = &b[at..at + 4];
-        let len = u32::from_le_bytes([b[at + 4], b[at + 5], b[at + 6], b[at + 7]]) as usize;
+        let len = Le::u32_at(b, at + 4)? as usize;
         if name == b"MEM " {
             return Some((at + 8, len.min(b.len() - at - 8)));
         }
@@ -356,11 +352,6 @@ fn stream_start(b: &[u8]) -> Option<(usize, usize)> {
         at = at.checked_add(8)?.checked_add(len.checked_add(7)? & !7)?;
     }
     None
-}
-
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    let w = b.get(at..at.checked_add(4)?)?;
-    Some(u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
 }
 
 /// Finds the RAM and VRAM in an unpacked file (module docs).
@@ -403,7 +394,7 @@ pub fn parse(u: Unpacked) -> Result<Savestate> {
     let header =
         String::from_utf8_lossy(s[..HEADER].split(|&c| c == 0).next().unwrap_or(&[])).into_owned();
     let v4 = s.starts_with(b"STv4");
-    let version = if v4 { u32_at(s, HEADER) } else { None };
+    let version = if v4 { Le::u32_at(s, HEADER) } else { None };
     let skips: &[usize] = if v4 { &[5, 4] } else { &[0] };
     let mut tried = Vec::new();
     let mut agree = Vec::new();
@@ -413,8 +404,8 @@ pub fn parse(u: Unpacked) -> Result<Savestate> {
             let gpu = HEADER + skip + THUMBNAIL + RAM_SIZE + BIOS + HARDWARE + regs;
             let spu = gpu + GPU_HEADER + VRAM_SIZE;
             shortest = shortest.min(spu + 20);
-            let freeze = u32_at(s, gpu);
-            let sizes = (u32_at(s, spu), u32_at(s, spu + 16));
+            let freeze = Le::u32_at(s, gpu);
+            let sizes = (Le::u32_at(s, spu), Le::u32_at(s, spu + 16));
             let ok = freeze == Some(1)
                 && matches!(sizes, (Some(a), Some(b)) if a == b && (SPU_MIN..=SPU_MAX).contains(&a));
             if ok {

@@ -9,6 +9,8 @@ use json::buffer::Target;
 use json::validation::{Checked, USize64};
 use json::Index;
 
+use crate::bytes::{Le, Writer};
+
 /// The glTF document being built and its binary buffer.
 pub(crate) struct Builder {
     pub root: json::Root,
@@ -88,12 +90,9 @@ impl Builder {
         target: Option<Target>,
         with_min_max: bool,
     ) -> Index<json::Accessor> {
-        let mut bytes = Vec::with_capacity(items.len() * N * 4);
-        for it in items {
-            for c in it {
-                bytes.extend_from_slice(&c.to_le_bytes());
-            }
-        }
+        let mut w = Writer::<Le>::with_capacity(items.len() * N * 4);
+        items.iter().flatten().for_each(|&c| w.f32(c));
+        let bytes = w.into_vec();
         let type_ = match N {
             1 => Type::Scalar,
             2 => Type::Vec2,
@@ -107,11 +106,9 @@ impl Builder {
 
     /// A `JOINTS_0` accessor: four unsigned shorts per vertex.
     pub fn joints(&mut self, items: &[[u16; 4]]) -> Index<json::Accessor> {
-        let bytes: Vec<u8> = items
-            .iter()
-            .flatten()
-            .flat_map(|j| j.to_le_bytes())
-            .collect();
+        let mut w = Writer::<Le>::with_capacity(items.len() * 8);
+        items.iter().for_each(|j| w.u16s(j));
+        let bytes = w.into_vec();
         self.accessor(
             &bytes,
             items.len(),
@@ -143,16 +140,15 @@ impl Builder {
     /// An index accessor: u16 when every index fits, else u32.
     pub fn indices(&mut self, indices: &[u32]) -> Index<json::Accessor> {
         let max = indices.iter().copied().max().unwrap_or(0);
-        let (bytes, ct) = if max < u16::MAX as u32 {
-            let b: Vec<u8> = indices
-                .iter()
-                .flat_map(|i| (*i as u16).to_le_bytes())
-                .collect();
-            (b, ComponentType::U16)
+        let mut w = Writer::le();
+        let ct = if max < u16::MAX as u32 {
+            indices.iter().for_each(|&i| w.u16(i as u16));
+            ComponentType::U16
         } else {
-            let b: Vec<u8> = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
-            (b, ComponentType::U32)
+            w.u32_words(indices);
+            ComponentType::U32
         };
+        let bytes = w.into_vec();
         self.accessor(
             &bytes,
             indices.len(),

@@ -43,6 +43,7 @@ use gltf_json as json;
 use json::validation::{Checked, USize64};
 use json::Index;
 
+use crate::bytes::{Le, Writer};
 use crate::scene::{Interpolation, LightKind, Projection, Scene, Track};
 use crate::{Error, Format, Result};
 use builder::Builder;
@@ -74,19 +75,19 @@ pub fn write_glb(scene: &Scene) -> Result<Vec<u8>> {
     }
     let total = 12 + 8 + json.len() + if bin.is_empty() { 0 } else { 8 + bin.len() };
     let total = u32::try_from(total).map_err(|_| unencodable("larger than 4 GiB".into()))?;
-    let mut out = Vec::with_capacity(total as usize);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&total.to_le_bytes());
-    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&json);
+    let mut out = Writer::<Le>::with_capacity(total as usize);
+    out.bytes(b"glTF");
+    out.u32(2);
+    out.u32(total);
+    out.u32(json.len() as u32);
+    out.bytes(b"JSON");
+    out.bytes(&json);
     if !bin.is_empty() {
-        out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-        out.extend_from_slice(b"BIN\0");
-        out.extend_from_slice(&bin);
+        out.u32(bin.len() as u32);
+        out.bytes(b"BIN\0");
+        out.bytes(&bin);
     }
-    Ok(out)
+    Ok(out.into_vec())
 }
 
 /// A `.gltf` whose binary data lies in files beside it, in two parts: the scene's meshes,

@@ -203,11 +203,11 @@ fn read_indices(bytes: &[u8], offset: u64, count: u64, size: u64, here: &str) ->
         1 => data.iter().map(|&b| u32::from(b)).collect(),
         2 => data
             .chunks_exact(2)
-            .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
+            .map(|c| u32::from(Le::u16_from([c[0], c[1]])))
             .collect(),
         _ => data
             .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .map(|c| Le::u32_from([c[0], c[1], c[2], c[3]]))
             .collect(),
     })
 }
@@ -249,20 +249,16 @@ impl Rows<'_> {
             for k in 0..width as u64 {
                 let p = start + k * size as u64;
                 let v = match self.ct {
-                    C::F32 => f32::from_le_bytes(at(bytes, p)?),
+                    C::F32 => f32::from_bits(Le::u32_from(at(bytes, p)?)),
                     C::U8 => scale(at::<1>(bytes, p)?[0] as f32, 255.0, normalized),
                     C::I8 => scale(at::<1>(bytes, p)?[0] as i8 as f32, 127.0, normalized),
-                    C::U16 => scale(
-                        u16::from_le_bytes(at(bytes, p)?) as f32,
-                        65535.0,
-                        normalized,
-                    ),
+                    C::U16 => scale(Le::u16_from(at(bytes, p)?) as f32, 65535.0, normalized),
                     C::I16 => scale(
-                        i16::from_le_bytes(at(bytes, p)?) as f32,
+                        Le::u16_from(at(bytes, p)?) as i16 as f32,
                         32767.0,
                         normalized,
                     ),
-                    C::U32 => u32::from_le_bytes(at(bytes, p)?) as f32,
+                    C::U32 => Le::u32_from(at(bytes, p)?) as f32,
                 };
                 if !v.is_finite() {
                     return Err(malformed(
