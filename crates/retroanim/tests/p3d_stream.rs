@@ -215,6 +215,26 @@ fn huge_counts_are_refused_before_allocating() {
         let e = MlodFrames::open(Cursor::new(&d[..])).unwrap_err();
         assert_eq!(offset(&e), Some(at as u64), "{e}");
     }
+    // The caller's limits hold as the in-memory reader's do: a frame index past max_items,
+    // points past max_items, each refused with the limit named.
+    let frames = synthetic(3, 6);
+    let d = p3d::write(&frames).unwrap();
+    let tight = |max_items| retroanim::Limits {
+        max_items,
+        ..retroanim::Limits::default()
+    };
+    MlodFrames::open_with(Cursor::new(&d[..]), &tight(6)).unwrap();
+    for max in [2, 5] {
+        let e = MlodFrames::open_with(Cursor::new(&d[..]), &tight(max)).unwrap_err();
+        assert!(
+            matches!(e, retroanim::Error::LimitExceeded { limit, .. } if limit == max),
+            "{max}: {e:?}"
+        );
+        assert!(
+            p3d::read_with(&d, &tight(max)).is_err(),
+            "the reader agrees"
+        );
+    }
     bytes.truncate(4);
     assert!(MlodFrames::open(Cursor::new(&bytes[..])).is_err());
 }

@@ -30,7 +30,7 @@ pub fn mlod_frames<R: Read + Seek, W: Write>(
     if !matches!(target, Format::Mdd | Format::Pc2) {
         return Err(super::no_such(Format::P3d, target));
     }
-    let mut src = MlodFrames::open(mlod)?;
+    let mut src = MlodFrames::open_with(mlod, &opts.limits)?;
     let lod = lod_index(
         opts.p3d.lod,
         src.default_lod(),
@@ -84,7 +84,7 @@ pub fn cache_into_mlod<R: Read, B: Read + Seek, W: Write>(
         Format::P3d,
         &[O::Axes, O::Fps, O::Duration, O::Lod, O::Base],
     )?;
-    let mut base = MlodFrames::open(base)?;
+    let mut base = MlodFrames::open_with(base, &opts.limits)?;
     let lod = lod_index(
         opts.p3d.lod,
         base.default_lod(),

@@ -9,14 +9,15 @@
 //! The walk follows [`super::read`] exactly (same fields, same order, same checks), so a file
 //! the in-memory reader rejects for its structure is rejected here too, at the same offset.
 //! Every count is checked against the bytes left in the file before anything is allocated or
-//! skipped. A frame is a tagg named `#Animation#` whose data is exactly 4 + 12 × points bytes,
+//! skipped, and what is walked or indexed item by item (LODs, points, normals, faces, frames)
+//! against the caller's [`Limits`] ([`MlodFrames::open_with`]; conversions pass theirs). A frame is a tagg named `#Animation#` whose data is exactly 4 + 12 × points bytes,
 //! the same rule as [`super::Lod::frames`].
 
 use crate::bytes::{ByteOrder, Le};
 use std::io::{Read, Seek, SeekFrom, Write};
 
 use crate::error::{Error, Result};
-use crate::Format;
+use crate::{Format, Limits};
 
 use super::types::{kind_of, Signature, TaggKind};
 
@@ -59,6 +60,7 @@ struct Walker<'a, R> {
     input: &'a mut R,
     pos: u64,
     len: u64,
+    limits: Limits,
 }
 
 impl<R: Read + Seek> Walker<'_, R> {
@@ -142,6 +144,17 @@ impl<R: Read + Seek> Walker<'_, R> {
         Ok(n as u64)
     }
 
+    /// [`Walker::count`] of items the walk visits one by one (LODs, points, normals, faces),
+    /// also checked against the caller's [`Limits::max_items`], as
+    /// [`crate::bytes::Reader::count`] checks them. Bytes that are only skipped (tagg data,
+    /// header extras) are bounded by the file alone: streaming exists for files larger than
+    /// the in-memory reader's budget.
+    fn items(&self, at: u64, n: u32, size: u64, what: &str) -> Result<u64> {
+        let n = self.count(at, n, size, what)?;
+        self.limits.items(at, what, n)?;
+        Ok(n)
+    }
+
     /// Reads a NUL-terminated string, keeping at most its first `N` bytes (enough to recognise
     /// the names that matter); returns them and the full length.
     fn asciiz<const N: usize>(&mut self, what: &str) -> Result<([u8; N], usize)> {
@@ -203,14 +216,22 @@ const MIN_LOD: u64 = 28 + 4 + 6 + 4;
 
 impl<R: Read + Seek> MlodFrames<R> {
     /// Walks the MLOD in `input` (which should be buffered, e.g. a `BufReader<File>`) and
-    /// indexes its frames. Errors as [`super::read`] would for the structure walked.
-    pub fn open(mut input: R) -> Result<Self> {
+    /// indexes its frames, under the default [`Limits`]. Errors as [`super::read`] would for
+    /// the structure walked.
+    pub fn open(input: R) -> Result<Self> {
+        Self::open_with(input, &Limits::default())
+    }
+
+    /// [`MlodFrames::open`] under `limits`: every count ([`Limits::max_items`]: LODs, points,
+    /// faces, frames indexed) is checked before it is walked or indexed.
+    pub fn open_with(mut input: R, limits: &Limits) -> Result<Self> {
         let len = input.seek(SeekFrom::End(0))?;
         input.seek(SeekFrom::Start(0))?;
         let mut w = Walker {
             input: &mut input,
             pos: 0,
             len,
+            limits: *limits,
         };
         let magic: [u8; 4] = w.array("MLOD magic")?;
         if &magic != b"MLOD" {
@@ -228,7 +249,7 @@ impl<R: Read + Seek> MlodFrames<R> {
             });
         }
         let count = w.u32("LOD count")?;
-        let count = w.count(8, count, MIN_LOD, "LOD count")?;
+        let count = w.items(8, count, MIN_LOD, "LOD count")?;
         let mut lods = Vec::with_capacity(count as usize);
         for i in 0..count as usize {
             lods.push(walk_lod(&mut w, i)?);
@@ -405,20 +426,20 @@ fn walk_lod<R: Read + Seek>(w: &mut Walker<'_, R>, index: usize) -> Result<LodFr
     w.skip(extra, "LOD header extra bytes")?;
 
     let at = start + 12;
-    let n_points = w.count(at, n_points, 16, "point count")?;
+    let n_points = w.items(at, n_points, 16, "point count")?;
     w.skip(16 * n_points, "points")?;
-    let n_normals = w.count(at + 4, n_normals, 12, "normal count")?;
+    let n_normals = w.items(at + 4, n_normals, 12, "normal count")?;
     w.skip(12 * n_normals, "normals")?;
     match signature {
         Signature::Sp3x => {
-            let n = w.count(at + 8, n_faces, FACE_SP3X, "face count")?;
+            let n = w.items(at + 8, n_faces, FACE_SP3X, "face count")?;
             for _ in 0..n {
                 w.skip(32, "face texture name")?;
                 face_vertices(w)?;
             }
         }
         Signature::P3dm => {
-            let n = w.count(at + 8, n_faces, MIN_FACE_P3DM, "face count")?;
+            let n = w.items(at + 8, n_faces, MIN_FACE_P3DM, "face count")?;
             for _ in 0..n {
                 face_vertices(w)?;
                 w.asciiz::<0>("face texture name")?;
@@ -466,6 +487,9 @@ fn walk_lod<R: Read + Seek>(w: &mut Walker<'_, R>, index: usize) -> Result<LodFr
         let data_at = w.pos;
         match kind {
             TaggKind::Animation if size == frame_size => {
+                // The index grows by one entry a frame: bounded as the items it holds.
+                w.limits
+                    .items(tagg, "animation frames", frames.len() as u64 + 1)?;
                 let time = w.f32("frame time")?;
                 w.skip(size - 4, "frame positions")?;
                 frames.push(FrameAt {
