@@ -53,6 +53,7 @@ fn animation() -> Rtm {
     Rtm::Mlod(Mlod {
         mdat: None,
         displacement: [0.0, 0.0, 1.0],
+        v0100: false,
         bones,
         frames,
     })

@@ -42,7 +42,7 @@ pub enum Format {
     Vdf,
     /// MIMe normal difference file (MIMEFILT; no magic: named by `--from ndf` or a `.ndf` name).
     Ndf,
-    /// Operation Flashpoint / Arma skeletal animation (`RTM_0101`, `RTM_MDAT`, `BMTR`).
+    /// Operation Flashpoint / Arma skeletal animation (`RTM_0101`, `RTM_0100`, `RTM_MDAT`, `BMTR`).
     Rtm,
     /// labp assembler source of an HMD (text; never detected from content, named by `--from
     /// lab`, a `.lab` input or a `.lab` output).
@@ -232,13 +232,14 @@ pub fn detect_damaged(data: &[u8]) -> Option<Format> {
 /// data fit in `max_len`. Lets a caller reading a stream (a device, a pipe) give up after the
 /// first bytes instead of reading to its size limit.
 pub fn plausible_start(prefix: &[u8], max_len: u64) -> bool {
-    const MAGICS: [&[u8]; 8] = [
+    const MAGICS: [&[u8]; 9] = [
         b"glTF",
         b"\x89PNG",
         b"POINTCACHE2\0",
         b"MLOD",
         b"ODOL",
         b"RTM_0101",
+        b"RTM_0100",
         b"RTM_MDAT",
         b"BMTR",
     ];

@@ -323,3 +323,76 @@ fn scan_finds_an_rtm_inside_other_bytes_to_its_declared_size() {
     assert_eq!((f.offset, f.size), (64, rtm.len() as u64));
     assert_eq!(rtm::declared_len(&blob[64..]), Some(rtm.len() as u64));
 }
+
+/// The older header, RTM_0100 (Operation Flashpoint): magic, the step along z as one f32,
+/// then frame count, bone count, names and frames as RTM_0101.
+fn built_0100(step: f32) -> Vec<u8> {
+    let mut b = b"RTM_0100".to_vec();
+    b.extend(step.to_le_bytes());
+    b.extend(2i32.to_le_bytes());
+    b.extend(1i32.to_le_bytes());
+    b.extend(name32("Hand"));
+    for (phase, deg) in [(0.0f32, 0.0f32), (1.0, 90.0)] {
+        b.extend(phase.to_le_bytes());
+        b.extend(name32("Hand"));
+        b.extend(f32s(&about_y(deg, [0.0, 1.0, 0.0])));
+    }
+    b
+}
+
+#[test]
+fn the_older_rtm_0100_header_reads_writes_plays_and_converts() {
+    let bytes = built_0100(1.5);
+    let Rtm::Mlod(m) = rtm::read(&bytes).unwrap() else {
+        panic!("editable")
+    };
+    assert!(m.v0100);
+    assert_eq!(
+        m.displacement,
+        [0.0, 0.0, 1.5],
+        "the one f32 is the step along z"
+    );
+    assert_eq!(m.bones[0].name, "Hand");
+    assert_eq!(m.frames.len(), 2);
+    assert_eq!(
+        m.frames[1].transforms[0].matrix,
+        about_y(90.0, [0.0, 1.0, 0.0])
+    );
+    assert_eq!((m.bone_offset(0), m.frame_offset(1)), (20, 20 + 32 + 84));
+    let model = Rtm::Mlod(m.clone());
+    assert_eq!(rtm::write(&model).unwrap(), bytes, "byte for byte");
+    assert_eq!(model.summary().form, "RTM_0100");
+    assert!(rtm::looks_like(&bytes));
+    assert_eq!(rtm::declared_len(&bytes), Some(bytes.len() as u64));
+    let issues = rtm::validate(&model);
+    assert!(
+        issues.iter().all(|i| i.severity != Severity::Error),
+        "{issues:?}"
+    );
+    // A step across the unit cannot be stored in the older header: refused, nothing written.
+    let mut wide = m.clone();
+    wide.displacement[0] = 0.5;
+    let e = rtm::write(&Rtm::Mlod(wide)).unwrap_err();
+    assert!(e.to_string().contains("RTM_0100"), "{e}");
+    // Cut short: the error names an offset inside the file.
+    let e = rtm::read(&bytes[..30]).unwrap_err();
+    assert!(e.offset().is_some_and(|o| o <= 30), "{e}");
+    // Through glTF and back: the same form, bones, phases and step.
+    let any = retroanim::read_any(&bytes).unwrap();
+    let glb = retroanim::convert::convert(&any, Format::Glb, &Default::default()).unwrap();
+    let back =
+        retroanim::convert::convert_bytes(&glb.bytes, None, Format::Rtm, &Default::default())
+            .unwrap();
+    assert_eq!(back.bytes.len(), bytes.len());
+    assert_eq!(&back.bytes[..12], &bytes[..12], "magic and step");
+    // Found inside other bytes, to its declared size.
+    let mut blob = vec![0x55u8; 40];
+    blob.extend(&bytes);
+    blob.extend([0x77u8; 50]);
+    let finds = retroanim::scan::scan_bytes(&blob, &Default::default());
+    let f = finds
+        .iter()
+        .find(|f| f.format == Format::Rtm)
+        .expect("found");
+    assert_eq!((f.offset, f.size), (40, bytes.len() as u64));
+}

@@ -262,6 +262,7 @@ fn hand_rtm() -> rtm::Mlod {
     rtm::Mlod {
         mdat: None,
         displacement: [0.0; 3],
+        v0100: false,
         bones: bones.iter().map(|b| Name32::new(*b)).collect(),
         frames: vec![
             frame(0.0, [about_y(0.0, [0.0; 3]); 3]),

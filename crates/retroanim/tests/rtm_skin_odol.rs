@@ -68,6 +68,7 @@ fn rtm_of(bones: &[&str]) -> rtm::Mlod {
     rtm::Mlod {
         mdat: None,
         displacement: [0.0; 3],
+        v0100: false,
         bones: bones.iter().map(|b| Name32::new(*b)).collect(),
         frames: vec![frame(0.0, 0.0), frame(0.5, 1.0), frame(1.0, 2.0)],
     }

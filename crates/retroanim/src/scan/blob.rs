@@ -13,7 +13,7 @@
 //! | HMD | word 0 = 0x50; MAP FLAG 0 or 1; 1 ≤ block count ≤ 4096; primitive header pointer past the block table |
 //! | TOD | byte 0 = 0x50, version < 16, 1 ≤ frames ≤ 2²⁰, and the first frames walk as packets ([`crate::formats::tod::looks_like`]) |
 //! | P3D | `MLOD` with major version ≤ 1 and 1..=4096 LODs; `ODOL` with version 7, 50 or 73 |
-//! | RTM | `RTM_0101` or `RTM_MDAT`, read to the size its header declares ([`rtm::declared_len`]); `BMTR` only where it starts its container (a file of its own, a PBO entry): it declares no size, so it is read to the container's end |
+//! | RTM | `RTM_0101`, `RTM_0100` or `RTM_MDAT`, read to the size its header declares ([`rtm::declared_len`]); `BMTR` only where it starts its container (a file of its own, a PBO entry): it declares no size, so it is read to the container's end |
 //!
 //! A candidate is read from a window of the source that starts at 64 KiB (a TIM's exact size,
 //! from its header) and doubles while the reader runs out of bytes, up to `max_asset`. It is
@@ -204,6 +204,7 @@ pub(crate) fn candidate(b: &[u8], want: &[Format], out: &mut Vec<Format>) {
     // `scan_chunk`, rejected elsewhere by `verify_strict`), read to the container's end.
     if wants(Format::Rtm)
         && (b.starts_with(rtm::MAGIC)
+            || b.starts_with(rtm::MAGIC_0100)
             || b.starts_with(rtm::MDAT_MAGIC)
             || b.starts_with(rtm::BMTR_MAGIC))
     {

@@ -199,9 +199,13 @@ pub fn from_scene(scene: &Scene, opts: &AuthorOptions) -> Result<(Mlod, Vec<Note
             properties,
         })
     });
+    // The older header only where the export recorded it and the step still fits it.
+    let v0100 = extras.and_then(|e| e.get("form")).and_then(|f| f.as_str()) == Some("RTM_0100")
+        && displacement[..2] == [0.0, 0.0];
     let mlod = Mlod {
         mdat,
         displacement,
+        v0100,
         bones: bones
             .iter()
             .map(|&b| Name32::new(scene.nodes[b].name.clone()))

@@ -182,6 +182,7 @@ impl Bmtr {
                 properties,
             }),
             displacement: self.displacement,
+            v0100: false,
             bones: self.bones.iter().map(|b| Name32::new(b.clone())).collect(),
             frames,
         };

@@ -30,6 +30,17 @@
 //! | +28 | 32·B | bone names | NUL-padded, fixed 32 bytes | wiki "P3dNames\[\]\[32\]" |
 //! | | F·(4 + 80·B) | frames | f32 phase (0..1); then B × { 32-byte bone name; 12 × f32 matrix } | wiki "Frame" |
 //!
+//! ## RTM_0100 (the older header, Operation Flashpoint)
+//!
+//! The magic `RTM_0100`, then **one** f32, the displacement along z (forward; x and y are 0),
+//! then from the frame count on exactly as `RTM_0101` (so every offset after it is 8 bytes
+//! less). The wiki documents `RTM_0101` only; this rests on one public reader that reads both
+//! magics (Poseidon's `RTMAnimation` reader: `RTM_0100` → one float, the z step) and on the
+//! strings of BI's own tools, whose RTM reader compares both magics and warns "Old format used
+//! in animation" on the older one. No `RTM_0100` file is in the corpus: the tests build one
+//! from this table. [`Mlod::v0100`] records the form; the writer writes it back byte for byte
+//! and refuses a displacement off the z axis for it.
+//!
 //! The matrix is BI's `Matrix4P`: the rotation's three columns (aside, up, direction: the
 //! images of the x, y and z axes) then the position, so a point `p` of the bone's vertices goes
 //! to `[m0 m3 m6; m1 m4 m7; m2 m5 m8]·p + [m9 m10 m11]` — the same twelve numbers as the top
@@ -113,6 +124,9 @@ pub use write::write;
 
 /// The editable form's magic.
 pub const MAGIC: &[u8; 8] = b"RTM_0101";
+/// The older editable form's magic (Operation Flashpoint): the displacement is one f32, along
+/// z ([`Mlod::v0100`]).
+pub const MAGIC_0100: &[u8; 8] = b"RTM_0100";
 /// The property block's magic.
 pub const MDAT_MAGIC: &[u8; 8] = b"RTM_MDAT";
 /// The binarised form's magic.
@@ -124,5 +138,8 @@ pub const TRANSFORM_SIZE: usize = NAME_SIZE + 48;
 
 /// Whether `data` starts like an RTM (any form).
 pub fn looks_like(data: &[u8]) -> bool {
-    data.starts_with(MAGIC) || data.starts_with(MDAT_MAGIC) || data.starts_with(BMTR_MAGIC)
+    data.starts_with(MAGIC)
+        || data.starts_with(MAGIC_0100)
+        || data.starts_with(MDAT_MAGIC)
+        || data.starts_with(BMTR_MAGIC)
 }

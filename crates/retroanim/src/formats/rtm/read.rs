@@ -2,11 +2,12 @@
 
 use super::types::from_latin1;
 use super::{BoneTransform, Frame, Mdat, Mlod, Name32, Property, Rtm};
-use super::{BMTR_MAGIC, MAGIC, MDAT_MAGIC, NAME_SIZE, TRANSFORM_SIZE};
+use super::{BMTR_MAGIC, MAGIC, MAGIC_0100, MDAT_MAGIC, NAME_SIZE, TRANSFORM_SIZE};
 use crate::bytes::{Le, Reader};
 use crate::{Format, Limits, Result};
 
-/// Reads an RTM file (`RTM_0101`, `RTM_MDAT` + `RTM_0101`, or `BMTR`).
+/// Reads an RTM file (`RTM_0101` or `RTM_0100`, either after an `RTM_MDAT` block or not, or
+/// `BMTR`).
 pub fn read(data: &[u8]) -> Result<Rtm> {
     read_with(data, &Limits::default())
 }
@@ -24,11 +25,12 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Rtm> {
     };
     let at = r.offset();
     let magic: [u8; 8] = r.array("the RTM_0101 magic")?;
-    if &magic != MAGIC {
+    let v0100 = &magic == MAGIC_0100;
+    if &magic != MAGIC && !v0100 {
         return Err(r.malformed_at(
             at,
             format!(
-                "expected the magic \"RTM_0101\"{}, found {:?}",
+                "expected the magic \"RTM_0101\" or \"RTM_0100\"{}, found {:?}",
                 if mdat.is_some() {
                     " after the RTM_MDAT block"
                 } else {
@@ -38,11 +40,16 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Rtm> {
             ),
         ));
     }
-    let displacement = [
-        r.f32("displacement x")?,
-        r.f32("displacement y")?,
-        r.f32("displacement z")?,
-    ];
+    // RTM_0100 stores the step along z alone.
+    let displacement = if v0100 {
+        [0.0, 0.0, r.f32("displacement z")?]
+    } else {
+        [
+            r.f32("displacement x")?,
+            r.f32("displacement y")?,
+            r.f32("displacement z")?,
+        ]
+    };
     let frame_count = signed_count(&mut r, "frame count")?;
     let bone_at = r.offset();
     let bone_count = r.i32("bone count")?;
@@ -95,6 +102,7 @@ pub fn read_with(data: &[u8], limits: &Limits) -> Result<Rtm> {
     Ok(Rtm::Mlod(Mlod {
         mdat,
         displacement,
+        v0100,
         bones,
         frames,
     }))
@@ -161,12 +169,15 @@ pub fn declared_len(data: &[u8]) -> Option<u64> {
         read_mdat(&mut r).ok()?;
     }
     let start = r.offset();
-    if &r.array::<8>("the RTM_0101 magic").ok()? != MAGIC {
-        return None;
-    }
-    r.skip(12, "displacement").ok()?;
+    let magic = r.array::<8>("the RTM_0101 magic").ok()?;
+    let step = match &magic {
+        m if m == MAGIC => 12,
+        m if m == MAGIC_0100 => 4,
+        _ => return None,
+    };
+    r.skip(step, "displacement").ok()?;
     let (f, b) = (r.i32("frame count").ok()?, r.i32("bone count").ok()?);
     let (f, b) = (u64::try_from(f).ok()?, u64::try_from(b).ok()?);
     let frame = 4 + TRANSFORM_SIZE as u64 * b;
-    Some(start + 28 + NAME_SIZE as u64 * b + f * frame)
+    Some(start + 16 + step as u64 + NAME_SIZE as u64 * b + f * frame)
 }

@@ -13,8 +13,9 @@
 //! - **Time:** phase × [`SceneOptions::duration`] seconds (1 s by default: an RTM holds no
 //!   duration, the config's speed sets it). LINEAR keys: glTF's slerp and lerp between frames
 //!   are [`super::play`]'s.
-//! - **Extras:** the scene's `extras.rtm` keeps the bone order, the displacement, the duration
-//!   and the `RTM_MDAT` properties, so glTF → RTM writes them back.
+//! - **Extras:** the scene's `extras.rtm` keeps the bone order, the displacement, the duration,
+//!   the `RTM_MDAT` properties and, for an `RTM_0100`, `"form": "RTM_0100"`, so glTF → RTM
+//!   writes them back.
 
 use serde_json::json;
 
@@ -245,12 +246,19 @@ pub(crate) fn to_scene_joints(
             channels,
             extras: serde_json::Value::Null,
         }],
-        extras: json!({ "rtm": {
-            "bones": m.bones.iter().map(|b| b.name.clone()).collect::<Vec<_>>(),
-            "displacement": m.displacement,
-            "duration": duration,
-            "mdat": mdat,
-        }}),
+        extras: {
+            let mut rtm = json!({
+                "bones": m.bones.iter().map(|b| b.name.clone()).collect::<Vec<_>>(),
+                "displacement": m.displacement,
+                "duration": duration,
+                "mdat": mdat,
+            });
+            // The older header, so glTF → RTM writes the form the file had.
+            if m.v0100 {
+                rtm["form"] = json!("RTM_0100");
+            }
+            json!({ "rtm": rtm })
+        },
         ..Scene::default()
     };
     Ok((scene, notes, joint))

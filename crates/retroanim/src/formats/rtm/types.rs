@@ -29,6 +29,10 @@ pub struct Mlod {
     /// Metres the animation moves its unit per cycle (x, y, z in the model's axes).
     #[serde(with = "json_f32::triple")]
     pub displacement: [f32; 3],
+    /// The older header, `RTM_0100` (Operation Flashpoint): the displacement is stored as one
+    /// f32, along z (x and y are 0 and cannot be written); everything else as `RTM_0101`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub v0100: bool,
     /// The bone names, in header order.
     pub bones: Vec<Name32>,
     /// The frames, in file order.
@@ -223,11 +227,11 @@ impl Rtm {
         match self {
             Rtm::Mlod(m) => Summary {
                 format: "rtm",
-                form: if m.mdat.is_some() {
-                    "RTM_MDAT + RTM_0101".into()
-                } else {
-                    "RTM_0101".into()
-                },
+                form: format!(
+                    "{}{}",
+                    if m.mdat.is_some() { "RTM_MDAT + " } else { "" },
+                    if m.v0100 { "RTM_0100" } else { "RTM_0101" }
+                ),
                 frames: m.frames.len(),
                 bones: m.bones.len(),
                 displacement: m.displacement,
@@ -290,15 +294,25 @@ impl Mlod {
         })
     }
 
+    /// Bytes of the header before the bone names: magic, displacement (3 × f32, or one in
+    /// `RTM_0100`), frame and bone counts.
+    pub fn header_size(&self) -> u64 {
+        if self.v0100 {
+            20
+        } else {
+            28
+        }
+    }
+
     /// Offset of bone name `i` in the header.
     pub fn bone_offset(&self, i: usize) -> u64 {
-        self.mdat_size() + 28 + (NAME_SIZE * i) as u64
+        self.mdat_size() + self.header_size() + (NAME_SIZE * i) as u64
     }
 
     /// Offset of frame `f`.
     pub fn frame_offset(&self, f: usize) -> u64 {
         self.mdat_size()
-            + 28
+            + self.header_size()
             + (NAME_SIZE * self.bones.len()) as u64
             + f as u64 * (4 + (TRANSFORM_SIZE * self.bones.len()) as u64)
     }

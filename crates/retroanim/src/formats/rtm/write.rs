@@ -2,7 +2,7 @@
 
 use super::types::{latin1, unencodable};
 use super::{Mlod, Name32, Rtm};
-use super::{MAGIC, MDAT_MAGIC, NAME_SIZE, TRANSFORM_SIZE};
+use super::{MAGIC, MAGIC_0100, MDAT_MAGIC, NAME_SIZE, TRANSFORM_SIZE};
 use crate::bytes::{Le, Writer};
 use crate::Result;
 
@@ -49,8 +49,20 @@ fn write_mlod(m: &Mlod) -> Result<Vec<u8>> {
             }
         }
     }
-    w.bytes(MAGIC);
-    m.displacement.iter().for_each(|&v| w.f32(v));
+    if m.v0100 {
+        // The older header holds the step along z alone.
+        if m.displacement[..2].iter().any(|&v| v != 0.0) {
+            return Err(unencodable(format!(
+                "RTM_0100 stores the displacement along z only; x and y are {:?} (write RTM_0101)",
+                &m.displacement[..2]
+            )));
+        }
+        w.bytes(MAGIC_0100);
+        w.f32(m.displacement[2]);
+    } else {
+        w.bytes(MAGIC);
+        m.displacement.iter().for_each(|&v| w.f32(v));
+    }
     w.i32(m.frames.len() as i32);
     w.i32(nb as i32);
     for b in &m.bones {
