@@ -309,3 +309,41 @@ fn convert_bytes_forces_the_format() {
     assert!(e.offset().is_some(), "{e}");
     assert!(e.to_string().starts_with("mdd:"), "{e}");
 }
+
+/// Two animations of one model written as split glTF files (`Parts::files`, what the report
+/// and `scan --extract --convert gltf` write through): the second's `.gltf` points at the first
+/// one's model part, and each at its own data, by URIs relative to its own folder.
+#[test]
+fn split_gltf_files_share_one_model_part() {
+    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
+    let read = |n: &str| retroanim::read_any(&std::fs::read(samples.join(n)).unwrap()).unwrap();
+    let (Model::Tod(anim), Model::Tmd(tmd)) = (read("swing.tod"), read("link.tmd")) else {
+        panic!("samples")
+    };
+    let mut opts = Options::default();
+    opts.tod.tmd = Some(tmd);
+    let (parts, _) = convert::tod_gltf_parts(&anim, &opts).unwrap();
+    assert!(!parts.shared.is_empty() && !parts.own.is_empty());
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut put = |path: String, bytes: &[u8]| -> retroanim::Result<String> {
+        if let Some((p, _)) = files.iter().find(|(_, b)| b == bytes) {
+            return Ok(p.clone());
+        }
+        files.push((path.clone(), bytes.to_vec()));
+        Ok(path)
+    };
+    let (_, first) = parts.files("a/swing", &mut put).unwrap();
+    assert_eq!(first, ["a/swing.model.bin", "a/swing.bin"]);
+    // The same animation again, under another folder: its data is the same bytes too.
+    let (json, second) = parts.files("b/c/again", &mut put).unwrap();
+    assert_eq!(second, first, "both files written once");
+    let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let uris: Vec<&str> = json["buffers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(uris, ["../../a/swing.model.bin", "../../a/swing.bin"]);
+    assert_eq!(files.len(), 2);
+}

@@ -762,19 +762,20 @@ fn convert_find(
     Ok(Ok(Some(done)))
 }
 
-/// The model parts (`.model.bin`) an extraction wrote, by content: the first animation of a
-/// model names the file, the later ones point at it.
+/// The glTF parts (`.model.bin`, `.bin`) an extraction wrote, by content: the first animation
+/// of a model names its model part, the later ones point at it (as the report does).
 #[derive(Default)]
 struct ModelParts {
-    written: std::collections::HashMap<[u8; 20], String>,
+    /// By (is a model part, SHA-1 of the bytes).
+    written: std::collections::HashMap<(bool, [u8; 20]), String>,
     /// The files the last animation's `.gltf` points at (its extracted names).
     beside: Vec<String>,
 }
 
 impl ModelParts {
-    /// Writes an animation's own data beside `name` (`NAME.bin`) and its model part (once per
-    /// content: `NAME.model.bin`, or an earlier animation's), and gives the `.gltf` that points
-    /// at them (their names in [`ModelParts::beside`]).
+    /// Writes an animation's parts beside `name` ([`retroanim::export::gltf::Parts::files`]:
+    /// `NAME.model.bin` and `NAME.bin`, or an earlier file of the same bytes) and gives the
+    /// `.gltf` that points at them (their names in [`ModelParts::beside`]).
     fn write(
         &mut self,
         dir: &Path,
@@ -782,60 +783,18 @@ impl ModelParts {
         parts: &retroanim::export::gltf::Parts,
         force: bool,
     ) -> Result<Vec<u8>> {
-        let beside = &mut self.beside;
-        beside.clear();
-        let mut shared_uri = String::new();
-        if !parts.shared.is_empty() {
-            let key = sha1_smol::Sha1::from(&parts.shared).digest().bytes();
-            let rel = match self.written.get(&key) {
-                Some(rel) => rel.clone(),
-                None => {
-                    let rel = format!("{name}.model.bin");
-                    crate::io::write_derived(&dir.join(&rel), &parts.shared, force)?;
-                    self.written.insert(key, rel.clone());
-                    rel
-                }
-            };
-            shared_uri = relative_uri(name, &rel);
-            beside.push(rel);
-        }
-        let mut own_uri = String::new();
-        if !parts.own.is_empty() {
-            let rel = format!("{name}.bin");
-            crate::io::write_derived(&dir.join(&rel), &parts.own, force)?;
-            own_uri = relative_uri(name, &rel);
-            beside.push(rel);
-        }
-        Ok(parts.gltf(&shared_uri, &own_uri)?)
-    }
-}
-
-/// The URI of extracted file `to` seen from extracted file `from` (both `/`-separated below
-/// the extract folder, made of URI-safe characters by [`file_name`]).
-fn relative_uri(from: &str, to: &str) -> String {
-    let from: Vec<&str> = from.split('/').collect();
-    let to: Vec<&str> = to.split('/').collect();
-    let from_dir = &from[..from.len() - 1];
-    let common = from_dir
-        .iter()
-        .zip(&to)
-        .take_while(|(a, b)| a == b)
-        .count()
-        .min(to.len() - 1);
-    let mut parts: Vec<&str> = vec![".."; from_dir.len() - common];
-    parts.extend(&to[common..]);
-    parts.join("/")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::relative_uri;
-
-    #[test]
-    fn uris_between_extracted_files() {
-        assert_eq!(relative_uri("a/x.tod", "a/y.bin"), "y.bin");
-        assert_eq!(relative_uri("a/b/x.tod", "a/y.bin"), "../y.bin");
-        assert_eq!(relative_uri("x.tod", "a/b/y.bin"), "a/b/y.bin");
-        assert_eq!(relative_uri("c/x.tod", "a/b/y.bin"), "../a/b/y.bin");
+        let written = &mut self.written;
+        let (gltf, beside) = parts.files(name, |rel, bytes| -> Result<String> {
+            let model_part = rel.ends_with(".model.bin");
+            let key = (model_part, sha1_smol::Sha1::from(bytes).digest().bytes());
+            if let Some(first) = written.get(&key) {
+                return Ok(first.clone());
+            }
+            crate::io::write_derived(&dir.join(&rel), bytes, force)?;
+            written.insert(key, rel.clone());
+            Ok(rel)
+        })?;
+        self.beside = beside;
+        Ok(gltf)
     }
 }

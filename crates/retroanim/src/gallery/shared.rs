@@ -56,23 +56,15 @@ impl Shared {
 }
 
 /// Writes an animation's glTF `parts` as `glb/ID.gltf` beside its own data `glb/ID.bin` and its
-/// model part `glb/ID.model.bin`, each through `put` (which returns the path holding the bytes:
-/// the model part of an earlier animation of the same model when identical). Returns the
-/// `.gltf`'s path.
+/// model part `glb/ID.model.bin` ([`crate::export::gltf::Parts::files`]), each through `put`
+/// (which returns the path holding the bytes: the model part of an earlier animation of the
+/// same model when identical). Returns the `.gltf`'s path.
 pub(super) fn gltf(
     parts: &crate::export::gltf::Parts,
     id: &str,
     mut put: impl FnMut(String, &[u8]) -> Result<String>,
 ) -> Result<String> {
     // Paths are made by `names` (`A-Z a-z 0-9 . _ -` only), so they are URIs as they are.
-    let mut uri = |rel: String, bytes: &[u8]| -> Result<String> {
-        if bytes.is_empty() {
-            return Ok(String::new());
-        }
-        let path = put(rel, bytes)?;
-        Ok(path.strip_prefix("glb/").unwrap_or(&path).to_string())
-    };
-    let shared = uri(format!("glb/{id}.model.bin"), &parts.shared)?;
-    let own = uri(format!("glb/{id}.bin"), &parts.own)?;
-    put(format!("glb/{id}.gltf"), &parts.gltf(&shared, &own)?)
+    let (json, _) = parts.files(&format!("glb/{id}"), &mut put)?;
+    put(format!("glb/{id}.gltf"), &json)
 }

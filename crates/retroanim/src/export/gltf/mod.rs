@@ -122,6 +122,51 @@ impl Parts {
         out.push(b'\n');
         Ok(out)
     }
+
+    /// The parts as files beside a `.gltf` at `name` (a `/`-separated path of URI-safe
+    /// characters, without the extension): the model part as `NAME.model.bin`, the rest as
+    /// `NAME.bin`, each given to `put`, which writes the bytes and returns the path that holds
+    /// them (an earlier identical file's, so that every animation of one model shares one model
+    /// part). Returns the `.gltf` JSON, its buffers at URIs relative to `name`'s folder, and the
+    /// paths it points at. The report (`scan --report`) and the extraction
+    /// (`scan --extract --convert gltf`) both write through this; `put`'s error type is the
+    /// caller's.
+    pub fn files<E: From<Error>>(
+        &self,
+        name: &str,
+        mut put: impl FnMut(String, &[u8]) -> std::result::Result<String, E>,
+    ) -> std::result::Result<(Vec<u8>, Vec<String>), E> {
+        let mut beside = Vec::new();
+        let mut uri = |path: String, bytes: &[u8]| -> std::result::Result<String, E> {
+            if bytes.is_empty() {
+                return Ok(String::new());
+            }
+            let held = put(path, bytes)?;
+            let uri = relative_uri(name, &held);
+            beside.push(held);
+            Ok(uri)
+        };
+        let shared = uri(format!("{name}.model.bin"), &self.shared)?;
+        let own = uri(format!("{name}.bin"), &self.own)?;
+        Ok((self.gltf(&shared, &own)?, beside))
+    }
+}
+
+/// The URI of file `to` seen from file `from` (both `/`-separated paths below one folder, of
+/// URI-safe characters).
+pub fn relative_uri(from: &str, to: &str) -> String {
+    let from: Vec<&str> = from.split('/').collect();
+    let to: Vec<&str> = to.split('/').collect();
+    let from_dir = &from[..from.len() - 1];
+    let common = from_dir
+        .iter()
+        .zip(&to)
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(to.len() - 1);
+    let mut parts: Vec<&str> = vec![".."; from_dir.len() - common];
+    parts.extend(&to[common..]);
+    parts.join("/")
 }
 
 /// Writes `scene` as a `.gltf` whose binary data is in two [`Parts`].
@@ -488,5 +533,19 @@ fn light(l: &crate::scene::Light) -> json::extensions::scene::khr_lights_punctua
         },
         spot,
         type_: Checked::Valid(type_),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relative_uri;
+
+    #[test]
+    fn uris_between_files_of_one_folder_tree() {
+        assert_eq!(relative_uri("a/x.tod", "a/y.bin"), "y.bin");
+        assert_eq!(relative_uri("a/b/x.tod", "a/y.bin"), "../y.bin");
+        assert_eq!(relative_uri("x.tod", "a/b/y.bin"), "a/b/y.bin");
+        assert_eq!(relative_uri("c/x.tod", "a/b/y.bin"), "../a/b/y.bin");
+        assert_eq!(relative_uri("glb/7", "glb/3.model.bin"), "3.model.bin");
     }
 }
