@@ -12,6 +12,12 @@
 //! `u16_at`/`u32_at`/`u64_at`/`f32_at` read and `put_u16`/`put_u32` overwrite at a byte index, returning
 //! `None` past the end; [`le_tag`] gives a four-character tag's word for constants.
 
+mod words;
+mod writer;
+
+pub use words::Words;
+pub use writer::{Patch, Writer};
+
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
@@ -499,89 +505,6 @@ impl<'a, E: ByteOrder> Reader<'a, E> {
     }
 }
 
-/// A file read as little-endian 32-bit words ([`Reader::u32_words`]), with random access by
-/// word index: for layouts whose pointers count words (HMD), as object's `read_at` gives
-/// random access beside its cursor. Every error names the byte offset (4 × the word index) of
-/// the field that asked, in the original input.
-#[derive(Debug, Clone, Copy)]
-pub struct Words<'a> {
-    w: &'a [u32],
-    format: Format,
-    limits: Limits,
-}
-
-impl<'a> Words<'a> {
-    /// Random access to `w`, the words of a `format` file read under `limits`.
-    pub fn new(w: &'a [u32], format: Format, limits: Limits) -> Self {
-        Words { w, format, limits }
-    }
-
-    /// All the words.
-    pub fn words(&self) -> &'a [u32] {
-        self.w
-    }
-
-    /// The limits the file is read under.
-    pub fn limits(&self) -> &Limits {
-        &self.limits
-    }
-
-    /// An error at word `word` (byte `4 × word`).
-    #[cold]
-    pub fn malformed_at_word(&self, word: usize, what: impl Into<String>) -> Error {
-        Error::Malformed {
-            format: self.format,
-            offset: word as u64 * 4,
-            what: what.into(),
-        }
-    }
-
-    /// The word at index `i`.
-    pub fn at(&self, i: usize, what: &str) -> Result<u32> {
-        self.w.get(i).copied().ok_or_else(|| {
-            self.malformed_at_word(
-                i,
-                format!(
-                    "expected {what}, but the file ends at byte {}",
-                    self.w.len() * 4
-                ),
-            )
-        })
-    }
-
-    /// `n` words from index `at`, checked to lie inside the file; an error names `field`, the
-    /// word that gave `at` or `n`.
-    pub fn words_at(&self, at: usize, n: u64, field: usize, what: &str) -> Result<&'a [u32]> {
-        let end = at as u64 + n;
-        if end > self.w.len() as u64 {
-            return Err(self.malformed_at_word(
-                field,
-                format!(
-                    "{what}: {n} words from byte {} run past the end of the file ({} bytes)",
-                    at * 4,
-                    self.w.len() * 4
-                ),
-            ));
-        }
-        Ok(&self.w[at..end as usize])
-    }
-
-    /// A word pointer `p` read from word `field`, checked to point inside the file.
-    pub fn pointer(&self, p: u32, field: usize, what: &str) -> Result<usize> {
-        if p as usize >= self.w.len() {
-            return Err(self.malformed_at_word(
-                field,
-                format!(
-                    "{what}: word offset {p} (byte {}) is outside the file ({} bytes)",
-                    p as u64 * 4,
-                    self.w.len() * 4
-                ),
-            ));
-        }
-        Ok(p as usize)
-    }
-}
-
 /// Lets `read_int!` treat single bytes like the wider integers.
 trait U8First {
     fn u8_first(b: [u8; 1]) -> u8;
@@ -590,146 +513,6 @@ trait U8First {
 impl<E: ByteOrder> U8First for E {
     fn u8_first(b: [u8; 1]) -> u8 {
         b[0]
-    }
-}
-
-/// A place in a [`Writer`]'s output reserved for a `u32` written later.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[must_use = "a reserved word must be patched"]
-pub struct Patch(usize);
-
-/// An appending writer in one fixed byte order.
-#[derive(Debug, Clone)]
-pub struct Writer<E: ByteOrder> {
-    buf: Vec<u8>,
-    order: PhantomData<E>,
-}
-
-impl Writer<Le> {
-    /// A little-endian writer.
-    pub fn le() -> Self {
-        Writer::with_capacity(0)
-    }
-
-    /// Appends `u32` words (one copy of memory on a little-endian machine).
-    pub fn u32_words(&mut self, w: &[u32]) {
-        if cfg!(target_endian = "little") {
-            self.buf.extend_from_slice(bytemuck::cast_slice(w));
-        } else {
-            w.iter().for_each(|&x| self.u32(x));
-        }
-    }
-}
-
-impl Writer<Be> {
-    /// A big-endian writer.
-    pub fn be() -> Self {
-        Writer::with_capacity(0)
-    }
-}
-
-impl<E: ByteOrder> Writer<E> {
-    /// A writer with room for `n` bytes reserved up front.
-    pub fn with_capacity(n: usize) -> Self {
-        Writer {
-            buf: Vec::with_capacity(n),
-            order: PhantomData,
-        }
-    }
-
-    /// Bytes written so far.
-    pub fn len(&self) -> usize {
-        self.buf.len()
-    }
-
-    /// True when nothing has been written.
-    pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
-    }
-
-    /// Appends one byte.
-    pub fn u8(&mut self, v: u8) {
-        self.buf.push(v);
-    }
-
-    /// Appends an `i8`.
-    pub fn i8(&mut self, v: i8) {
-        self.buf.push(v as u8);
-    }
-
-    /// Appends a `u16`.
-    pub fn u16(&mut self, v: u16) {
-        self.buf.extend_from_slice(&E::u16_to(v));
-    }
-
-    /// Appends `u16`s, in one pass over a buffer grown once (pixel blocks are large).
-    pub fn u16s(&mut self, v: &[u16]) {
-        let at = self.buf.len();
-        self.buf.resize(at + 2 * v.len(), 0);
-        for (d, &h) in self.buf[at..].chunks_exact_mut(2).zip(v) {
-            d.copy_from_slice(&E::u16_to(h));
-        }
-    }
-
-    /// Appends an `i16`.
-    pub fn i16(&mut self, v: i16) {
-        self.u16(v as u16);
-    }
-
-    /// Appends a `u32`.
-    pub fn u32(&mut self, v: u32) {
-        self.buf.extend_from_slice(&E::u32_to(v));
-    }
-
-    /// Appends an `i32`.
-    pub fn i32(&mut self, v: i32) {
-        self.u32(v as u32);
-    }
-
-    /// Appends a `u64`.
-    pub fn u64(&mut self, v: u64) {
-        self.buf.extend_from_slice(&E::u64_to(v));
-    }
-
-    /// Appends an `f32`.
-    pub fn f32(&mut self, v: f32) {
-        self.u32(v.to_bits());
-    }
-
-    /// Appends an `f64`.
-    pub fn f64(&mut self, v: f64) {
-        self.u64(v.to_bits());
-    }
-
-    /// Appends raw bytes.
-    pub fn bytes(&mut self, b: &[u8]) {
-        self.buf.extend_from_slice(b);
-    }
-
-    /// Pads with `fill` up to a multiple of `align` bytes.
-    pub fn align(&mut self, align: usize, fill: u8) {
-        if align > 1 {
-            while self.buf.len() % align != 0 {
-                self.buf.push(fill);
-            }
-        }
-    }
-
-    /// Reserves a `u32` to be written later with [`Writer::patch_u32`].
-    pub fn reserve_u32(&mut self) -> Patch {
-        let p = Patch(self.buf.len());
-        self.u32(0);
-        p
-    }
-
-    /// Writes a reserved `u32`.
-    pub fn patch_u32(&mut self, patch: Patch, v: u32) {
-        self.buf[patch.0..patch.0 + 4].copy_from_slice(&E::u32_to(v));
-    }
-
-    /// The bytes written.
-    pub fn into_vec(self) -> Vec<u8> {
-        self.buf
     }
 }
 
