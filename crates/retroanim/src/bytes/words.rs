@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::Format;
 
-/// A file read as little-endian 32-bit words ([`Reader::u32_words`]), with random access by
+/// A file read as little-endian 32-bit words ([`super::Reader::u32_words`]), with random access by
 /// word index: for layouts whose pointers count words (HMD), as object's `read_at` gives
 /// random access beside its cursor. Every error names the byte offset (4 × the word index) of
 /// the field that asked, in the original input.
