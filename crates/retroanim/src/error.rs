@@ -113,7 +113,8 @@ pub enum Error {
     /// apart to the end rather than joined into one message.
     #[error("{format}: the scene is inconsistent: {}", joined(problems))]
     InconsistentScene {
-        /// The format being written (or read, for an imported scene).
+        /// The format being written (a scene read from a file that does not fit together is
+        /// [`Error::Malformed`]: the input's fault).
         format: Format,
         /// Every problem, in the order found.
         problems: Vec<SceneError>,

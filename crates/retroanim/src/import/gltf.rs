@@ -179,12 +179,15 @@ pub fn read(data: &[u8], limits: &Limits) -> Result<Imported> {
             }
         }
     }
+    // A file whose parts do not fit together is the input's fault (malformed), not the
+    // target's: every problem is named, by its place in the scene read from it.
     let problems = scene.check();
     if !problems.is_empty() {
-        return Err(Error::InconsistentScene {
-            format: Format::Gltf,
-            problems,
-        });
+        let list: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+        return Err(malformed(
+            0,
+            format!("the glTF scene is inconsistent: {}", list.join("; ")),
+        ));
     }
     Ok(Imported {
         scene,
